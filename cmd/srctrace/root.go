@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/srctrace/srctrace/trace/source"
+)
+
+// Exit codes (govulncheck's convention).
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitProblems = 3
+)
+
+// usageError is an error in what the user typed: it prints usage, exit 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// problemsError says the check found problems: exit 3, no usage.
+type problemsError struct{ msg string }
+
+func (e problemsError) Error() string { return e.msg }
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "srctrace",
+		Short: "Prove from the etcd source how a behaviour seen in a lab comes about",
+		Long: `srctrace reads the etcd source the way an expert reviewer would. It loads a
+real etcd release (from the Go module proxy, or a local checkout), finds the
+code an exercise cites, traces call paths to it from the server's entry
+points, and writes annotated study notes.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newErrcompactedCmd())
+	return root
+}
+
+// run is the whole program: it returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var pe problemsError
+	if errors.As(err, &pe) {
+		if pe.msg != "" {
+			fmt.Fprintln(stderr, pe.msg)
+		}
+		return exitProblems
+	}
+	fmt.Fprintf(stderr, "srctrace: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) || errors.Is(err, source.ErrUsage) || isCobraUsage(err) {
+		if cmd != nil {
+			fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
+		}
+		return exitUsage
+	}
+	return exitError
+}

@@ -1,0 +1,173 @@
+// Package report holds the plain data that srctrace reports: what the
+// renderers in package annotate print and what the JSON output carries.
+//
+// Every file is a repo-relative path with '/' separators, as `git grep -n`
+// prints it from the root of an etcd checkout. Lines and columns are 1-based.
+// The types hold no pointers into the analysis; a Report read back from JSON
+// renders exactly like the one the analysis produced.
+package report
+
+// Report is the result of one study on one etcd source.
+type Report struct {
+	Study      Study       `json:"study"`
+	Etcd       Etcd        `json:"etcd"`
+	Packages   []string    `json:"packages"` // loaded from source, sorted
+	Citation   Citation    `json:"citation"`
+	Files      []File      `json:"files"`
+	Sites      []Site      `json:"sites"`
+	Entries    []Entry     `json:"entries"`
+	Boundaries []Boundary  `json:"boundaries"`
+	Paths      []PairPaths `json:"paths"`
+	Behaviours []Behaviour `json:"behaviours"`
+}
+
+// Study names the study and its sentinel.
+type Study struct {
+	Name     string `json:"name"`
+	Title    string `json:"title"`
+	Summary  string `json:"summary"`
+	Sentinel string `json:"sentinel"`
+}
+
+// Etcd says what was loaded.
+type Etcd struct {
+	Version string `json:"version"`
+	Source  string `json:"source"` // "module" or "dir"
+	// Modules are the Go modules loaded, with the folder of each.
+	Modules []Module `json:"modules"`
+	// Missing lists modules the source could not provide, with the reason.
+	Missing []Module `json:"missing,omitempty"`
+}
+
+// Module is one etcd Go module.
+type Module struct {
+	Path   string `json:"path"`
+	Folder string `json:"folder"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Citation is the exercise's git grep, evaluated on the loaded release.
+type Citation struct {
+	Step    string     `json:"step"`
+	Command string     `json:"command"`
+	Lines   []GrepLine `json:"lines"`
+	Files   []string   `json:"files"`
+}
+
+// GrepLine is one line as `git grep -n` prints it.
+type GrepLine struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+	// Site is the index in Report.Sites of the use on this line, or -1 when
+	// the line holds the name but no use of the sentinel (a comment, say).
+	Site int `json:"site"`
+}
+
+// File is one file the study cites.
+type File struct {
+	File    string `json:"file"`
+	Present bool   `json:"present"`
+	Sites   int    `json:"sites"`
+}
+
+// Site is one use of the sentinel.
+type Site struct {
+	File     string  `json:"file"`
+	Line     int     `json:"line"`
+	Column   int     `json:"column"`
+	Function string  `json:"function"` // qualified; "" at package level
+	Kind     string  `json:"kind"`
+	Text     string  `json:"text"`
+	Cited    bool    `json:"cited"` // in a file the citation greps
+	Excerpt  Excerpt `json:"excerpt"`
+}
+
+// Excerpt is a few numbered source lines.
+type Excerpt struct {
+	First int      `json:"first"` // line number of Lines[0]
+	Lines []string `json:"lines"`
+}
+
+// Entry is a function from which paths are traced.
+type Entry struct {
+	Name     string `json:"name"`
+	Function string `json:"function"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Doc      string `json:"doc"`
+}
+
+// Boundary is an asynchronous hand-off the call graph cannot follow.
+type Boundary struct {
+	Name   string `json:"name"`
+	From   string `json:"from"` // qualified function that hands off
+	Via    string `json:"via"`  // the call that hands off
+	To     string `json:"to"`   // entry name on the other side
+	File   string `json:"file"` // position of the hand-off call
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	Doc    string `json:"doc"`
+}
+
+// SiteRef points at a site.
+type SiteRef struct {
+	Index int    `json:"index"` // in Report.Sites
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+}
+
+// PairPaths answers one (entry, site) pair.
+type PairPaths struct {
+	Entry     string  `json:"entry"`
+	Site      SiteRef `json:"site"`
+	Reachable bool    `json:"reachable"`
+	// Paths are up to k shortest call paths, shortest first.
+	Paths [][]Hop `json:"paths,omitempty"`
+	// Hops is the first (shortest) path, for readers that want one.
+	Hops []Hop `json:"hops"`
+	// Why explains an unreachable pair: "definition" (the declaration of
+	// the sentinel), "init" (package-level code, such as a map literal, run
+	// once at package initialisation), or "unreachable".
+	Why string `json:"why,omitempty"`
+	// Crossing is set when the pair is connected only through asynchronous
+	// hand-offs: the call graph reaches each boundary's sending side, and
+	// the entry on the other side reaches the site.
+	Crossing []Crossing `json:"crossing,omitempty"`
+}
+
+// Crossing is one leg across an asynchronous boundary.
+type Crossing struct {
+	Boundary string `json:"boundary"`
+	From     string `json:"from"` // entry whose call graph reaches the hand-off
+	To       string `json:"to"`   // entry on the other side
+	// Function hands off, at File:Line (the boundary's call).
+	Function string `json:"function"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	// Hops lead from From to Function.
+	Hops []Hop `json:"hops"`
+}
+
+// Hop is one call: the callee and the call site in the caller.
+type Hop struct {
+	Function  string `json:"function"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	Goroutine bool   `json:"goroutine"`
+	Dynamic   bool   `json:"dynamic"`
+}
+
+// Behaviour is one lab behaviour and the code that belongs to it.
+type Behaviour struct {
+	ID      string   `json:"id"`
+	Title   string   `json:"title"`
+	Lab     string   `json:"lab"`
+	Prose   string   `json:"prose"`
+	Entries []string `json:"entries"`
+	// Sites are the indices of the sites reachable from the entries.
+	Sites []int `json:"sites"`
+	// CitedNotReached are cited sites that none of the entries reaches.
+	CitedNotReached []int `json:"cited_not_reached"`
+}

@@ -1,0 +1,194 @@
+// Package sites finds every use of one Go object in type-checked packages,
+// by identity (go/types), not by text, and says what each use does.
+package sites
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/ast/astutil"
+	"golang.org/x/tools/go/packages"
+)
+
+// Kind says what a use of the object does.
+type Kind string
+
+// The kinds of use.
+const (
+	Definition  Kind = "definition"  // the object is declared here
+	Return      Kind = "return"      // the value is returned
+	Comparison  Kind = "comparison"  // compared with ==, !=, errors.Is or a switch case
+	Translation Kind = "translation" // a key or value in a map literal: translated to something else
+	Other       Kind = "other"
+)
+
+// Site is one use of the object.
+type Site struct {
+	Pkg   *packages.Package
+	File  *ast.File
+	Ident *ast.Ident
+	Pos   token.Position
+	Kind  Kind
+	// Path encloses the identifier, innermost first (astutil.PathEnclosingInterval).
+	Path []ast.Node
+}
+
+// Find returns every use and definition of obj in the syntax of pkgs,
+// sorted by file and position.
+func Find(pkgs []*packages.Package, obj types.Object) []Site {
+	var out []Site
+	for _, p := range pkgs {
+		if p.TypesInfo == nil {
+			continue
+		}
+		for _, f := range p.Syntax {
+			ast.Inspect(f, func(n ast.Node) bool {
+				id, ok := n.(*ast.Ident)
+				if !ok {
+					return true
+				}
+				var kind Kind
+				switch {
+				case p.TypesInfo.Defs[id] == obj:
+					kind = Definition
+				case p.TypesInfo.Uses[id] == obj:
+				default:
+					return true
+				}
+				path, _ := astutil.PathEnclosingInterval(f, id.Pos(), id.End())
+				if kind == "" {
+					kind = classify(p.TypesInfo, path)
+				}
+				out = append(out, Site{
+					Pkg:   p,
+					File:  f,
+					Ident: id,
+					Pos:   p.Fset.Position(id.Pos()),
+					Kind:  kind,
+					Path:  path,
+				})
+				return true
+			})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Offset < b.Offset
+	})
+	return out
+}
+
+// classify looks at the syntax around a use. path[0] is the identifier.
+func classify(info *types.Info, path []ast.Node) Kind {
+	// expr is the expression that denotes the object: the identifier or the
+	// selector pkg.Name, without parentheses.
+	i := 0
+	if len(path) > 1 {
+		if sel, ok := path[1].(*ast.SelectorExpr); ok && sel.Sel == path[0] {
+			i = 1
+		}
+	}
+	for i+1 < len(path) {
+		if _, ok := path[i+1].(*ast.ParenExpr); !ok {
+			break
+		}
+		i++
+	}
+	expr := path[i].(ast.Expr)
+	if i+1 >= len(path) {
+		return Other
+	}
+	switch parent := path[i+1].(type) {
+	case *ast.BinaryExpr:
+		if parent.Op == token.EQL || parent.Op == token.NEQ {
+			return Comparison
+		}
+	case *ast.CallExpr:
+		if isErrorsIs(info, parent.Fun) && contains(parent.Args, expr) {
+			return Comparison
+		}
+	case *ast.CaseClause:
+		if i+3 < len(path) {
+			if sw, ok := path[i+3].(*ast.SwitchStmt); ok && sw.Tag != nil {
+				return Comparison
+			}
+		}
+	case *ast.KeyValueExpr:
+		if i+2 < len(path) {
+			if cl, ok := path[i+2].(*ast.CompositeLit); ok {
+				if _, isMap := info.TypeOf(cl).Underlying().(*types.Map); isMap {
+					return Translation
+				}
+			}
+		}
+	}
+	for _, n := range path[i+1:] {
+		switch n.(type) {
+		case *ast.ReturnStmt:
+			return Return
+		case ast.Stmt, *ast.FuncLit, *ast.FuncDecl:
+			return Other
+		}
+	}
+	return Other
+}
+
+func isErrorsIs(info *types.Info, fun ast.Expr) bool {
+	var id *ast.Ident
+	switch f := ast.Unparen(fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return false
+	}
+	fn, ok := info.Uses[id].(*types.Func)
+	return ok && fn.Pkg() != nil && fn.Pkg().Path() == "errors" && fn.Name() == "Is"
+}
+
+func contains(args []ast.Expr, e ast.Expr) bool {
+	for _, a := range args {
+		if ast.Unparen(a) == e {
+			return true
+		}
+	}
+	return false
+}
+
+// FuncName names the function declaration that encloses a site as it is
+// written in the source ("(*store).hashByRev"), or "" at package level.
+func FuncName(s Site) string {
+	for _, n := range s.Path {
+		fd, ok := n.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		if fd.Recv == nil || len(fd.Recv.List) == 0 {
+			return fd.Name.Name
+		}
+		return "(" + recvString(fd.Recv.List[0].Type) + ")." + fd.Name.Name
+	}
+	return ""
+}
+
+func recvString(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.StarExpr:
+		return "*" + recvString(t.X)
+	case *ast.Ident:
+		return t.Name
+	case *ast.IndexExpr:
+		return recvString(t.X)
+	case *ast.IndexListExpr:
+		return recvString(t.X)
+	case *ast.ParenExpr:
+		return recvString(t.X)
+	}
+	return "?"
+}

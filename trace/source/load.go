@@ -1,0 +1,80 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Load runs go/packages in the source's module context. Packages that the
+// module cache cannot provide under GOPROXY=off are fetched through the
+// user's proxy on a second try. Errors inside packages are left in the
+// packages (see Errors); the error returned is the driver's.
+func (s *Source) Load(ctx context.Context, mode packages.LoadMode, patterns ...string) ([]*packages.Package, error) {
+	pkgs, err := s.load(ctx, mode, patterns)
+	if s.Offline() && (err != nil || needsNetwork(pkgs)) {
+		online := s.WithOnline()
+		pkgs, err = online.load(ctx, mode, patterns)
+		if err == nil {
+			s.Env = online.Env
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pkgs {
+		if p.Module != nil && p.Module.Dir != "" {
+			if _, ok := s.Modules[p.Module.Path]; !ok && s.Kind == "dir" {
+				s.Modules[p.Module.Path] = p.Module.Dir
+			}
+		}
+	}
+	return pkgs, nil
+}
+
+func (s *Source) load(ctx context.Context, mode packages.LoadMode, patterns []string) ([]*packages.Package, error) {
+	cfg := &packages.Config{
+		Context: ctx,
+		Mode:    mode,
+		Dir:     s.Dir,
+		Env:     s.Env,
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("loading etcd %s: %w", s.Version, err)
+	}
+	return pkgs, nil
+}
+
+func needsNetwork(pkgs []*packages.Package) bool {
+	found := false
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			if strings.Contains(e.Msg, "GOPROXY=off") || strings.Contains(e.Msg, "module lookup disabled") {
+				found = true
+			}
+		}
+	})
+	return found
+}
+
+// Errors summarises the errors of pkgs and their dependencies, or nil.
+func Errors(pkgs []*packages.Package) error {
+	var msgs []string
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			msgs = append(msgs, e.Error())
+		}
+	})
+	if len(msgs) == 0 {
+		return nil
+	}
+	sort.Strings(msgs)
+	if len(msgs) > 5 {
+		msgs = append(msgs[:5], fmt.Sprintf("and %d more", len(msgs)-5))
+	}
+	return fmt.Errorf("%s", strings.Join(msgs, "; "))
+}

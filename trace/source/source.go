@@ -1,0 +1,540 @@
+// Package source finds and loads the etcd source that a study reads: a
+// release from the Go module proxy (through a small work module in the user
+// cache dir), or a local etcd checkout.
+//
+// # Releases
+//
+// For a release, Resolve writes a work module that requires the study's
+// modules at that release and asks the go command for them, first with
+// GOPROXY=off (so that a release already in the module cache needs no
+// network) and then, if the cache lacks something, with the user's proxy.
+//
+// # Checkouts
+//
+// For a checkout, the server module is its server/ folder; the release is
+// what `git describe --tags` says, or, outside a git work tree, the Version
+// variable of etcd's api/version package.
+//
+// # Paths
+//
+// Every file is named as `git grep -n` prints it from the root of an etcd
+// checkout: the module's folder in the repository, then the path inside the
+// module (see RepoPath).
+package source
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Spec says which etcd source to use.
+type Spec struct {
+	// Version is a release such as "v3.7.3". Empty means DefaultVersion.
+	Version string
+	// Dir is the root of an etcd checkout. Exclusive with Version.
+	Dir string
+	// Modules are the Go modules to make available, the server module first.
+	Modules []string
+	// Layout maps module paths to repository folders (used for releases,
+	// checked against the checkout for a Dir).
+	Layout map[string]string
+	// CacheDir holds the work modules; empty means the user cache dir.
+	CacheDir string
+	// Env is added to the environment of every go command (tests use it).
+	Env []string
+}
+
+// Source is a resolved etcd source, ready to load packages from.
+type Source struct {
+	// Version is the release loaded ("v3.7.3", or git describe output).
+	Version string
+	// Kind is "module" for a release, "dir" for a checkout.
+	Kind string
+	// Root is the checkout root for a Dir, empty for a release.
+	Root string
+	// Dir is where go commands run.
+	Dir string
+	// Env is the environment of go commands (os.Environ plus overrides).
+	Env []string
+	// Modules maps each available module path to its directory on disk.
+	Modules map[string]string
+	// Missing lists requested modules that this source lacks (a checkout
+	// without etcdctl/, say), with the reason.
+	Missing map[string]string
+
+	layout map[string]string
+}
+
+// ErrUsage marks errors in what the user asked for.
+var ErrUsage = errors.New("usage")
+
+var releaseRE = regexp.MustCompile(`^v3\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+
+// DefaultVersion is the release of module that this program was built
+// with, as recorded in its build information (the pin in go.mod).
+func DefaultVersion(module string) (string, error) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", fmt.Errorf("reading build information: not available; name a release with --etcd-version")
+	}
+	for _, d := range bi.Deps {
+		if d.Path == module {
+			if d.Replace != nil && d.Replace.Version != "" {
+				return d.Replace.Version, nil
+			}
+			return d.Version, nil
+		}
+	}
+	return "", fmt.Errorf("this build of srctrace does not depend on %s; name a release with --etcd-version", module)
+}
+
+// Resolve makes the source that spec names available.
+func Resolve(ctx context.Context, spec Spec) (*Source, error) {
+	if len(spec.Modules) == 0 {
+		return nil, fmt.Errorf("resolving etcd source: no modules named")
+	}
+	if spec.Dir != "" && spec.Version != "" {
+		return nil, fmt.Errorf("%w: --etcd-dir and --etcd-version exclude each other: name one source", ErrUsage)
+	}
+	if spec.Dir != "" {
+		return resolveDir(ctx, spec)
+	}
+	return resolveRelease(ctx, spec)
+}
+
+func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
+	v := spec.Version
+	if v == "" {
+		d, err := DefaultVersion(spec.Modules[0])
+		if err != nil {
+			return nil, err
+		}
+		v = d
+	}
+	if !releaseRE.MatchString(v) {
+		return nil, fmt.Errorf("%w: %q is not an etcd release: --etcd-version wants a tag such as v3.7.3", ErrUsage, v)
+	}
+	cache := spec.CacheDir
+	if cache == "" {
+		uc, err := os.UserCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("finding the user cache dir: %w (set XDG_CACHE_HOME or HOME)", err)
+		}
+		cache = filepath.Join(uc, "srctrace")
+	}
+	dir := filepath.Join(cache, "work", v)
+	created, err := writeWorkModule(dir, spec.Modules, v)
+	if err != nil {
+		return nil, err
+	}
+	// A release that turns out not to exist leaves no work module behind.
+	ok := false
+	defer func() {
+		if !ok && created {
+			os.RemoveAll(dir)
+		}
+	}()
+	s := &Source{Version: v, Kind: "module", Dir: dir, layout: spec.Layout}
+
+	base := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	base = append(base, spec.Env...)
+	offline := append(append([]string{}, base...), "GOPROXY=off")
+	var args []string
+	for _, m := range spec.Modules {
+		args = append(args, m+"@"+v)
+	}
+	mods, err := download(ctx, dir, offline, args)
+	if err == nil && allPresent(mods) {
+		s.Env = offline
+	} else {
+		mods, err = download(ctx, dir, base, args)
+		if err != nil {
+			return nil, fmt.Errorf("fetching etcd %s: %w", v, err)
+		}
+		s.Env = base
+	}
+	s.Modules = map[string]string{}
+	s.Missing = map[string]string{}
+	for i, m := range mods {
+		if m.Error != "" {
+			if i == 0 {
+				return nil, releaseError(v, m)
+			}
+			s.Missing[m.Path] = proxySays(m.Error)
+			continue
+		}
+		s.Modules[m.Path] = m.Dir
+	}
+	ok = true
+	return s, nil
+}
+
+// WithOnline returns a copy of s whose go commands may use the user's
+// module proxy, for a load that the module cache alone could not serve.
+func (s *Source) WithOnline() *Source {
+	c := *s
+	c.Env = nil
+	for _, e := range s.Env {
+		if e != "GOPROXY=off" {
+			c.Env = append(c.Env, e)
+		}
+	}
+	return &c
+}
+
+// Offline reports whether go commands run with GOPROXY=off.
+func (s *Source) Offline() bool {
+	for _, e := range s.Env {
+		if e == "GOPROXY=off" {
+			return true
+		}
+	}
+	return false
+}
+
+func allPresent(mods []modInfo) bool {
+	for _, m := range mods {
+		if m.Error != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func releaseError(v string, m modInfo) error {
+	msg := proxySays(m.Error)
+	switch {
+	case strings.Contains(msg, "dial tcp") || strings.Contains(msg, "no such host") ||
+		strings.Contains(msg, "connection refused") || strings.Contains(msg, "i/o timeout") ||
+		strings.Contains(msg, "network is unreachable"):
+		return fmt.Errorf("etcd %s is not in the module cache and the module proxy cannot be reached (%s): connect once to fetch it, or use --etcd-dir with a local checkout", v, msg)
+	default:
+		return fmt.Errorf("etcd release %s cannot be had: the module proxy said %q for %s", v, msg, m.Path)
+	}
+}
+
+// proxySays shortens a go command module error to what the proxy said.
+func proxySays(e string) string {
+	e = strings.TrimSpace(e)
+	if i := strings.Index(e, "server response:"); i >= 0 {
+		return strings.TrimSpace(e[i+len("server response:"):])
+	}
+	if i := strings.LastIndex(e, ": "); i >= 0 && i+2 < len(e) {
+		return strings.TrimSpace(e[i+2:])
+	}
+	return e
+}
+
+type modInfo struct {
+	Path    string
+	Version string
+	Dir     string
+	Error   string
+}
+
+func download(ctx context.Context, dir string, env, args []string) ([]modInfo, error) {
+	cmd := exec.CommandContext(ctx, "go", append([]string{"mod", "download", "-json"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	var mods []modInfo
+	dec := json.NewDecoder(&stdout)
+	for {
+		var m modInfo
+		if err := dec.Decode(&m); err != nil {
+			break
+		}
+		mods = append(mods, m)
+	}
+	if len(mods) != len(args) {
+		if runErr != nil {
+			if errors.Is(runErr, exec.ErrNotFound) {
+				return nil, fmt.Errorf("running go: %w: srctrace needs the go command on PATH", runErr)
+			}
+			return nil, fmt.Errorf("go mod download: %v: %s", runErr, strings.TrimSpace(stderr.String()))
+		}
+		return nil, fmt.Errorf("go mod download: %d answers for %d modules", len(mods), len(args))
+	}
+	// Keep the order of args.
+	sort.SliceStable(mods, func(i, j int) bool { return index(args, mods[i].Path) < index(args, mods[j].Path) })
+	return mods, nil
+}
+
+func index(args []string, path string) int {
+	for i, a := range args {
+		if strings.HasPrefix(a, path+"@") {
+			return i
+		}
+	}
+	return len(args)
+}
+
+// writeWorkModule writes the work module's go.mod afresh on every run: the
+// go command may have rewritten it (its go line, or, when a package was
+// missing, an upgraded requirement), and a stale one must not decide which
+// release is loaded. go.sum is kept: it only grows.
+func writeWorkModule(dir string, modules []string, v string) (created bool, err error) {
+	var b strings.Builder
+	b.WriteString("// Written by srctrace: a work module to load etcd " + v + " from.\n")
+	b.WriteString("module srctrace.work/etcd\n\ngo 1.24\n\nrequire (\n")
+	for _, m := range modules {
+		fmt.Fprintf(&b, "\t%s %s\n", m, v)
+	}
+	b.WriteString(")\n")
+	if _, err := os.Stat(dir); os.IsNotExist(err) {
+		created = true
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("making work module: %w", err)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "go.mod"), []byte(b.String())); err != nil {
+		return created, fmt.Errorf("writing work module: %w", err)
+	}
+	return created, nil
+}
+
+// WriteFileAtomic writes data to name through a temporary file in the same
+// directory and a rename, so that name is never left half written.
+func WriteFileAtomic(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		if fi, err := os.Stat(name); err == nil {
+			_ = os.Chmod(tmp, fi.Mode().Perm())
+		} else {
+			_ = os.Chmod(tmp, 0o644)
+		}
+		werr = os.Rename(tmp, name)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return werr
+	}
+	return nil
+}
+
+func resolveDir(ctx context.Context, spec Spec) (*Source, error) {
+	root, err := filepath.Abs(spec.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --etcd-dir %s: %v", ErrUsage, spec.Dir, err)
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: --etcd-dir %s is not a directory: it wants the root of an etcd checkout", ErrUsage, spec.Dir)
+	}
+	s := &Source{Kind: "dir", Root: root, Modules: map[string]string{}, Missing: map[string]string{}, layout: map[string]string{}}
+	for i, m := range spec.Modules {
+		folder, ok := spec.Layout[m]
+		if !ok {
+			return nil, fmt.Errorf("resolving %s: the study gives no folder for module %s", spec.Dir, m)
+		}
+		d := filepath.Join(root, filepath.FromSlash(folder))
+		gm := filepath.Join(d, "go.mod")
+		path, err := modulePath(gm)
+		if err != nil {
+			if i == 0 {
+				return nil, fmt.Errorf("%w: no go.mod under %s: --etcd-dir wants the root of an etcd checkout", ErrUsage, filepath.Join(spec.Dir, folder))
+			}
+			s.Missing[m] = fmt.Sprintf("no %s/go.mod in the checkout", folder)
+			continue
+		}
+		if path != m {
+			if i == 0 {
+				return nil, fmt.Errorf("%w: %s declares module %s, not %s: --etcd-dir wants the root of an etcd checkout (3.6 or later)", ErrUsage, gm, path, m)
+			}
+			s.Missing[m] = fmt.Sprintf("%s/go.mod declares %s", folder, path)
+			continue
+		}
+		s.Modules[m] = d
+		if i == 0 {
+			s.Dir = d
+		}
+	}
+	for m, f := range spec.Layout {
+		s.layout[m] = f
+	}
+	// The checkout is the user's: its go.mod and go.sum are used as they are
+	// (-mod=readonly), never rewritten.
+	s.Env = append(append(os.Environ(), "GOFLAGS=-mod=readonly"), spec.Env...)
+	s.Version = describe(ctx, root)
+	return s, nil
+}
+
+// describe names the release of a checkout.
+func describe(ctx context.Context, root string) string {
+	cmd := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-toplevel")
+	if out, err := cmd.Output(); err == nil {
+		top, _ := filepath.EvalSymlinks(strings.TrimSpace(string(out)))
+		r, _ := filepath.EvalSymlinks(root)
+		if top == r {
+			out, err := exec.CommandContext(ctx, "git", "-C", root, "describe", "--tags").Output()
+			if err == nil {
+				return strings.TrimSpace(string(out))
+			}
+		}
+	}
+	v, err := versionConst(filepath.Join(root, "api", "version", "version.go"))
+	if err != nil {
+		return "unknown"
+	}
+	return "v" + strings.TrimPrefix(v, "v")
+}
+
+// versionConst reads `Version = "..."` from etcd's api/version package.
+func versionConst(file string) (string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+	if err != nil {
+		return "", err
+	}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		for _, sp := range gd.Specs {
+			vs, ok := sp.(*ast.ValueSpec)
+			if !ok {
+				continue
+			}
+			for i, n := range vs.Names {
+				if n.Name == "Version" && i < len(vs.Values) {
+					if bl, ok := vs.Values[i].(*ast.BasicLit); ok && bl.Kind == token.STRING {
+						return strconv.Unquote(bl.Value)
+					}
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("no Version in %s", file)
+}
+
+var moduleRE = regexp.MustCompile(`(?m)^module\s+("?)([^"\s]+)"?\s*$`)
+
+func modulePath(gomod string) (string, error) {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	m := moduleRE.FindSubmatch(data)
+	if m == nil {
+		return "", fmt.Errorf("%s: no module line", gomod)
+	}
+	return string(m[2]), nil
+}
+
+// HasPackage reports whether the source holds package path in one of its
+// modules, by looking at the module's files. It is asked before the go
+// command runs: in a work module (-mod=mod) the go command would otherwise
+// satisfy a package missing from the release by upgrading the module.
+func (s *Source) HasPackage(path string) bool {
+	best := ""
+	for m := range s.Modules {
+		if (path == m || strings.HasPrefix(path, m+"/")) && len(m) > len(best) {
+			best = m
+		}
+	}
+	if best == "" {
+		return false
+	}
+	dir := filepath.Join(s.Modules[best], filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(path, best), "/")))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckVersions returns an error when a loaded package of one of the
+// source's modules comes from another version than the release asked for.
+func (s *Source) CheckVersions(pkgs []*packages.Package) error {
+	if s.Kind != "module" {
+		return nil
+	}
+	var bad error
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if bad != nil || p.Module == nil {
+			return
+		}
+		if _, own := s.Modules[p.Module.Path]; own && p.Module.Version != s.Version {
+			bad = fmt.Errorf("package %s was loaded from %s@%s, not %s: the work module in %s is inconsistent; remove it and run again", p.PkgPath, p.Module.Path, p.Module.Version, s.Version, s.Dir)
+		}
+	})
+	return bad
+}
+
+// RepoPath names file as `git grep -n` prints it from the root of an etcd
+// checkout. A file outside every known module keeps its absolute path.
+func (s *Source) RepoPath(file string) string {
+	best, bestDir := "", ""
+	for m, d := range s.Modules {
+		if (strings.HasPrefix(file, d+string(filepath.Separator)) || file == d) && len(d) > len(bestDir) {
+			best, bestDir = m, d
+		}
+	}
+	if best == "" {
+		return filepath.ToSlash(file)
+	}
+	rel, err := filepath.Rel(bestDir, file)
+	if err != nil {
+		return filepath.ToSlash(file)
+	}
+	return s.Folder(best) + "/" + filepath.ToSlash(rel)
+}
+
+// Folder is the repository folder of module m.
+func (s *Source) Folder(m string) string {
+	if s.Kind == "dir" {
+		if d, ok := s.Modules[m]; ok {
+			if rel, err := filepath.Rel(s.Root, d); err == nil {
+				return filepath.ToSlash(rel)
+			}
+		}
+	}
+	return s.layout[m]
+}
+
+// File returns the absolute path of a repo-relative path, if the module
+// that holds it is available.
+func (s *Source) File(repoPath string) (string, bool) {
+	best, bestFolder := "", ""
+	for m := range s.Modules {
+		f := s.Folder(m)
+		if strings.HasPrefix(repoPath, f+"/") && len(f) > len(bestFolder) {
+			best, bestFolder = m, f
+		}
+	}
+	if best == "" {
+		return "", false
+	}
+	return filepath.Join(s.Modules[best], filepath.FromSlash(strings.TrimPrefix(repoPath, bestFolder+"/"))), true
+}

@@ -1,0 +1,148 @@
+package study
+
+// ErrCompacted is the study of the evict-watcher exercise: two watchers on
+// one prefix, a compaction past the behind one, one stream that dies, a
+// reopen from the compacted revision, and step 6's citation of "the site".
+//
+// Everything here is a name or prose. Positions are found in the loaded
+// release; none is written here.
+var ErrCompacted = &Study{
+	Name:  "errcompacted",
+	Title: "Delete the history a watcher is still standing in",
+	Summary: "Compacting past the revision a watcher still needs ends that watcher's " +
+		"stream, while a watcher that is caught up is untouched. Step 6 of the exercise " +
+		"cites \"the site\" with a git grep for ErrCompacted. These notes check that " +
+		"citation against the code of the release loaded: which uses of the sentinel " +
+		"exist, from which entry points each one is really reached, and which lab " +
+		"behaviour each belongs to.",
+
+	Module: "go.etcd.io/etcd/server/v3",
+	Layout: []Folder{
+		{Module: "go.etcd.io/etcd/server/v3", Dir: "server"},
+		{Module: "go.etcd.io/etcd/api/v3", Dir: "api"},
+		{Module: "go.etcd.io/etcd/pkg/v3", Dir: "pkg"},
+		{Module: "go.etcd.io/etcd/client/v3", Dir: "client/v3"},
+		{Module: "go.etcd.io/etcd/client/pkg/v3", Dir: "client/pkg"},
+		{Module: "go.etcd.io/etcd/etcdctl/v3", Dir: "etcdctl"},
+	},
+
+	Sentinel: "go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted",
+
+	Citation: Citation{
+		Step:    "step 6",
+		Pattern: "ErrCompacted",
+		Files: []string{
+			"server/storage/mvcc/watchable_store.go",
+			"server/storage/mvcc/kvstore.go",
+		},
+	},
+
+	Entries: []Entry{
+		{
+			Name:     "watch-open",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*watchServer).Watch",
+			Doc:      "the gRPC Watch handler: runs for each watch stream a client opens, and starts the stream's receive and send loops",
+		},
+		{
+			Name:     "sync-loop",
+			Function: "go.etcd.io/etcd/server/v3/storage/mvcc.(*watchableStore).syncWatchersLoop",
+			Doc:      "the goroutine the watchable store starts when it is created; it brings unsynced (behind) watchers up to date",
+		},
+		{
+			Name:     "kv-range",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*kvServer).Range",
+			Doc:      "the gRPC Range handler: every get, including exercise 6's get --rev",
+		},
+		{
+			Name:     "kv-compact",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*kvServer).Compact",
+			Doc:      "the gRPC Compact handler: etcdctl compact",
+		},
+		{
+			Name:     "apply",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).applyAll",
+			Doc:      "the job the raft loop schedules for each batch of committed entries; it applies them to the store",
+		},
+		{
+			Name:     "raft-loop",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).run",
+			Doc:      "the server's long-running raft loop, started once when the server starts",
+		},
+		{
+			Name:     "compactor-periodic",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3compactor.(*Periodic).Run",
+			Doc:      "the automatic compactor in periodic mode (--auto-compaction-mode=periodic)",
+		},
+		{
+			Name:     "compactor-revision",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3compactor.(*Revision).Run",
+			Doc:      "the automatic compactor in revision mode (--auto-compaction-mode=revision)",
+		},
+		{
+			Name:     "hash-kv",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*maintenanceServer).HashKV",
+			Doc:      "the gRPC HashKV handler: etcdctl endpoint hashkv --rev",
+		},
+		{
+			Name:     "peer-hash",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver.(*hashKVHandler).ServeHTTP",
+			Doc:      "the peer HTTP handler that serves this member's hash of a revision to other members",
+		},
+		{
+			Name:     "compact-hash-check",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).monitorCompactHash",
+			Doc:      "the long-running goroutine that compares compaction hashes with peers",
+		},
+		{
+			Name:     "kv-hash-check",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).monitorKVHash",
+			Doc:      "the long-running goroutine of the periodic corruption check",
+		},
+	},
+
+	Boundaries: []Boundary{
+		{
+			Name: "raft proposal",
+			From: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).processInternalRaftRequestOnce",
+			Via:  "go.etcd.io/raft/v3.Node.Propose",
+			To:   "apply",
+			Doc:  "the request is proposed to raft and waits on a channel; once committed, the apply job executes it",
+		},
+		{
+			Name: "scheduled job",
+			From: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).run",
+			Via:  "go.etcd.io/etcd/pkg/v3/schedule.Scheduler.Schedule",
+			To:   "apply",
+			Doc:  "the raft loop hands committed entries to a FIFO scheduler, whose worker runs the apply job",
+		},
+	},
+
+	Behaviours: []Behaviour{
+		{
+			ID:      "evict",
+			Title:   "Behind watcher evicted mid-stream",
+			Lab:     "terminal 1, watching from the anchor revision, stops after the compaction; terminal 2 keeps delivering events",
+			Entries: []string{"watch-open", "sync-loop"},
+			Prose: "The behind watcher dies because the revisions it was still walking towards " +
+				"no longer exist; the current watcher survives because it is fed from the write " +
+				"path and needs no history.",
+		},
+		{
+			ID:      "reopen",
+			Title:   "Watch opened from a compacted revision",
+			Lab:     "etcdctl watch --rev=A after the compaction fails",
+			Entries: []string{"watch-open", "sync-loop"},
+			Prose: "The exercise calls this a request refused at open, as opposed to a stream " +
+				"torn down mid-flight, and expects the lowest revision that still opens a watch " +
+				"to be the compaction revision.",
+		},
+		{
+			ID:      "read",
+			Title:   "Failed historical read (exercise 6)",
+			Lab:     "etcdctl get --rev=A after the compaction fails",
+			Entries: []string{"kv-range"},
+			Prose: "Exercise 6's failed --rev read carries the same error name; the exercise " +
+				"says it is one mechanism with the watch, on another surface.",
+		},
+	},
+}

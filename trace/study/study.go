@@ -1,0 +1,119 @@
+// Package study defines what a study is: the data that tells the generic
+// engine in package trace what to look for in the etcd source.
+//
+// A study names things, never positions. It names the sentinel error by its
+// qualified Go name, the files an exercise cites, the entry functions from
+// which call paths are traced, the asynchronous hand-offs that a call graph
+// cannot follow, and the lab behaviours with their prose. Every position, line
+// and text in a report is found in the loaded source.
+package study
+
+import "strings"
+
+// Study is one exercise's worth of questions about the etcd source.
+type Study struct {
+	// Name is the study's command-line name (e.g. "errcompacted").
+	Name string
+	// Title heads the notes.
+	Title string
+	// Summary is one paragraph for the top of the notes.
+	Summary string
+
+	// Module is the Go module whose release is loaded (the server).
+	Module string
+	// Layout maps Go module paths to their folders in an etcd checkout, so
+	// that paths are printed as `git grep -n` prints them from the repo root.
+	Layout []Folder
+
+	// Sentinel is the qualified name of the error variable under study,
+	// e.g. "go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted".
+	Sentinel string
+
+	// Citation is the exercise's own citation: a fixed-string `git grep -n`
+	// over a list of files. The tool evaluates it on the loaded release.
+	Citation Citation
+
+	// Entries are the functions from which call paths are traced.
+	Entries []Entry
+
+	// Boundaries are asynchronous hand-offs: a function on the sending side
+	// and the entry that runs on the receiving side. A pair that the call
+	// graph cannot connect is reported as crossing a boundary when the entry
+	// reaches From and the receiving entry reaches the site.
+	Boundaries []Boundary
+
+	// Behaviours are what the lab shows, each linked to entries.
+	Behaviours []Behaviour
+}
+
+// Folder is one module's folder in the etcd repository.
+type Folder struct {
+	Module string // e.g. "go.etcd.io/etcd/server/v3"
+	Dir    string // e.g. "server"
+}
+
+// Citation is a `git grep -n -F Pattern -- Files...` as an exercise writes it.
+type Citation struct {
+	Step    string   // where the exercise makes it, e.g. "step 6"
+	Pattern string   // fixed string searched for
+	Files   []string // repo-relative paths
+}
+
+// Entry is a function from which call paths start.
+type Entry struct {
+	Name     string // short name used in reports, e.g. "watch-open"
+	Function string // qualified: "pkg/path.(*T).M" or "pkg/path.F"
+	Doc      string // one sentence: what runs this function
+}
+
+// Boundary is an asynchronous hand-off between two entries.
+type Boundary struct {
+	Name string // e.g. "raft proposal"
+	// From is the qualified function that hands the request off.
+	From string
+	// Via is the call inside From that performs the hand-off: a qualified
+	// function or interface method ("pkg/path.Iface.Method").
+	Via string
+	// To is the name of the entry that runs on the other side.
+	To  string
+	Doc string
+}
+
+// Behaviour is one thing the lab shows.
+type Behaviour struct {
+	ID      string   // e.g. "evict"
+	Title   string   // heading in the notes
+	Lab     string   // what the student sees, in the exercise's words
+	Entries []string // entry names the behaviour runs through
+	Prose   string   // the exercise's explanation, to check against the code
+}
+
+// PackageOf returns the package path of a qualified name such as
+// "go.etcd.io/etcd/server/v3/storage/mvcc.(*store).Compact".
+func PackageOf(name string) string {
+	slash := strings.LastIndex(name, "/")
+	dot := strings.Index(name[slash+1:], ".")
+	if dot < 0 {
+		return name
+	}
+	return name[:slash+1+dot]
+}
+
+// Entry returns the entry named name.
+func (s *Study) Entry(name string) (Entry, bool) {
+	for _, e := range s.Entries {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// LayoutMap returns Layout as a map from module path to folder.
+func (s *Study) LayoutMap() map[string]string {
+	m := map[string]string{}
+	for _, f := range s.Layout {
+		m[f.Module] = f.Dir
+	}
+	return m
+}

@@ -1,0 +1,487 @@
+// Package trace is srctrace's engine: it loads a release of the etcd
+// source, finds every use of a study's sentinel by identity, builds a VTA
+// call graph and traces call paths from the study's entry points to each
+// use. It never prints; Run returns a Result and Report converts it to the
+// plain data that package annotate renders.
+//
+// # What is loaded from source
+//
+// The entry points' packages, the sentinel's package and every package of
+// etcd's own modules that lies on an import path between them are loaded
+// from source; everything else comes from export data. That keeps a cold run
+// on the server module within a couple of seconds, and it is enough: a call
+// path from an entry to a use of the sentinel can only run through packages
+// that import, directly or not, the sentinel's package.
+package trace
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"go/types"
+	"os"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/sites"
+	"github.com/srctrace/srctrace/trace/source"
+	"github.com/srctrace/srctrace/trace/study"
+)
+
+// Options configure Run.
+type Options struct {
+	Study *study.Study
+	// Version is an etcd release; empty means the release this program pins.
+	Version string
+	// Dir is the root of an etcd checkout (exclusive with Version).
+	Dir string
+	// CacheDir holds work modules; empty means the user cache dir.
+	CacheDir string
+	// Env is added to every go command's environment.
+	Env []string
+	// Paths is k, the number of shortest paths per pair (default 3).
+	Paths int
+}
+
+// Result is what Run found, still holding the analysis objects.
+type Result struct {
+	Study    *study.Study
+	Source   *source.Source
+	Pkgs     []*packages.Package // loaded from source
+	Graph    *callpath.Graph
+	Sentinel types.Object
+
+	Sites      []Site
+	Entries    []Entry
+	Boundaries []Boundary
+	Pairs      []Pair
+	Grep       []GrepHit
+	Files      []FileHit
+
+	lines *lineCache
+}
+
+// Site is a use of the sentinel with its place in the program.
+type Site struct {
+	sites.Site
+	Func  *ssa.Function // enclosing function; nil at package level
+	Repo  string        // repo-relative file
+	Text  string        // the source line
+	Cited bool          // in a file of the citation
+}
+
+// Entry is a resolved entry point.
+type Entry struct {
+	study.Entry
+	Func  *ssa.Function
+	Pos   token.Position
+	Reach map[*ssa.Function]bool
+}
+
+// Boundary is a resolved hand-off.
+type Boundary struct {
+	study.Boundary
+	From  *ssa.Function
+	Calls []token.Position // the calls in From that match Via
+}
+
+// Pair is the answer for one (entry, site) pair.
+type Pair struct {
+	Entry, Site int
+	Paths       []callpath.Path
+	// Why is "definition", "init" (package-level code, run once at
+	// initialisation) or "unreachable" when Paths is empty.
+	Why string
+	// Crossing connects the pair across hand-offs, when the call graph
+	// alone cannot.
+	Crossing []Leg
+}
+
+// Leg is one step across a boundary: From reaches the boundary's sending
+// function along Path, and the boundary's To entry takes over.
+type Leg struct {
+	Boundary int
+	From, To int
+	Path     callpath.Path
+}
+
+// GrepHit is one line of the citation's git grep.
+type GrepHit struct {
+	Repo string
+	Line int
+	Text string
+	Site int // index into Sites, or -1
+}
+
+// FileHit is one cited file.
+type FileHit struct {
+	Repo    string
+	Present bool
+	Sites   int
+}
+
+const (
+	metaMode = packages.NeedName | packages.NeedImports | packages.NeedDeps | packages.NeedModule
+	fullMode = packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
+		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule
+)
+
+// Run runs the study on the etcd source that opts name.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	st := opts.Study
+	if st == nil {
+		return nil, fmt.Errorf("running a study: no study given")
+	}
+	k := opts.Paths
+	if k == 0 {
+		k = 3
+	}
+	src, err := source.Resolve(ctx, source.Spec{
+		Version:  opts.Version,
+		Dir:      opts.Dir,
+		Modules:  []string{st.Module},
+		Layout:   st.LayoutMap(),
+		CacheDir: opts.CacheDir,
+		Env:      opts.Env,
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Study: st, Source: src, lines: newLineCache()}
+
+	pkgs, err := loadStudyPackages(ctx, src, st)
+	if err != nil {
+		return nil, err
+	}
+	r.Pkgs = pkgs
+
+	sentPkg := study.PackageOf(st.Sentinel)
+	sentName := strings.TrimPrefix(st.Sentinel, sentPkg+".")
+	for _, p := range pkgs {
+		if p.PkgPath == sentPkg {
+			r.Sentinel = p.Types.Scope().Lookup(sentName)
+		}
+	}
+	if r.Sentinel == nil {
+		return nil, fmt.Errorf("etcd %s has no %s in package %s: this release is not supported by the study", src.Version, sentName, sentPkg)
+	}
+
+	g, err := callpath.Build(pkgs)
+	if err != nil {
+		return nil, fmt.Errorf("analysing etcd %s: %w", src.Version, err)
+	}
+	r.Graph = g
+
+	if err := r.findSites(); err != nil {
+		return nil, err
+	}
+	if err := r.resolveEntries(); err != nil {
+		return nil, err
+	}
+	if err := r.resolveBoundaries(); err != nil {
+		return nil, err
+	}
+	r.tracePairs(k)
+	if err := r.grep(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// loadStudyPackages loads from source the study's packages and every
+// package of etcd's modules on an import path between them.
+func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study) ([]*packages.Package, error) {
+	sentPkg := study.PackageOf(st.Sentinel)
+	roots := []string{sentPkg}
+	for _, e := range st.Entries {
+		roots = appendUnique(roots, study.PackageOf(e.Function))
+	}
+	for _, root := range roots {
+		if !src.HasPackage(root) {
+			return nil, fmt.Errorf("etcd %s has no package %s, which the %s study names: this release's layout is not supported (the study reads etcd 3.6 and later)", src.Version, root, st.Name)
+		}
+	}
+	meta, err := src.Load(ctx, metaMode, roots...)
+	if err != nil {
+		return nil, err
+	}
+	if err := src.CheckVersions(meta); err != nil {
+		return nil, err
+	}
+	byPath := map[string]*packages.Package{}
+	packages.Visit(meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
+	for _, root := range roots {
+		p := byPath[root]
+		if p == nil || len(p.Errors) > 0 || p.Module == nil {
+			why := "it is not in this release"
+			if p != nil && len(p.Errors) > 0 {
+				why = p.Errors[0].Msg
+			}
+			return nil, fmt.Errorf("etcd %s has no package %s, which the %s study names (%s): this release's layout is not supported", src.Version, root, st.Name, why)
+		}
+	}
+	if err := source.Errors(meta); err != nil {
+		return nil, fmt.Errorf("loading etcd %s: %w", src.Version, err)
+	}
+	own := map[string]bool{}
+	for _, f := range st.Layout {
+		own[f.Module] = true
+	}
+	// reaches[p]: p is the sentinel's package or imports it, transitively.
+	reaches := map[*packages.Package]bool{}
+	var visit func(p *packages.Package) bool
+	done := map[*packages.Package]bool{}
+	visit = func(p *packages.Package) bool {
+		if done[p] {
+			return reaches[p]
+		}
+		done[p] = true
+		ok := p.PkgPath == sentPkg
+		for _, imp := range p.Imports {
+			if visit(imp) {
+				ok = true
+			}
+		}
+		reaches[p] = ok
+		return ok
+	}
+	set := map[string]bool{}
+	for _, root := range roots {
+		set[root] = true
+		packages.Visit([]*packages.Package{byPath[root]}, nil, func(p *packages.Package) {
+			if p.Module != nil && own[p.Module.Path] && visit(p) {
+				set[p.PkgPath] = true
+			}
+		})
+	}
+	var patterns []string
+	for p := range set {
+		patterns = append(patterns, p)
+	}
+	sort.Strings(patterns)
+	pkgs, err := src.Load(ctx, fullMode, patterns...)
+	if err != nil {
+		return nil, err
+	}
+	if err := source.Errors(pkgs); err != nil {
+		return nil, fmt.Errorf("loading etcd %s: %w", src.Version, err)
+	}
+	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].PkgPath < pkgs[j].PkgPath })
+	return pkgs, nil
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func (r *Result) findSites() error {
+	ssaPkg := map[*types.Package]*ssa.Package{}
+	for _, p := range r.Graph.Pkgs {
+		ssaPkg[p.Pkg] = p
+	}
+	cited := map[string]bool{}
+	for _, f := range r.Study.Citation.Files {
+		cited[f] = true
+	}
+	for _, s := range sites.Find(r.Pkgs, r.Sentinel) {
+		site := Site{Site: s, Repo: r.Source.RepoPath(s.Pos.Filename)}
+		site.Cited = cited[site.Repo]
+		text, err := r.lines.line(s.Pos.Filename, s.Pos.Line)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", site.Repo, err)
+		}
+		site.Text = text
+		if s.Kind != sites.Definition {
+			if sp := ssaPkg[s.Pkg.Types]; sp != nil {
+				site.Func = ssa.EnclosingFunction(sp, s.Path)
+			}
+		}
+		r.Sites = append(r.Sites, site)
+	}
+	return nil
+}
+
+func (r *Result) resolveEntries() error {
+	for _, e := range r.Study.Entries {
+		fn, err := r.Graph.Func(e.Function)
+		if err != nil {
+			return fmt.Errorf("entry %s: %s is not in etcd %s: %w", e.Name, e.Function, r.Source.Version, err)
+		}
+		r.Entries = append(r.Entries, Entry{
+			Entry: e,
+			Func:  fn,
+			Pos:   r.Graph.Prog.Fset.Position(fn.Pos()),
+			Reach: r.Graph.Reachable(fn),
+		})
+	}
+	return nil
+}
+
+func (r *Result) entryIndex(name string) int {
+	for i, e := range r.Entries {
+		if e.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *Result) resolveBoundaries() error {
+	for _, b := range r.Study.Boundaries {
+		if r.entryIndex(b.To) < 0 {
+			return fmt.Errorf("boundary %s: no entry named %s in the study", b.Name, b.To)
+		}
+		from, err := r.Graph.Func(b.From)
+		if err != nil {
+			return fmt.Errorf("boundary %s: %s is not in etcd %s: %w", b.Name, b.From, r.Source.Version, err)
+		}
+		viaFn, viaMethod, err := r.Graph.Callable(b.Via)
+		if err != nil {
+			return fmt.Errorf("boundary %s: %s is not in etcd %s: %w", b.Name, b.Via, r.Source.Version, err)
+		}
+		rb := Boundary{Boundary: b, From: from}
+		for _, fn := range append([]*ssa.Function{from}, from.AnonFuncs...) {
+			for _, blk := range fn.Blocks {
+				for _, ins := range blk.Instrs {
+					call, ok := ins.(ssa.CallInstruction)
+					if !ok {
+						continue
+					}
+					c := call.Common()
+					if (viaMethod != nil && c.IsInvoke() && sameMethod(c.Method, viaMethod)) ||
+						(viaFn != nil && c.StaticCallee() == viaFn) {
+						rb.Calls = append(rb.Calls, r.Graph.CallPos(call))
+					}
+				}
+			}
+		}
+		if len(rb.Calls) == 0 {
+			return fmt.Errorf("boundary %s: %s makes no call of %s in etcd %s", b.Name, b.From, b.Via, r.Source.Version)
+		}
+		r.Boundaries = append(r.Boundaries, rb)
+	}
+	return nil
+}
+
+// sameMethod reports whether an invoked method is m: the same object, or a
+// method of the same name on an interface that embeds m's interface.
+func sameMethod(got, m *types.Func) bool {
+	if got == m {
+		return true
+	}
+	return got.Name() == m.Name() && got.Origin() == m.Origin()
+}
+
+func (r *Result) tracePairs(k int) {
+	for si, s := range r.Sites {
+		for ei, e := range r.Entries {
+			p := Pair{Entry: ei, Site: si}
+			switch {
+			case s.Func == nil:
+				p.Why = "definition"
+			case s.Func.Synthetic == "package initializer":
+				p.Why = "init"
+			case e.Reach[s.Func]:
+				p.Paths = r.Graph.Paths(e.Func, s.Func, k)
+			default:
+				p.Why = "unreachable"
+				p.Crossing = r.cross(ei, s.Func)
+			}
+			r.Pairs = append(r.Pairs, p)
+		}
+	}
+}
+
+// cross looks for the fewest hand-offs that connect entry ei to target:
+// a breadth-first search over entries, where entry a leads to entry b when
+// a's call graph reaches a boundary whose receiving side is b. Among the
+// hand-offs of one step, the one reached by the shortest path is taken.
+func (r *Result) cross(ei int, target *ssa.Function) []Leg {
+	type state struct {
+		entry int
+		legs  []Leg
+	}
+	seen := map[int]bool{ei: true}
+	queue := []state{{entry: ei}}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		var next []Leg
+		for bi, b := range r.Boundaries {
+			to := r.entryIndex(b.To)
+			if seen[to] || !r.Entries[cur.entry].Reach[b.From] {
+				continue
+			}
+			var path callpath.Path
+			if ps := r.Graph.Paths(r.Entries[cur.entry].Func, b.From, 1); len(ps) > 0 {
+				path = ps[0]
+			}
+			next = append(next, Leg{Boundary: bi, From: cur.entry, To: to, Path: path})
+		}
+		sort.SliceStable(next, func(i, j int) bool { return len(next[i].Path) < len(next[j].Path) })
+		for _, l := range next {
+			if seen[l.To] {
+				continue
+			}
+			seen[l.To] = true
+			legs := append(append([]Leg{}, cur.legs...), l)
+			if r.Entries[l.To].Reach[target] {
+				return legs
+			}
+			queue = append(queue, state{entry: l.To, legs: legs})
+		}
+	}
+	return nil
+}
+
+func (r *Result) grep() error {
+	pat := r.Study.Citation.Pattern
+	siteAt := map[string]int{}
+	for i, s := range r.Sites {
+		key := fmt.Sprintf("%s:%d", s.Repo, s.Pos.Line)
+		if _, ok := siteAt[key]; !ok {
+			siteAt[key] = i
+		}
+	}
+	for _, f := range r.Study.Citation.Files {
+		fh := FileHit{Repo: f}
+		for _, s := range r.Sites {
+			if s.Repo == f {
+				fh.Sites++
+			}
+		}
+		abs, ok := r.Source.File(f)
+		if ok {
+			if _, err := os.Stat(abs); err == nil {
+				fh.Present = true
+			}
+		}
+		r.Files = append(r.Files, fh)
+		if !fh.Present {
+			continue
+		}
+		lines, err := r.lines.file(abs)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", f, err)
+		}
+		for i, l := range lines {
+			if strings.Contains(l, pat) {
+				site := -1
+				if j, ok := siteAt[fmt.Sprintf("%s:%d", f, i+1)]; ok {
+					site = j
+				}
+				r.Grep = append(r.Grep, GrepHit{Repo: f, Line: i + 1, Text: l, Site: site})
+			}
+		}
+	}
+	return nil
+}
