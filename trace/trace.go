@@ -136,6 +136,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if st == nil {
 		return nil, fmt.Errorf("running a study: no study given")
 	}
+	if err := st.Check(); err != nil {
+		return nil, err
+	}
 	k := opts.Paths
 	if k == 0 {
 		k = 3
@@ -344,32 +347,68 @@ func (r *Result) resolveBoundaries() error {
 		if err != nil {
 			return fmt.Errorf("boundary %s: %s is not in etcd %s: %w", b.Name, b.From, r.Source.Version, err)
 		}
-		viaFn, viaMethod, err := r.Graph.Callable(b.Via)
-		if err != nil {
-			return fmt.Errorf("boundary %s: %s is not in etcd %s: %w", b.Name, b.Via, r.Source.Version, err)
-		}
 		rb := Boundary{Boundary: b, From: from}
-		for _, fn := range append([]*ssa.Function{from}, from.AnonFuncs...) {
-			for _, blk := range fn.Blocks {
-				for _, ins := range blk.Instrs {
-					call, ok := ins.(ssa.CallInstruction)
-					if !ok {
-						continue
-					}
-					c := call.Common()
-					if (viaMethod != nil && c.IsInvoke() && sameMethod(c.Method, viaMethod)) ||
-						(viaFn != nil && c.StaticCallee() == viaFn) {
-						rb.Calls = append(rb.Calls, r.Graph.CallPos(call))
+		if b.Via == study.ChannelSend {
+			rb.Calls = channelSends(from)
+		} else {
+			viaFn, viaMethod, err := r.Graph.Callable(b.Via)
+			if err != nil {
+				return fmt.Errorf("boundary %s: %s is not in etcd %s: %w", b.Name, b.Via, r.Source.Version, err)
+			}
+			for _, fn := range withAnon(from) {
+				for _, blk := range fn.Blocks {
+					for _, ins := range blk.Instrs {
+						call, ok := ins.(ssa.CallInstruction)
+						if !ok {
+							continue
+						}
+						c := call.Common()
+						if (viaMethod != nil && c.IsInvoke() && sameMethod(c.Method, viaMethod)) ||
+							(viaFn != nil && c.StaticCallee() == viaFn) {
+							rb.Calls = append(rb.Calls, r.Graph.CallPos(call))
+						}
 					}
 				}
 			}
 		}
 		if len(rb.Calls) == 0 {
-			return fmt.Errorf("boundary %s: %s makes no call of %s in etcd %s", b.Name, b.From, b.Via, r.Source.Version)
+			return fmt.Errorf("boundary %s: %s makes no %s in etcd %s", b.Name, b.From, viaText(b.Via), r.Source.Version)
 		}
 		r.Boundaries = append(r.Boundaries, rb)
 	}
 	return nil
+}
+
+// withAnon returns fn and the function literals inside it.
+func withAnon(fn *ssa.Function) []*ssa.Function {
+	out := []*ssa.Function{fn}
+	for _, a := range fn.AnonFuncs {
+		out = append(out, withAnon(a)...)
+	}
+	return out
+}
+
+// channelSends returns the positions of the channel sends in fn.
+func channelSends(fn *ssa.Function) []token.Position {
+	var out []token.Position
+	for _, f := range withAnon(fn) {
+		for _, blk := range f.Blocks {
+			for _, ins := range blk.Instrs {
+				switch x := ins.(type) {
+				case *ssa.Send:
+					out = append(out, f.Prog.Fset.Position(x.Pos()))
+				case *ssa.Select:
+					for _, st := range x.States {
+						if st.Dir == types.SendOnly {
+							out = append(out, f.Prog.Fset.Position(st.Pos))
+						}
+					}
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
+	return out
 }
 
 // sameMethod reports whether an invoked method is m: the same object, or a
@@ -379,6 +418,13 @@ func sameMethod(got, m *types.Func) bool {
 		return true
 	}
 	return got.Name() == m.Name() && got.Origin() == m.Origin()
+}
+
+func viaText(via string) string {
+	if via == study.ChannelSend {
+		return "channel send"
+	}
+	return "call of " + via
 }
 
 func (r *Result) tracePairs(k int) {

@@ -15,6 +15,7 @@ import (
 )
 
 type errcompactedOptions struct {
+	study    *study.Study
 	format   string
 	output   string
 	version  string
@@ -26,8 +27,13 @@ type errcompactedOptions struct {
 	stdout   io.Writer
 }
 
-func newErrcompactedCmd() *cobra.Command {
-	opts := &errcompactedOptions{}
+// newErrcompactedCmd builds the command; runF replaces runErrcompacted in
+// tests of flag parsing.
+func newErrcompactedCmd(runF func(context.Context, *errcompactedOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runErrcompacted
+	}
+	opts := &errcompactedOptions{study: study.ErrCompacted}
 	cmd := &cobra.Command{
 		Use:   "errcompacted",
 		Short: "Trace the evict-watcher exercise's ErrCompacted sites in the etcd source",
@@ -49,7 +55,7 @@ from the Go module proxy once, then read from the module cache.`,
 				return err
 			}
 			opts.stdout = cmd.OutOrStdout()
-			return runErrcompacted(cmd.Context(), opts)
+			return runF(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -79,7 +85,7 @@ func (o *errcompactedOptions) validate() error {
 
 func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 	res, err := trace.Run(ctx, trace.Options{
-		Study:    study.ErrCompacted,
+		Study:    opts.study,
 		Version:  opts.version,
 		Dir:      opts.dir,
 		CacheDir: opts.cacheDir,

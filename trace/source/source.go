@@ -220,6 +220,8 @@ func allPresent(mods []modInfo) bool {
 func releaseError(v string, m modInfo) error {
 	msg := proxySays(m.Error)
 	switch {
+	case strings.Contains(msg, "lookup disabled by GOPROXY=off"):
+		return fmt.Errorf("etcd %s is not in the module cache, and GOPROXY=off forbids fetching it: unset GOPROXY=off once to fetch it, or use --etcd-dir with a local checkout", v)
 	case strings.Contains(msg, "dial tcp") || strings.Contains(msg, "no such host") ||
 		strings.Contains(msg, "connection refused") || strings.Contains(msg, "i/o timeout") ||
 		strings.Contains(msg, "network is unreachable"):

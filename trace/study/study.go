@@ -8,7 +8,12 @@
 // and text in a report is found in the loaded source.
 package study
 
-import "strings"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
 
 // Study is one exercise's worth of questions about the etcd source.
 type Study struct {
@@ -72,7 +77,8 @@ type Boundary struct {
 	// From is the qualified function that hands the request off.
 	From string
 	// Via is the call inside From that performs the hand-off: a qualified
-	// function or interface method ("pkg/path.Iface.Method").
+	// function or interface method ("pkg/path.Iface.Method"), or
+	// ChannelSend for a send on a channel.
 	Via string
 	// To is the name of the entry that runs on the other side.
 	To  string
@@ -86,6 +92,64 @@ type Behaviour struct {
 	Lab     string   // what the student sees, in the exercise's words
 	Entries []string // entry names the behaviour runs through
 	Prose   string   // the exercise's explanation, to check against the code
+}
+
+// ChannelSend as a Boundary's Via means a send statement on a channel.
+const ChannelSend = "<-"
+
+// Parse reads a study from JSON (the field names of Study) and checks it.
+func Parse(data []byte) (*Study, error) {
+	var s Study
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("reading study: %w", err)
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Check reports the first inconsistency in the study's data.
+func (s *Study) Check() error {
+	if s.Name == "" || s.Module == "" || s.Sentinel == "" {
+		return fmt.Errorf("study: Name, Module and Sentinel are required")
+	}
+	if PackageOf(s.Sentinel) == s.Sentinel {
+		return fmt.Errorf("study %s: sentinel %q is not a qualified name", s.Name, s.Sentinel)
+	}
+	if _, ok := s.LayoutMap()[s.Module]; !ok {
+		return fmt.Errorf("study %s: Layout gives no folder for module %s", s.Name, s.Module)
+	}
+	seen := map[string]bool{}
+	for _, e := range s.Entries {
+		if e.Name == "" || seen[e.Name] {
+			return fmt.Errorf("study %s: entry names must be unique and not empty (%q)", s.Name, e.Name)
+		}
+		seen[e.Name] = true
+		if PackageOf(e.Function) == e.Function {
+			return fmt.Errorf("study %s: entry %s: %q is not a qualified name", s.Name, e.Name, e.Function)
+		}
+	}
+	for _, b := range s.Boundaries {
+		if !seen[b.To] {
+			return fmt.Errorf("study %s: boundary %s continues in %q, which is no entry", s.Name, b.Name, b.To)
+		}
+	}
+	ids := map[string]bool{}
+	for _, b := range s.Behaviours {
+		if b.ID == "" || ids[b.ID] {
+			return fmt.Errorf("study %s: behaviour ids must be unique and not empty (%q)", s.Name, b.ID)
+		}
+		ids[b.ID] = true
+		for _, e := range b.Entries {
+			if !seen[e] {
+				return fmt.Errorf("study %s: behaviour %s runs through %q, which is no entry", s.Name, b.ID, e)
+			}
+		}
+	}
+	return nil
 }
 
 // PackageOf returns the package path of a qualified name such as

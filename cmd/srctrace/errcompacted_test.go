@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/srctrace/srctrace/fixtures"
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/study"
+)
+
+func TestErrcompactedFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		want    errcompactedOptions
+		wantErr string
+	}{
+		{args: nil, want: errcompactedOptions{format: "markdown", paths: 3}},
+		{args: []string{"--format", "json", "-o", "r.json"}, want: errcompactedOptions{format: "json", output: "r.json", paths: 3}},
+		{args: []string{"--etcd-version", "v3.6.0", "--paths", "5", "--no-cache"}, want: errcompactedOptions{format: "markdown", version: "v3.6.0", paths: 5, noCache: true}},
+		{args: []string{"--etcd-dir", "/src/etcd"}, want: errcompactedOptions{format: "markdown", dir: "/src/etcd", paths: 3}},
+		{args: []string{"--format", "yaml"}, wantErr: `--format "yaml": want markdown or json`},
+		{args: []string{"--paths", "0"}, wantErr: "--paths 0: want 1 or more"},
+		{args: []string{"--etcd-version", "v3.6.0", "--etcd-dir", "x"}, wantErr: "exclude each other"},
+		{args: []string{"extra"}, wantErr: "unknown command"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var opts *errcompactedOptions
+			cmd := newErrcompactedCmd(func(_ context.Context, o *errcompactedOptions) error { opts = o; return nil })
+			cmd.SetArgs(tc.args)
+			cmd.SetOut(new(bytes.Buffer))
+			cmd.SetErr(new(bytes.Buffer))
+			err := cmd.Execute()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if opts.study != study.ErrCompacted {
+				t.Errorf("study = %v, want the errcompacted study", opts.study)
+			}
+			opts.study, opts.stdout = nil, nil
+			if diff := cmp.Diff(tc.want, *opts, cmp.AllowUnexported(errcompactedOptions{})); diff != "" {
+				t.Errorf("opts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.md")
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"--help"}, exitOK, ""},
+		{[]string{"nosuch"}, exitUsage, "unknown command"},
+		{[]string{"errcompacted", "--bogus"}, exitUsage, "unknown flag"},
+		{[]string{"errcompacted", "--format", "yaml"}, exitUsage, "Usage:"},
+		{[]string{"errcompacted", "--etcd-version", "banana"}, exitUsage, "is not an etcd release"},
+		{[]string{"errcompacted", "--etcd-dir", "/nonexistent/etcd", "-o", out}, exitUsage, "is not a directory"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tc.args, strings.NewReader(""), &stdout, &stderr)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("stderr %q, want it to contain %q", stderr.String(), tc.stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("-o left %s behind after an error", out)
+	}
+}
+
+// TestRunErrcompactedFixture drives runErrcompacted on a fixture checkout
+// and checks both formats come from the same report.
+func TestRunErrcompactedFixture(t *testing.T) {
+	dir, ar := fixtures.Unpack(t, "watchshape")
+	st, err := study.Parse(fixtures.File(ar, "study.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outJSON := filepath.Join(t.TempDir(), "r.json")
+	opts := &errcompactedOptions{study: st, format: "json", output: outJSON, dir: dir, paths: 3, env: fixtures.Env, stdout: new(bytes.Buffer)}
+	if err := runErrcompacted(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(outJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Study.Name != "fixture" || len(rep.Sites) == 0 {
+		t.Errorf("report: %+v", rep.Study)
+	}
+	var md bytes.Buffer
+	opts.format, opts.output, opts.stdout = "markdown", "", &md
+	if err := runErrcompacted(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Fixture study", "unreachable from sync-loop", "server/storage/mvcc/store.go:11"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,275 @@
+package trace_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/srctrace/srctrace/trace"
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/source"
+	"github.com/srctrace/srctrace/trace/study"
+)
+
+// The expectations below were derived by reading etcd's source at each
+// release (git grep -n ErrCompacted, and following the calls by hand), not
+// from srctrace's output.
+var releases = []struct {
+	version string
+	// grep is step 6's git grep output, file:line.
+	grep []string
+	// sites are the uses of mvcc.ErrCompacted in the loaded packages.
+	sites []string
+	// reach and unreach are (entry, site) pairs.
+	reach, unreach [][2]string
+	entries        map[string]string
+}{
+	{
+		version: "v3.7.3",
+		grep: []string{
+			"server/storage/mvcc/kvstore.go:38",
+			"server/storage/mvcc/kvstore.go:188",
+			"server/storage/mvcc/kvstore.go:214",
+		},
+		sites: []string{
+			"server/etcdserver/api/v3compactor/periodic.go:143 comparison",
+			"server/etcdserver/api/v3compactor/revision.go:93 comparison",
+			"server/etcdserver/api/v3rpc/util.go:45 translation",
+			"server/etcdserver/apply/uber_applier.go:97 comparison",
+			"server/etcdserver/corrupt.go:606 other",
+			"server/etcdserver/txn/range.go:181 return",
+			"server/storage/mvcc/kvstore.go:38 definition",
+			"server/storage/mvcc/kvstore.go:188 return",
+			"server/storage/mvcc/kvstore.go:214 return",
+			"server/storage/mvcc/kvstore_txn.go:82 return",
+		},
+		reach: [][2]string{
+			// The send loop's previous-value read (watch.go) reaches rangeKeys.
+			{"watch-open", "server/storage/mvcc/kvstore_txn.go:82"},
+			{"kv-range", "server/storage/mvcc/kvstore_txn.go:82"},
+			{"hash-kv", "server/storage/mvcc/kvstore.go:188"},
+			// Compaction applied from raft: Compaction -> store.Compact -> updateCompactRev.
+			{"apply", "server/storage/mvcc/kvstore.go:214"},
+			{"compactor-periodic", "server/etcdserver/api/v3compactor/periodic.go:143"},
+		},
+		unreach: [][2]string{
+			{"watch-open", "server/storage/mvcc/kvstore.go:188"},
+			{"watch-open", "server/storage/mvcc/kvstore.go:214"},
+			{"sync-loop", "server/storage/mvcc/kvstore.go:188"},
+			{"sync-loop", "server/storage/mvcc/kvstore.go:214"},
+			{"sync-loop", "server/storage/mvcc/kvstore_txn.go:82"},
+			// txn.checkRange is called for Txn requests only, not for Range.
+			{"kv-range", "server/etcdserver/txn/range.go:181"},
+			// GoAttach's function parameter must not link apply to the monitors.
+			{"apply", "server/storage/mvcc/kvstore.go:188"},
+		},
+		entries: map[string]string{
+			"watch-open": "server/etcdserver/api/v3rpc/watch.go:163",
+			"sync-loop":  "server/storage/mvcc/watchable_store.go:224",
+		},
+	},
+	{
+		version: "v3.6.0",
+		grep: []string{
+			"server/storage/mvcc/kvstore.go:37",
+			"server/storage/mvcc/kvstore.go:177",
+			"server/storage/mvcc/kvstore.go:203",
+		},
+		sites: []string{
+			"server/etcdserver/api/v3compactor/periodic.go:143 comparison",
+			"server/etcdserver/api/v3compactor/revision.go:93 comparison",
+			"server/etcdserver/api/v3rpc/util.go:45 translation",
+			"server/etcdserver/apply/uber_applier.go:128 comparison",
+			"server/etcdserver/corrupt.go:606 other",
+			"server/etcdserver/txn/txn.go:439 return",
+			"server/storage/mvcc/kvstore.go:37 definition",
+			"server/storage/mvcc/kvstore.go:177 return",
+			"server/storage/mvcc/kvstore.go:203 return",
+			"server/storage/mvcc/kvstore_txn.go:81 return",
+		},
+		reach: [][2]string{
+			{"watch-open", "server/storage/mvcc/kvstore_txn.go:81"},
+			{"kv-range", "server/storage/mvcc/kvstore_txn.go:81"},
+			{"hash-kv", "server/storage/mvcc/kvstore.go:177"},
+			{"apply", "server/storage/mvcc/kvstore.go:203"},
+		},
+		unreach: [][2]string{
+			{"watch-open", "server/storage/mvcc/kvstore.go:177"},
+			{"watch-open", "server/storage/mvcc/kvstore.go:203"},
+			{"sync-loop", "server/storage/mvcc/kvstore.go:203"},
+			{"sync-loop", "server/storage/mvcc/kvstore_txn.go:81"},
+		},
+		entries: map[string]string{
+			"watch-open": "server/etcdserver/api/v3rpc/watch.go:156",
+			"sync-loop":  "server/storage/mvcc/watchable_store.go:218",
+		},
+	},
+}
+
+func TestReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads real etcd releases")
+	}
+	for _, rel := range releases {
+		t.Run(rel.version, func(t *testing.T) {
+			res, err := trace.Run(context.Background(), trace.Options{Study: study.ErrCompacted, Version: rel.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := res.Report()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRelease(t, rep, rel.grep, rel.sites, rel.reach, rel.unreach, rel.entries)
+			if rep.Etcd.Version != rel.version || rep.Etcd.Source != "module" {
+				t.Errorf("etcd = %+v", rep.Etcd)
+			}
+		})
+	}
+}
+
+func checkRelease(t *testing.T, rep *report.Report, grep, sites []string, reach, unreach [][2]string, entries map[string]string) {
+	t.Helper()
+	var gotGrep []string
+	for _, l := range rep.Citation.Lines {
+		gotGrep = append(gotGrep, fmt.Sprintf("%s:%d", l.File, l.Line))
+	}
+	if diff := cmp.Diff(grep, gotGrep); diff != "" {
+		t.Errorf("citation grep (-want +got):\n%s", diff)
+	}
+	var gotSites []string
+	siteAt := map[string]int{}
+	for i, s := range rep.Sites {
+		gotSites = append(gotSites, fmt.Sprintf("%s:%d %s", s.File, s.Line, s.Kind))
+		siteAt[fmt.Sprintf("%s:%d", s.File, s.Line)] = i
+	}
+	if diff := cmp.Diff(sites, gotSites); diff != "" {
+		t.Errorf("sites (-want +got):\n%s", diff)
+	}
+	for _, f := range rep.Files {
+		if f.File == "server/storage/mvcc/watchable_store.go" && (!f.Present || f.Sites != 0) {
+			t.Errorf("watchable_store.go: %+v, want present with 0 sites", f)
+		}
+	}
+	answer := map[[2]string]bool{}
+	for _, p := range rep.Paths {
+		answer[[2]string{p.Entry, fmt.Sprintf("%s:%d", p.Site.File, p.Site.Line)}] = p.Reachable
+		if p.Reachable && len(p.Hops) == 0 && rep.Sites[p.Site.Index].Function != entryFunc(rep, p.Entry) {
+			t.Errorf("%s -> %s: reachable with no hops", p.Entry, p.Site.File)
+		}
+	}
+	if want := len(rep.Entries) * len(rep.Sites); len(rep.Paths) != want {
+		t.Errorf("%d pairs, want %d (every entry with every site)", len(rep.Paths), want)
+	}
+	for _, pr := range reach {
+		if got, ok := answer[pr]; !ok || !got {
+			t.Errorf("%s -> %s: want reachable (found=%v)", pr[0], pr[1], ok)
+		}
+	}
+	for _, pr := range unreach {
+		if got, ok := answer[pr]; !ok || got {
+			t.Errorf("%s -> %s: want unreachable (found=%v)", pr[0], pr[1], ok)
+		}
+	}
+	for name, at := range entries {
+		found := false
+		for _, e := range rep.Entries {
+			if e.Name == name {
+				found = true
+				if got := fmt.Sprintf("%s:%d", e.File, e.Line); got != at {
+					t.Errorf("entry %s at %s, want %s", name, got, at)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no entry %s", name)
+		}
+	}
+}
+
+func entryFunc(rep *report.Report, name string) string {
+	for _, e := range rep.Entries {
+		if e.Name == name {
+			return e.Function
+		}
+	}
+	return ""
+}
+
+// TestEtcdDir assembles a tree shaped like an etcd checkout from the module
+// cache (v3.7.3) and loads it with --etcd-dir: the same sites and lines as
+// the release, the release read from api/version.
+func TestEtcdDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("copies real etcd modules")
+	}
+	root := assembleCheckout(t, "v3.7.3")
+	res, err := trace.Run(context.Background(), trace.Options{Study: study.ErrCompacted, Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := res.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := releases[0]
+	checkRelease(t, rep, rel.grep, rel.sites, rel.reach, rel.unreach, rel.entries)
+	if rep.Etcd.Version != "v3.7.3" || rep.Etcd.Source != "dir" {
+		t.Errorf("etcd = %+v, want v3.7.3 from api/version, source dir", rep.Etcd)
+	}
+}
+
+// TestDeterministic: two runs give byte-identical JSON.
+func TestDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads real etcd")
+	}
+	var outs [2][]byte
+	for i := range outs {
+		res, err := trace.Run(context.Background(), trace.Options{Study: study.ErrCompacted, Version: "v3.7.3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := res.Report()
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[i], _ = json.Marshal(rep)
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Error("two runs differ")
+	}
+}
+
+// assembleCheckout copies the modules of one release into the folders of
+// an etcd checkout and makes them writable.
+func assembleCheckout(t *testing.T, version string) string {
+	t.Helper()
+	mods := []string{"go.etcd.io/etcd/server/v3", "go.etcd.io/etcd/api/v3", "go.etcd.io/etcd/pkg/v3", "go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/client/pkg/v3", "go.etcd.io/etcd/etcdctl/v3"}
+	src, err := source.Resolve(context.Background(), source.Spec{Version: version, Modules: mods, Layout: study.ErrCompacted.LayoutMap()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, m := range mods {
+		dst := filepath.Join(root, filepath.FromSlash(study.ErrCompacted.LayoutMap()[m]))
+		if err := os.CopyFS(dst, os.DirFS(src.Modules[m])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chmod(p, info.Mode()|0o200)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
