@@ -8,9 +8,11 @@ import (
 )
 
 // JSON writes rep as indented JSON with a final newline.
-func JSON(w io.Writer, rep *report.Report) error {
+func JSON(w io.Writer, rep *report.Report) error { return jsonTo(w, rep) }
+
+func jsonTo(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(rep)
+	return enc.Encode(v)
 }

@@ -210,6 +210,10 @@ func (m *md) behaviours() {
 			m.p("- Cited lines that no path of this behaviour reaches: %s.\n", strings.Join(ls, ", "))
 		}
 		m.p("\n")
+		if r.Lab != nil && b.Observed != "" {
+			m.p("#### Observed in the lab (etcd %s)\n\n", r.Lab.Etcd.Version)
+			m.labObserved(r.Lab, b.Observed)
+		}
 	}
 }
 

@@ -146,7 +146,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	src, err := source.Resolve(ctx, source.Spec{
 		Version:  opts.Version,
 		Dir:      opts.Dir,
-		Modules:  []string{st.Module},
+		Modules:  st.Modules(),
 		Layout:   st.LayoutMap(),
 		CacheDir: opts.CacheDir,
 		Env:      opts.Env,

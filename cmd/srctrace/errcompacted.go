@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,7 @@ type errcompactedOptions struct {
 	noCache  bool
 	cacheDir string
 	env      []string
+	lab      bool
 	stdout   io.Writer
 }
 
@@ -64,6 +66,7 @@ from the Go module proxy once, then read from the module cache.`,
 	f.StringVar(&opts.version, "etcd-version", "", "etcd release to load from the Go module proxy (default: the pinned release)")
 	f.StringVar(&opts.dir, "etcd-dir", "", "root of a local etcd checkout to load instead of a release")
 	f.IntVar(&opts.paths, "paths", 3, "shortest call paths to show per (entry, site) pair")
+	f.BoolVar(&opts.lab, "lab", false, "also run the lab on an embedded etcd and merge what it observed into the notes")
 	f.BoolVar(&opts.noCache, "no-cache", false, "do not read or write a result cache (srctrace keeps none yet; the flag is accepted for scripts)")
 	return cmd
 }
@@ -98,6 +101,16 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 	rep, err := res.Report()
 	if err != nil {
 		return err
+	}
+	if opts.lab {
+		lr, err := labRun(ctx, &labOptions{writes: 2000, byHand: 1500 * time.Millisecond, cacheDir: opts.cacheDir, env: opts.env})
+		if err != nil {
+			return err
+		}
+		if lr.Etcd.Version != rep.Etcd.Version {
+			lr.Notes = append(lr.Notes, fmt.Sprintf("the lab ran etcd %s, the notes read the source of %s: positions are %s's", lr.Etcd.Version, rep.Etcd.Version, rep.Etcd.Version))
+		}
+		rep.Lab = lr
 	}
 	var buf bytes.Buffer
 	if err := annotate.Render(&buf, opts.format, rep); err != nil {

@@ -19,6 +19,8 @@ type Report struct {
 	Boundaries []Boundary  `json:"boundaries"`
 	Paths      []PairPaths `json:"paths"`
 	Behaviours []Behaviour `json:"behaviours"`
+	// Lab is what a run of the lab observed, when it was asked for.
+	Lab *Lab `json:"lab,omitempty"`
 }
 
 // Study names the study and its sentinel.
@@ -166,6 +168,8 @@ type Behaviour struct {
 	Lab     string   `json:"lab"`
 	Prose   string   `json:"prose"`
 	Entries []string `json:"entries"`
+	// Observed names the lab section that shows this behaviour.
+	Observed string `json:"observed,omitempty"`
 	// Sites are the indices of the sites reachable from the entries.
 	Sites []int `json:"sites"`
 	// CitedNotReached are cited sites that none of the entries reaches.

@@ -144,7 +144,7 @@ func TestResolveOffline(t *testing.T) {
 func TestProxySays(t *testing.T) {
 	for in, want := range map[string]string{
 		"go.etcd.io/etcd/server/v3@v3.9.9: reading https://proxy.golang.org/go.etcd.io/etcd/server/v3/@v/v3.9.9.info: 403 Forbidden\n\tserver response: This module version is not available.": "This module version is not available.",
-		"go.etcd.io/etcd/server/v3@v3.9.9: module lookup disabled by GOPROXY=off":                                                                                    "module lookup disabled by GOPROXY=off",
+		"go.etcd.io/etcd/server/v3@v3.9.9: module lookup disabled by GOPROXY=off":                                                                                                              "module lookup disabled by GOPROXY=off",
 	} {
 		if got := proxySays(in); got != want {
 			t.Errorf("proxySays(%q) = %q, want %q", in, got, want)

@@ -17,6 +17,7 @@ var ErrCompacted = &Study{
 		"behaviour each belongs to.",
 
 	Module: "go.etcd.io/etcd/server/v3",
+	Extra:  []string{"go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/etcdctl/v3"},
 	Layout: []Folder{
 		{Module: "go.etcd.io/etcd/server/v3", Dir: "server"},
 		{Module: "go.etcd.io/etcd/api/v3", Dir: "api"},
@@ -119,28 +120,31 @@ var ErrCompacted = &Study{
 
 	Behaviours: []Behaviour{
 		{
-			ID:      "evict",
-			Title:   "Behind watcher evicted mid-stream",
-			Lab:     "terminal 1, watching from the anchor revision, stops after the compaction; terminal 2 keeps delivering events",
-			Entries: []string{"watch-open", "sync-loop"},
+			ID:       "evict",
+			Observed: "evict",
+			Title:    "Behind watcher evicted mid-stream",
+			Lab:      "terminal 1, watching from the anchor revision, stops after the compaction; terminal 2 keeps delivering events",
+			Entries:  []string{"watch-open", "sync-loop"},
 			Prose: "The behind watcher dies because the revisions it was still walking towards " +
 				"no longer exist; the current watcher survives because it is fed from the write " +
 				"path and needs no history.",
 		},
 		{
-			ID:      "reopen",
-			Title:   "Watch opened from a compacted revision",
-			Lab:     "etcdctl watch --rev=A after the compaction fails",
-			Entries: []string{"watch-open", "sync-loop"},
+			ID:       "reopen",
+			Observed: "reopen",
+			Title:    "Watch opened from a compacted revision",
+			Lab:      "etcdctl watch --rev=A after the compaction fails",
+			Entries:  []string{"watch-open", "sync-loop"},
 			Prose: "The exercise calls this a request refused at open, as opposed to a stream " +
 				"torn down mid-flight, and expects the lowest revision that still opens a watch " +
 				"to be the compaction revision.",
 		},
 		{
-			ID:      "read",
-			Title:   "Failed historical read (exercise 6)",
-			Lab:     "etcdctl get --rev=A after the compaction fails",
-			Entries: []string{"kv-range"},
+			ID:       "read",
+			Observed: "read",
+			Title:    "Failed historical read (exercise 6)",
+			Lab:      "etcdctl get --rev=A after the compaction fails",
+			Entries:  []string{"kv-range"},
 			Prose: "Exercise 6's failed --rev read carries the same error name; the exercise " +
 				"says it is one mechanism with the watch, on another surface.",
 		},

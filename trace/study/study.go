@@ -26,6 +26,9 @@ type Study struct {
 
 	// Module is the Go module whose release is loaded (the server).
 	Module string
+	// Extra are further modules of the same release that the study and its
+	// lab need (the client, etcdctl).
+	Extra []string
 	// Layout maps Go module paths to their folders in an etcd checkout, so
 	// that paths are printed as `git grep -n` prints them from the repo root.
 	Layout []Folder
@@ -92,6 +95,9 @@ type Behaviour struct {
 	Lab     string   // what the student sees, in the exercise's words
 	Entries []string // entry names the behaviour runs through
 	Prose   string   // the exercise's explanation, to check against the code
+	// Observed names the lab section that shows the behaviour ("evict",
+	// "reopen", "read"), for notes merged with a lab run.
+	Observed string
 }
 
 // ChannelSend as a Boundary's Via means a send statement on a channel.
@@ -172,6 +178,9 @@ func (s *Study) Entry(name string) (Entry, bool) {
 	}
 	return Entry{}, false
 }
+
+// Modules returns Module followed by Extra.
+func (s *Study) Modules() []string { return append([]string{s.Module}, s.Extra...) }
 
 // LayoutMap returns Layout as a map from module path to folder.
 func (s *Study) LayoutMap() map[string]string {

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/srctrace/srctrace/annotate"
+	"github.com/srctrace/srctrace/trace/lab"
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/study"
+)
+
+type labOptions struct {
+	format       string
+	output       string
+	endpoints    []string
+	allowCompact bool
+	etcdctl      string
+	noEtcdctl    bool
+	writes       int
+	byHand       time.Duration
+	cacheDir     string
+	env          []string
+	phase        func(string)
+	stdout       io.Writer
+}
+
+func newLabCmd(runF func(context.Context, *labOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runLab
+	}
+	opts := &labOptions{}
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "Run the evict-watcher exercise on a real etcd server and record what happens",
+		Long: `lab runs the exercise on a real etcd server: an etcd embedded in srctrace
+(the pinned release, loopback, ephemeral ports, a fresh data dir) unless
+--endpoints names a server on this machine. It writes an anchor key and 2000
+writes under a fresh prefix, opens a behind and a current watcher, compacts to
+N-10 while the behind one is mid-replay (and once more with the by-hand
+timing), reopens a watch from the compacted revision, finds the boundary, and
+runs exercise 6's historical read. The real etcdctl of the server's release
+is used for the captures: --etcdctl, else one on PATH of that release, else
+one built once into the user cache dir.
+
+Everything the lab wrote is deleted at the end, also on error and on Ctrl-C.`,
+		Example: `  srctrace lab                      # embedded etcd: Markdown on stdout
+  srctrace lab --format json
+  srctrace lab --endpoints 127.0.0.1:2379 --allow-compact   # an existing server`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			opts.stdout = cmd.OutOrStdout()
+			return runF(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.format, "format", "markdown", "output format: markdown or json")
+	f.StringVarP(&opts.output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	f.StringSliceVar(&opts.endpoints, "endpoints", nil, "use the etcd server at these loopback endpoints instead of an embedded one")
+	f.BoolVar(&opts.allowCompact, "allow-compact", false, "allow compacting the server given by --endpoints (compaction is cluster-wide)")
+	f.StringVar(&opts.etcdctl, "etcdctl", "", "the etcdctl binary to use for the captures")
+	f.BoolVar(&opts.noEtcdctl, "no-etcdctl", false, "use no etcdctl: Go client results only")
+	f.IntVar(&opts.writes, "writes", 2000, "writes in each round's setup")
+	f.DurationVar(&opts.byHand, "by-hand-delay", 1500*time.Millisecond, "delay of the by-hand compaction after the watch opens; 0 skips that round")
+	return cmd
+}
+
+func (o *labOptions) validate() error {
+	switch o.format {
+	case "markdown", "md", "json":
+	default:
+		return usagef("--format %q: want markdown or json", o.format)
+	}
+	if o.writes < 20 {
+		return usagef("--writes %d: the lab needs at least 20 (it compacts to head-10)", o.writes)
+	}
+	if o.byHand < 0 {
+		return usagef("--by-hand-delay %v: want 0 (skip) or more", o.byHand)
+	}
+	if o.etcdctl != "" && o.noEtcdctl {
+		return usagef("--etcdctl and --no-etcdctl exclude each other")
+	}
+	if len(o.endpoints) > 0 && !o.allowCompact {
+		return usagef("the lab compacts the server, and compaction is cluster-wide: it destroys history for every client of %s; pass --allow-compact to allow it", strings.Join(o.endpoints, ","))
+	}
+	return nil
+}
+
+// labRun runs the lab with the options shared by `lab` and `errcompacted --lab`.
+func labRun(ctx context.Context, o *labOptions) (*report.Lab, error) {
+	st := study.ErrCompacted
+	delay := o.byHand
+	if delay == 0 {
+		delay = -1
+	}
+	rep, err := lab.Run(ctx, lab.Options{
+		Endpoints:    o.endpoints,
+		AllowCompact: o.allowCompact,
+		Etcdctl:      o.etcdctl,
+		NoEtcdctl:    o.noEtcdctl,
+		Build:        lab.Builder(o.cacheDir, st.Modules(), st.LayoutMap(), o.env),
+		Writes:       o.writes,
+		ByHandDelay:  delay,
+		Phase:        o.phase,
+	})
+	if errors.Is(err, lab.ErrUsage) {
+		return nil, usageError{err}
+	}
+	return rep, err
+}
+
+func runLab(ctx context.Context, o *labOptions) error {
+	rep, err := labRun(ctx, o)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := annotate.RenderLab(&buf, o.format, rep); err != nil {
+		return err
+	}
+	return writeOutput(o.stdout, o.output, buf.Bytes())
+}

@@ -1,0 +1,241 @@
+package lab
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/source"
+)
+
+// etcdctlVersion runs `path version` and returns the release it prints
+// ("v3.7.3").
+func etcdctlVersion(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "version").Output()
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "etcdctl version: "); ok {
+			return "v" + strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("no version in %q", out)
+}
+
+// FindEtcdctl finds the etcdctl to use for a server of release want: the
+// one given, else one on PATH of that release, else one built by build. It
+// returns no path, and a note saying why, when none can be had.
+func FindEtcdctl(ctx context.Context, given, want string, build func(context.Context, string) (string, error)) (path, version, note string) {
+	if given != "" {
+		v, err := etcdctlVersion(ctx, given)
+		if err != nil {
+			return "", "", fmt.Sprintf("--etcdctl %s does not run (%v): the results are the Go client's", given, err)
+		}
+		if v != want {
+			note = fmt.Sprintf("--etcdctl %s is etcdctl %s, the server is %s: its output may differ from the release's", given, v, want)
+		}
+		return given, v, note
+	}
+	if p, err := exec.LookPath("etcdctl"); err == nil {
+		if v, err := etcdctlVersion(ctx, p); err == nil && v == want {
+			return p, v, ""
+		} else if err == nil {
+			note = fmt.Sprintf("the etcdctl on PATH (%s) is %s, not the server's %s, so it was not used", p, v, want)
+		}
+	}
+	if build == nil {
+		return "", "", strings.TrimPrefix(note+"; no etcdctl of release "+want+" could be had: the results are the Go client's", "; ")
+	}
+	p, err := build(ctx, want)
+	if err != nil {
+		return "", "", strings.TrimPrefix(note+"; building etcdctl "+want+" failed ("+err.Error()+"): the results are the Go client's", "; ")
+	}
+	v, err := etcdctlVersion(ctx, p)
+	if err != nil {
+		return "", "", fmt.Sprintf("the etcdctl built at %s does not run (%v): the results are the Go client's", p, err)
+	}
+	return p, v, note
+}
+
+// Builder returns a build function that builds etcdctl of a release once
+// into cacheDir/bin (the user cache dir when empty), from a work module that
+// requires the given modules (see package source).
+func Builder(cacheDir string, modules []string, layout map[string]string, env []string) func(context.Context, string) (string, error) {
+	return func(ctx context.Context, version string) (string, error) {
+		if cacheDir == "" {
+			uc, err := os.UserCacheDir()
+			if err != nil {
+				return "", err
+			}
+			cacheDir = filepath.Join(uc, "srctrace")
+		}
+		bin := filepath.Join(cacheDir, "bin", "etcdctl-"+version)
+		if v, err := etcdctlVersion(ctx, bin); err == nil && v == version {
+			return bin, nil
+		}
+		src, err := source.Resolve(ctx, source.Spec{Version: version, Modules: modules, Layout: layout, CacheDir: cacheDir, Env: env})
+		if err != nil {
+			return "", err
+		}
+		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+			return "", err
+		}
+		tmp := bin + ".tmp" + strconv.Itoa(os.Getpid())
+		defer os.Remove(tmp)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "go.etcd.io/etcd/etcdctl/v3")
+		cmd.Dir = src.Dir
+		cmd.Env = src.WithOnline().Env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build go.etcd.io/etcd/etcdctl/v3@%s: %v: %s", version, err, bytes.TrimSpace(out))
+		}
+		if err := os.Rename(tmp, bin); err != nil {
+			return "", err
+		}
+		return bin, nil
+	}
+}
+
+func (l *run) etcdctlCmd(ctx context.Context, args ...string) *exec.Cmd {
+	full := append([]string{"--endpoints=" + strings.Join(l.srv.Endpoints(), ","), "--dial-timeout=5s"}, args...)
+	cmd := exec.CommandContext(ctx, l.etcdctl, full...)
+	// etcdctl reads ETCDCTL_* variables as flags; none of the user's may
+	// change what the lab captures.
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "ETCDCTL_") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	cmd.WaitDelay = 2 * time.Second
+	return cmd
+}
+
+// capture runs etcdctl to its end (at most 20 s) and records its output.
+// onFirstLine runs when the first line appears; if stopAt is not empty and
+// a line equal to it appears, etcdctl has outlived what the lab waited for:
+// the lab stops it and marks the capture Stopped.
+func (l *run) capture(ctx context.Context, onFirstLine func() error, stopAt string, args ...string) (*report.Capture, error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	stopCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd := l.etcdctlCmd(stopCtx, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("running %s: %w", l.etcdctl, err)
+	}
+	cp := &report.Capture{Args: args}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	var hookErr error
+	for sc.Scan() {
+		cp.StdoutLines++
+		if t := sc.Text(); t == "PUT" || t == "DELETE" {
+			cp.Events++
+		}
+		if cp.StdoutLines == 1 && onFirstLine != nil {
+			if hookErr = onFirstLine(); hookErr != nil {
+				stop()
+			}
+		}
+		if stopAt != "" && sc.Text() == stopAt {
+			cp.Stopped = true
+			stop()
+		}
+	}
+	io.Copy(io.Discard, out)
+	werr := cmd.Wait()
+	if hookErr != nil {
+		return nil, hookErr
+	}
+	if err := parent.Err(); err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("etcdctl %s: did not end in 20 s", strings.Join(args, " "))
+	}
+	cp.Stderr = stderr.String()
+	cp.ExitCode = cmd.ProcessState.ExitCode()
+	if cp.Stopped {
+		cp.ExitCode = 0
+		return cp, nil
+	}
+	if werr != nil && cp.ExitCode < 0 {
+		return nil, fmt.Errorf("etcdctl %s: %w", strings.Join(args, " "), werr)
+	}
+	return cp, nil
+}
+
+// firstLine runs etcdctl with stdout and stderr together, as the
+// exercise's `timeout 2 etcdctl ... 2>&1 | head -1`, and returns the first
+// line; then it stops etcdctl.
+func (l *run) firstLine(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	cmd := l.etcdctlCmd(ctx, args...)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		if sc.Scan() {
+			lines <- sc.Text()
+		} else {
+			lines <- ""
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	line := <-lines
+	cancel()
+	cmd.Wait()
+	pw.Close()
+	return line, nil
+}
+
+// etcdctlEvict runs the real etcdctl as terminal 1 and compacts as soon as
+// its first line appears, so that the eviction lands mid-stream.
+func (l *run) etcdctlEvict(ctx context.Context) error {
+	if l.etcdctl == "" {
+		return nil
+	}
+	prefix, a, n, err := l.setup(ctx, "etcdctl-evict")
+	if err != nil {
+		return err
+	}
+	// After the compaction, a write: if etcdctl prints its key, the watch
+	// survived and the lab stops it.
+	after := prefix + "after-compaction"
+	compact := func() error {
+		if _, err := l.cli.Compact(ctx, n-10); err != nil {
+			return err
+		}
+		_, err := l.cli.Put(ctx, after, "1")
+		return err
+	}
+	cp, err := l.capture(ctx, compact, after, "watch", "--prefix", prefix, "--rev="+strconv.FormatInt(a, 10))
+	if err != nil {
+		return err
+	}
+	l.rep.Etcdctl.Evict = cp
+	return nil
+}

@@ -1,0 +1,156 @@
+package report
+
+// Lab is what `srctrace lab` observed on a real etcd server.
+type Lab struct {
+	Etcd LabEtcd `json:"etcd"`
+	// Prefix is the fresh key prefix every key of the run was written under.
+	Prefix string `json:"prefix"`
+	Writes int    `json:"writes"`
+	// AnchorRevision (A), HeadRevision (N) and CompactRevision (N-10) are
+	// those of the main round, whose compaction lands mid-replay.
+	AnchorRevision  int64 `json:"anchor_revision"`
+	HeadRevision    int64 `json:"head_revision"`
+	CompactRevision int64 `json:"compact_revision"`
+	// Watchers are the main round's behind and current watchers.
+	Watchers []Watcher `json:"watchers"`
+	// ByHand is the exercise's timing: the compaction typed after a delay.
+	ByHand *ByHand `json:"by_hand,omitempty"`
+	// Reopen is a watch opened from A after the compaction.
+	Reopen Reopen `json:"reopen"`
+	// Boundary probes which start revisions still open a watch.
+	Boundary WatchBoundary `json:"boundary"`
+	// Read is exercise 6's historical read at the same revisions.
+	Read Read `json:"read"`
+	// Etcdctl holds the captures of the real etcdctl, when one was had.
+	Etcdctl *Etcdctl `json:"etcdctl,omitempty"`
+	// Notes are sentences about how the run went (e.g. why etcdctl is absent).
+	Notes []string `json:"notes,omitempty"`
+	// Millis is how long the lab took, server start to teardown.
+	Millis int64 `json:"ms"`
+}
+
+// LabEtcd names the server.
+type LabEtcd struct {
+	Version   string   `json:"version"`
+	Server    string   `json:"server"` // "embedded" or "endpoints"
+	Endpoints []string `json:"endpoints,omitempty"`
+}
+
+// Watcher is one watch as the Go client saw it.
+type Watcher struct {
+	Name          string `json:"name"` // "behind" or "current"
+	StartRevision int64  `json:"start_revision"`
+	Events        int    `json:"events"`
+	FirstRevision int64  `json:"first_revision,omitempty"`
+	LastRevision  int64  `json:"last_revision"`
+	// Responses lists the responses with events, as they arrived: how many
+	// events each carried and when (ms after the watch was opened).
+	Responses []Batch `json:"responses,omitempty"`
+	Ended     bool    `json:"ended"`
+	// EndedMs is when the final response arrived, ms after opening.
+	EndedMs int64 `json:"ended_ms,omitempty"`
+	// Cancel is the final response, when the server ended the watch.
+	Cancel *Cancel `json:"cancel,omitempty"`
+	Error  string  `json:"error,omitempty"` // the client's error text
+	// CompactedAtMs is when the compaction returned, ms after opening.
+	CompactedAtMs int64 `json:"compacted_at_ms,omitempty"`
+	// EventsAfterCompaction counts events that arrived after the compaction
+	// returned (the proof that a watcher lives on).
+	EventsAfterCompaction int `json:"events_after_compaction"`
+	// Total is how many events the start revision entitled it to, up to the
+	// head revision at the compaction.
+	Total int `json:"total,omitempty"`
+}
+
+// Batch is one response with events.
+type Batch struct {
+	Events int   `json:"events"`
+	AtMs   int64 `json:"at_ms"`
+	First  int64 `json:"first"`
+	Last   int64 `json:"last"`
+}
+
+// Cancel holds the fields of the response that ended a watch.
+type Cancel struct {
+	Canceled        bool   `json:"canceled"`
+	Created         bool   `json:"created"`
+	CompactRevision int64  `json:"compact_revision"`
+	CancelReason    string `json:"cancel_reason"`
+	HeaderRevision  int64  `json:"header_revision"`
+}
+
+// ByHand is the exercise's step 2 as a person types it.
+type ByHand struct {
+	AnchorRevision  int64     `json:"anchor_revision"`
+	HeadRevision    int64     `json:"head_revision"`
+	CompactRevision int64     `json:"compact_revision"`
+	DelayMs         int64     `json:"delay_ms"`
+	Watchers        []Watcher `json:"watchers"`
+	Evicted         bool      `json:"evicted"`
+}
+
+// Reopen is a watch opened from a compacted revision.
+type Reopen struct {
+	StartRevision int64   `json:"start_revision"`
+	Created       bool    `json:"created"`
+	Canceled      bool    `json:"canceled"`
+	Events        int     `json:"events"`
+	Error         string  `json:"error"`
+	MsBetween     int64   `json:"ms_between"` // created → canceled
+	Cancel        *Cancel `json:"cancel,omitempty"`
+	// Negative is a watch opened from revision -1, which the server may
+	// refuse in the create response itself.
+	Negative *Reopen `json:"negative,omitempty"`
+}
+
+// WatchBoundary is the boundary between compacted and open start revisions.
+type WatchBoundary struct {
+	CompactRevision    int64   `json:"compact_revision"`
+	LowestOpenRevision int64   `json:"lowest_open_revision"`
+	Probes             []Probe `json:"probes"`
+	// Searched is how many probes the search for the lowest open revision took.
+	Searched int `json:"searched"`
+}
+
+// Probe is one watch open attempt.
+type Probe struct {
+	Revision int64  `json:"revision"`
+	Open     bool   `json:"open"`
+	Result   string `json:"result"` // first line, as the exercise's loop prints it
+}
+
+// Read is exercise 6's get --rev.
+type Read struct {
+	Probes []ReadProbe `json:"probes"`
+	// LowestReadableRevision is the lowest revision a get still succeeds at.
+	LowestReadableRevision int64 `json:"lowest_readable_revision"`
+}
+
+// ReadProbe is one get --rev.
+type ReadProbe struct {
+	Revision int64  `json:"revision"`
+	OK       bool   `json:"ok"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Etcdctl holds the real etcdctl's captures.
+type Etcdctl struct {
+	Path    string   `json:"path"`
+	Version string   `json:"version"`
+	Evict   *Capture `json:"evict,omitempty"`
+	Reopen  *Capture `json:"reopen,omitempty"`
+	Read    *Capture `json:"read,omitempty"`
+}
+
+// Capture is one etcdctl run, character for character.
+type Capture struct {
+	Args        []string `json:"args"`
+	StdoutLines int      `json:"stdout_lines"`
+	Stderr      string   `json:"stderr"`
+	ExitCode    int      `json:"exit_code"`
+	// Events is how many watch events stdout shows (3 lines each).
+	Events int `json:"events,omitempty"`
+	// Stopped is set when the watch outlived the compaction and the lab
+	// stopped etcdctl itself (ExitCode is then 0 and means nothing).
+	Stopped bool `json:"stopped,omitempty"`
+}
