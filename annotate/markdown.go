@@ -172,7 +172,7 @@ func (m *md) reachSentence(site int) string {
 		}
 	}
 	if len(key) > 0 {
-		s += "; **unreachable from " + strings.Join(key, " and ") + "**"
+		s += "; **unreachable from " + andList(key) + "**"
 	}
 	return s
 }
@@ -408,4 +408,15 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// andList joins items as "a, b and c".
+func andList(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

@@ -1,0 +1,29 @@
+package trace_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"testing"
+
+	"github.com/srctrace/srctrace/trace"
+	"github.com/srctrace/srctrace/trace/study"
+)
+
+// BenchmarkErrcompacted is one cold run of the study on etcd v3.7.3: load,
+// sites, call graph, paths, report, JSON (module and build caches warm).
+func BenchmarkErrcompacted(b *testing.B) {
+	for b.Loop() {
+		res, err := trace.Run(context.Background(), trace.Options{Study: study.ErrCompacted, Version: "v3.7.3"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rep, err := res.Report()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := json.NewEncoder(io.Discard).Encode(rep); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
