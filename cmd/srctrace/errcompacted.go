@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -119,11 +120,27 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 	return writeOutput(opts.stdout, opts.output, buf.Bytes())
 }
 
-// writeOutput writes data to stdout, or atomically to file.
+// writeOutput writes data to stdout, or atomically to file. A file that
+// exists and is not a regular file (/dev/null, a named pipe) is written to
+// directly: renaming over it would replace the device.
 func writeOutput(stdout io.Writer, file string, data []byte) error {
 	if file == "" || file == "-" {
 		_, err := stdout.Write(data)
 		return err
+	}
+	if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(file, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", file, err)
+		}
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("writing %s: %w", file, werr)
+		}
+		return nil
 	}
 	if err := source.WriteFileAtomic(file, data); err != nil {
 		return fmt.Errorf("writing %s: %w", file, err)
