@@ -154,6 +154,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer src.Close()
 	r := &Result{Study: st, Source: src, lines: newLineCache()}
 
 	pkgs, err := loadStudyPackages(ctx, src, st)
@@ -264,6 +265,16 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 	var patterns []string
 	for p := range set {
 		patterns = append(patterns, p)
+	}
+	if st.Signal != nil {
+		// Packages of the study's modules are loaded when the source has
+		// them (a checkout may lack etcdctl/); those of the modules they
+		// depend on (api, pkg) come with them.
+		for _, p := range st.Signal.Load {
+			if (src.Provides(p) && src.HasPackage(p)) || (!src.Provides(p) && src.InLayout(p)) {
+				patterns = appendUnique(patterns, p)
+			}
+		}
 	}
 	sort.Strings(patterns)
 	pkgs, err := src.Load(ctx, fullMode, patterns...)

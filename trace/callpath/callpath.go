@@ -326,7 +326,7 @@ func (g *Graph) CallPos(site ssa.CallInstruction) token.Position {
 // Func finds a function by qualified name: "pkg/path.F",
 // "pkg/path.(*T).M" or "pkg/path.T.M".
 func (g *Graph) Func(name string) (*ssa.Function, error) {
-	obj, recv, err := g.lookup(name)
+	obj, recv, err := g.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +355,7 @@ func (g *Graph) Func(name string) (*ssa.Function, error) {
 // an interface method it returns the method object; calls of it are invoke
 // calls whose Method is that object.
 func (g *Graph) Callable(name string) (fn *ssa.Function, method *types.Func, err error) {
-	obj, recv, err := g.lookup(name)
+	obj, recv, err := g.Lookup(name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -372,9 +372,10 @@ func (g *Graph) Callable(name string) (fn *ssa.Function, method *types.Func, err
 	return fn, nil, err
 }
 
-// lookup splits a qualified name and finds the object (and, for a method,
-// the receiver type as written).
-func (g *Graph) lookup(name string) (types.Object, types.Type, error) {
+// Lookup splits a qualified name ("pkg/path.Name", "pkg/path.T.M",
+// "pkg/path.(*T).M", "pkg/path.T.field") and finds the object (and, for a
+// method or field, the receiver type as written).
+func (g *Graph) Lookup(name string) (types.Object, types.Type, error) {
 	slash := strings.LastIndex(name, "/")
 	dot := strings.Index(name[slash+1:], ".")
 	if dot < 0 {

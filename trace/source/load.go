@@ -25,13 +25,16 @@ func (s *Source) Load(ctx context.Context, mode packages.LoadMode, patterns ...s
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range pkgs {
-		if p.Module != nil && p.Module.Dir != "" {
-			if _, ok := s.Modules[p.Module.Path]; !ok && s.Kind == "dir" {
-				s.Modules[p.Module.Path] = p.Module.Dir
+	// Files of etcd's other modules (api, pkg) are named by their folder too.
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if m := p.Module; m != nil && m.Dir != "" {
+			if _, known := s.layout[m.Path]; known {
+				if _, ok := s.Modules[m.Path]; !ok {
+					s.Modules[m.Path] = m.Dir
+				}
 			}
 		}
-	}
+	})
 	return pkgs, nil
 }
 

@@ -78,7 +78,16 @@ type Source struct {
 	// without etcdctl/, say), with the reason.
 	Missing map[string]string
 
-	layout map[string]string
+	layout  map[string]string
+	cleanup func()
+}
+
+// Close removes what Resolve made for the source (a temporary go.work).
+func (s *Source) Close() {
+	if s.cleanup != nil {
+		s.cleanup()
+		s.cleanup = nil
+	}
 }
 
 // ErrUsage marks errors in what the user asked for.
@@ -383,8 +392,91 @@ func resolveDir(ctx context.Context, spec Spec) (*Source, error) {
 	// The checkout is the user's: its go.mod and go.sum are used as they are
 	// (-mod=readonly), never rewritten.
 	s.Env = append(append(os.Environ(), "GOFLAGS=-mod=readonly"), spec.Env...)
+	// etcd's checkouts have a go.work that puts all their modules in one
+	// build; a tree without one gets a temporary go.work outside it.
+	if _, err := os.Stat(filepath.Join(root, "go.work")); os.IsNotExist(err) && len(s.Modules) > 1 {
+		gowork, cleanup, err := writeGoWork(s.Modules)
+		if err != nil {
+			return nil, fmt.Errorf("making a go.work for %s: %w", spec.Dir, err)
+		}
+		s.cleanup = cleanup
+		s.Env = append(s.Env, "GOWORK="+gowork)
+	}
 	s.Version = describe(ctx, root)
 	return s, nil
+}
+
+var goLineRE = regexp.MustCompile(`(?m)^go\s+(\S+)\s*$`)
+
+// writeGoWork writes a go.work in a new temporary directory that uses the
+// given module directories (and their neighbours in the checkout that they
+// replace themselves with), with the highest go line among them.
+func writeGoWork(mods map[string]string) (string, func(), error) {
+	dirs := map[string]bool{}
+	best := "1.22"
+	for _, d := range mods {
+		dirs[d] = true
+	}
+	// The modules' own replace directives name their siblings (../api, ...);
+	// those must be in the workspace too.
+	for d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err != nil {
+			continue
+		}
+		for _, m := range replaceRE.FindAllSubmatch(data, -1) {
+			sib := filepath.Clean(filepath.Join(d, string(m[1])))
+			if _, err := os.Stat(filepath.Join(sib, "go.mod")); err == nil {
+				dirs[sib] = true
+			}
+		}
+	}
+	var list []string
+	for d := range dirs {
+		list = append(list, d)
+		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			if m := goLineRE.FindSubmatch(data); m != nil && versionLess(best, string(m[1])) {
+				best = string(m[1])
+			}
+		}
+	}
+	sort.Strings(list)
+	var b strings.Builder
+	fmt.Fprintf(&b, "// Written by srctrace for a checkout without a go.work.\n\ngo %s\n\nuse (\n", best)
+	for _, d := range list {
+		fmt.Fprintf(&b, "\t%s\n", strconv.Quote(d))
+	}
+	b.WriteString(")\n")
+	tmp, err := os.MkdirTemp("", "srctrace-work-")
+	if err != nil {
+		return "", nil, err
+	}
+	name := filepath.Join(tmp, "go.work")
+	if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
+		os.RemoveAll(tmp)
+		return "", nil, err
+	}
+	return name, func() { os.RemoveAll(tmp) }, nil
+}
+
+var replaceRE = regexp.MustCompile(`(?m)=>\s*(\.\.?/\S+)`)
+
+// versionLess compares go versions such as 1.24 and 1.25.3.
+func versionLess(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) || i < len(pb); i++ {
+		var x, y int
+		if i < len(pa) {
+			x, _ = strconv.Atoi(pa[i])
+		}
+		if i < len(pb) {
+			y, _ = strconv.Atoi(pb[i])
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
 }
 
 // describe names the release of a checkout.
@@ -447,6 +539,27 @@ func modulePath(gomod string) (string, error) {
 		return "", fmt.Errorf("%s: no module line", gomod)
 	}
 	return string(m[2]), nil
+}
+
+// Provides reports whether package path belongs to one of the modules
+// the source was asked for (and so HasPackage can tell).
+func (s *Source) Provides(path string) bool {
+	for m := range s.Modules {
+		if path == m || strings.HasPrefix(path, m+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// InLayout reports whether package path lies in a module of the layout.
+func (s *Source) InLayout(path string) bool {
+	for m := range s.layout {
+		if path == m || strings.HasPrefix(path, m+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // HasPackage reports whether the source holds package path in one of its
