@@ -27,6 +27,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/sites"
 	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/study"
@@ -61,6 +62,8 @@ type Result struct {
 	Pairs      []Pair
 	Grep       []GrepHit
 	Files      []FileHit
+	// Signal is the layer-by-layer analysis, when the study has one.
+	Signal *signal.Result
 
 	lines *lineCache
 }
@@ -192,6 +195,16 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	r.tracePairs(k)
 	if err := r.grep(); err != nil {
 		return nil, err
+	}
+	if st.Signal != nil {
+		in := signal.Input{Study: st, Pkgs: pkgs, Graph: g, Sentinel: r.Sentinel,
+			Entries: map[string]*ssa.Function{}, Reach: map[string]map[*ssa.Function]bool{}}
+		for _, e := range r.Entries {
+			in.Entries[e.Name], in.Reach[e.Name] = e.Func, e.Reach
+		}
+		if r.Signal, err = signal.Analyze(in); err != nil {
+			return nil, fmt.Errorf("following the signal in etcd %s: %w", src.Version, err)
+		}
 	}
 	return r, nil
 }

@@ -426,3 +426,26 @@ func (g *Graph) Lookup(name string) (types.Object, types.Type, error) {
 	}
 	return obj, recv, nil
 }
+
+// File returns the syntax of the loaded file that holds pos, or nil.
+func (g *Graph) File(pos token.Pos) *ast.File {
+	return g.files[g.fset.File(pos)]
+}
+
+// Fset is the program's file set.
+func (g *Graph) Fset() *token.FileSet { return g.fset }
+
+// EdgesAt returns the call graph's edges of one call instruction.
+func (g *Graph) EdgesAt(site ssa.CallInstruction) []*callgraph.Edge {
+	n := g.CG.Nodes[site.Parent()]
+	if n == nil {
+		return nil
+	}
+	var out []*callgraph.Edge
+	for _, e := range n.Out {
+		if e.Site == site {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,896 @@
+// Package signal follows the meaning of a study's sentinel through the
+// code rather than its name: where a revision is compared with the store's
+// compaction revision (the decisions and boundaries), where the response
+// fields that carry the compaction out are written and read, the hand-offs
+// between goroutines (go statements, watcher groups, channels), how the
+// client turns the signal into an error value and its text, and what the
+// command line tool prints and with which exit status.
+//
+// Everything is found from the study's names in the loaded packages: the
+// objects it names are looked up by qualified name, and every position,
+// text and value comes from the syntax, the types or the SSA form.
+package signal
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+
+	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/study"
+)
+
+// Input is what Analyze reads.
+type Input struct {
+	Study    *study.Study
+	Pkgs     []*packages.Package // loaded from source
+	Graph    *callpath.Graph
+	Sentinel types.Object
+	// Entries maps entry names to their functions; Reach to the functions
+	// each reaches.
+	Entries map[string]*ssa.Function
+	Reach   map[string]map[*ssa.Function]bool
+}
+
+// Pos is a position with the function that holds it.
+type Pos struct {
+	token.Position
+	Func *ssa.Function // nil at package level
+	Text string        // the source text there (an expression or a line)
+}
+
+// Comparison is an ordering comparison of a revision with a value derived
+// from the store's compaction revision.
+type Comparison struct {
+	Pos
+	Op string // as written: "<", "<=", ">", ">="
+	// Revision is the other operand's text ("w.minRev", "rev").
+	Revision string
+	// RevisionObj is the object the other operand denotes, when it is a
+	// variable or field.
+	RevisionObj types.Object
+	// CompactLeft is set when the compaction side is the left operand.
+	CompactLeft bool
+	// Decision is set when the comparison guards a signal write or a use of
+	// the sentinel; Consequence says which, or what the guarded code does.
+	Decision    bool
+	Consequence string
+	// ConsequencePos is the position of the guarded write or use.
+	ConsequencePos Pos
+	// LowestPassing is the lowest revision that passes relative to the
+	// compaction revision C: 0 means C passes and C-1 fails, 1 means C
+	// itself fails.
+	LowestPassing int
+}
+
+// Write is a write of a signal field (a composite literal key or an
+// assignment).
+type Write struct {
+	Pos
+	Field string // qualified "pkg.T.field"
+	Value string // the value's text
+}
+
+// Mark is where the wire response is marked canceled from a read of a
+// signal field.
+type Mark struct {
+	Read  Pos // the comparison that reads the signal field
+	Write Pos // the write of the cancel flag
+}
+
+// Refusal is a create response that is created and canceled at once.
+type Refusal struct {
+	Pos
+	Cond   string // the condition that leads to it
+	Reason string // the cancel reason's expression
+	Text   string // the reason's text, when it can be evaluated
+}
+
+// GoStmt is a go statement that starts a loop.
+type GoStmt struct {
+	Pos
+	Loop string // qualified name of the loop function
+}
+
+// GroupAccess is a use of a watcher group field.
+type GroupAccess struct {
+	Pos
+	Group  string // qualified field name
+	Method string // the method called on it, if any
+	Cond   string // the condition guarding the access, if any
+}
+
+// ChanOp is a send or receive on a channel of the study's element type.
+type ChanOp struct {
+	Pos
+	Send    bool
+	Carries bool // the value sent sets a signal field
+}
+
+// Const is a pacing value.
+type Const struct {
+	Pos
+	Name   string // the study's words
+	Object string // qualified name, or the call
+	Value  string // formatted
+	Absent bool   // the object does not exist in this release
+	// Via and Declared name the constant a call's argument is, if any.
+	Via      string
+	Declared *Pos
+}
+
+// FieldStores lists the writes of one field.
+type FieldStores struct {
+	Field  string
+	Absent bool
+	Stores []Write
+}
+
+// ErrorText is an error value's text, found by following its initializer.
+type ErrorText struct {
+	Object string // qualified name of the error variable
+	Text   string
+	Code   string // gRPC code, when the chain builds a status error
+	Chain  []Pos  // the declarations followed, outermost first
+}
+
+// Client is the client layer.
+type Client struct {
+	Method Pos // the error method
+	Case   Pos // the case that reads the signal field
+	Return Pos // what it returns
+	Err    ErrorText
+	// Before are the cases checked before it (their conditions).
+	Before []string
+	// Copies are writes of the client's signal field from the wire.
+	Copies []Write
+	// Buffer is where the client appends responses to its buffer.
+	Buffer []Pos
+}
+
+// ReadPath is the failed historical read's mapping to a wire error.
+type ReadPath struct {
+	Map     Pos   // the translation map's declaration
+	Key     Pos   // the sentinel's key in it
+	Indexed []Pos // where the map is indexed
+	Called  []Pos // calls of the indexing functions from the read entry
+	Wire    ErrorText
+}
+
+// ErrorUse says what code does with an error that can be the sentinel.
+type ErrorUse struct {
+	Call Pos      // the call that returns the error
+	Uses []string // what happens to the error: "compared with nil", "returned", ...
+	Dropped bool  // only compared with nil: never returned, logged or passed on
+	Site int      // index of the study site the call leads to
+}
+
+// Result is the signal analysis.
+type Result struct {
+	Comparisons []Comparison
+	Writes      []Write
+	Marks       []Mark
+	Refusals    []Refusal
+	OpenChecks  []Comparison // comparisons reachable from the receive loop
+	GoStmts     []GoStmt
+	Groups      []GroupAccess
+	Chans       []ChanOp
+	Client      *Client
+	Tool        *Tool
+	Read        *ReadPath
+	Pacing      []Const
+	Progress    FieldStores
+	Start       FieldStores
+	// CompactText is the text of the sentinel itself.
+	CompactText ErrorText
+
+	in  Input
+	syn *syntax
+}
+
+// Analyze runs the signal analysis. It fails only when a name the study
+// requires cannot be resolved.
+func Analyze(in Input) (*Result, error) {
+	sg := in.Study.Signal
+	r := &Result{in: in, syn: newSyntax(in.Graph.Fset(), in.Pkgs)}
+	rev, err := r.field(sg.Revision)
+	if err != nil {
+		return nil, fmt.Errorf("signal revision %s: %w", sg.Revision, err)
+	}
+	var fns []*ssa.Function
+	for fn := range ssautil.AllFunctions(in.Graph.Prog) {
+		if len(fn.Blocks) > 0 {
+			fns = append(fns, fn)
+		}
+	}
+	sortBy(fns, func(a, b *ssa.Function) bool { return a.Pos() < b.Pos() || (a.Pos() == b.Pos() && a.String() < b.String()) })
+	d := newDeriver(in.Graph, fns)
+	d.run(rev)
+	r.comparisons(d)
+	r.writes()
+	r.marks()
+	r.refusals()
+	r.goStmts(fns)
+	r.groups()
+	r.chans(fns)
+	r.client()
+	r.readPath(fns)
+	r.pacing()
+	r.Progress = r.stores(sg.Progress)
+	r.Start = r.stores(sg.Start)
+	if v, ok := in.Sentinel.(*types.Var); ok {
+		r.CompactText = r.errorText(v)
+	}
+	r.tool()
+	return r, nil
+}
+
+// field resolves "pkg.T.field".
+func (r *Result) field(name string) (*types.Var, error) {
+	obj, _, err := r.in.Graph.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := obj.(*types.Var)
+	if !ok || !v.IsField() {
+		return nil, fmt.Errorf("%s is not a struct field", name)
+	}
+	return v, nil
+}
+
+func (r *Result) fieldOrNil(name string) *types.Var {
+	if name == "" {
+		return nil
+	}
+	v, _ := r.field(name)
+	return v
+}
+
+// pos makes a Pos for a token position inside fn.
+func (r *Result) pos(p token.Pos, fn *ssa.Function, text string) Pos {
+	return Pos{Position: r.syn.fset.Position(p), Func: fn, Text: text}
+}
+
+// funcAt returns the SSA function that encloses a syntax path.
+func (r *Result) funcAt(f *ast.File, path []ast.Node) *ssa.Function {
+	p := r.syn.pkg[f]
+	if p == nil {
+		return nil
+	}
+	sp := r.in.Graph.Prog.Package(p.Types)
+	if sp == nil {
+		return nil
+	}
+	return ssa.EnclosingFunction(sp, path)
+}
+
+func (r *Result) comparisons(d *deriver) {
+	seen := map[token.Pos]bool{}
+	memo := map[ssa.Value]bool{}
+	for _, b := range d.refine() {
+		if seen[b.Pos()] || !b.Pos().IsValid() {
+			continue
+		}
+		seen[b.Pos()] = true
+		be, path := r.syn.binaryAt(b.Pos())
+		if be == nil {
+			continue
+		}
+		leftTainted := d.derives(b.X, memo)
+		other := be.Y
+		if !leftTainted {
+			other = be.X
+		}
+		c := Comparison{
+			Pos:         r.pos(be.Pos(), b.Parent(), r.syn.src(be)),
+			Op:          be.Op.String(),
+			Revision:    r.syn.src(other),
+			RevisionObj: r.syn.obj(other),
+			CompactLeft: leftTainted,
+		}
+		// Does revision C pass? x < C is false at x = C; x <= C is true.
+		op := be.Op
+		if leftTainted { // C > x, C >= x
+			switch op {
+			case token.GTR:
+				op = token.LSS
+			case token.GEQ:
+				op = token.LEQ
+			case token.LSS:
+				op = token.GTR
+			case token.LEQ:
+				op = token.GEQ
+			}
+		}
+		if op == token.LEQ {
+			c.LowestPassing = 1
+		}
+		body, _ := guard(path)
+		c.Decision, c.Consequence, c.ConsequencePos = r.consequence(body, b.Parent())
+		r.Comparisons = append(r.Comparisons, c)
+	}
+	sortBy(r.Comparisons, func(a, b Comparison) bool { return posLess(a.Position, b.Position) })
+}
+
+func posLess(a, b token.Position) bool {
+	if a.Filename != b.Filename {
+		return a.Filename < b.Filename
+	}
+	return a.Offset < b.Offset
+}
+
+// consequence looks into the statements a comparison guards.
+func (r *Result) consequence(body []ast.Stmt, fn *ssa.Function) (bool, string, Pos) {
+	if len(body) == 0 {
+		return false, "", Pos{}
+	}
+	signal := map[*types.Var]string{}
+	for _, f := range r.in.Study.Signal.Fields {
+		if v := r.fieldOrNil(f); v != nil {
+			signal[v] = f
+		}
+	}
+	var what string
+	var at Pos
+	for _, st := range body {
+		ast.Inspect(st, func(n ast.Node) bool {
+			if what != "" {
+				return false
+			}
+			switch x := n.(type) {
+			case *ast.KeyValueExpr:
+				if v, ok := r.syn.obj(x.Key).(*types.Var); ok {
+					if name, ok := signal[v]; ok {
+						what = "sends " + shortField(name) + " = " + r.syn.src(x.Value)
+						at = r.pos(x.Pos(), fn, r.syn.src(x))
+					}
+				}
+			case *ast.Ident:
+				if r.syn.obj(x) == r.in.Sentinel {
+					what = "returns " + r.in.Sentinel.Pkg().Name() + "." + r.in.Sentinel.Name()
+					at = r.pos(x.Pos(), fn, r.syn.src(x))
+				}
+			}
+			return true
+		})
+		if what != "" {
+			return true, what, at
+		}
+	}
+	return false, r.syn.src(body[0]), r.pos(body[0].Pos(), fn, r.syn.src(body[0]))
+}
+
+// shortField turns "pkg/path.T.f" into "T.f".
+func shortField(q string) string {
+	head := q[strings.LastIndex(q, "/")+1:]
+	if i := strings.Index(head, "."); i >= 0 {
+		return head[i+1:]
+	}
+	return head
+}
+
+// writes finds every write of a signal field, or of the wire response's
+// cancel, created and reason fields.
+func (r *Result) writes() {
+	sg := r.in.Study.Signal
+	names := map[*types.Var]string{}
+	for _, f := range append(append([]string{}, sg.Fields...), sg.Cancel, sg.Created, sg.Reason) {
+		if v := r.fieldOrNil(f); v != nil {
+			names[v] = f
+		}
+	}
+	r.syn.inspectAll(func(f *ast.File, info *types.Info, n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.KeyValueExpr:
+			if v, ok := r.syn.obj(x.Key).(*types.Var); ok {
+				if name, ok := names[v]; ok {
+					path, _ := r.syn.path(x.Pos(), x.End())
+					r.Writes = append(r.Writes, Write{Pos: r.pos(x.Pos(), r.funcAt(f, path), r.syn.src(x)), Field: name, Value: r.syn.src(x.Value)})
+				}
+			}
+		case *ast.AssignStmt:
+			for i, lhs := range x.Lhs {
+				if v, ok := r.syn.obj(lhs).(*types.Var); ok && i < len(x.Rhs) {
+					if name, ok := names[v]; ok {
+						path, _ := r.syn.path(x.Pos(), x.End())
+						r.Writes = append(r.Writes, Write{Pos: r.pos(lhs.Pos(), r.funcAt(f, path), r.syn.src(x)), Field: name, Value: r.syn.src(x.Rhs[i])})
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// writesOf returns the writes of one field.
+func (r *Result) writesOf(field string) []Write {
+	var out []Write
+	for _, w := range r.Writes {
+		if w.Field == field {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// marks finds writes of the cancel flag whose value is a comparison that
+// reads a signal field (directly, or through a local it was assigned to).
+func (r *Result) marks() {
+	sg := r.in.Study.Signal
+	signal := map[*types.Var]bool{}
+	for _, f := range sg.Fields {
+		if v := r.fieldOrNil(f); v != nil {
+			signal[v] = true
+		}
+	}
+	for _, w := range r.writesOf(sg.Cancel) {
+		path, f := r.syn.path(token.Pos(0), 0)
+		_ = path
+		_ = f
+		val := r.valueExpr(w)
+		if val == nil {
+			continue
+		}
+		be := r.readsSignal(val, signal)
+		if be == nil {
+			// A local: find its definition in the same function.
+			if id, ok := ast.Unparen(val).(*ast.Ident); ok {
+				be = r.readsSignal(r.definition(id), signal)
+			}
+		}
+		if be != nil {
+			r.Marks = append(r.Marks, Mark{Read: r.pos(be.Pos(), w.Func, r.syn.src(be)), Write: w.Pos})
+		}
+	}
+}
+
+// valueExpr returns the value expression of a write.
+func (r *Result) valueExpr(w Write) ast.Expr {
+	tf := r.syn.fset.File(r.tokenPos(w.Position))
+	if tf == nil {
+		return nil
+	}
+	p := r.tokenPos(w.Position)
+	path, _ := r.syn.path(p, p+1)
+	for _, n := range path {
+		switch x := n.(type) {
+		case *ast.KeyValueExpr:
+			return x.Value
+		case *ast.AssignStmt:
+			for i, l := range x.Lhs {
+				if l.Pos() == p && i < len(x.Rhs) {
+					return x.Rhs[i]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// tokenPos converts a position back to a token.Pos.
+func (r *Result) tokenPos(p token.Position) token.Pos {
+	var out token.Pos
+	r.syn.fset.Iterate(func(f *token.File) bool {
+		if f.Name() == p.Filename {
+			if p.Offset <= f.Size() {
+				out = f.Pos(p.Offset)
+			}
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// readsSignal returns e if it is a comparison with an operand that is a
+// signal field.
+func (r *Result) readsSignal(e ast.Expr, signal map[*types.Var]bool) *ast.BinaryExpr {
+	be, ok := ast.Unparen(e).(*ast.BinaryExpr)
+	if !ok || e == nil {
+		return nil
+	}
+	for _, side := range []ast.Expr{be.X, be.Y} {
+		if v, ok := r.syn.obj(side).(*types.Var); ok && signal[v] {
+			return be
+		}
+	}
+	return nil
+}
+
+// definition finds the expression a local variable is defined with.
+func (r *Result) definition(id *ast.Ident) ast.Expr {
+	obj := r.syn.obj(id)
+	if obj == nil {
+		return nil
+	}
+	path, _ := r.syn.path(id.Pos(), id.End())
+	fd := enclosingFunc(path)
+	if fd == nil {
+		return nil
+	}
+	var out ast.Expr
+	ast.Inspect(fd, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || out != nil {
+			return out == nil
+		}
+		for i, l := range as.Lhs {
+			if li, ok := l.(*ast.Ident); ok && r.syn.obj(li) == obj && i < len(as.Rhs) {
+				out = as.Rhs[i]
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// refusals finds create responses that set both the created and the
+// canceled flag to true: a request refused in its create response.
+func (r *Result) refusals() {
+	sg := r.in.Study.Signal
+	created, canceled, reason := r.fieldOrNil(sg.Created), r.fieldOrNil(sg.Cancel), r.fieldOrNil(sg.Reason)
+	if created == nil || canceled == nil {
+		return
+	}
+	r.syn.inspectAll(func(f *ast.File, info *types.Info, n ast.Node) bool {
+		cl, ok := n.(*ast.CompositeLit)
+		if !ok {
+			return true
+		}
+		var isCreated, isCanceled bool
+		var why ast.Expr
+		for _, el := range cl.Elts {
+			kv, ok := el.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			v, _ := r.syn.obj(kv.Key).(*types.Var)
+			isTrue := false
+			if tv, ok := info.Types[kv.Value]; ok && tv.Value != nil && tv.Value.Kind() == constant.Bool {
+				isTrue = constant.BoolVal(tv.Value)
+			}
+			switch v {
+			case created:
+				isCreated = isTrue
+			case canceled:
+				isCanceled = isTrue
+			case reason:
+				why = kv.Value
+			}
+		}
+		if !isCreated || !isCanceled {
+			return true
+		}
+		path, _ := r.syn.path(cl.Pos(), cl.End())
+		ref := Refusal{Pos: r.pos(cl.Pos(), r.funcAt(f, path), "")}
+		if why != nil {
+			ref.Reason = r.syn.src(why)
+			ref.Text = r.exprText(why).Text
+		}
+		ref.Cond = r.condAbove(path)
+		r.Refusals = append(r.Refusals, ref)
+		return true
+	})
+}
+
+// condAbove returns the condition of the nearest if statement whose body
+// holds the path.
+func (r *Result) condAbove(path []ast.Node) string {
+	for i := 1; i < len(path); i++ {
+		if ifs, ok := path[i].(*ast.IfStmt); ok && path[i-1] == ifs.Body {
+			return r.syn.src(ifs.Cond)
+		}
+		if _, ok := path[i].(*ast.FuncDecl); ok {
+			return ""
+		}
+	}
+	return ""
+}
+
+// goStmts finds the go statements that start the study's loops.
+func (r *Result) goStmts(fns []*ssa.Function) {
+	sg := r.in.Study.Signal
+	loops := map[*ssa.Function]string{}
+	if fn := r.in.Entries[sg.Sync]; fn != nil {
+		loops[fn] = callpath.Name(fn)
+	}
+	for _, name := range []string{sg.Recv, sg.Send} {
+		if fn, err := r.in.Graph.Func(name); err == nil {
+			loops[fn] = name
+		}
+	}
+	for _, fn := range fns {
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				g, ok := ins.(*ssa.Go)
+				if !ok {
+					continue
+				}
+				callee := g.Call.StaticCallee()
+				if callee == nil {
+					continue
+				}
+				target, ok := loops[callee]
+				if !ok && callee.Parent() != nil {
+					target, ok = r.callsLoop(callee, loops)
+				}
+				if ok {
+					r.GoStmts = append(r.GoStmts, GoStmt{Pos: r.pos(g.Pos(), fn, lineText(r.syn, g.Pos())), Loop: target})
+				}
+			}
+		}
+	}
+	sortBy(r.GoStmts, func(a, b GoStmt) bool { return posLess(a.Position, b.Position) })
+}
+
+// callsLoop reports whether closure fn calls one of the loops directly.
+func (r *Result) callsLoop(fn *ssa.Function, loops map[*ssa.Function]string) (string, bool) {
+	for _, b := range fn.Blocks {
+		for _, ins := range b.Instrs {
+			if c, ok := ins.(ssa.CallInstruction); ok {
+				if t, ok := loops[c.Common().StaticCallee()]; ok {
+					return t, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// lineText is the trimmed source line at pos.
+func lineText(s *syntax, pos token.Pos) string {
+	p := s.fset.Position(pos)
+	data, ok := s.text[p.Filename]
+	if !ok {
+		data = readFile(p.Filename)
+		s.text[p.Filename] = data
+	}
+	lines := strings.Split(string(data), "\n")
+	if p.Line < 1 || p.Line > len(lines) {
+		return ""
+	}
+	return strings.TrimSpace(lines[p.Line-1])
+}
+
+// groups finds uses of the watcher group fields.
+func (r *Result) groups() {
+	for _, g := range r.in.Study.Signal.Groups {
+		v := r.fieldOrNil(g)
+		if v == nil {
+			continue
+		}
+		r.syn.inspectAll(func(f *ast.File, info *types.Info, n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok || r.syn.obj(sel) != v {
+				return true
+			}
+			path, _ := r.syn.path(sel.Pos(), sel.End())
+			a := GroupAccess{Pos: r.pos(sel.Pos(), r.funcAt(f, path), lineText(r.syn, sel.Pos())), Group: g}
+			if len(path) > 1 {
+				if outer, ok := path[1].(*ast.SelectorExpr); ok && outer.X == sel {
+					a.Method = outer.Sel.Name
+				}
+			}
+			a.Cond = r.condAbove(path)
+			r.Groups = append(r.Groups, a)
+			return true
+		})
+	}
+}
+
+// chans finds sends and receives on channels of the study's element type.
+func (r *Result) chans(fns []*ssa.Function) {
+	obj, _, err := r.in.Graph.Lookup(r.in.Study.Signal.Channel)
+	if err != nil {
+		return
+	}
+	elem := obj.Type()
+	isChan := func(t types.Type) bool {
+		c, ok := t.Underlying().(*types.Chan)
+		return ok && types.Identical(c.Elem(), elem)
+	}
+	add := func(fn *ssa.Function, pos token.Pos, send bool) {
+		if !pos.IsValid() {
+			return
+		}
+		op := ChanOp{Pos: r.pos(pos, fn, lineText(r.syn, pos)), Send: send}
+		if send {
+			op.Carries = r.sendCarries(pos)
+		}
+		r.Chans = append(r.Chans, op)
+	}
+	for _, fn := range fns {
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				switch x := ins.(type) {
+				case *ssa.Send:
+					if isChan(x.Chan.Type()) {
+						add(fn, x.Pos(), true)
+					}
+				case *ssa.UnOp:
+					if x.Op == token.ARROW && isChan(x.X.Type()) {
+						add(fn, x.Pos(), false)
+					}
+				case *ssa.Select:
+					for _, st := range x.States {
+						if isChan(st.Chan.Type()) {
+							add(fn, st.Pos, st.Dir == types.SendOnly)
+						}
+					}
+				}
+			}
+		}
+	}
+	sortBy(r.Chans, func(a, b ChanOp) bool { return posLess(a.Position, b.Position) })
+}
+
+// sendCarries reports whether the send statement at pos sends a composite
+// literal that sets a signal field.
+func (r *Result) sendCarries(pos token.Pos) bool {
+	path, _ := r.syn.path(pos, pos+1)
+	for _, n := range path {
+		if ss, ok := n.(*ast.SendStmt); ok {
+			found := false
+			ast.Inspect(ss.Value, func(n ast.Node) bool {
+				if kv, ok := n.(*ast.KeyValueExpr); ok {
+					if v, ok := r.syn.obj(kv.Key).(*types.Var); ok {
+						for _, f := range r.in.Study.Signal.Fields {
+							if r.fieldOrNil(f) == v {
+								found = true
+							}
+						}
+					}
+				}
+				return !found
+			})
+			return found
+		}
+	}
+	return false
+}
+
+// stores lists the writes of a field ("pkg.T.field").
+func (r *Result) stores(name string) FieldStores {
+	fs := FieldStores{Field: name}
+	v := r.fieldOrNil(name)
+	if v == nil {
+		fs.Absent = true
+		return fs
+	}
+	r.syn.inspectAll(func(f *ast.File, info *types.Info, n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.KeyValueExpr:
+			if r.syn.obj(x.Key) == v {
+				path, _ := r.syn.path(x.Pos(), x.End())
+				fs.Stores = append(fs.Stores, Write{Pos: r.pos(x.Pos(), r.funcAt(f, path), r.syn.src(x)), Field: name, Value: r.syn.src(x.Value)})
+			}
+		case *ast.AssignStmt:
+			for i, l := range x.Lhs {
+				if r.syn.obj(l) == v && i < len(x.Rhs) {
+					path, _ := r.syn.path(x.Pos(), x.End())
+					fs.Stores = append(fs.Stores, Write{Pos: r.pos(l.Pos(), r.funcAt(f, path), r.syn.src(x)), Field: name, Value: r.syn.src(x.Rhs[i])})
+				}
+			}
+		}
+		return true
+	})
+	return fs
+}
+
+// pacing evaluates the study's pacing objects.
+func (r *Result) pacing() {
+	for _, p := range r.in.Study.Signal.Pacing {
+		c := Const{Name: p.Name, Object: p.Object}
+		if entry, callee, ok := strings.Cut(p.Object, ":"); ok {
+			r.pacingCall(&c, entry, callee)
+			r.Pacing = append(r.Pacing, c)
+			continue
+		}
+		obj, _, err := r.in.Graph.Lookup(p.Object)
+		if err != nil {
+			c.Absent = true
+			r.Pacing = append(r.Pacing, c)
+			continue
+		}
+		c.Pos = r.pos(obj.Pos(), nil, lineText(r.syn, obj.Pos()))
+		switch o := obj.(type) {
+		case *types.Const:
+			c.Value = formatConst(o.Val(), o.Type())
+		case *types.Var:
+			// A variable with a constant initializer.
+			if e := r.initializer(o); e != nil {
+				if tv, ok := r.syn.info[r.syn.file(e.Pos())].Types[e]; ok && tv.Value != nil {
+					c.Value = formatConst(tv.Value, o.Type())
+				}
+			}
+		}
+		r.Pacing = append(r.Pacing, c)
+	}
+}
+
+// pacingCall evaluates the first argument of the first call of callee in
+// the entry's function.
+func (r *Result) pacingCall(c *Const, entry, callee string) {
+	fn := r.in.Entries[entry]
+	if fn == nil {
+		c.Absent = true
+		return
+	}
+	target, _, err := r.in.Graph.Callable(callee)
+	for _, b := range fn.Blocks {
+		for _, ins := range b.Instrs {
+			call, ok := ins.(*ssa.Call)
+			if !ok || err != nil || call.Common().StaticCallee() != target || len(call.Call.Args) == 0 {
+				continue
+			}
+			c.Pos = r.pos(call.Pos(), fn, lineText(r.syn, call.Pos()))
+			c.Position = r.in.Graph.CallPos(call)
+			c.Value = "(not a constant)"
+			path, f := r.syn.path(call.Pos(), call.Pos()+1)
+			for _, n := range path {
+				ce, ok := n.(*ast.CallExpr)
+				if !ok || ce.Lparen != call.Pos() || len(ce.Args) == 0 {
+					continue
+				}
+				arg := ce.Args[0]
+				if tv, ok := r.syn.info[f].Types[arg]; ok && tv.Value != nil {
+					c.Value = formatConst(tv.Value, tv.Type)
+				}
+				switch k := r.syn.obj(arg).(type) {
+				case *types.Const:
+					d := r.pos(k.Pos(), nil, lineText(r.syn, k.Pos()))
+					c.Via, c.Declared = qualified(k), &d
+				case *types.Var:
+					// A package variable with a constant initializer.
+					if e := r.initializer(k); e != nil {
+						if tv, ok := r.syn.info[r.syn.file(e.Pos())].Types[e]; ok && tv.Value != nil {
+							c.Value = formatConst(tv.Value, k.Type())
+							d := r.pos(k.Pos(), nil, lineText(r.syn, k.Pos()))
+							c.Via, c.Declared = qualified(k), &d
+						}
+					}
+				}
+			}
+			return
+		}
+	}
+	c.Absent = true
+}
+
+func formatConst(v constant.Value, t types.Type) string {
+	if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time" && n.Obj().Name() == "Duration" {
+		if i, ok := constant.Int64Val(v); ok {
+			return time.Duration(i).String()
+		}
+	}
+	if v.Kind() == constant.String {
+		return strconv.Quote(constant.StringVal(v))
+	}
+	return v.ExactString()
+}
+
+// initializer finds the initializer expression of a package-level var.
+func (r *Result) initializer(v *types.Var) ast.Expr {
+	path, _ := r.syn.path(v.Pos(), v.Pos()+1)
+	for _, n := range path {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok {
+			continue
+		}
+		for i, name := range vs.Names {
+			if name.Pos() == v.Pos() && i < len(vs.Values) {
+				return vs.Values[i]
+			}
+		}
+	}
+	return nil
+}

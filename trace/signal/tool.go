@@ -1,0 +1,470 @@
+package signal
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// Tool is what the command line tool prints, evaluated from its code.
+type Tool struct {
+	Name  string
+	Watch *ToolRun // the watch command whose stream the server cancels
+	Get   *ToolRun // the get command whose read fails
+}
+
+// ToolRun is one command's output in one scenario.
+type ToolRun struct {
+	Func    Pos
+	Stdout  []Line
+	Stderr  []Line
+	Exit    int
+	ExitBy  string // the constant's qualified name
+	ExitPos Pos
+	Exited  bool
+	// Assumed lists the conditions the scenario does not decide and that
+	// were taken as false (the branch not taken).
+	Assumed []string
+	// Unknown is set when some printed value could not be evaluated.
+	Unknown bool
+}
+
+// Line is one printed line and the call that prints it.
+type Line struct {
+	Text   string
+	Pos    Pos
+	Format string
+}
+
+// value is what the interpreter knows of a Go value.
+type value struct {
+	kind  int // 0 unknown, 1 string, 2 error, 3 int, 4 bool, 5 final response, 6 nil
+	s     string
+	i     int64
+	b     bool
+	named string // qualified name of the constant it came from
+}
+
+const (
+	vUnknown = iota
+	vString
+	vError
+	vInt
+	vBool
+	vResponse
+	vNil
+)
+
+// interp evaluates a command's statements for one scenario: which fields of
+// the final watch response are set, or which client call fails. Conditions
+// the scenario does not decide are taken as false.
+type interp struct {
+	r       *Result
+	run     *ToolRun
+	env     map[types.Object]value
+	depth   int
+	done    bool // returned from the current function
+	respErr string
+	setBool map[string]bool // field names of the final response that are true
+	failing *types.Func     // the client call that fails
+	failErr string
+	pkgs    map[string]bool // packages whose functions are inlined
+}
+
+func (r *Result) tool() {
+	sg := r.in.Study.Signal
+	t := sg.Tool
+	if t.Watch == "" && t.Get == "" {
+		return
+	}
+	out := &Tool{Name: t.Name}
+	pkgs := map[string]bool{}
+	for _, name := range []string{t.Watch, t.Get, t.Exit} {
+		if fn, err := r.in.Graph.Func(name); err == nil && fn.Pkg != nil {
+			pkgs[fn.Pkg.Pkg.Path()] = true
+		}
+	}
+	cancelName := ""
+	if v := r.fieldOrNil(sg.Cancel); v != nil {
+		cancelName = v.Name()
+	}
+	if fn, err := r.in.Graph.Func(t.Watch); err == nil && r.Client != nil && r.Client.Err.Text != "" {
+		in := &interp{r: r, respErr: r.Client.Err.Text, setBool: map[string]bool{cancelName: true}, pkgs: pkgs}
+		out.Watch = in.exec(fn)
+	}
+	if fn, err := r.in.Graph.Func(t.Get); err == nil && r.Read != nil && r.Read.Wire.Text != "" {
+		_, m, _ := r.in.Graph.Callable(t.Failing)
+		in := &interp{r: r, failing: m, failErr: r.Read.Wire.Text, pkgs: pkgs}
+		out.Get = in.exec(fn)
+	}
+	if out.Watch != nil || out.Get != nil {
+		r.Tool = out
+	}
+}
+
+func (in *interp) exec(fn *ssa.Function) *ToolRun {
+	fd, ok := fn.Syntax().(*ast.FuncDecl)
+	if !ok || fd.Body == nil {
+		return nil
+	}
+	in.run = &ToolRun{Func: in.r.pos(fd.Pos(), fn, fd.Name.Name)}
+	in.env = map[types.Object]value{}
+	in.block(fd.Body.List, fn)
+	return in.run
+}
+
+func (in *interp) stopped() bool { return in.run.Exited || in.done }
+
+func (in *interp) block(list []ast.Stmt, fn *ssa.Function) {
+	for _, st := range list {
+		if in.stopped() {
+			return
+		}
+		in.stmt(st, fn)
+	}
+}
+
+func (in *interp) stmt(st ast.Stmt, fn *ssa.Function) {
+	switch x := st.(type) {
+	case *ast.BlockStmt:
+		in.block(x.List, fn)
+	case *ast.ExprStmt:
+		in.eval(x.X, fn)
+	case *ast.AssignStmt:
+		in.assign(x.Lhs, x.Rhs, fn)
+	case *ast.DeclStmt:
+		if gd, ok := x.Decl.(*ast.GenDecl); ok {
+			for _, sp := range gd.Specs {
+				if vs, ok := sp.(*ast.ValueSpec); ok {
+					var lhs []ast.Expr
+					for _, n := range vs.Names {
+						lhs = append(lhs, n)
+					}
+					in.assign(lhs, vs.Values, fn)
+				}
+			}
+		}
+	case *ast.IfStmt:
+		if x.Init != nil {
+			in.stmt(x.Init, fn)
+		}
+		cond, known := in.cond(x.Cond, fn)
+		if !known {
+			in.run.Assumed = appendOnce(in.run.Assumed, in.r.syn.src(x.Cond))
+		}
+		if cond {
+			in.block(x.Body.List, fn)
+		} else if x.Else != nil {
+			in.stmt(x.Else, fn)
+		}
+	case *ast.RangeStmt:
+		// A range over the watch channel: its body runs for the final
+		// response, then the channel is closed and the code after it runs.
+		if t, ok := in.r.syn.info[in.r.syn.file(x.Pos())].TypeOf(x.X).Underlying().(*types.Chan); ok && t != nil {
+			if id, ok := x.Key.(*ast.Ident); ok {
+				if o := in.r.syn.obj(id); o != nil {
+					in.env[o] = value{kind: vResponse}
+				}
+			}
+			in.block(x.Body.List, fn)
+			in.done = false
+		}
+	case *ast.ReturnStmt:
+		in.done = true
+	}
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func (in *interp) assign(lhs, rhs []ast.Expr, fn *ssa.Function) {
+	if len(rhs) == 1 && len(lhs) > 1 {
+		// v, err := call(): the failing call binds its error result.
+		v := in.eval(rhs[0], fn)
+		last := lhs[len(lhs)-1]
+		if o := in.r.syn.obj(last); o != nil {
+			if v.kind == vError {
+				in.env[o] = v
+			} else {
+				in.env[o] = value{kind: vNil}
+				in.run.Assumed = appendOnce(in.run.Assumed, "every other call succeeds (its error is nil)")
+			}
+		}
+		return
+	}
+	for i, l := range lhs {
+		if i >= len(rhs) {
+			break
+		}
+		v := in.eval(rhs[i], fn)
+		if o := in.r.syn.obj(l); o != nil {
+			in.env[o] = v
+		}
+	}
+}
+
+// cond evaluates a condition: its value and whether the scenario decides it.
+func (in *interp) cond(e ast.Expr, fn *ssa.Function) (bool, bool) {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.UnaryExpr:
+		if x.Op == token.NOT {
+			v, known := in.cond(x.X, fn)
+			return !v && known, known
+		}
+	case *ast.BinaryExpr:
+		switch x.Op {
+		case token.LAND:
+			a, ka := in.cond(x.X, fn)
+			b, kb := in.cond(x.Y, fn)
+			return a && b, ka && kb
+		case token.LOR:
+			a, ka := in.cond(x.X, fn)
+			b, kb := in.cond(x.Y, fn)
+			return a || b, ka && kb
+		case token.EQL, token.NEQ:
+			// err != nil, err == nil
+			var side ast.Expr
+			if isNil(x.Y) {
+				side = x.X
+			} else if isNil(x.X) {
+				side = x.Y
+			}
+			if side != nil {
+				v := in.eval(side, fn)
+				if v.kind == vError || v.kind == vNil {
+					isNonNil := v.kind == vError
+					return isNonNil == (x.Op == token.NEQ), true
+				}
+			}
+		}
+	case *ast.SelectorExpr:
+		if v := in.eval(x.X, fn); v.kind == vResponse {
+			return in.setBool[x.Sel.Name], true
+		}
+	}
+	return false, false
+}
+
+func isNil(e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	return ok && id.Name == "nil"
+}
+
+func (in *interp) eval(e ast.Expr, fn *ssa.Function) value {
+	info := in.r.syn.info[in.r.syn.file(e.Pos())]
+	if info == nil {
+		return value{}
+	}
+	if tv, ok := info.Types[e]; ok && tv.Value != nil {
+		v := constValue(tv.Value)
+		if c, ok := in.r.syn.obj(e).(*types.Const); ok {
+			v.named = qualified(c)
+		}
+		return v
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if x.Name == "nil" {
+			return value{kind: vNil}
+		}
+		if o := in.r.syn.obj(x); o != nil {
+			if v, ok := in.env[o]; ok {
+				return v
+			}
+		}
+	case *ast.CallExpr:
+		return in.call(x, fn, info)
+	}
+	return value{}
+}
+
+func constValue(c constant.Value) value {
+	switch c.Kind() {
+	case constant.String:
+		return value{kind: vString, s: constant.StringVal(c)}
+	case constant.Int:
+		i, _ := constant.Int64Val(c)
+		return value{kind: vInt, i: i}
+	case constant.Bool:
+		return value{kind: vBool, b: constant.BoolVal(c)}
+	}
+	return value{}
+}
+
+// callee returns the function object a call calls.
+func calleeObj(info *types.Info, fun ast.Expr) *types.Func {
+	switch f := ast.Unparen(fun).(type) {
+	case *ast.Ident:
+		fn, _ := info.Uses[f].(*types.Func)
+		return fn
+	case *ast.SelectorExpr:
+		if sel := info.Selections[f]; sel != nil {
+			fn, _ := sel.Obj().(*types.Func)
+			return fn
+		}
+		fn, _ := info.Uses[f.Sel].(*types.Func)
+		return fn
+	}
+	return nil
+}
+
+func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) value {
+	f := calleeObj(info, x.Fun)
+	if f == nil {
+		return value{}
+	}
+	pkg := ""
+	if f.Pkg() != nil {
+		pkg = f.Pkg().Path()
+	}
+	args := func(from int) []value {
+		var vs []value
+		for _, a := range x.Args[from:] {
+			vs = append(vs, in.eval(a, fn))
+		}
+		return vs
+	}
+	switch {
+	case in.failing != nil && (f == in.failing || f.Origin() == in.failing.Origin() || (f.Name() == in.failing.Name() && sameRecvPkg(f, in.failing))):
+		return value{kind: vError, s: in.failErr}
+	case pkg == "fmt" && (f.Name() == "Fprintf" || f.Name() == "Fprintln" || f.Name() == "Fprint"):
+		if len(x.Args) == 0 {
+			return value{}
+		}
+		w := in.r.syn.obj(x.Args[0])
+		stream := ""
+		if w != nil && w.Pkg() != nil && w.Pkg().Path() == "os" {
+			stream = w.Name()
+		}
+		format := ""
+		var vals []value
+		if f.Name() == "Fprintf" && len(x.Args) > 1 {
+			fv := in.eval(x.Args[1], fn)
+			format = fv.s
+			vals = args(2)
+		} else {
+			vals = args(1)
+		}
+		text := in.format(f.Name(), format, vals)
+		in.print(stream, text, x, fn, format)
+		return value{}
+	case pkg == "fmt" && f.Name() == "Errorf":
+		if len(x.Args) == 0 {
+			return value{}
+		}
+		fv := in.eval(x.Args[0], fn)
+		return value{kind: vError, s: in.format("Fprintf", fv.s, args(1))}
+	case pkg == "errors" && f.Name() == "New":
+		if v := in.eval(x.Args[0], fn); v.kind == vString {
+			return value{kind: vError, s: v.s}
+		}
+		return value{}
+	case pkg == "os" && f.Name() == "Exit":
+		v := in.eval(x.Args[0], fn)
+		if v.kind == vInt {
+			in.run.Exit, in.run.Exited, in.run.ExitBy = int(v.i), true, v.named
+			in.run.ExitPos = in.r.pos(x.Pos(), fn, in.r.syn.src(x))
+		}
+		return value{}
+	case f.Name() == "Err" && len(x.Args) == 0:
+		if sel, ok := x.Fun.(*ast.SelectorExpr); ok && in.eval(sel.X, fn).kind == vResponse {
+			return value{kind: vError, s: in.respErr}
+		}
+	}
+	// Inline functions of the tool's own packages.
+	if sig, _ := f.Type().(*types.Signature); in.pkgs[pkg] && in.depth < 4 && sig != nil && sig.Recv() == nil {
+		target := in.r.in.Graph.Prog.FuncValue(f)
+		if target == nil {
+			return value{}
+		}
+		fd, ok := target.Syntax().(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			return value{}
+		}
+		saved := in.env
+		in.env = map[types.Object]value{}
+		for k, v := range saved {
+			in.env[k] = v
+		}
+		i := 0
+		for _, field := range fd.Type.Params.List {
+			for _, name := range field.Names {
+				if i < len(x.Args) {
+					if o := in.r.syn.obj(name); o != nil {
+						in.env[o] = in.evalIn(x.Args[i], fn, saved)
+					}
+				}
+				i++
+			}
+		}
+		in.depth++
+		in.block(fd.Body.List, target)
+		in.depth--
+		in.done = false
+		in.env = saved
+	}
+	return value{}
+}
+
+func sameRecvPkg(a, b *types.Func) bool {
+	return a.Pkg() != nil && b.Pkg() != nil && a.Pkg().Path() == b.Pkg().Path()
+}
+
+func (in *interp) evalIn(e ast.Expr, fn *ssa.Function, env map[types.Object]value) value {
+	saved := in.env
+	in.env = env
+	v := in.eval(e, fn)
+	in.env = saved
+	return v
+}
+
+// format applies fmt's rules to the values it knows.
+func (in *interp) format(verb, format string, vals []value) string {
+	var args []any
+	for _, v := range vals {
+		switch v.kind {
+		case vString, vError:
+			args = append(args, v.s)
+		case vInt:
+			args = append(args, v.i)
+		case vBool:
+			args = append(args, v.b)
+		default:
+			in.run.Unknown = true
+			args = append(args, "?")
+		}
+	}
+	switch verb {
+	case "Fprintf":
+		return fmt.Sprintf(format, args...)
+	case "Fprintln":
+		return fmt.Sprintln(args...)
+	}
+	return fmt.Sprint(args...)
+}
+
+func (in *interp) print(stream, text string, call *ast.CallExpr, fn *ssa.Function, format string) {
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if l == "" {
+			continue
+		}
+		line := Line{Text: strings.TrimSuffix(l, "\n"), Pos: in.r.pos(call.Pos(), fn, in.r.syn.src(call)), Format: format}
+		switch stream {
+		case "Stderr":
+			in.run.Stderr = append(in.run.Stderr, line)
+		case "Stdout":
+			in.run.Stdout = append(in.run.Stdout, line)
+		}
+	}
+}
