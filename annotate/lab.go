@@ -33,7 +33,7 @@ func LabMarkdown(w io.Writer, lab *report.Lab) error {
 	m.p("# The evict-watcher lab, run on etcd %s\n\n", lab.Etcd.Version)
 	m.labRun(lab)
 	m.labEvict(lab, 2)
-	m.labByHand(lab)
+	m.labByHand(lab, 2)
 	m.labEtcdctlEvict(lab)
 	m.labReopen(lab, 2)
 	m.labBoundary(lab, 2)
@@ -137,12 +137,12 @@ func (m *md) labEvict(lab *report.Lab, level int) {
 	}
 }
 
-func (m *md) labByHand(lab *report.Lab) {
+func (m *md) labByHand(lab *report.Lab, level int) {
 	h := lab.ByHand
 	if h == nil {
 		return
 	}
-	m.p("%s", heading(2, fmt.Sprintf("The compaction typed by hand, %d ms after the watch opens", h.DelayMs)))
+	m.p("%s", heading(level, fmt.Sprintf("The compaction typed by hand, %d ms after the watch opens", h.DelayMs)))
 	m.p("Anchor A = %d, head N = %d, compaction to %d after %d ms, as a person typing in a third terminal would.\n\n", h.AnchorRevision, h.HeadRevision, h.CompactRevision, h.DelayMs)
 	m.watcherTable(h.Watchers)
 	b, _ := behind(h.Watchers)
@@ -303,10 +303,27 @@ func (m *md) labObserved(lab *report.Lab, key string) {
 		if lab.Etcdctl != nil && lab.Etcdctl.Evict != nil {
 			m.capture("evict", lab.Etcdctl.Evict)
 		}
+		m.labByHand(lab, 5)
+		m.pacingSentence()
 	case LabReopen:
 		m.labReopen(lab, 5)
 		m.labBoundary(lab, 5)
 	case LabRead:
 		m.labRead(lab, 5)
 	}
+}
+
+// pacingSentence links the lab's timings to the values in the code.
+func (m *md) pacingSentence() {
+	if m.rep == nil || m.rep.Signal == nil || len(m.rep.Signal.Pacing) == 0 {
+		return
+	}
+	m.p("What the code says about these timings:")
+	for _, p := range m.rep.Signal.Pacing {
+		if p.Absent {
+			continue
+		}
+		m.p(" %s: %s (`%s`);", p.Name, p.Value, loc(p.File, p.Line))
+	}
+	m.p(" a behind watcher is therefore replayed a batch per sync pass, and a compaction evicts it only while it is still behind — between the first and the last pass.\n\n")
 }

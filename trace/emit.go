@@ -127,6 +127,7 @@ func (r *Result) Report() (*report.Report, error) {
 		}
 		rep.Behaviours = append(rep.Behaviours, rb)
 	}
+	rep.Signal = r.reportSignal()
 	return rep, nil
 }
 

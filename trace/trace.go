@@ -63,7 +63,12 @@ type Result struct {
 	Grep       []GrepHit
 	Files      []FileHit
 	// Signal is the layer-by-layer analysis, when the study has one.
-	Signal *signal.Result
+	Signal    *signal.Result
+	Chains    []Chain
+	Verdicts  []Verdict
+	ErrorUses []ErrorUse
+	// Corrected are the lines a citation of what runs would name.
+	Corrected []signal.Pos
 
 	lines *lineCache
 }
@@ -205,6 +210,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if r.Signal, err = signal.Analyze(in); err != nil {
 			return nil, fmt.Errorf("following the signal in etcd %s: %w", src.Version, err)
 		}
+		r.layers()
 	}
 	return r, nil
 }

@@ -19,6 +19,8 @@ type Report struct {
 	Boundaries []Boundary  `json:"boundaries"`
 	Paths      []PairPaths `json:"paths"`
 	Behaviours []Behaviour `json:"behaviours"`
+	// Signal follows the sentinel's meaning layer by layer.
+	Signal *Signal `json:"signal,omitempty"`
 	// Lab is what a run of the lab observed, when it was asked for.
 	Lab *Lab `json:"lab,omitempty"`
 }

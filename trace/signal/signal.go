@@ -107,6 +107,9 @@ type GroupAccess struct {
 	Group  string // qualified field name
 	Method string // the method called on it, if any
 	Cond   string // the condition guarding the access, if any
+	// CondDef is the definition of a condition that is a local variable
+	// ("synced := startRev > s.store.currentRev || startRev == 0").
+	CondDef Pos
 }
 
 // ChanOp is a send or receive on a channel of the study's element type.
@@ -168,10 +171,10 @@ type ReadPath struct {
 
 // ErrorUse says what code does with an error that can be the sentinel.
 type ErrorUse struct {
-	Call Pos      // the call that returns the error
-	Uses []string // what happens to the error: "compared with nil", "returned", ...
-	Dropped bool  // only compared with nil: never returned, logged or passed on
-	Site int      // index of the study site the call leads to
+	Call    Pos      // the call that returns the error
+	Uses    []string // what happens to the error: "compared with nil", "returned", ...
+	Dropped bool     // only compared with nil: never returned, logged or passed on
+	Site    int      // index of the study site the call leads to
 }
 
 // Result is the signal analysis.
@@ -192,6 +195,9 @@ type Result struct {
 	Start       FieldStores
 	// CompactText is the text of the sentinel itself.
 	CompactText ErrorText
+	// ProgressVar, StartVar and BehindVar are the resolved fields (nil when
+	// absent).
+	ProgressVar, StartVar, BehindVar *types.Var
 
 	in  Input
 	syn *syntax
@@ -212,7 +218,9 @@ func Analyze(in Input) (*Result, error) {
 			fns = append(fns, fn)
 		}
 	}
-	sortBy(fns, func(a, b *ssa.Function) bool { return a.Pos() < b.Pos() || (a.Pos() == b.Pos() && a.String() < b.String()) })
+	sortBy(fns, func(a, b *ssa.Function) bool {
+		return a.Pos() < b.Pos() || (a.Pos() == b.Pos() && a.String() < b.String())
+	})
 	d := newDeriver(in.Graph, fns)
 	d.run(rev)
 	r.comparisons(d)
@@ -225,6 +233,7 @@ func Analyze(in Input) (*Result, error) {
 	r.client()
 	r.readPath(fns)
 	r.pacing()
+	r.ProgressVar, r.StartVar, r.BehindVar = r.fieldOrNil(sg.Progress), r.fieldOrNil(sg.Start), r.fieldOrNil(sg.Behind)
 	r.Progress = r.stores(sg.Progress)
 	r.Start = r.stores(sg.Start)
 	if v, ok := in.Sentinel.(*types.Var); ok {
@@ -583,17 +592,35 @@ func (r *Result) refusals() {
 }
 
 // condAbove returns the condition of the nearest if statement whose body
-// holds the path.
+// holds the path ("!(cond)" for its else branch).
 func (r *Result) condAbove(path []ast.Node) string {
 	for i := 1; i < len(path); i++ {
 		if ifs, ok := path[i].(*ast.IfStmt); ok && path[i-1] == ifs.Body {
 			return r.syn.src(ifs.Cond)
+		}
+		if ifs, ok := path[i].(*ast.IfStmt); ok && path[i-1] == ifs.Else {
+			return "!(" + r.syn.src(ifs.Cond) + ")"
 		}
 		if _, ok := path[i].(*ast.FuncDecl); ok {
 			return ""
 		}
 	}
 	return ""
+}
+
+// condIdent returns the guarding if statement's condition when it is a
+// plain identifier.
+func (r *Result) condIdent(path []ast.Node) *ast.Ident {
+	for i := 1; i < len(path); i++ {
+		if ifs, ok := path[i].(*ast.IfStmt); ok && (path[i-1] == ifs.Body || path[i-1] == ifs.Else) {
+			id, _ := ast.Unparen(ifs.Cond).(*ast.Ident)
+			return id
+		}
+		if _, ok := path[i].(*ast.FuncDecl); ok {
+			return nil
+		}
+	}
+	return nil
 }
 
 // goStmts finds the go statements that start the study's loops.
@@ -681,6 +708,11 @@ func (r *Result) groups() {
 				}
 			}
 			a.Cond = r.condAbove(path)
+			if id := r.condIdent(path); id != nil {
+				if def := r.definition(id); def != nil {
+					a.CondDef = r.pos(def.Pos(), a.Func, id.Name+" := "+r.syn.src(def))
+				}
+			}
 			r.Groups = append(r.Groups, a)
 			return true
 		})
@@ -835,6 +867,9 @@ func (r *Result) pacingCall(c *Const, entry, callee string) {
 			c.Pos = r.pos(call.Pos(), fn, lineText(r.syn, call.Pos()))
 			c.Position = r.in.Graph.CallPos(call)
 			c.Value = "(not a constant)"
+			if k, ok := call.Call.Args[0].(*ssa.Const); ok && k.Value != nil {
+				c.Value = formatConst(k.Value, k.Type())
+			}
 			path, f := r.syn.path(call.Pos(), call.Pos()+1)
 			for _, n := range path {
 				ce, ok := n.(*ast.CallExpr)

@@ -1,0 +1,183 @@
+package trace
+
+import (
+	"strings"
+
+	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/signal"
+)
+
+func (r *Result) loc(p signal.Pos) report.Loc {
+	l := report.Loc{Line: p.Line, Column: p.Column, Text: p.Text}
+	if p.Filename != "" {
+		l.File = r.Source.RepoPath(p.Filename)
+	}
+	if p.Func != nil {
+		l.Function = callpath.Name(p.Func)
+	}
+	return l
+}
+
+func (r *Result) locs(ps []signal.Pos) []report.Loc {
+	out := []report.Loc{}
+	for _, p := range ps {
+		out = append(out, r.loc(p))
+	}
+	return out
+}
+
+func (r *Result) reportError(e signal.ErrorText) report.Error {
+	return report.Error{Object: e.Object, Text: e.Text, Code: e.Code, Chain: r.locs(e.Chain)}
+}
+
+func (r *Result) entriesReaching(p signal.Pos) []string {
+	out := []string{}
+	for _, e := range r.Entries {
+		if p.Func != nil && e.Reach[p.Func] {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// reportSignal converts the signal analysis.
+func (r *Result) reportSignal() *report.Signal {
+	s := r.Signal
+	if s == nil {
+		return nil
+	}
+	rs := &report.Signal{Source: r.Study.Signal.Revision, Comparisons: []report.Comparison{}, Writes: []report.Write{}, Marks: []report.Mark{},
+		Refusals: []report.Refusal{}, Handoffs: []report.Handoff{}, ErrorUses: []report.ErrorUse{},
+		Pacing: []report.Pace{}, Chains: []report.Chain{}, Verdicts: []report.Verdict{}}
+	for _, c := range s.Comparisons {
+		rc := report.Comparison{Loc: r.loc(c.Pos), Op: c.Op, Revision: c.Revision, Kind: "boundary",
+			Consequence: c.Consequence, Entries: r.entriesReaching(c.Pos), Behaviours: r.behavioursOf(c.Func)}
+		if rc.Behaviours == nil {
+			rc.Behaviours = []string{}
+		}
+		if c.Decision {
+			rc.Kind = "decision"
+		}
+		if c.ConsequencePos.Filename != "" {
+			g := r.loc(c.ConsequencePos)
+			rc.Guarded = &g
+		}
+		rc.Passing = "revision C passes, C-1 fails"
+		if c.LowestPassing == 1 {
+			rc.Passing = "revision C fails, C+1 passes"
+		}
+		rs.Comparisons = append(rs.Comparisons, rc)
+	}
+	for _, w := range s.Writes {
+		rs.Writes = append(rs.Writes, report.Write{Loc: r.loc(w.Pos), Field: w.Field, Value: w.Value})
+	}
+	for _, m := range s.Marks {
+		rs.Marks = append(rs.Marks, report.Mark{Read: r.loc(m.Read), Write: r.loc(m.Write)})
+	}
+	for _, x := range s.Refusals {
+		rs.Refusals = append(rs.Refusals, report.Refusal{Loc: r.loc(x.Pos), Cond: x.Cond, Reason: x.Reason, Text: x.Text})
+	}
+	for _, g := range s.GoStmts {
+		rs.Handoffs = append(rs.Handoffs, report.Handoff{Loc: r.loc(g.Pos), Kind: "go", Detail: "starts " + short2(g.Loop), Entries: r.entriesReaching(g.Pos)})
+	}
+	for _, a := range s.Groups {
+		d := fieldName(a.Group)
+		if a.Method != "" {
+			d += "." + a.Method
+		}
+		if a.Cond != "" {
+			d += " when " + a.Cond
+		}
+		rs.Handoffs = append(rs.Handoffs, report.Handoff{Loc: r.loc(a.Pos), Kind: "group", Detail: d, Entries: r.entriesReaching(a.Pos)})
+	}
+	for _, c := range s.Chans {
+		kind, d := "receive", "receives from a channel of "+short2(r.Study.Signal.Channel)
+		if c.Send {
+			kind, d = "send", "sends on a channel of "+short2(r.Study.Signal.Channel)
+			if c.Carries {
+				d += ", a response that carries the signal"
+			}
+		}
+		rs.Handoffs = append(rs.Handoffs, report.Handoff{Loc: r.loc(c.Pos), Kind: kind, Detail: d, Entries: r.entriesReaching(c.Pos)})
+	}
+	if c := s.Client; c != nil {
+		rc := &report.Client{Method: r.loc(c.Method), Before: c.Before, Case: r.loc(c.Case), Return: r.loc(c.Return),
+			Error: r.reportError(c.Err), Copies: []report.Loc{}, Buffer: r.locs(c.Buffer)}
+		if rc.Before == nil {
+			rc.Before = []string{}
+		}
+		for _, w := range c.Copies {
+			rc.Copies = append(rc.Copies, r.loc(w.Pos))
+		}
+		rs.Client = rc
+	}
+	if t := s.Tool; t != nil {
+		rt := &report.Tool{Name: t.Name, Watch: r.toolRun(t.Watch), Get: r.toolRun(t.Get)}
+		rs.Tool = rt
+	}
+	if rp := s.Read; rp != nil {
+		rs.Read = &report.ReadMap{Map: r.loc(rp.Map), Key: r.loc(rp.Key), Indexed: r.locs(rp.Indexed), Called: r.locs(rp.Called), Wire: r.reportError(rp.Wire)}
+	}
+	for _, u := range r.ErrorUses {
+		s := r.Sites[u.Site]
+		rs.ErrorUses = append(rs.ErrorUses, report.ErrorUse{Entry: u.Entry, Site: report.SiteRef{Index: u.Site, File: s.Repo, Line: s.Pos.Line},
+			Call: r.loc(u.Call), Callee: u.Callee, Uses: u.Uses, Dropped: u.Dropped})
+	}
+	for _, p := range s.Pacing {
+		rp := report.Pace{Loc: r.loc(p.Pos), Name: p.Name, Object: p.Object, Value: p.Value, Absent: p.Absent, Via: p.Via}
+		if p.Declared != nil {
+			d := r.loc(*p.Declared)
+			rp.Declared = &d
+		}
+		rs.Pacing = append(rs.Pacing, rp)
+	}
+	rs.Progress = r.field(s.Progress)
+	rs.Start = r.field(s.Start)
+	for _, c := range r.Chains {
+		rc := report.Chain{Behaviour: c.Behaviour, Steps: []report.Step{}}
+		for _, st := range c.Steps {
+			rc.Steps = append(rc.Steps, report.Step{Loc: r.loc(st.At), Kind: st.Kind, Label: st.Label})
+		}
+		rs.Chains = append(rs.Chains, rc)
+	}
+	for _, v := range r.Verdicts {
+		rs.Verdicts = append(rs.Verdicts, report.Verdict{ID: v.ID, Behaviour: v.Behaviour, Question: v.Question, Sentence: v.Sentence, Lines: r.locs(v.Lines)})
+	}
+	rs.Corrected = r.locs(r.Corrected)
+	for i := range rs.Corrected {
+		if t, err := r.lines.line(r.Corrected[i].Filename, r.Corrected[i].Line); err == nil {
+			rs.Corrected[i].Text = t
+		}
+	}
+	return rs
+}
+
+func (r *Result) toolRun(t *signal.ToolRun) *report.ToolRun {
+	if t == nil {
+		return nil
+	}
+	out := &report.ToolRun{Function: strings.TrimSpace(t.Func.Text), At: r.loc(t.Func), Stdout: []report.ToolLine{}, Stderr: []report.ToolLine{},
+		Exit: t.Exit, ExitBy: t.ExitBy, ExitAt: r.loc(t.ExitPos), Assumed: t.Assumed, Unknown: t.Unknown}
+	if out.Assumed == nil {
+		out.Assumed = []string{}
+	}
+	if t.Func.Func != nil {
+		out.Function = callpath.Name(t.Func.Func)
+	}
+	for _, l := range t.Stdout {
+		out.Stdout = append(out.Stdout, report.ToolLine{Text: l.Text, Format: l.Format, At: r.loc(l.Pos)})
+	}
+	for _, l := range t.Stderr {
+		out.Stderr = append(out.Stderr, report.ToolLine{Text: l.Text, Format: l.Format, At: r.loc(l.Pos)})
+	}
+	return out
+}
+
+func (r *Result) field(f signal.FieldStores) report.Field {
+	out := report.Field{Field: f.Field, Absent: f.Absent, Writes: []report.Write{}}
+	for _, w := range f.Stores {
+		out.Writes = append(out.Writes, report.Write{Loc: r.loc(w.Pos), Field: w.Field, Value: w.Value})
+	}
+	return out
+}

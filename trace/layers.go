@@ -1,0 +1,720 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/signal"
+)
+
+// Step is one station of a behaviour's way through the code.
+type Step struct {
+	// Kind is entry, go, call, handoff, decision, signal, mark, wire,
+	// client, tool or exit.
+	Kind  string
+	Label string
+	At    signal.Pos
+}
+
+// Chain is a behaviour's way from its entry to what the user sees.
+type Chain struct {
+	Behaviour string
+	Steps     []Step
+}
+
+// Verdict answers one question in one sentence. {N} in Sentence stands
+// for Lines[N] (rendered as file:line).
+type Verdict struct {
+	ID        string
+	Behaviour string
+	Question  string
+	Sentence  string
+	Lines     []signal.Pos
+}
+
+// ErrorUse is a watch-side call that can fail with the sentinel, and what
+// its caller does with the error.
+type ErrorUse struct {
+	Site    int // index into Sites
+	Entry   string
+	Call    signal.Pos
+	Callee  string
+	Uses    []string
+	Dropped bool
+}
+
+// sentence builds a verdict sentence: each %L in format takes the next
+// position argument and becomes a {N} placeholder.
+type sentence struct {
+	b     strings.Builder
+	lines []signal.Pos
+}
+
+func (s *sentence) add(text string, at ...signal.Pos) {
+	for _, p := range at {
+		if i := strings.Index(text, "%L"); i >= 0 {
+			text = text[:i] + fmt.Sprintf("{%d}", len(s.lines)) + text[i+2:]
+			s.lines = append(s.lines, p)
+		}
+	}
+	s.b.WriteString(text)
+}
+
+func (r *Result) verdict(id, behaviour, question string, s *sentence) {
+	r.Verdicts = append(r.Verdicts, Verdict{ID: id, Behaviour: behaviour, Question: question, Sentence: s.b.String(), Lines: s.lines})
+}
+
+// short is a function's name without its import path.
+func short(fn *ssa.Function) string {
+	if fn == nil {
+		return "(package level)"
+	}
+	q := callpath.Name(fn)
+	head := q
+	if i := strings.Index(q, "("); i >= 0 {
+		head = q[:i]
+	}
+	return q[strings.LastIndex(head, "/")+1:]
+}
+
+func (r *Result) entryFunc(name string) *ssa.Function {
+	if i := r.entryIndex(name); i >= 0 {
+		return r.Entries[i].Func
+	}
+	return nil
+}
+
+func (r *Result) reachedFrom(name string, fn *ssa.Function) bool {
+	i := r.entryIndex(name)
+	return i >= 0 && fn != nil && r.Entries[i].Reach[fn]
+}
+
+func (r *Result) entryPos(name string) signal.Pos {
+	i := r.entryIndex(name)
+	if i < 0 {
+		return signal.Pos{}
+	}
+	return signal.Pos{Position: r.Entries[i].Pos, Func: r.Entries[i].Func, Text: r.Entries[i].Function}
+}
+
+// behavioursOf names the behaviours whose entries reach fn.
+func (r *Result) behavioursOf(fn *ssa.Function) []string {
+	var out []string
+	for _, b := range r.Study.Behaviours {
+		for _, e := range b.Entries {
+			if r.reachedFrom(e, fn) {
+				out = append(out, b.ID)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// decisions returns the decisions reachable from an entry.
+func (r *Result) decisions(entry string) []signal.Comparison {
+	var out []signal.Comparison
+	for _, c := range r.Signal.Comparisons {
+		if c.Decision && r.reachedFrom(entry, c.Func) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// signalDecision is the sync loop's decision that sends the signal.
+func (r *Result) signalDecision() (signal.Comparison, bool) {
+	for _, c := range r.decisions(r.Study.Signal.Sync) {
+		if strings.HasPrefix(c.Consequence, "sends ") {
+			return c, true
+		}
+	}
+	return signal.Comparison{}, false
+}
+
+func (r *Result) layers() {
+	sg := r.Study.Signal
+	r.errorUses()
+	watch := r.watchChain()
+	read := r.readChain()
+	first := r.behaviourWith(sg.Sync, "")
+	for _, b := range r.Study.Behaviours {
+		switch {
+		case contains(b.Entries, sg.Sync) && b.ID != first:
+			// A watch that opens behind: its create response comes first.
+			r.Chains = append(r.Chains, Chain{Behaviour: b.ID, Steps: r.withCreate(watch)})
+		case contains(b.Entries, sg.Sync):
+			r.Chains = append(r.Chains, Chain{Behaviour: b.ID, Steps: watch})
+		case contains(b.Entries, sg.Read):
+			r.Chains = append(r.Chains, Chain{Behaviour: b.ID, Steps: read})
+		}
+	}
+	r.evictVerdict()
+	r.reopenVerdict()
+	r.boundaryVerdict()
+	r.readVerdict()
+	r.citationVerdict()
+}
+
+// withCreate inserts the create response after the watcher is put in the
+// behind group.
+func (r *Result) withCreate(steps []Step) []Step {
+	recv, err := r.Graph.Func(r.Study.Signal.Recv)
+	if err != nil {
+		return steps
+	}
+	at := r.createResponse(recv)
+	if at.Filename == "" {
+		return steps
+	}
+	out := make([]Step, 0, len(steps)+1)
+	for i, s := range steps {
+		out = append(out, s)
+		if s.Kind == "handoff" && (i+1 == len(steps) || steps[i+1].Kind != "handoff") && len(out) <= 4 {
+			out = append(out, Step{Kind: "wire", Label: "the watch is accepted: its create response sets `" + at.Text + "`", At: at})
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Result) goStmt(loop string) (signal.GoStmt, bool) {
+	for _, g := range r.Signal.GoStmts {
+		if g.Loop == loop {
+			return g, true
+		}
+	}
+	return signal.GoStmt{}, false
+}
+
+// behindAdd is where the open path adds a watcher to the behind group.
+func (r *Result) behindAdd() (signal.GroupAccess, bool) {
+	for _, a := range r.Signal.Groups {
+		if a.Group == r.Study.Signal.Behind && a.Method == "add" && r.reachedFrom(r.Study.Signal.Open, a.Func) {
+			return a, true
+		}
+	}
+	return signal.GroupAccess{}, false
+}
+
+// groupAddsIn lists the group additions in one function.
+func (r *Result) groupAddsIn(fn *ssa.Function) []signal.GroupAccess {
+	var out []signal.GroupAccess
+	for _, a := range r.Signal.Groups {
+		if a.Func == fn && a.Method == "add" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// behindRead is where the sync loop reads the behind group on its way to
+// the decision.
+func (r *Result) behindRead(d signal.Comparison) (signal.GroupAccess, bool) {
+	sync := r.entryFunc(r.Study.Signal.Sync)
+	if sync == nil || d.Func == nil {
+		return signal.GroupAccess{}, false
+	}
+	onPath := map[*ssa.Function]bool{sync: true}
+	if ps := r.Graph.Paths(sync, d.Func, 1); len(ps) > 0 {
+		for _, h := range ps[0] {
+			onPath[h.Caller] = true
+		}
+	}
+	for _, a := range r.Signal.Groups {
+		if a.Group == r.Study.Signal.Behind && onPath[a.Func] && a.Method != "add" && a.Method != "delete" && a.Method != "size" {
+			return a, true
+		}
+	}
+	return signal.GroupAccess{}, false
+}
+
+func (r *Result) watchChain() []Step {
+	sg := r.Study.Signal
+	s := r.Signal
+	var st []Step
+	add := func(kind, label string, at signal.Pos) {
+		if at.Filename != "" {
+			st = append(st, Step{Kind: kind, Label: label, At: at})
+		}
+	}
+	add("entry", "a client opens a watch stream: "+r.Study.Entries[r.entryIndex(sg.Open)].Name, r.entryPos(sg.Open))
+	if g, ok := r.goStmt(sg.Recv); ok {
+		add("go", "the stream's receive loop is started", g.Pos)
+	}
+	if a, ok := r.behindAdd(); ok {
+		cond := ""
+		if a.Cond != "" {
+			cond = " when `" + a.Cond + "`"
+		}
+		add("handoff", "the watcher is put in the behind group"+cond+": "+a.Text, a.Pos)
+	}
+	if g, ok := r.goStmt(callpath.Name(r.entryFunc(sg.Sync))); ok {
+		add("go", "the sync loop runs in its own goroutine, started with the store", g.Pos)
+	}
+	d, ok := r.signalDecision()
+	if !ok {
+		return st
+	}
+	if a, ok := r.behindRead(d); ok {
+		add("handoff", "the sync loop takes the behind group's watchers: "+a.Text, a.Pos)
+	}
+	add("decision", "decision: "+d.Text, d.Pos)
+	add("signal", "the compaction is signalled: "+d.ConsequencePos.Text, d.ConsequencePos)
+	for _, c := range s.Chans {
+		if c.Send && c.Carries && c.Func == d.Func {
+			add("handoff", "sent on the watch stream's channel: "+c.Text, c.Pos)
+		}
+	}
+	if send, err := r.Graph.Func(sg.Send); err == nil {
+		for _, c := range s.Chans {
+			if !c.Send && c.Func == send {
+				add("handoff", "the send loop receives it: "+c.Text, c.Pos)
+				break
+			}
+		}
+		for _, m := range s.Marks {
+			if m.Write.Func == send {
+				add("mark", "the send loop marks the response canceled: "+m.Read.Text, m.Read)
+			}
+		}
+		if len(sg.Fields) > 1 {
+			for _, w := range s.Writes {
+				if w.Field == sg.Fields[1] && w.Func == send {
+					add("wire", "and copies the compaction revision into the gRPC response: "+w.Text, w.Pos)
+				}
+			}
+		}
+	}
+	if c := s.Client; c != nil {
+		for _, w := range c.Copies {
+			add("client", "the client copies it into its WatchResponse: "+w.Text, w.Pos)
+		}
+		add("client", "the client's Err() turns it into an error: "+c.Return.Text, c.Return)
+		if len(c.Err.Chain) > 0 {
+			last := c.Err.Chain[len(c.Err.Chain)-1]
+			add("client", fmt.Sprintf("whose text is %q", c.Err.Text), last)
+		}
+	}
+	if t := s.Tool; t != nil && t.Watch != nil {
+		for _, l := range t.Watch.Stderr {
+			add("tool", fmt.Sprintf("%s prints %q", t.Name, l.Text), l.Pos)
+		}
+		if t.Watch.Exited {
+			add("exit", fmt.Sprintf("and exits with status %d (%s)", t.Watch.Exit, t.Watch.ExitBy), t.Watch.ExitPos)
+		}
+	}
+	return st
+}
+
+func (r *Result) readChain() []Step {
+	sg := r.Study.Signal
+	s := r.Signal
+	var st []Step
+	add := func(kind, label string, at signal.Pos) {
+		if at.Filename != "" {
+			st = append(st, Step{Kind: kind, Label: label, At: at})
+		}
+	}
+	entry := r.entryFunc(sg.Read)
+	ds := r.decisions(sg.Read)
+	if entry == nil || len(ds) == 0 {
+		return nil
+	}
+	d := ds[0]
+	add("entry", "a client reads at a revision: "+sg.Read, r.entryPos(sg.Read))
+	if ps := r.Graph.Paths(entry, d.Func, 1); len(ps) > 0 {
+		for _, h := range ps[0] {
+			add("call", short(h.Callee), signal.Pos{Position: h.Pos, Func: h.Caller})
+		}
+	}
+	add("decision", "decision: "+d.Text, d.Pos)
+	add("signal", "the store "+d.Consequence, d.ConsequencePos)
+	if rp := s.Read; rp != nil {
+		for _, c := range rp.Called {
+			add("wire", "the handler maps the error: "+short2(c.Text), c)
+		}
+		add("wire", "through the translation map: "+rp.Key.Text, rp.Key)
+		if len(rp.Wire.Chain) > 0 {
+			last := rp.Wire.Chain[len(rp.Wire.Chain)-1]
+			add("wire", fmt.Sprintf("a gRPC %s error with the text %q", rp.Wire.Code, rp.Wire.Text), last)
+		}
+	}
+	if t := s.Tool; t != nil && t.Get != nil {
+		for _, l := range t.Get.Stderr {
+			add("tool", fmt.Sprintf("%s prints %q", t.Name, l.Text), l.Pos)
+		}
+		if t.Get.Exited {
+			add("exit", fmt.Sprintf("and exits with status %d (%s)", t.Get.Exit, t.Get.ExitBy), t.Get.ExitPos)
+		}
+	}
+	return st
+}
+
+func short2(q string) string {
+	head := q
+	if i := strings.Index(q, "("); i >= 0 {
+		head = q[:i]
+	}
+	return q[strings.LastIndex(head, "/")+1:]
+}
+
+func (r *Result) evictVerdict() {
+	sg := r.Study.Signal
+	s := r.Signal
+	d, ok := r.signalDecision()
+	b := r.behaviourWith(sg.Sync, "")
+	q := "Which condition evicts the behind watcher, and why is the current one untouched?"
+	v := &sentence{}
+	if !ok {
+		v.add("No comparison reached from the sync loop signals the compaction in this release.")
+		r.verdict("evict", b, q, v)
+		return
+	}
+	v.add(fmt.Sprintf("The behind watcher is evicted by `%s` in `%s` (%%L), which ", d.Text, short(d.Func)), d.Pos)
+	switch {
+	case s.ProgressVar != nil && d.RevisionObj == s.ProgressVar:
+		var adv []signal.Pos
+		for _, w := range s.Progress.Stores {
+			if r.reachedFrom(sg.Sync, w.Func) {
+				adv = append(adv, w.Pos)
+			}
+		}
+		v.add(fmt.Sprintf("compares the watcher's progress `%s`, the next revision it needs", d.Revision))
+		if len(adv) > 0 {
+			v.add(" (the sync loop advances it as batches go out: "+strings.Repeat("%L, ", len(adv)-1)+"%L)", adv...)
+		}
+		v.add(", with the compaction revision")
+		if s.StartVar != nil {
+			var set []signal.Pos
+			for _, w := range s.Start.Stores {
+				set = append(set, w.Pos)
+			}
+			if len(set) > 0 {
+				v.add(fmt.Sprintf(" — not the revision it asked for (`%s`, set when the watch is made, %%L)", s.StartVar.Name()), set[0])
+			} else {
+				v.add(fmt.Sprintf(" — not the revision it asked for (`%s`)", s.StartVar.Name()))
+			}
+		} else {
+			v.add(" (this release keeps no separate field for the revision the watcher asked for)")
+		}
+	default:
+		v.add(fmt.Sprintf("compares `%s` with the compaction revision", d.Revision))
+	}
+	v.add(". ")
+	if a, ok := r.behindAdd(); ok {
+		var other []signal.GroupAccess
+		for _, x := range r.groupAddsIn(a.Func) {
+			if x.Group != sg.Behind {
+				other = append(other, x)
+			}
+		}
+		v.add(fmt.Sprintf("The current watcher is never compared: `%s` puts a watcher in `%s` only when it is behind (%%L)", short(a.Func), fieldName(sg.Behind)), a.Pos)
+		if len(other) > 0 {
+			v.add(fmt.Sprintf(" and otherwise in `%s` (%%L)", fieldName(other[0].Group)), other[0].Pos)
+		}
+		if a.CondDef.Filename != "" {
+			v.add(fmt.Sprintf(", deciding by `%s` (%%L)", a.CondDef.Text), a.CondDef)
+		}
+		if rd, ok := r.behindRead(d); ok {
+			v.add(fmt.Sprintf(", and the decision runs over the watchers taken from `%s` alone (%%L)", fieldName(sg.Behind)), rd.Pos)
+		}
+		v.add(".")
+	}
+	r.verdict("evict", b, q, v)
+}
+
+// behaviourWith returns the first behaviour that runs through entry (and,
+// if given, has the id).
+func (r *Result) behaviourWith(entry, id string) string {
+	for _, b := range r.Study.Behaviours {
+		if contains(b.Entries, entry) && (id == "" || b.ID == id) {
+			return b.ID
+		}
+	}
+	return ""
+}
+
+func fieldName(q string) string {
+	return q[strings.LastIndex(q, ".")+1:]
+}
+
+func (r *Result) reopenVerdict() {
+	sg := r.Study.Signal
+	s := r.Signal
+	q := "Is a watch opened from a compacted revision refused at open, or accepted and then canceled?"
+	var b string
+	for _, x := range r.Study.Behaviours {
+		if contains(x.Entries, sg.Sync) && x.ID != r.behaviourWith(sg.Sync, "") {
+			b = x.ID
+			break
+		}
+	}
+	recv, err := r.Graph.Func(sg.Recv)
+	if err != nil {
+		return
+	}
+	openReach := r.Graph.Reachable(recv)
+	var checks []signal.Comparison
+	for _, c := range s.Comparisons {
+		if openReach[c.Func] {
+			checks = append(checks, c)
+		}
+	}
+	v := &sentence{}
+	d, ok := r.signalDecision()
+	switch {
+	case len(checks) == 0 && ok:
+		v.add(fmt.Sprintf("Accepted, then canceled: nothing on the open path (`%s` and what it calls) compares the start revision with the compaction revision", short(recv)))
+		if created := r.createResponse(recv); created.Filename != "" {
+			v.add(fmt.Sprintf("; the create response (%%L) sets `%s`", created.Text), created)
+		}
+		v.add(fmt.Sprintf("; the watcher waits among the behind ones until the sync loop's next pass, where `%s` (%%L) sends the cancel.", d.Text), d.Pos)
+	case len(checks) > 0:
+		v.add("The open path compares the start revision with the compaction revision: ")
+		for i, c := range checks {
+			if i > 0 {
+				v.add(", ")
+			}
+			v.add(fmt.Sprintf("`%s` (%%L)", c.Text), c.Pos)
+		}
+		v.add(".")
+	default:
+		v.add("This release has no comparison on either path that signals the compaction.")
+	}
+	var same []signal.Refusal
+	for _, x := range s.Refusals {
+		if x.Func == recv && s.Client != nil && x.Text != "" && x.Text == s.Client.Err.Text {
+			same = append(same, x)
+		}
+	}
+	if len(same) > 0 {
+		for _, x := range same {
+			v.add(fmt.Sprintf(" Refused at open with the same text: a request with `%s` gets a response created and canceled at once, with reason `%s` (%%L).", x.Cond, x.Reason), x.Pos)
+		}
+	} else {
+		v.add(" No request is refused at open with that text in this release.")
+	}
+	r.verdict("reopen", b, q, v)
+}
+
+// createResponse is the write of the created flag in the receive loop's
+// normal create response (the one whose canceled flag is not constant).
+func (r *Result) createResponse(recv *ssa.Function) signal.Pos {
+	sg := r.Study.Signal
+	for _, w := range r.Signal.Writes {
+		if w.Field == sg.Cancel && w.Func == recv && w.Value != "true" {
+			return w.Pos
+		}
+	}
+	return signal.Pos{}
+}
+
+func (r *Result) boundaryVerdict() {
+	sg := r.Study.Signal
+	q := "Which comparisons make revision C (the compaction revision) succeed and C−1 fail, for watches and for reads?"
+	type group struct {
+		name string
+		cs   []signal.Comparison
+	}
+	groups := []group{{name: "watches"}, {name: "reads"}}
+	for _, c := range r.Signal.Comparisons {
+		if !c.Decision {
+			continue
+		}
+		if r.reachedFrom(sg.Sync, c.Func) {
+			groups[0].cs = append(groups[0].cs, c)
+		}
+		if r.reachedFrom(sg.Read, c.Func) {
+			groups[1].cs = append(groups[1].cs, c)
+		}
+	}
+	v := &sentence{}
+	n := 0
+	for gi, g := range groups {
+		if gi > 0 {
+			v.add(" ")
+		}
+		if len(g.cs) == 0 {
+			v.add(fmt.Sprintf("For %s no comparison decides.", g.name))
+			continue
+		}
+		v.add(fmt.Sprintf("For %s: ", g.name))
+		for i, c := range g.cs {
+			n++
+			if i > 0 {
+				v.add("; ")
+			}
+			what := "C passes and C−1 fails"
+			if c.LowestPassing == 1 {
+				what = "C itself fails"
+			}
+			v.add(fmt.Sprintf("`%s` (%%L), so %s", c.Text, what), c.Pos)
+		}
+		v.add(".")
+	}
+	others := 0
+	for _, c := range r.Signal.Comparisons {
+		if c.Decision && !r.reachedFrom(sg.Sync, c.Func) && !r.reachedFrom(sg.Read, c.Func) {
+			others++
+		}
+	}
+	if n > 1 {
+		v.add(fmt.Sprintf(" Not one mechanism: %d separate comparisons, each against the compaction revision", n))
+		if others > 0 {
+			v.add(fmt.Sprintf(", and %d more on other paths (compaction, hashing, transactions)", others))
+		}
+		v.add(".")
+	}
+	r.verdict("boundary", "", q, v)
+}
+
+func (r *Result) readVerdict() {
+	sg := r.Study.Signal
+	s := r.Signal
+	q := "How does exercise 6's historical read fail, and what reaches the client?"
+	ds := r.decisions(sg.Read)
+	b := r.behaviourWith(sg.Read, "")
+	v := &sentence{}
+	if len(ds) == 0 {
+		v.add("No comparison reached from the read entry decides in this release.")
+		r.verdict("read", b, q, v)
+		return
+	}
+	d := ds[0]
+	v.add(fmt.Sprintf("The read reaches `%s`, which %s when `%s` (%%L)", short(d.Func), d.Consequence, d.Text), d.Pos)
+	if rp := s.Read; rp != nil && len(rp.Called) > 0 {
+		v.add(fmt.Sprintf("; the handler maps it with `%s` (%%L) through the translation map (%%L)", short2(rp.Called[0].Text)), rp.Called[0], rp.Key)
+		if len(rp.Wire.Chain) > 0 {
+			v.add(fmt.Sprintf(" to a gRPC %s error with the text %q (%%L)", rp.Wire.Code, rp.Wire.Text), rp.Wire.Chain[len(rp.Wire.Chain)-1])
+		}
+	}
+	if t := s.Tool; t != nil && t.Get != nil && t.Get.Exited && len(t.Get.Stderr) > 0 {
+		v.add(fmt.Sprintf("; %s prints %q (%%L) and exits %d", t.Name, t.Get.Stderr[len(t.Get.Stderr)-1].Text, t.Get.Exit), t.Get.Stderr[len(t.Get.Stderr)-1].Pos)
+	}
+	v.add(".")
+	for _, u := range r.ErrorUses {
+		if u.Dropped {
+			v.add(fmt.Sprintf(" On the watch side, the send loop's call of `%s` (%%L) reaches the same return of the sentinel (%%L) after a compaction; its error is only %s: the event goes out without that value and the stream is not ended.", short2(u.Callee), strings.Join(u.Uses, ", ")), u.Call, r.sitePos(u.Site))
+		} else {
+			v.add(fmt.Sprintf(" On the watch side, the call of `%s` (%%L) can fail with the sentinel; its error is %s.", short2(u.Callee), strings.Join(u.Uses, ", ")), u.Call)
+		}
+	}
+	r.verdict("read", b, q, v)
+}
+
+func (r *Result) sitePos(i int) signal.Pos {
+	s := r.Sites[i]
+	return signal.Pos{Position: s.Pos, Func: s.Func, Text: strings.TrimSpace(s.Text)}
+}
+
+func (r *Result) citationVerdict() {
+	q := fmt.Sprintf("Does each line %s's citation finds run in a behaviour, and which lines should it name?", r.Study.Citation.Step)
+	v := &sentence{}
+	for _, h := range r.Grep {
+		pos := signal.Pos{Position: r.lineToken(h), Text: strings.TrimSpace(h.Text)}
+		if h.Site < 0 {
+			v.add("%L names the sentinel only in text. ", pos)
+			continue
+		}
+		s := r.Sites[h.Site]
+		bs := r.behavioursOf(s.Func)
+		switch {
+		case s.Func == nil:
+			v.add("%L is the declaration, which runs in no behaviour. ", pos)
+		case len(bs) == 0:
+			var from []string
+			for _, e := range r.Entries {
+				if e.Reach[s.Func] {
+					from = append(from, e.Name)
+				}
+			}
+			v.add(fmt.Sprintf("%%L (`%s`) runs in none of the behaviours", short(s.Func)), pos)
+			if len(from) > 0 {
+				v.add(" (it is reached from " + strings.Join(from, ", ") + ")")
+			}
+			v.add(". ")
+		default:
+			v.add(fmt.Sprintf("%%L (`%s`) runs in %s. ", short(s.Func), strings.Join(bs, ", ")), pos)
+		}
+	}
+	v.add("A citation of what runs in the behaviours would name the decisions, the signals and what turns them into the user's error: ")
+	var lines []signal.Pos
+	for _, c := range r.Chains {
+		for _, st := range c.Steps {
+			switch st.Kind {
+			case "decision", "signal", "mark", "client", "tool":
+				if !hasPos(lines, st.At) {
+					lines = append(lines, st.At)
+				}
+			}
+		}
+	}
+	for i, p := range lines {
+		if i > 0 {
+			v.add(", ")
+		}
+		v.add("%L", p)
+	}
+	v.add(".")
+	r.verdict("citation", "", q, v)
+	r.Corrected = lines
+}
+
+func hasPos(list []signal.Pos, p signal.Pos) bool {
+	for _, x := range list {
+		if x.Filename == p.Filename && x.Line == p.Line {
+			return true
+		}
+	}
+	return false
+}
+
+// lineToken is the position of a grep hit.
+func (r *Result) lineToken(h GrepHit) (p token.Position) {
+	abs, _ := r.Source.File(h.Repo)
+	p.Filename, p.Line, p.Column = abs, h.Line, 1
+	return p
+}
+
+// errorUses finds, on the paths from the watch-open entry to uses of the
+// sentinel, the send loop's calls that lead there, and what it does with
+// their error.
+func (r *Result) errorUses() {
+	sg := r.Study.Signal
+	send, err := r.Graph.Func(sg.Send)
+	if err != nil {
+		return
+	}
+	ei := r.entryIndex(sg.Open)
+	if ei < 0 {
+		return
+	}
+	for _, p := range r.Pairs {
+		if p.Entry != ei || len(p.Paths) == 0 {
+			continue
+		}
+		for _, h := range p.Paths[0] {
+			if h.Caller != send || h.Site == nil {
+				continue
+			}
+			uses, dropped := r.Signal.ErrorUses(h.Site)
+			r.ErrorUses = append(r.ErrorUses, ErrorUse{Site: p.Site, Entry: sg.Open,
+				Call: signal.Pos{Position: h.Pos, Func: send}, Callee: callpath.Name(h.Callee), Uses: uses, Dropped: dropped})
+			break
+		}
+	}
+}

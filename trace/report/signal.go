@@ -1,0 +1,192 @@
+package report
+
+// Signal is the layer-by-layer analysis: how the compaction is decided,
+// signalled and carried out to what the user sees, found from the code.
+type Signal struct {
+	// Source is the field whose value is followed (the compaction revision).
+	Source string `json:"source"`
+	// Comparisons are the comparisons of a revision against the store's
+	// compaction revision, found by following its value.
+	Comparisons []Comparison `json:"comparisons"`
+	// Writes are the writes of the signal's response fields.
+	Writes []Write `json:"writes"`
+	// Marks are where the wire response is marked canceled.
+	Marks []Mark `json:"marks"`
+	// Refusals are create responses that are created and canceled at once.
+	Refusals []Refusal `json:"refusals"`
+	// Handoffs are what the call graph cannot see: go statements, watcher
+	// groups, channels.
+	Handoffs []Handoff `json:"handoffs"`
+	Client   *Client   `json:"client,omitempty"`
+	Tool     *Tool     `json:"tool,omitempty"`
+	Read     *ReadMap  `json:"read,omitempty"`
+	// ErrorUses are watch-side calls that can fail with the sentinel.
+	ErrorUses []ErrorUse `json:"error_uses"`
+	Pacing    []Pace     `json:"pacing"`
+	Progress  Field      `json:"progress"`
+	Start     Field      `json:"start"`
+	// Chains are the behaviours' ways through the code, step by step.
+	Chains   []Chain   `json:"chains"`
+	Verdicts []Verdict `json:"verdicts"`
+	// Corrected is a citation of the lines that run in the behaviours.
+	Corrected []Loc `json:"corrected_citation"`
+}
+
+// Loc is a position with its function and code.
+type Loc struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column,omitempty"`
+	Function string `json:"function,omitempty"`
+	Text     string `json:"text,omitempty"`
+}
+
+// Comparison is a revision compared with the compaction revision.
+type Comparison struct {
+	Loc
+	Op       string `json:"op"`
+	Revision string `json:"revision"` // the other operand
+	// Kind is "decision" (it guards the signal or the sentinel) or
+	// "boundary" (it decides something else at the same revision).
+	Kind        string `json:"kind"`
+	Consequence string `json:"consequence"`
+	Guarded     *Loc   `json:"guarded,omitempty"`
+	// Passing says what happens at C and C-1.
+	Passing    string   `json:"passing"`
+	Entries    []string `json:"entries"`
+	Behaviours []string `json:"behaviours"`
+}
+
+// Write is a write of a signal field.
+type Write struct {
+	Loc
+	Field string `json:"field"`
+	Value string `json:"value"`
+}
+
+// Mark is a read of the signal that sets the cancel flag.
+type Mark struct {
+	Read  Loc `json:"read"`
+	Write Loc `json:"write"`
+}
+
+// Refusal is a request refused in its create response.
+type Refusal struct {
+	Loc
+	Cond   string `json:"cond"`
+	Reason string `json:"reason"`
+	Text   string `json:"reason_text,omitempty"`
+}
+
+// Handoff is a hand-off between goroutines.
+type Handoff struct {
+	Loc
+	Kind    string   `json:"kind"` // go, group, send, receive
+	Detail  string   `json:"detail"`
+	Entries []string `json:"entries"` // entries whose call graph reaches it
+}
+
+// Client is the client layer.
+type Client struct {
+	Method Loc      `json:"method"`
+	Before []string `json:"before"` // cases checked first
+	Case   Loc      `json:"case"`
+	Return Loc      `json:"return"`
+	Error  Error    `json:"error"`
+	Copies []Loc    `json:"copies"`
+	Buffer []Loc    `json:"buffer"`
+}
+
+// Error is an error value and how its text was found.
+type Error struct {
+	Object string `json:"object"`
+	Text   string `json:"text"`
+	Code   string `json:"code,omitempty"`
+	Chain  []Loc  `json:"chain"`
+}
+
+// Tool is what the command line tool prints, evaluated from its code.
+type Tool struct {
+	Name  string   `json:"name"`
+	Watch *ToolRun `json:"watch,omitempty"`
+	Get   *ToolRun `json:"get,omitempty"`
+}
+
+// ToolRun is one command in one scenario.
+type ToolRun struct {
+	Function string     `json:"function"`
+	At       Loc        `json:"at"`
+	Stdout   []ToolLine `json:"stdout"`
+	Stderr   []ToolLine `json:"stderr"`
+	Exit     int        `json:"exit_code"`
+	ExitBy   string     `json:"exit_constant"`
+	ExitAt   Loc        `json:"exit_at"`
+	Assumed  []string   `json:"assumed_false"`
+	Unknown  bool       `json:"unknown,omitempty"`
+}
+
+// ToolLine is a printed line and the call that prints it.
+type ToolLine struct {
+	Text   string `json:"text"`
+	Format string `json:"format,omitempty"`
+	At     Loc    `json:"at"`
+}
+
+// ReadMap is how the read's error is mapped to the wire.
+type ReadMap struct {
+	Map     Loc   `json:"map"`
+	Key     Loc   `json:"key"`
+	Indexed []Loc `json:"indexed"`
+	Called  []Loc `json:"called"`
+	Wire    Error `json:"wire"`
+}
+
+// ErrorUse is a call whose error can be the sentinel, and its fate.
+type ErrorUse struct {
+	Entry   string   `json:"entry"`
+	Site    SiteRef  `json:"site"`
+	Call    Loc      `json:"call"`
+	Callee  string   `json:"callee"`
+	Uses    []string `json:"uses"`
+	Dropped bool     `json:"dropped"`
+}
+
+// Pace is a value that paces a replay.
+type Pace struct {
+	Loc
+	Name     string `json:"name"`
+	Object   string `json:"object"`
+	Value    string `json:"value"`
+	Absent   bool   `json:"absent,omitempty"`
+	Via      string `json:"via,omitempty"`
+	Declared *Loc   `json:"declared,omitempty"`
+}
+
+// Field lists the writes of one field.
+type Field struct {
+	Field  string  `json:"field"`
+	Absent bool    `json:"absent,omitempty"`
+	Writes []Write `json:"writes"`
+}
+
+// Chain is a behaviour's way through the code.
+type Chain struct {
+	Behaviour string `json:"behaviour"`
+	Steps     []Step `json:"steps"`
+}
+
+// Step is one station of a chain.
+type Step struct {
+	Loc
+	Kind  string `json:"kind"`
+	Label string `json:"label"`
+}
+
+// Verdict answers a question in one sentence; {N} stands for Lines[N].
+type Verdict struct {
+	ID        string `json:"id"`
+	Behaviour string `json:"behaviour,omitempty"`
+	Question  string `json:"question"`
+	Sentence  string `json:"sentence"`
+	Lines     []Loc  `json:"lines"`
+}
