@@ -288,7 +288,7 @@ func (m *md) siteDetails() {
 	r := m.rep
 	m.p("## Each use, with its code and its call paths\n\n")
 	m.p("A path lists its calls from the entry point on: the function called, then where it is called. ")
-	m.p("`go` marks a call that starts a goroutine, `dynamic` an interface method call or a call of a function value.\n\n")
+	m.p("(go) marks a call that starts a goroutine, (dynamic) an interface method call or a call of a function value.\n\n")
 	for i, s := range r.Sites {
 		m.p("### %s. `%s` — %s\n\n", siteLabel(i), loc(s.File, s.Line), kindPhrase(s))
 		m.excerpt(s)
@@ -353,16 +353,18 @@ func (m *md) pair(p report.PairPaths) {
 }
 
 func hopText(h report.Hop) string {
+	// Plain words: inline code right after a citation would read, to
+	// srctrace check, as the text the cited line must hold.
 	var flags []string
 	if h.Goroutine {
-		flags = append(flags, "`go`")
+		flags = append(flags, "go")
 	}
 	if h.Dynamic {
-		flags = append(flags, "`dynamic`")
+		flags = append(flags, "dynamic")
 	}
 	f := ""
 	if len(flags) > 0 {
-		f = " " + strings.Join(flags, " ")
+		f = " (" + strings.Join(flags, ", ") + ")"
 	}
 	return fmt.Sprintf("`%s` at `%s:%d:%d`%s", short(h.Function), h.File, h.Line, h.Column, f)
 }

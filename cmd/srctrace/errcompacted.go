@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/srctrace/srctrace/annotate"
 	"github.com/srctrace/srctrace/trace"
+	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/study"
 )
@@ -27,6 +29,7 @@ type errcompactedOptions struct {
 	cacheDir string
 	env      []string
 	lab      bool
+	drift    bool
 	stdout   io.Writer
 }
 
@@ -51,7 +54,9 @@ from the Go module proxy once, then read from the module cache.`,
 		Example: `  srctrace errcompacted                          # Markdown notes on stdout
   srctrace errcompacted --format json -o r.json  # the same report as JSON
   srctrace errcompacted --etcd-version v3.6.0    # another release
-  srctrace errcompacted --etcd-dir ~/src/etcd    # a local checkout (repo root)`,
+  srctrace errcompacted --etcd-dir ~/src/etcd    # a local checkout (repo root)
+  srctrace errcompacted --lab                    # with the lab's observations merged in
+  srctrace errcompacted --etcd-version v3.6.0,v3.7.1,v3.7.3 --drift   # lines across releases`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.validate(); err != nil {
@@ -67,6 +72,7 @@ from the Go module proxy once, then read from the module cache.`,
 	f.StringVar(&opts.version, "etcd-version", "", "etcd release to load from the Go module proxy (default: the pinned release)")
 	f.StringVar(&opts.dir, "etcd-dir", "", "root of a local etcd checkout to load instead of a release")
 	f.IntVar(&opts.paths, "paths", 3, "shortest call paths to show per (entry, site) pair")
+	f.BoolVar(&opts.drift, "drift", false, "with several releases (--etcd-version A,B,C): the line of every entry, site and hop at each")
 	f.BoolVar(&opts.lab, "lab", false, "also run the lab on an embedded etcd and merge what it observed into the notes")
 	f.BoolVar(&opts.noCache, "no-cache", false, "do not read or write a result cache (srctrace keeps none yet; the flag is accepted for scripts)")
 	return cmd
@@ -84,10 +90,47 @@ func (o *errcompactedOptions) validate() error {
 	if o.version != "" && o.dir != "" {
 		return usagef("--etcd-version and --etcd-dir exclude each other: name one source")
 	}
+	multi := strings.Contains(o.version, ",")
+	switch {
+	case o.drift && !multi:
+		return usagef("--drift wants several releases: --etcd-version v3.6.0,v3.7.1,v3.7.3")
+	case multi && !o.drift:
+		return usagef("several releases (%s) are for --drift", o.version)
+	case o.drift && o.lab:
+		return usagef("--drift and --lab exclude each other")
+	}
 	return nil
 }
 
+// runDrift runs the study at each release and renders the drift table.
+func runDrift(ctx context.Context, opts *errcompactedOptions) error {
+	var reps []*report.Report
+	for _, v := range strings.Split(opts.version, ",") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return usagef("--etcd-version %q: an empty release in the list", opts.version)
+		}
+		res, err := trace.Run(ctx, trace.Options{Study: opts.study, Version: v, CacheDir: opts.cacheDir, Env: opts.env, Paths: opts.paths})
+		if err != nil {
+			return err
+		}
+		rep, err := res.Report()
+		if err != nil {
+			return err
+		}
+		reps = append(reps, rep)
+	}
+	var buf bytes.Buffer
+	if err := annotate.RenderDrift(&buf, opts.format, trace.Drift(reps)); err != nil {
+		return err
+	}
+	return writeOutput(opts.stdout, opts.output, buf.Bytes())
+}
+
 func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
+	if opts.drift {
+		return runDrift(ctx, opts)
+	}
 	res, err := trace.Run(ctx, trace.Options{
 		Study:    opts.study,
 		Version:  opts.version,

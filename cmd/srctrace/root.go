@@ -50,7 +50,7 @@ points, and writes annotated study notes.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newErrcompactedCmd(nil), newLabCmd(nil))
+	root.AddCommand(newErrcompactedCmd(nil), newLabCmd(nil), newCheckCmd(nil))
 	return root
 }
 

@@ -479,6 +479,10 @@ func versionLess(a, b string) bool {
 	return false
 }
 
+// Describe names the release of a checkout: git describe --tags in a git
+// work tree whose top is root, else the Version variable of api/version.
+func Describe(ctx context.Context, root string) string { return describe(ctx, root) }
+
 // describe names the release of a checkout.
 func describe(ctx context.Context, root string) string {
 	cmd := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-toplevel")
