@@ -33,7 +33,7 @@ func TestCheck(t *testing.T) {
 	}
 	k := &Checker{Default: tree}
 	notes := strings.Join([]string{
-		"a server/storage/mvcc/store.go:11 b",                         // ok, no text
+		"a server/storage/mvcc/store.go:11 b",                          // ok, no text
 		"server/storage/mvcc/store.go:11:\t\treturn nil, ErrCompacted", // ok, grep form
 		"store.go:20 `return ErrCompacted`",                            // ok, bare with text
 		"store.go:12 `return ErrCompacted`",                            // drifted to 20
@@ -42,10 +42,10 @@ func TestCheck(t *testing.T) {
 		"store.go:999",                                                 // missing: beyond the end
 		"nosuch.go:1",                                                  // missing file
 		"https://github.com/etcd-io/etcd/blob/v3.9.0-fixture/server/storage/mvcc/store.go#L19 `return ErrCompacted`", // drifted link
-		"https://github.com/other/repo/blob/v3.9.0-fixture/x.go#L1",   // unresolved
-		"https://github.com/etcd-io/etcd/blob/main/x.go#L1",           // unresolved
-		"https://github.com/etcd-io/etcd/blob/v3.8.8/x.go#L1",         // unresolved: no opener
-		"kv.go:5 and storage/mvcc/store.go:20 `return ErrCompacted`",   // ok bare in rpc/, module-relative ok
+		"https://github.com/other/repo/blob/v3.9.0-fixture/x.go#L1",                                                  // unresolved
+		"https://github.com/etcd-io/etcd/blob/main/x.go#L1",                                                          // unresolved
+		"https://github.com/etcd-io/etcd/blob/v3.8.8/x.go#L1",                                                        // unresolved: no opener
+		"kv.go:5 and storage/mvcc/store.go:20 `return ErrCompacted`",                                                 // ok bare in rpc/, module-relative ok
 	}, "\n") + "\n"
 	cs, ps := cite.Parse([]byte(notes))
 	if len(ps) > 0 {
