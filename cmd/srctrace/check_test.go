@@ -86,7 +86,7 @@ func TestGeneratedNotesCheckClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads real etcd releases")
 	}
-	for _, v := range []string{"v3.7.3", "v3.6.0"} {
+	for _, v := range []string{"v3.7.3", "v3.7.1", "v3.6.0"} {
 		t.Run(v, func(t *testing.T) {
 			var notes bytes.Buffer
 			if err := runErrcompacted(context.Background(), &errcompactedOptions{study: study.ErrCompacted, format: "markdown", version: v, paths: 3, stdout: &notes}); err != nil {
@@ -130,5 +130,42 @@ func TestDriftFlags(t *testing.T) {
 		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%v: err = %v", tc.args, err)
 		}
+	}
+}
+
+// TestDriftReleases: kvstore.go's hashByRev return, read by hand at each
+// release (git grep -n ErrCompacted), moves 177 -> 178 -> 188.
+func TestDriftReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads real etcd releases")
+	}
+	var out bytes.Buffer
+	err := runErrcompacted(context.Background(), &errcompactedOptions{study: study.ErrCompacted, format: "json",
+		version: "v3.6.0,v3.7.1,v3.7.3", drift: true, paths: 3, stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Releases []string
+		Rows     []struct {
+			Kind, Key, Change string
+			At                []string
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range d.Rows {
+		if r.Kind == "site" && strings.Contains(r.Key, "hashByRev") {
+			found = true
+			want := []string{"server/storage/mvcc/kvstore.go:177", "server/storage/mvcc/kvstore.go:178", "server/storage/mvcc/kvstore.go:188"}
+			if strings.Join(r.At, " ") != strings.Join(want, " ") || r.Change != "moved" {
+				t.Errorf("hashByRev row: %+v", r)
+			}
+		}
+	}
+	if !found || len(d.Releases) != 3 {
+		t.Errorf("releases %v, hashByRev row found %v", d.Releases, found)
 	}
 }
