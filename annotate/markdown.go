@@ -16,6 +16,7 @@ func Markdown(w io.Writer, rep *report.Report) error {
 	m.header()
 	m.findings()
 	m.verdicts()
+	m.observed()
 	m.citation()
 	m.corrected()
 	m.behaviours()
@@ -240,7 +241,11 @@ func (m *md) sitesTable() {
 	m.p("## Every use of the sentinel\n\n")
 	m.p("Found by type identity in the %d packages loaded from source, not by text. ", len(r.Packages))
 	m.p("\"Cited\" marks the files of %s.\n\n", r.Citation.Step)
-	m.p("| | site | kind | function | cited | reached from |\n|---|---|---|---|---|---|\n")
+	if m.rep.Observe != nil {
+		m.p("| | site | kind | function | cited | reached from | at run time |\n|---|---|---|---|---|---|---|\n")
+	} else {
+		m.p("| | site | kind | function | cited | reached from |\n|---|---|---|---|---|---|\n")
+	}
 	for i, s := range r.Sites {
 		fn := "(package level)"
 		if s.Function != "" {
@@ -260,7 +265,11 @@ func (m *md) sitesTable() {
 		if len(from) > 0 {
 			reached = strings.Join(from, ", ")
 		}
-		m.p("| %s | `%s` | %s | %s | %s | %s |\n", siteLabel(i), loc(s.File, s.Line), s.Kind, fn, cited, reached)
+		ran := ""
+		if m.rep.Observe != nil {
+			ran = " | " + ranIn(s.Observed)
+		}
+		m.p("| %s | `%s` | %s | %s | %s | %s%s |\n", siteLabel(i), loc(s.File, s.Line), s.Kind, fn, cited, reached, ran)
 	}
 	m.p("\n")
 }
@@ -366,7 +375,11 @@ func hopText(h report.Hop) string {
 	if len(flags) > 0 {
 		f = " (" + strings.Join(flags, ", ") + ")"
 	}
-	return fmt.Sprintf("`%s` at `%s:%d:%d`%s", short(h.Function), h.File, h.Line, h.Column, f)
+	obs := ""
+	if h.Observed != nil {
+		obs = " — " + ranIn(h.Observed)
+	}
+	return fmt.Sprintf("`%s` at `%s:%d:%d`%s%s", short(h.Function), h.File, h.Line, h.Column, f, obs)
 }
 
 func (m *md) loaded() {

@@ -54,7 +54,11 @@ func (m *md) chains() {
 		m.p("### %s\n\n", m.behaviourTitle(c.Behaviour))
 		m.mermaid(c)
 		for i, st := range c.Steps {
-			m.p("%d. %s — `%s`\n", i+1, mdEscape(st.Label), loc(st.File, st.Line))
+			obs := ""
+			if m.rep.Observe != nil {
+				obs = " — " + mark(st.Observed, c.Behaviour)
+			}
+			m.p("%d. %s — `%s`%s\n", i+1, mdEscape(st.Label), loc(st.File, st.Line), obs)
 		}
 		m.p("\n")
 	}
@@ -66,7 +70,7 @@ func (m *md) mermaid(c report.Chain) {
 		var fn string
 		switch {
 		case st.Kind == "call":
-			fn = "calls " + st.Label
+			fn = st.Label
 		case st.Function != "":
 			fn = short(st.Function)
 		default:

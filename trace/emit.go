@@ -109,7 +109,7 @@ func (r *Result) Report() (*report.Report, error) {
 	}
 
 	for _, b := range st.Behaviours {
-		rb := report.Behaviour{ID: b.ID, Title: b.Title, Lab: b.Lab, Prose: b.Prose, Entries: b.Entries, Observed: b.Observed,
+		rb := report.Behaviour{ID: b.ID, Title: b.Title, Lab: b.Lab, Prose: b.Prose, Entries: b.Entries, Observed: b.Observed, Setup: b.Setup,
 			Sites: []int{}, CitedNotReached: []int{}}
 		for si, s := range r.Sites {
 			reached := false

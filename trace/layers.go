@@ -269,8 +269,24 @@ func (r *Result) watchChain() []Step {
 	if !ok {
 		return st
 	}
-	if a, ok := r.behindRead(d); ok {
-		add("handoff", "the sync loop takes the behind group's watchers: "+a.Text, a.Pos)
+	// The sync loop's own calls down to the decision; the call that takes
+	// the behind group's watchers is the hand-off from the open path.
+	rd, hasRead := r.behindRead(d)
+	if sync := r.entryFunc(sg.Sync); sync != nil {
+		if ps := r.Graph.Paths(sync, d.Func, 1); len(ps) > 0 {
+			for _, h := range ps[0] {
+				at := signal.Pos{Position: h.Pos, Func: h.Caller}
+				if hasRead && h.Pos.Filename == rd.Filename && h.Pos.Line == rd.Line {
+					add("handoff", "the sync loop takes the behind group's watchers: "+rd.Text, at)
+					hasRead = false
+					continue
+				}
+				add("call", "calls "+short(h.Callee), at)
+			}
+		}
+	}
+	if hasRead {
+		add("handoff", "the sync loop takes the behind group's watchers: "+rd.Text, rd.Pos)
 	}
 	add("decision", "decision: "+d.Text, d.Pos)
 	add("signal", "the compaction is signalled: "+d.ConsequencePos.Text, d.ConsequencePos)
@@ -338,7 +354,7 @@ func (r *Result) readChain() []Step {
 	add("entry", "a client reads at a revision: "+sg.Read, r.entryPos(sg.Read))
 	if ps := r.Graph.Paths(entry, d.Func, 1); len(ps) > 0 {
 		for _, h := range ps[0] {
-			add("call", short(h.Callee), signal.Pos{Position: h.Pos, Func: h.Caller})
+			add("call", "calls "+short(h.Callee), signal.Pos{Position: h.Pos, Func: h.Caller})
 		}
 	}
 	add("decision", "decision: "+d.Text, d.Pos)

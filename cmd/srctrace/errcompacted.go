@@ -13,6 +13,7 @@ import (
 
 	"github.com/srctrace/srctrace/annotate"
 	"github.com/srctrace/srctrace/trace"
+	"github.com/srctrace/srctrace/trace/observe"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/study"
@@ -30,6 +31,7 @@ type errcompactedOptions struct {
 	env      []string
 	lab      bool
 	drift    bool
+	observe  bool
 	stdout   io.Writer
 }
 
@@ -56,6 +58,7 @@ from the Go module proxy once, then read from the module cache.`,
   srctrace errcompacted --etcd-version v3.6.0    # another release
   srctrace errcompacted --etcd-dir ~/src/etcd    # a local checkout (repo root)
   srctrace errcompacted --lab                    # with the lab's observations merged in
+  srctrace errcompacted --observe                # mark what ran in each behaviour (coverage)
   srctrace errcompacted --etcd-version v3.6.0,v3.7.1,v3.7.3 --drift   # lines across releases`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,6 +75,7 @@ from the Go module proxy once, then read from the module cache.`,
 	f.StringVar(&opts.version, "etcd-version", "", "etcd release to load from the Go module proxy (default: the pinned release)")
 	f.StringVar(&opts.dir, "etcd-dir", "", "root of a local etcd checkout to load instead of a release")
 	f.IntVar(&opts.paths, "paths", 3, "shortest call paths to show per (entry, site) pair")
+	f.BoolVar(&opts.observe, "observe", false, "run the lab's behaviours on a coverage-instrumented etcd and mark what ran")
 	f.BoolVar(&opts.drift, "drift", false, "with several releases (--etcd-version A,B,C): the line of every entry, site and hop at each")
 	f.BoolVar(&opts.lab, "lab", false, "also run the lab on an embedded etcd and merge what it observed into the notes")
 	f.BoolVar(&opts.noCache, "no-cache", false, "do not read or write a result cache (srctrace keeps none yet; the flag is accepted for scripts)")
@@ -98,6 +102,10 @@ func (o *errcompactedOptions) validate() error {
 		return usagef("several releases (%s) are for --drift", o.version)
 	case o.drift && o.lab:
 		return usagef("--drift and --lab exclude each other")
+	case o.drift && o.observe:
+		return usagef("--drift and --observe exclude each other")
+	case o.observe && o.dir != "":
+		return usagef("--observe runs releases only: use --etcd-version, not --etcd-dir")
 	}
 	return nil
 }
@@ -155,6 +163,20 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 			lr.Notes = append(lr.Notes, fmt.Sprintf("the lab ran etcd %s, the notes read the source of %s: positions are %s's", lr.Etcd.Version, rep.Etcd.Version, rep.Etcd.Version))
 		}
 		rep.Lab = lr
+	}
+	if opts.observe {
+		var pkgs []string
+		for _, p := range rep.Packages {
+			if p == opts.study.Module || strings.HasPrefix(p, opts.study.Module+"/") {
+				pkgs = append(pkgs, p)
+			}
+		}
+		res, err := observe.Run(ctx, observe.Options{Version: rep.Etcd.Version, Packages: pkgs, Modules: opts.study.Modules(),
+			Layout: opts.study.LayoutMap(), CacheDir: opts.cacheDir, Env: opts.env})
+		if err != nil {
+			return err
+		}
+		observe.Apply(rep, res)
 	}
 	var buf bytes.Buffer
 	if err := annotate.Render(&buf, opts.format, rep); err != nil {

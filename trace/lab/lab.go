@@ -315,6 +315,11 @@ func (l *run) openWatch(ctx context.Context, name, prefix string, rev int64) (*w
 // arrives, or after a fixed delay), and a write afterwards that a living
 // watcher receives.
 func (l *run) round(ctx context.Context, name string, delay time.Duration) (a, n, c int64, ws []report.Watcher, err error) {
+	return l.roundOpts(ctx, name, delay, true)
+}
+
+// roundOpts is round; without compact it only replays (a baseline).
+func (l *run) roundOpts(ctx context.Context, name string, delay time.Duration, compactIt bool) (a, n, c int64, ws []report.Watcher, err error) {
 	prefix, a, n, err := l.setup(ctx, name)
 	if err != nil {
 		return 0, 0, 0, nil, err
@@ -345,8 +350,23 @@ func (l *run) round(ctx context.Context, name string, delay time.Duration) (a, n
 		current.w.CompactedAtMs = current.ms(now)
 		return nil
 	}
+	// Without a compaction: follow the behind watcher to the end of its
+	// history.
+	for !compactIt && !behind.w.Ended && behind.w.Events < behind.w.Total {
+		select {
+		case resp, ok := <-behind.ch:
+			if !ok {
+				return 0, 0, 0, nil, fmt.Errorf("behind watch closed without a final response")
+			}
+			behind.take(resp, time.Now())
+		case <-time.After(30 * time.Second):
+			return 0, 0, 0, nil, fmt.Errorf("behind watch: nothing for 30 s")
+		case <-ctx.Done():
+			return 0, 0, 0, nil, ctx.Err()
+		}
+	}
 	// Until the compaction: follow the behind watcher.
-	for behind.compact.IsZero() && !behind.w.Ended {
+	for compactIt && behind.compact.IsZero() && !behind.w.Ended {
 		select {
 		case resp, ok := <-behind.ch:
 			if !ok {
@@ -605,4 +625,56 @@ func checkLoopback(eps []string) error {
 		}
 	}
 	return nil
+}
+
+// Scripts are the behaviours a coverage run can drive one at a time.
+var Scripts = []string{"baseline", "evict", "reopen", "read"}
+
+// Script drives one behaviour against a server at endpoints that this
+// process does not own: "baseline" (the setup and both watchers, no
+// compaction), "evict" (a compaction mid-replay), "reopen" (a watch from a
+// compacted revision) or "read" (a get at a compacted revision).
+func Script(ctx context.Context, endpoints []string, name string, writes int) (err error) {
+	if writes == 0 {
+		writes = 2000
+	}
+	l := &run{opts: Options{Writes: writes}, rep: &report.Lab{}, srv: external{eps: endpoints}}
+	l.cli, err = clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return fmt.Errorf("connecting to etcd: %w", err)
+	}
+	defer l.cli.Close()
+	l.base = "/srctrace-observe/" + name + "/"
+	switch name {
+	case "baseline":
+		_, _, _, _, err = l.roundOpts(ctx, name, 0, false)
+	case "evict":
+		_, _, _, _, err = l.round(ctx, name, 0)
+	case "reopen", "read":
+		prefix, a, n, err := l.setup(ctx, name)
+		if err != nil {
+			return err
+		}
+		if _, err := l.cli.Compact(ctx, n-10); err != nil {
+			return err
+		}
+		if name == "reopen" {
+			r, err := l.reopenAt(ctx, prefix, a)
+			if err != nil {
+				return err
+			}
+			if !r.Canceled {
+				return fmt.Errorf("reopen from %d was not canceled", a)
+			}
+			return nil
+		}
+		if _, err := l.cli.Get(ctx, prefix+"k", clientv3.WithRev(a)); err == nil {
+			return fmt.Errorf("get --rev=%d did not fail", a)
+		}
+		_, err = l.cli.Get(ctx, prefix+"k", clientv3.WithRev(n-10))
+		return err
+	default:
+		return fmt.Errorf("%w: no script %q: want one of %s", ErrUsage, name, strings.Join(Scripts, ", "))
+	}
+	return err
 }

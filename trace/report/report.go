@@ -23,6 +23,68 @@ type Report struct {
 	Signal *Signal `json:"signal,omitempty"`
 	// Lab is what a run of the lab observed, when it was asked for.
 	Lab *Lab `json:"lab,omitempty"`
+	// Observe is the coverage run, when it was asked for.
+	Observe *Observe `json:"observe,omitempty"`
+}
+
+// Observe is a coverage run of the lab's behaviours.
+type Observe struct {
+	Release string       `json:"release"`
+	Binary  string       `json:"binary"`
+	Built   bool         `json:"built"`
+	BuildMs int64        `json:"build_ms,omitempty"`
+	Runs    []ObserveRun `json:"runs"`
+	// Only lists, per behaviour, what ran there and not in the baseline.
+	Only []ObserveOnly `json:"only"`
+	// Disagreements are where static paths and the run disagree.
+	Disagreements []Disagreement `json:"disagreements"`
+	// Decided names, per behaviour, the decisions whose guarded signal or
+	// sentinel line ran there and not in the baseline.
+	Decided []Decided `json:"decided"`
+	// Chains counts, per behaviour, the measured steps of its chain that ran.
+	Chains []ChainRun `json:"chains"`
+}
+
+// Decided is a decision that took effect in a behaviour at run time.
+type Decided struct {
+	Behaviour  string `json:"behaviour"`
+	Comparison string `json:"comparison"`
+	File       string `json:"file"`
+	Line       int    `json:"line"`
+	Guarded    string `json:"guarded"` // file:line of what it guards
+}
+
+// ChainRun is a chain's steps at run time.
+type ChainRun struct {
+	Behaviour string   `json:"behaviour"`
+	Measured  int      `json:"measured"`
+	Ran       int      `json:"ran"`
+	NotRan    []string `json:"not_ran"` // file:line label
+}
+
+// ObserveRun is one behaviour's run.
+type ObserveRun struct {
+	Behaviour string `json:"behaviour"`
+	Ms        int64  `json:"ms"`
+	Blocks    int    `json:"blocks"`
+	Ran       int    `json:"ran"`
+}
+
+// ObserveOnly is what ran only in one behaviour.
+type ObserveOnly struct {
+	Behaviour string   `json:"behaviour"`
+	Lines     []string `json:"lines"` // file:line, with what is there
+}
+
+// Disagreement is a site or comparison where static and dynamic differ.
+type Disagreement struct {
+	Behaviour string `json:"behaviour"`
+	// Kind is "static-only" (reachable from the behaviour's entries, did
+	// not run) or "dynamic-only" (ran, no static path explains it).
+	Kind string `json:"kind"`
+	What string `json:"what"`
+	File string `json:"file"`
+	Line int    `json:"line"`
 }
 
 // Study names the study and its sentinel.
@@ -85,6 +147,8 @@ type Site struct {
 	Text     string  `json:"text"`
 	Cited    bool    `json:"cited"` // in a file the citation greps
 	Excerpt  Excerpt `json:"excerpt"`
+	// Observed says, per behaviour, whether the line ran (--observe).
+	Observed map[string]bool `json:"observed,omitempty"`
 }
 
 // Excerpt is a few numbered source lines.
@@ -161,6 +225,8 @@ type Hop struct {
 	Column    int    `json:"column"`
 	Goroutine bool   `json:"goroutine"`
 	Dynamic   bool   `json:"dynamic"`
+	// Observed says, per behaviour, whether the call site ran.
+	Observed map[string]bool `json:"observed,omitempty"`
 }
 
 // Behaviour is one lab behaviour and the code that belongs to it.
@@ -172,6 +238,8 @@ type Behaviour struct {
 	Entries []string `json:"entries"`
 	// Observed names the lab section that shows this behaviour.
 	Observed string `json:"observed,omitempty"`
+	// Setup are the entries the lab's setup runs for it (a compaction).
+	Setup []string `json:"setup,omitempty"`
 	// Sites are the indices of the sites reachable from the entries.
 	Sites []int `json:"sites"`
 	// CitedNotReached are cited sites that none of the entries reaches.

@@ -52,9 +52,10 @@ type Comparison struct {
 	Consequence string `json:"consequence"`
 	Guarded     *Loc   `json:"guarded,omitempty"`
 	// Passing says what happens at C and C-1.
-	Passing    string   `json:"passing"`
-	Entries    []string `json:"entries"`
-	Behaviours []string `json:"behaviours"`
+	Passing    string          `json:"passing"`
+	Entries    []string        `json:"entries"`
+	Behaviours []string        `json:"behaviours"`
+	Observed   map[string]bool `json:"observed,omitempty"`
 }
 
 // Write is a write of a signal field.
@@ -178,8 +179,9 @@ type Chain struct {
 // Step is one station of a chain.
 type Step struct {
 	Loc
-	Kind  string `json:"kind"`
-	Label string `json:"label"`
+	Kind     string          `json:"kind"`
+	Label    string          `json:"label"`
+	Observed map[string]bool `json:"observed,omitempty"`
 }
 
 // Verdict answers a question in one sentence; {N} stands for Lines[N].

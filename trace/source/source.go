@@ -90,6 +90,9 @@ func (s *Source) Close() {
 	}
 }
 
+// WorkModule is the module path of the work modules Resolve writes.
+const WorkModule = "srctrace.work/etcd"
+
 // ErrUsage marks errors in what the user asked for.
 var ErrUsage = errors.New("usage")
 
@@ -305,7 +308,7 @@ func index(args []string, path string) int {
 func writeWorkModule(dir string, modules []string, v string) (created bool, err error) {
 	var b strings.Builder
 	b.WriteString("// Written by srctrace: a work module to load etcd " + v + " from.\n")
-	b.WriteString("module srctrace.work/etcd\n\ngo 1.24\n\nrequire (\n")
+	b.WriteString("module " + WorkModule + "\n\ngo 1.24\n\nrequire (\n")
 	for _, m := range modules {
 		fmt.Fprintf(&b, "\t%s %s\n", m, v)
 	}
@@ -609,6 +612,21 @@ func (s *Source) CheckVersions(pkgs []*packages.Package) error {
 		}
 	})
 	return bad
+}
+
+// ImportFile names a file given as import path and base name (as
+// coverage profiles do) as RepoPath does.
+func (s *Source) ImportFile(f string) string {
+	best := ""
+	for m := range s.layout {
+		if strings.HasPrefix(f, m+"/") && len(m) > len(best) {
+			best = m
+		}
+	}
+	if best == "" {
+		return f
+	}
+	return s.layout[best] + "/" + strings.TrimPrefix(f, best+"/")
 }
 
 // RepoPath names file as `git grep -n` prints it from the root of an etcd

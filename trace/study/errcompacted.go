@@ -122,6 +122,7 @@ var ErrCompacted = &Study{
 		{
 			ID:       "evict",
 			Observed: "evict",
+			Setup:    []string{"kv-compact", "apply"},
 			Title:    "Behind watcher evicted mid-stream",
 			Lab:      "terminal 1, watching from the anchor revision, stops after the compaction; terminal 2 keeps delivering events",
 			Entries:  []string{"watch-open", "sync-loop"},
@@ -132,6 +133,7 @@ var ErrCompacted = &Study{
 		{
 			ID:       "reopen",
 			Observed: "reopen",
+			Setup:    []string{"kv-compact", "apply"},
 			Title:    "Watch opened from a compacted revision",
 			Lab:      "etcdctl watch --rev=A after the compaction fails",
 			Entries:  []string{"watch-open", "sync-loop"},
@@ -142,6 +144,7 @@ var ErrCompacted = &Study{
 		{
 			ID:       "read",
 			Observed: "read",
+			Setup:    []string{"kv-compact", "apply"},
 			Title:    "Failed historical read (exercise 6)",
 			Lab:      "etcdctl get --rev=A after the compaction fails",
 			Entries:  []string{"kv-range"},

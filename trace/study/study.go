@@ -169,6 +169,9 @@ type Behaviour struct {
 	// Observed names the lab section that shows the behaviour ("evict",
 	// "reopen", "read"), for notes merged with a lab run.
 	Observed string
+	// Setup are the entries of the requests the lab makes to set the
+	// behaviour up (the compaction), which run in its coverage run too.
+	Setup []string
 }
 
 // ChannelSend as a Boundary's Via means a send statement on a channel.
@@ -220,7 +223,7 @@ func (s *Study) Check() error {
 			return fmt.Errorf("study %s: behaviour ids must be unique and not empty (%q)", s.Name, b.ID)
 		}
 		ids[b.ID] = true
-		for _, e := range b.Entries {
+		for _, e := range append(append([]string{}, b.Entries...), b.Setup...) {
 			if !seen[e] {
 				return fmt.Errorf("study %s: behaviour %s runs through %q, which is no entry", s.Name, b.ID, e)
 			}

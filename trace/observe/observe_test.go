@@ -1,0 +1,90 @@
+package observe_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/srctrace/srctrace/trace"
+	"github.com/srctrace/srctrace/trace/observe"
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/study"
+)
+
+// TestObserve runs the behaviours on an instrumented etcd v3.7.3 and checks
+// what reading etcd predicts: none of step 6's lines runs in any behaviour,
+// the eviction is decided by the watcher group's comparison (its guarded
+// send runs only when a compaction evicts), the read's return of the
+// sentinel runs only in the read, and every measured step of the sync
+// loop's chain runs.
+func TestObserve(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an instrumented etcd")
+	}
+	st := study.ErrCompacted
+	res, err := trace.Run(context.Background(), trace.Options{Study: st, Version: "v3.7.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := res.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []string
+	for _, p := range rep.Packages {
+		if len(p) >= len(st.Module) && p[:len(st.Module)] == st.Module {
+			pkgs = append(pkgs, p)
+		}
+	}
+	ob, err := observe.Run(context.Background(), observe.Options{Version: "v3.7.3", Packages: pkgs, Modules: st.Modules(), Layout: st.LayoutMap()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	observe.Apply(rep, ob)
+	site := func(at string) report.Site {
+		for _, s := range rep.Sites {
+			if fmt.Sprintf("%s:%d", s.File, s.Line) == at {
+				return s
+			}
+		}
+		t.Fatalf("no site %s", at)
+		return report.Site{}
+	}
+	for _, l := range rep.Citation.Lines {
+		if l.Site < 0 {
+			continue
+		}
+		for b, ran := range rep.Sites[l.Site].Observed {
+			if ran {
+				t.Errorf("step 6's %s:%d ran in %s", l.File, l.Line, b)
+			}
+		}
+	}
+	if o := site("server/storage/mvcc/kvstore_txn.go:82").Observed; !o["read"] || o["evict"] || o["baseline"] {
+		t.Errorf("rangeKeys' return: %v, want read only", o)
+	}
+	decided := map[string]string{}
+	for _, d := range rep.Observe.Decided {
+		decided[d.Behaviour] = fmt.Sprintf("%s:%d", d.File, d.Line)
+	}
+	if decided["evict"] != "server/storage/mvcc/watcher_group.go:255" || decided["reopen"] != "server/storage/mvcc/watcher_group.go:255" ||
+		decided["read"] != "server/storage/mvcc/kvstore_txn.go:81" {
+		t.Errorf("decided = %v", decided)
+	}
+	for _, c := range rep.Observe.Chains {
+		if c.Behaviour == "evict" && (c.Measured < 5 || c.Ran != c.Measured) {
+			t.Errorf("evict chain: %d of %d measured steps ran; not: %v", c.Ran, c.Measured, c.NotRan)
+		}
+	}
+	if len(ob.Runs) != 4 {
+		t.Errorf("%d runs", len(ob.Runs))
+	}
+	// A second run reuses the instrumented server.
+	again, err := observe.Run(context.Background(), observe.Options{Version: "v3.7.3", Packages: pkgs, Modules: st.Modules(), Layout: st.LayoutMap(), Scripts: []string{"baseline"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Built || again.Binary != ob.Binary {
+		t.Errorf("second run built=%v binary %s, want the cached %s", again.Built, again.Binary, ob.Binary)
+	}
+}
