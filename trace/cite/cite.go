@@ -24,10 +24,10 @@ type Form string
 
 // The forms.
 const (
-	Path   Form = "path"   // server/storage/mvcc/kvstore.go:214
-	Bare   Form = "bare"   // kvstore.go:214
-	Grep   Form = "grep"   // server/storage/mvcc/kvstore.go:214:<text>
-	GitHub Form = "github" // https://github.com/etcd-io/etcd/blob/v3.7.3/...#L214
+	Path   Form = "path"   // dir/file.go, a colon, a line
+	Bare   Form = "bare"   // file.go, a colon, a line
+	Grep   Form = "grep"   // dir/file.go, a colon, a line, a colon, the source text
+	GitHub Form = "github" // a blob link with a #L anchor
 )
 
 // Citation is one citation in the notes.

@@ -283,7 +283,8 @@ func readProfile(name string, src *source.Source) (*Profile, error) {
 	return p, nil
 }
 
-// parseBlock reads "importpath/file.go:12.3,14.2 2 1".
+// parseBlock reads a profile line: import path and file, a colon, the
+// block as startLine.startCol,endLine.endCol, the statements and the count.
 func parseBlock(line string, src *source.Source) (Block, bool) {
 	colon := strings.LastIndex(line, ":")
 	if colon < 0 {
