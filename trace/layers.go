@@ -251,7 +251,10 @@ func (r *Result) watchChain() []Step {
 			st = append(st, Step{Kind: kind, Label: label, At: at})
 		}
 	}
-	add("entry", "a client opens a watch stream: "+r.Study.Entries[r.entryIndex(sg.Open)].Name, r.entryPos(sg.Open))
+	if r.entryIndex(sg.Open) < 0 {
+		return nil
+	}
+	add("entry", "a client opens a watch stream: "+sg.Open, r.entryPos(sg.Open))
 	if g, ok := r.goStmt(sg.Recv); ok {
 		add("go", "the stream's receive loop is started", g.Pos)
 	}

@@ -217,6 +217,16 @@ func (s *Study) Check() error {
 			return fmt.Errorf("study %s: boundary %s continues in %q, which is no entry", s.Name, b.Name, b.To)
 		}
 	}
+	if sg := s.Signal; sg != nil {
+		if sg.Revision == "" {
+			return fmt.Errorf("study %s: the signal needs a Revision field", s.Name)
+		}
+		for _, e := range []string{sg.Open, sg.Sync, sg.Read} {
+			if e != "" && !seen[e] {
+				return fmt.Errorf("study %s: the signal names %q, which is no entry", s.Name, e)
+			}
+		}
+	}
 	ids := map[string]bool{}
 	for _, b := range s.Behaviours {
 		if b.ID == "" || ids[b.ID] {
