@@ -172,3 +172,19 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("temporary files left: %v", ents)
 	}
 }
+
+func TestImportFile(t *testing.T) {
+	s := &Source{layout: map[string]string{
+		"go.etcd.io/etcd/server/v3": "server", "go.etcd.io/etcd/client/v3": "client/v3", "go.etcd.io/etcd/client/pkg/v3": "client/pkg",
+	}}
+	for in, want := range map[string]string{
+		"go.etcd.io/etcd/server/v3/storage/mvcc/watcher_group.go": "server/storage/mvcc/watcher_group.go",
+		"go.etcd.io/etcd/client/v3/watch.go":                      "client/v3/watch.go",
+		"go.etcd.io/etcd/client/pkg/v3/types/id.go":               "client/pkg/types/id.go",
+		"srctrace.work/etcd/runner/main.go":                       "srctrace.work/etcd/runner/main.go",
+	} {
+		if got := s.ImportFile(in); got != want {
+			t.Errorf("ImportFile(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
