@@ -46,6 +46,8 @@ type Pos struct {
 	token.Position
 	Func *ssa.Function // nil at package level
 	Text string        // the source text there (an expression or a line)
+
+	pos token.Pos // the position in the program's file set
 }
 
 // Comparison is an ordering comparison of a revision with a value derived
@@ -266,7 +268,7 @@ func (r *Result) fieldOrNil(name string) *types.Var {
 
 // pos makes a Pos for a token position inside fn.
 func (r *Result) pos(p token.Pos, fn *ssa.Function, text string) Pos {
-	return Pos{Position: r.syn.fset.Position(p), Func: fn, Text: text}
+	return Pos{Position: r.syn.fset.Position(p), Func: fn, Text: text, pos: p}
 }
 
 // funcAt returns the SSA function that encloses a syntax path.
@@ -442,9 +444,6 @@ func (r *Result) marks() {
 		}
 	}
 	for _, w := range r.writesOf(sg.Cancel) {
-		path, f := r.syn.path(token.Pos(0), 0)
-		_ = path
-		_ = f
 		val := r.valueExpr(w)
 		if val == nil {
 			continue
@@ -464,11 +463,10 @@ func (r *Result) marks() {
 
 // valueExpr returns the value expression of a write.
 func (r *Result) valueExpr(w Write) ast.Expr {
-	tf := r.syn.fset.File(r.tokenPos(w.Position))
-	if tf == nil {
+	p := w.pos
+	if !p.IsValid() {
 		return nil
 	}
-	p := r.tokenPos(w.Position)
 	path, _ := r.syn.path(p, p+1)
 	for _, n := range path {
 		switch x := n.(type) {
@@ -483,21 +481,6 @@ func (r *Result) valueExpr(w Write) ast.Expr {
 		}
 	}
 	return nil
-}
-
-// tokenPos converts a position back to a token.Pos.
-func (r *Result) tokenPos(p token.Position) token.Pos {
-	var out token.Pos
-	r.syn.fset.Iterate(func(f *token.File) bool {
-		if f.Name() == p.Filename {
-			if p.Offset <= f.Size() {
-				out = f.Pos(p.Offset)
-			}
-			return false
-		}
-		return true
-	})
-	return out
 }
 
 // readsSignal returns e if it is a comparison with an operand that is a

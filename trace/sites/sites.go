@@ -160,35 +160,3 @@ func contains(args []ast.Expr, e ast.Expr) bool {
 	}
 	return false
 }
-
-// FuncName names the function declaration that encloses a site as it is
-// written in the source ("(*store).hashByRev"), or "" at package level.
-func FuncName(s Site) string {
-	for _, n := range s.Path {
-		fd, ok := n.(*ast.FuncDecl)
-		if !ok {
-			continue
-		}
-		if fd.Recv == nil || len(fd.Recv.List) == 0 {
-			return fd.Name.Name
-		}
-		return "(" + recvString(fd.Recv.List[0].Type) + ")." + fd.Name.Name
-	}
-	return ""
-}
-
-func recvString(e ast.Expr) string {
-	switch t := e.(type) {
-	case *ast.StarExpr:
-		return "*" + recvString(t.X)
-	case *ast.Ident:
-		return t.Name
-	case *ast.IndexExpr:
-		return recvString(t.X)
-	case *ast.IndexListExpr:
-		return recvString(t.X)
-	case *ast.ParenExpr:
-		return recvString(t.X)
-	}
-	return "?"
-}
