@@ -3,7 +3,6 @@ package annotate
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/srctrace/srctrace/trace/report"
@@ -400,24 +399,8 @@ func (m *md) loaded() {
 	m.p("- call graph: go/ssa and VTA (refined over itself); calls of function-valued parameters are bound per calling context.\n")
 }
 
-// short drops the import path of a qualified name but keeps its last
-// element, or its last two when the last is a major version:
-// "mvcc.(*store).Compact", "client/v3.(*WatchResponse).Err".
-func short(q string) string {
-	head := q
-	if i := strings.Index(q, "("); i >= 0 {
-		head = q[:i]
-	}
-	cut := strings.LastIndex(head, "/")
-	if cut > 0 && majorRE.MatchString(head[cut+1:]) {
-		if prev := strings.LastIndex(head[:cut], "/"); prev >= 0 {
-			cut = prev
-		}
-	}
-	return q[cut+1:]
-}
-
-var majorRE = regexp.MustCompile(`^v[0-9]+\.`)
+// short is report.ShortName: "mvcc.(*store).Compact".
+var short = report.ShortName
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -104,7 +104,7 @@ func (m *md) comparisons() {
 		return
 	}
 	m.p("## Where a revision meets the compaction revision\n\n")
-	m.p("Found by following the value of `%s` through copies into fields, locals, parameters and results (not by name). A *decision* guards the signal or the sentinel; a *boundary* decides something else at the same revision.\n\n", shortQ(s.Source))
+	m.p("Found by following the value of `%s` through copies into fields, locals, parameters and results (not by name). A *decision* guards the signal or the sentinel; a *boundary* decides something else at the same revision.\n\n", short(s.Source))
 	m.p("| at | comparison | kind | what it guards | at C and C−1 | reached from |\n|---|---|---|---|---|---|\n")
 	for _, c := range s.Comparisons {
 		g := mdEscape(c.Consequence)
@@ -130,8 +130,6 @@ func (m *md) comparisons() {
 		m.p("\n")
 	}
 }
-
-func shortQ(q string) string { return q[strings.LastIndex(q, "/")+1:] }
 
 func (m *md) handoffs() {
 	s := m.rep.Signal
@@ -162,7 +160,7 @@ func (m *md) clientTool() {
 			m.p("`%s` is false, ", strings.Join(c.Before, "`, `"))
 		}
 		m.p("for `%s` (`%s`): `%s` (`%s`). That value is `%s` — not the server's `%s`. Its text, followed through its declarations:\n\n",
-			strings.TrimSpace(c.Case.Text), loc(c.Case.File, c.Case.Line), c.Return.Text, loc(c.Return.File, c.Return.Line), shortQ(c.Error.Object), shortQ(m.rep.Study.Sentinel))
+			strings.TrimSpace(c.Case.Text), loc(c.Case.File, c.Case.Line), c.Return.Text, loc(c.Return.File, c.Return.Line), short(c.Error.Object), short(m.rep.Study.Sentinel))
 		for _, l := range c.Error.Chain {
 			m.p("- `%s`: `%s`\n", loc(l.File, l.Line), l.Text)
 		}
@@ -208,7 +206,7 @@ func (m *md) clientTool() {
 			for _, l := range run.r.Stderr {
 				m.p("- `%s` prints %q\n", loc(l.At.File, l.At.Line), l.Text)
 			}
-			m.p("- exit status **%d**: `%s` (`%s`)\n\n", run.r.Exit, shortQ(run.r.ExitBy), loc(run.r.ExitAt.File, run.r.ExitAt.Line))
+			m.p("- exit status **%d**: `%s` (`%s`)\n\n", run.r.Exit, short(run.r.ExitBy), loc(run.r.ExitAt.File, run.r.ExitAt.Line))
 			if lab := m.rep.Lab; lab != nil {
 				if cp := run.lab(lab); cp != nil {
 					var want []string
@@ -250,7 +248,7 @@ func (m *md) pacing() {
 		}
 		at := "`" + loc(p.File, p.Line) + "`"
 		if p.Declared != nil {
-			at += fmt.Sprintf(" (`%s`, `%s`)", shortQ(p.Via), loc(p.Declared.File, p.Declared.Line))
+			at += fmt.Sprintf(" (`%s`, `%s`)", short(p.Via), loc(p.Declared.File, p.Declared.Line))
 		}
 		m.p("| %s | %s | %s |\n", p.Name, p.Value, at)
 	}

@@ -79,7 +79,7 @@ func (r *Result) reportSignal() *report.Signal {
 		rs.Refusals = append(rs.Refusals, report.Refusal{Loc: r.loc(x.Pos), Cond: x.Cond, Reason: x.Reason, Text: x.Text})
 	}
 	for _, g := range s.GoStmts {
-		rs.Handoffs = append(rs.Handoffs, report.Handoff{Loc: r.loc(g.Pos), Kind: "go", Detail: "starts " + short2(g.Loop), Entries: r.entriesReaching(g.Pos)})
+		rs.Handoffs = append(rs.Handoffs, report.Handoff{Loc: r.loc(g.Pos), Kind: "go", Detail: "starts " + report.ShortName(g.Loop), Entries: r.entriesReaching(g.Pos)})
 	}
 	for _, a := range s.Groups {
 		d := fieldName(a.Group)
@@ -92,9 +92,9 @@ func (r *Result) reportSignal() *report.Signal {
 		rs.Handoffs = append(rs.Handoffs, report.Handoff{Loc: r.loc(a.Pos), Kind: "group", Detail: d, Entries: r.entriesReaching(a.Pos)})
 	}
 	for _, c := range s.Chans {
-		kind, d := "receive", "receives from a channel of "+short2(r.Study.Signal.Channel)
+		kind, d := "receive", "receives from a channel of "+report.ShortName(r.Study.Signal.Channel)
 		if c.Send {
-			kind, d = "send", "sends on a channel of "+short2(r.Study.Signal.Channel)
+			kind, d = "send", "sends on a channel of "+report.ShortName(r.Study.Signal.Channel)
 			if c.Carries {
 				d += ", a response that carries the signal"
 			}

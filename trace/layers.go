@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/signal"
 )
 
@@ -74,12 +75,7 @@ func short(fn *ssa.Function) string {
 	if fn == nil {
 		return "(package level)"
 	}
-	q := callpath.Name(fn)
-	head := q
-	if i := strings.Index(q, "("); i >= 0 {
-		head = q[:i]
-	}
-	return q[strings.LastIndex(head, "/")+1:]
+	return report.ShortName(callpath.Name(fn))
 }
 
 func (r *Result) entryFunc(name string) *ssa.Function {
@@ -364,7 +360,7 @@ func (r *Result) readChain() []Step {
 	add("signal", "the store "+d.Consequence, d.ConsequencePos)
 	if rp := s.Read; rp != nil {
 		for _, c := range rp.Called {
-			add("wire", "the handler maps the error: "+short2(c.Text), c)
+			add("wire", "the handler maps the error: "+report.ShortName(c.Text), c)
 		}
 		add("wire", "through the translation map: "+rp.Key.Text, rp.Key)
 		if len(rp.Wire.Chain) > 0 {
@@ -381,14 +377,6 @@ func (r *Result) readChain() []Step {
 		}
 	}
 	return st
-}
-
-func short2(q string) string {
-	head := q
-	if i := strings.Index(q, "("); i >= 0 {
-		head = q[:i]
-	}
-	return q[strings.LastIndex(head, "/")+1:]
 }
 
 func (r *Result) evictVerdict() {
@@ -616,7 +604,7 @@ func (r *Result) readVerdict() {
 	d := ds[0]
 	v.add(fmt.Sprintf("The read reaches `%s`, which %s when `%s` (%%L)", short(d.Func), d.Consequence, d.Text), d.Pos)
 	if rp := s.Read; rp != nil && len(rp.Called) > 0 {
-		v.add(fmt.Sprintf("; the handler maps it with `%s` (%%L) through the translation map (%%L)", short2(rp.Called[0].Text)), rp.Called[0], rp.Key)
+		v.add(fmt.Sprintf("; the handler maps it with `%s` (%%L) through the translation map (%%L)", report.ShortName(rp.Called[0].Text)), rp.Called[0], rp.Key)
 		if len(rp.Wire.Chain) > 0 {
 			v.add(fmt.Sprintf(" to a gRPC %s error with the text %q (%%L)", rp.Wire.Code, rp.Wire.Text), rp.Wire.Chain[len(rp.Wire.Chain)-1])
 		}
@@ -627,9 +615,9 @@ func (r *Result) readVerdict() {
 	v.add(".")
 	for _, u := range r.ErrorUses {
 		if u.Dropped {
-			v.add(fmt.Sprintf(" On the watch side, the send loop's call of `%s` (%%L) reaches the same return of the sentinel (%%L) after a compaction; its error is only %s: the event goes out without that value and the stream is not ended.", short2(u.Callee), strings.Join(u.Uses, ", ")), u.Call, r.sitePos(u.Site))
+			v.add(fmt.Sprintf(" On the watch side, the send loop's call of `%s` (%%L) reaches the same return of the sentinel (%%L) after a compaction; its error is only %s: the event goes out without that value and the stream is not ended.", report.ShortName(u.Callee), strings.Join(u.Uses, ", ")), u.Call, r.sitePos(u.Site))
 		} else {
-			v.add(fmt.Sprintf(" On the watch side, the call of `%s` (%%L) can fail with the sentinel; its error is %s.", short2(u.Callee), strings.Join(u.Uses, ", ")), u.Call)
+			v.add(fmt.Sprintf(" On the watch side, the call of `%s` (%%L) can fail with the sentinel; its error is %s.", report.ShortName(u.Callee), strings.Join(u.Uses, ", ")), u.Call)
 		}
 	}
 	r.verdict("read", b, q, v)
