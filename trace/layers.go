@@ -238,15 +238,33 @@ func (r *Result) behindRead(d signal.Comparison) (signal.GroupAccess, bool) {
 	return signal.GroupAccess{}, false
 }
 
+// steps collects a chain's steps; a step without a position is dropped.
+type steps []Step
+
+func (st *steps) add(kind, label string, at signal.Pos) {
+	if at.Filename != "" {
+		*st = append(*st, Step{Kind: kind, Label: label, At: at})
+	}
+}
+
+// tool adds what the command line tool prints and its exit.
+func (st *steps) tool(name string, run *signal.ToolRun) {
+	if run == nil {
+		return
+	}
+	for _, l := range run.Stderr {
+		st.add("tool", fmt.Sprintf("%s prints %q", name, l.Text), l.Pos)
+	}
+	if run.Exited {
+		st.add("exit", fmt.Sprintf("and exits with status %d (%s)", run.Exit, run.ExitBy), run.ExitPos)
+	}
+}
+
 func (r *Result) watchChain() []Step {
 	sg := r.Study.Signal
 	s := r.Signal
-	var st []Step
-	add := func(kind, label string, at signal.Pos) {
-		if at.Filename != "" {
-			st = append(st, Step{Kind: kind, Label: label, At: at})
-		}
-	}
+	var st steps
+	add := st.add
 	if r.entryIndex(sg.Open) < 0 {
 		return nil
 	}
@@ -324,13 +342,8 @@ func (r *Result) watchChain() []Step {
 			add("client", fmt.Sprintf("whose text is %q", c.Err.Text), last)
 		}
 	}
-	if t := s.Tool; t != nil && t.Watch != nil {
-		for _, l := range t.Watch.Stderr {
-			add("tool", fmt.Sprintf("%s prints %q", t.Name, l.Text), l.Pos)
-		}
-		if t.Watch.Exited {
-			add("exit", fmt.Sprintf("and exits with status %d (%s)", t.Watch.Exit, t.Watch.ExitBy), t.Watch.ExitPos)
-		}
+	if t := s.Tool; t != nil {
+		st.tool(t.Name, t.Watch)
 	}
 	return st
 }
@@ -338,12 +351,8 @@ func (r *Result) watchChain() []Step {
 func (r *Result) readChain() []Step {
 	sg := r.Study.Signal
 	s := r.Signal
-	var st []Step
-	add := func(kind, label string, at signal.Pos) {
-		if at.Filename != "" {
-			st = append(st, Step{Kind: kind, Label: label, At: at})
-		}
-	}
+	var st steps
+	add := st.add
 	entry := r.entryFunc(sg.Read)
 	ds := r.decisions(sg.Read)
 	if entry == nil || len(ds) == 0 {
@@ -368,13 +377,8 @@ func (r *Result) readChain() []Step {
 			add("wire", fmt.Sprintf("a gRPC %s error with the text %q", rp.Wire.Code, rp.Wire.Text), last)
 		}
 	}
-	if t := s.Tool; t != nil && t.Get != nil {
-		for _, l := range t.Get.Stderr {
-			add("tool", fmt.Sprintf("%s prints %q", t.Name, l.Text), l.Pos)
-		}
-		if t.Get.Exited {
-			add("exit", fmt.Sprintf("and exits with status %d (%s)", t.Get.Exit, t.Get.ExitBy), t.Get.ExitPos)
-		}
+	if t := s.Tool; t != nil {
+		st.tool(t.Name, t.Get)
 	}
 	return st
 }
