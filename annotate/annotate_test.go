@@ -31,7 +31,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Stored lab records are named lab-*.json; the others are reports.
-			render := func(w *bytes.Buffer, format string) error { return nil }
+			var render func(w *bytes.Buffer, format string) error
 			dec := json.NewDecoder(bytes.NewReader(data))
 			dec.DisallowUnknownFields()
 			if strings.HasPrefix(filepath.Base(in), "lab-") {

@@ -60,13 +60,11 @@ numbers of drifted citations in place, atomically, and nothing else.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.files = args
-			switch opts.format {
-			case "text", "json":
-			default:
-				return usagef("--format %q: want text or json", opts.format)
+			if err := checkFormat(opts.format, "text", "json"); err != nil {
+				return err
 			}
-			if opts.version != "" && opts.dir != "" {
-				return usagef("--etcd-version and --etcd-dir exclude each other: name one source")
+			if err := checkSource(opts.version, opts.dir); err != nil {
+				return err
 			}
 			opts.stdout = cmd.OutOrStdout()
 			return runF(cmd.Context(), opts)

@@ -83,16 +83,14 @@ from the Go module proxy once, then read from the module cache.`,
 }
 
 func (o *errcompactedOptions) validate() error {
-	switch o.format {
-	case "markdown", "md", "json":
-	default:
-		return usagef("--format %q: want markdown or json", o.format)
+	if err := checkFormat(o.format, "markdown", "json"); err != nil {
+		return err
 	}
 	if o.paths < 1 {
 		return usagef("--paths %d: want 1 or more", o.paths)
 	}
-	if o.version != "" && o.dir != "" {
-		return usagef("--etcd-version and --etcd-dir exclude each other: name one source")
+	if err := checkSource(o.version, o.dir); err != nil {
+		return err
 	}
 	multi := strings.Contains(o.version, ",")
 	switch {

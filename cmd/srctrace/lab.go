@@ -75,10 +75,8 @@ Everything the lab wrote is deleted at the end, also on error and on Ctrl-C.`,
 }
 
 func (o *labOptions) validate() error {
-	switch o.format {
-	case "markdown", "md", "json":
-	default:
-		return usagef("--format %q: want markdown or json", o.format)
+	if err := checkFormat(o.format, "markdown", "json"); err != nil {
+		return err
 	}
 	if o.writes < 20 {
 		return usagef("--writes %d: the lab needs at least 20 (it compacts to head-10)", o.writes)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -34,6 +35,24 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 type problemsError struct{ msg string }
 
 func (e problemsError) Error() string { return e.msg }
+
+// checkFormat validates a --format value; "md" is accepted for markdown.
+func checkFormat(got string, allowed ...string) error {
+	for _, a := range allowed {
+		if got == a || (a == "markdown" && got == "md") {
+			return nil
+		}
+	}
+	return usagef("--format %q: want %s", got, strings.Join(allowed, " or "))
+}
+
+// checkSource validates the choice of etcd source.
+func checkSource(version, dir string) error {
+	if version != "" && dir != "" {
+		return usagef("--etcd-version and --etcd-dir exclude each other: name one source")
+	}
+	return nil
+}
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{

@@ -98,9 +98,7 @@ func Run(ctx context.Context, opts Options) (rep *report.Lab, err error) {
 			rep.Millis = time.Since(start).Milliseconds()
 		}
 	}()
-	if err := l.phase("server"); err != nil {
-		return nil, err
-	}
+	l.phase("server")
 	if err := l.start(ctx); err != nil {
 		return nil, err
 	}
@@ -116,9 +114,7 @@ func Run(ctx context.Context, opts Options) (rep *report.Lab, err error) {
 		{"read", l.read},
 	}
 	for _, s := range steps {
-		if err := l.phase(s.name); err != nil {
-			return nil, err
-		}
+		l.phase(s.name)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -139,11 +135,10 @@ type run struct {
 	written []string // prefixes to delete
 }
 
-func (l *run) phase(name string) error {
+func (l *run) phase(name string) {
 	if l.opts.Phase != nil {
 		l.opts.Phase(name)
 	}
-	return nil
 }
 
 func (l *run) start(ctx context.Context) error {
