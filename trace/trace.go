@@ -71,6 +71,7 @@ type Result struct {
 	Corrected []signal.Pos
 
 	lines *lineCache
+	legs  map[[2]int]callpath.Path
 }
 
 // Site is a use of the sentinel with its place in the program.
@@ -497,11 +498,7 @@ func (r *Result) cross(ei int, target *ssa.Function) []Leg {
 			if seen[to] || !r.Entries[cur.entry].Reach[b.From] {
 				continue
 			}
-			var path callpath.Path
-			if ps := r.Graph.Paths(r.Entries[cur.entry].Func, b.From, 1); len(ps) > 0 {
-				path = ps[0]
-			}
-			next = append(next, Leg{Boundary: bi, From: cur.entry, To: to, Path: path})
+			next = append(next, Leg{Boundary: bi, From: cur.entry, To: to, Path: r.legPath(cur.entry, bi)})
 		}
 		sort.SliceStable(next, func(i, j int) bool { return len(next[i].Path) < len(next[j].Path) })
 		for _, l := range next {
@@ -517,6 +514,24 @@ func (r *Result) cross(ei int, target *ssa.Function) []Leg {
 		}
 	}
 	return nil
+}
+
+// legPath is the shortest path from an entry to a boundary's sending
+// function, computed once per pair.
+func (r *Result) legPath(entry, boundary int) callpath.Path {
+	k := [2]int{entry, boundary}
+	if p, ok := r.legs[k]; ok {
+		return p
+	}
+	var path callpath.Path
+	if ps := r.Graph.Paths(r.Entries[entry].Func, r.Boundaries[boundary].From, 1); len(ps) > 0 {
+		path = ps[0]
+	}
+	if r.legs == nil {
+		r.legs = map[[2]int]callpath.Path{}
+	}
+	r.legs[k] = path
+	return path
 }
 
 func (r *Result) grep() error {
