@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -150,8 +149,6 @@ func (t *Tree) resolve(file string) (string, []string) {
 	return "", cands
 }
 
-var releaseRE = regexp.MustCompile(`^v3\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
-
 // Checker checks citations against a default tree and, for GitHub links,
 // the release their link names.
 type Checker struct {
@@ -172,7 +169,7 @@ func (k *Checker) Check(ctx context.Context, c cite.Citation) Result {
 			r.Status, r.Msg = Unresolved, fmt.Sprintf("a link to %s, not to etcd-io/etcd: not checked", c.Repo)
 			return r
 		}
-		if !releaseRE.MatchString(c.Ref) {
+		if !source.IsRelease(c.Ref) {
 			r.Status, r.Msg = Unresolved, fmt.Sprintf("the link is at %q, which is not a release tag: srctrace checks links at release tags", c.Ref)
 			return r
 		}

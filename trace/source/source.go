@@ -98,6 +98,9 @@ var ErrUsage = errors.New("usage")
 
 var releaseRE = regexp.MustCompile(`^v3\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
 
+// IsRelease reports whether v is written as an etcd release tag (v3.X.Y).
+func IsRelease(v string) bool { return releaseRE.MatchString(v) }
+
 // DefaultVersion is the release of module that this program was built
 // with, as recorded in its build information (the pin in go.mod).
 func DefaultVersion(module string) (string, error) {
