@@ -41,7 +41,7 @@ func TestCheckExitCodes(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := runWithEnv(tc.args, &stdout, &stderr)
+			code := runWithEnv(t, tc.args, &stdout, &stderr)
 			if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
 				t.Errorf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tc.code, stdout.String(), stderr.String())
 			}
@@ -49,34 +49,29 @@ func TestCheckExitCodes(t *testing.T) {
 	}
 	// --fix rewrites the drifted line and nothing else; then the notes check clean.
 	var out bytes.Buffer
-	runWithEnv([]string{"check", "--etcd-dir", dir, "--fix", drift}, &out, &out)
+	runWithEnv(t, []string{"check", "--etcd-dir", dir, "--fix", drift}, &out, &out)
 	if b, _ := os.ReadFile(drift); string(b) != "store.go:20 `return ErrCompacted`\n" {
 		t.Errorf("fixed: %q", b)
 	}
-	if code := runWithEnv([]string{"check", "--etcd-dir", dir, drift}, &out, &out); code != exitOK {
+	if code := runWithEnv(t, []string{"check", "--etcd-dir", dir, drift}, &out, &out); code != exitOK {
 		t.Errorf("after --fix: exit %d", code)
 	}
 	// JSON: each citation with file, line, status, release, notes line.
 	var js bytes.Buffer
-	runWithEnv([]string{"check", "--etcd-dir", dir, "--format", "json", good}, &js, &js)
+	runWithEnv(t, []string{"check", "--etcd-dir", dir, "--format", "json", good}, &js, &js)
 	var rep checkReport
 	if err := json.Unmarshal(js.Bytes(), &rep); err != nil || len(rep.Citations) != 2 || rep.Citations[0].Status != "ok" || rep.Citations[0].NotesLine != 1 || rep.Citations[0].Release != "v3.9.0-fixture" {
 		t.Errorf("json %s: %+v %v", js.String(), rep, err)
 	}
 }
 
-// runWithEnv runs the CLI with the fixtures' go environment.
-func runWithEnv(args []string, stdout, stderr *bytes.Buffer) int {
+// runWithEnv runs the CLI with the fixtures' go environment; t.Setenv
+// restores the test process's own values afterwards.
+func runWithEnv(t *testing.T, args []string, stdout, stderr *bytes.Buffer) int {
 	for _, e := range fixtures.Env {
 		k, v, _ := strings.Cut(e, "=")
-		os.Setenv(k, v)
+		t.Setenv(k, v)
 	}
-	defer func() {
-		for _, e := range fixtures.Env {
-			k, _, _ := strings.Cut(e, "=")
-			os.Unsetenv(k)
-		}
-	}()
 	return run(args, strings.NewReader(""), stdout, stderr)
 }
 

@@ -97,8 +97,14 @@ func Builder(cacheDir string, modules []string, layout map[string]string, env []
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "go.etcd.io/etcd/etcdctl/v3")
 		cmd.Dir = src.Dir
 		cmd.Env = src.WithOnline().Env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("go build go.etcd.io/etcd/etcdctl/v3@%s: %v: %s", version, err, bytes.TrimSpace(out))
+		err = src.Locked(ctx, func() error {
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("go build go.etcd.io/etcd/etcdctl/v3@%s: %v: %s", version, err, bytes.TrimSpace(out))
+			}
+			return nil
+		})
+		if err != nil {
+			return "", err
 		}
 		if err := os.Rename(tmp, bin); err != nil {
 			return "", err

@@ -154,13 +154,6 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
 		return bin, false, nil
 	}
-	rdir := filepath.Join(src.Dir, "runner")
-	if err := os.MkdirAll(rdir, 0o755); err != nil {
-		return "", false, err
-	}
-	if err := source.WriteFileAtomic(filepath.Join(rdir, "main.go"), runnerSource); err != nil {
-		return "", false, err
-	}
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return "", false, err
 	}
@@ -172,8 +165,21 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 	cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+cover, "-o", tmp, "./runner")
 	cmd.Dir = src.Dir
 	cmd.Env = src.WithOnline().Env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", false, fmt.Errorf("building the instrumented etcd %s: %v: %s", src.Version, err, bytes.TrimSpace(out))
+	err = src.Locked(ctx, func() error {
+		rdir := filepath.Join(src.Dir, "runner")
+		if err := os.MkdirAll(rdir, 0o755); err != nil {
+			return err
+		}
+		if err := source.WriteFileAtomic(filepath.Join(rdir, "main.go"), runnerSource); err != nil {
+			return err
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("building the instrumented etcd %s: %v: %s", src.Version, err, bytes.TrimSpace(out))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", false, err
 	}
 	if err := os.Rename(tmp, bin); err != nil {
 		return "", false, err

@@ -45,7 +45,12 @@ func (s *Source) load(ctx context.Context, mode packages.LoadMode, patterns []st
 		Dir:     s.Dir,
 		Env:     s.Env,
 	}
-	pkgs, err := packages.Load(cfg, patterns...)
+	var pkgs []*packages.Package
+	err := s.Locked(ctx, func() error {
+		var err error
+		pkgs, err = packages.Load(cfg, patterns...)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("loading etcd %s: %w", s.Version, err)
 	}

@@ -79,6 +79,7 @@ type Source struct {
 	Missing map[string]string
 
 	layout  map[string]string
+	gomod   []byte // a release's work module go.mod
 	cleanup func()
 }
 
@@ -154,7 +155,7 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 		cache = filepath.Join(uc, "srctrace")
 	}
 	dir := filepath.Join(cache, "work", v)
-	created, err := writeWorkModule(dir, spec.Modules, v)
+	created, err := makeWorkDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +166,7 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	s := &Source{Version: v, Kind: "module", Dir: dir, layout: spec.Layout}
+	s := &Source{Version: v, Kind: "module", Dir: dir, layout: spec.Layout, gomod: workGoMod(spec.Modules, v)}
 
 	base := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	base = append(base, spec.Env...)
@@ -174,15 +175,23 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 	for _, m := range spec.Modules {
 		args = append(args, m+"@"+v)
 	}
-	mods, err := download(ctx, dir, offline, args)
-	if err == nil && allPresent(mods) {
-		s.Env = offline
-	} else {
+	var mods []modInfo
+	err = s.Locked(ctx, func() error {
+		var err error
+		mods, err = download(ctx, dir, offline, args)
+		if err == nil && allPresent(mods) {
+			s.Env = offline
+			return nil
+		}
 		mods, err = download(ctx, dir, base, args)
 		if err != nil {
-			return nil, fmt.Errorf("fetching etcd %s: %w", v, err)
+			return fmt.Errorf("fetching etcd %s: %w", v, err)
 		}
 		s.Env = base
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	s.Modules = map[string]string{}
 	s.Missing = map[string]string{}
@@ -304,11 +313,12 @@ func index(args []string, path string) int {
 	return len(args)
 }
 
-// writeWorkModule writes the work module's go.mod afresh on every run: the
-// go command may have rewritten it (its go line, or, when a package was
+// workGoMod is the go.mod of a work module that requires modules at
+// release v. It is written afresh before every go command (see Locked):
+// the go command may have rewritten it (its go line, or, when a package was
 // missing, an upgraded requirement), and a stale one must not decide which
 // release is loaded. go.sum is kept: it only grows.
-func writeWorkModule(dir string, modules []string, v string) (created bool, err error) {
+func workGoMod(modules []string, v string) []byte {
 	var b strings.Builder
 	b.WriteString("// Written by srctrace: a work module to load etcd " + v + " from.\n")
 	b.WriteString("module " + WorkModule + "\n\ngo 1.24\n\nrequire (\n")
@@ -316,14 +326,17 @@ func writeWorkModule(dir string, modules []string, v string) (created bool, err 
 		fmt.Fprintf(&b, "\t%s %s\n", m, v)
 	}
 	b.WriteString(")\n")
+	return []byte(b.String())
+}
+
+// makeWorkDir makes the work module's directory and reports whether it
+// was new.
+func makeWorkDir(dir string) (created bool, err error) {
 	if _, err := os.Stat(dir); os.IsNotExist(err) {
 		created = true
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("making work module: %w", err)
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "go.mod"), []byte(b.String())); err != nil {
-		return created, fmt.Errorf("writing work module: %w", err)
 	}
 	return created, nil
 }

@@ -3,11 +3,13 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var layout = map[string]string{
@@ -186,5 +188,55 @@ func TestImportFile(t *testing.T) {
 		if got := s.ImportFile(in); got != want {
 			t.Errorf("ImportFile(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestLocked: two sources of one work module never run their go commands
+// at once, and each runs with the go.mod written for its own modules.
+func TestLocked(t *testing.T) {
+	dir := t.TempDir()
+	a := &Source{Kind: "module", Dir: dir, gomod: workGoMod([]string{"example.com/a"}, "v3.0.0")}
+	b := &Source{Kind: "module", Dir: dir, gomod: workGoMod([]string{"example.com/a", "example.com/b"}, "v3.0.0")}
+	ctx := context.Background()
+	inA, leaveA := make(chan struct{}), make(chan struct{})
+	doneA := make(chan error)
+	go func() {
+		doneA <- a.Locked(ctx, func() error {
+			close(inA)
+			<-leaveA
+			if got, _ := os.ReadFile(filepath.Join(dir, "go.mod")); string(got) != string(a.gomod) {
+				return fmt.Errorf("a ran with go.mod %q", got)
+			}
+			return nil
+		})
+	}()
+	<-inA
+	// While a holds the lock, b waits: with a context that ends, it gives up.
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	ran := false
+	if err := b.Locked(short, func() error { ran = true; return nil }); !errors.Is(err, context.DeadlineExceeded) || ran {
+		t.Errorf("b while a holds the lock: err %v, ran %v", err, ran)
+	}
+	close(leaveA)
+	if err := <-doneA; err != nil {
+		t.Error(err)
+	}
+	err := b.Locked(ctx, func() error {
+		if got, _ := os.ReadFile(filepath.Join(dir, "go.mod")); string(got) != string(b.gomod) {
+			return fmt.Errorf("b ran with go.mod %q", got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+	// A checkout is not locked and its go.mod not written.
+	c := &Source{Kind: "dir", Dir: t.TempDir()}
+	if err := c.Locked(ctx, func() error { return nil }); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir, "go.mod")); !os.IsNotExist(err) {
+		t.Errorf("checkout: go.mod written (%v)", err)
 	}
 }
