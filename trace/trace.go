@@ -174,13 +174,22 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 	sentPkg := study.PackageOf(st.Sentinel)
 	sentName := strings.TrimPrefix(st.Sentinel, sentPkg+".")
+	var loaded *packages.Package
 	for _, p := range pkgs {
-		if p.PkgPath == sentPkg {
+		if p.PkgPath == sentPkg && p.Types != nil {
+			loaded = p
 			r.Sentinel = p.Types.Scope().Lookup(sentName)
 		}
 	}
 	if r.Sentinel == nil {
-		return nil, fmt.Errorf("etcd %s has no %s in package %s: this release is not supported by the study", src.Version, sentName, sentPkg)
+		from := "it was not loaded"
+		if loaded != nil {
+			from = fmt.Sprintf("loaded from %d files", len(loaded.GoFiles))
+			if m := loaded.Module; m != nil {
+				from += fmt.Sprintf(" of %s@%s in %s", m.Path, m.Version, m.Dir)
+			}
+		}
+		return nil, fmt.Errorf("etcd %s has no %s in package %s (%s): this release is not supported by the study", src.Version, sentName, sentPkg, from)
 	}
 
 	g, err := callpath.Build(pkgs)
