@@ -68,28 +68,103 @@ func (m *md) findings() {
 		}
 	}
 	for _, b := range r.Behaviours {
-		var cited, other []string
-		for _, i := range b.Sites {
-			if r.Sites[i].Cited {
-				cited = append(cited, "`"+loc(r.Sites[i].File, r.Sites[i].Line)+"`")
-			} else {
-				other = append(other, "`"+loc(r.Sites[i].File, r.Sites[i].Line)+"`")
-			}
-		}
-		m.p("- %s: ", b.Title)
-		if len(cited) == 0 {
-			m.p("**none of %s's lines is on its call paths**", r.Citation.Step)
-		} else {
-			m.p("%s's %s on its call paths", r.Citation.Step, strings.Join(cited, ", "))
-		}
-		if len(other) > 0 {
-			m.p("; the uses that are: %s (not cited)", strings.Join(other, ", "))
-		} else if len(cited) == 0 {
-			m.p("; no use of the sentinel is")
-		}
-		m.p(".\n")
+		m.behaviourFinding(b)
 	}
 	m.p("\n")
+}
+
+// behaviourFinding says what decides a behaviour, whether step 6's lines
+// are on its paths, and what becomes of the uses of the sentinel that are.
+func (m *md) behaviourFinding(b report.Behaviour) {
+	r := m.rep
+	var cited, other []string
+	dropped := map[int]report.ErrorUse{}
+	if r.Signal != nil {
+		for _, u := range r.Signal.ErrorUses {
+			if u.Dropped && containsString(b.Entries, u.Entry) {
+				dropped[u.Site.Index] = u
+			}
+		}
+	}
+	for _, i := range b.Sites {
+		at := "`" + loc(r.Sites[i].File, r.Sites[i].Line) + "`"
+		if r.Sites[i].Cited {
+			cited = append(cited, at)
+			continue
+		}
+		at += " (not cited)"
+		if u, ok := dropped[i]; ok {
+			at += fmt.Sprintf(", reached only through `%s` (`%s`), whose error is %s and goes no further", short(u.Callee), loc(u.Call.File, u.Call.Line), strings.Join(u.Uses, ", "))
+		}
+		other = append(other, at)
+	}
+	m.p("- %s: ", b.Title)
+	if d, ok := m.decision(b.ID); ok {
+		m.p("decided by `%s` (`%s`)", d.Text, loc(d.File, d.Line))
+		if sig, ok := m.signalStep(b.ID); ok && !m.isSite(sig.Loc) {
+			m.p(", which uses no sentinel; ")
+		} else {
+			m.p("; ")
+		}
+	}
+	if len(cited) == 0 {
+		m.p("**none of %s's lines is on its call paths**", r.Citation.Step)
+	} else {
+		m.p("%s's %s on its call paths", r.Citation.Step, strings.Join(cited, ", "))
+	}
+	switch {
+	case len(other) > 0:
+		m.p("; %s on its paths: %s", plural(len(other), "the use of the sentinel", "the uses of the sentinel"), strings.Join(other, "; "))
+	case len(cited) == 0:
+		m.p("; no use of the sentinel is")
+	}
+	m.p(".\n")
+}
+
+// decision is the decision step of a behaviour's chain.
+func (m *md) decision(behaviour string) (report.Step, bool) {
+	return m.chainStep(behaviour, "decision")
+}
+
+// signalStep is the step where a behaviour's decision signals.
+func (m *md) signalStep(behaviour string) (report.Step, bool) {
+	return m.chainStep(behaviour, "signal")
+}
+
+func (m *md) chainStep(behaviour, kind string) (report.Step, bool) {
+	if m.rep.Signal == nil {
+		return report.Step{}, false
+	}
+	for _, c := range m.rep.Signal.Chains {
+		if c.Behaviour != behaviour {
+			continue
+		}
+		for _, st := range c.Steps {
+			if st.Kind == kind {
+				return st, true
+			}
+		}
+	}
+	return report.Step{}, false
+}
+
+// isSite reports whether a line holds a use of the sentinel.
+func (m *md) isSite(l report.Loc) bool {
+	for _, s := range m.rep.Sites {
+		if s.File == l.File && s.Line == l.Line {
+			return true
+		}
+	}
+	return false
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // loc is file:line, the form git grep -n prints and srctrace check reads.

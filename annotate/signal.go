@@ -49,7 +49,7 @@ func (m *md) chains() {
 		return
 	}
 	m.p("## How the signal travels, layer by layer\n\n")
-	m.p("Solid arrows are calls, dotted arrows hand-offs between goroutines (a watcher group, a channel, the network) that a call graph cannot follow.\n\n")
+	m.p("Solid arrows are calls and what the code does next, dotted arrows hand-offs between goroutines (a watcher group, a channel, the network) that a call graph cannot follow. A node with no arrow into it starts a way of its own (a loop started elsewhere).\n\n")
 	for _, c := range s.Chains {
 		m.p("### %s\n\n", m.behaviourTitle(c.Behaviour))
 		m.mermaid(c)
@@ -81,12 +81,14 @@ func (m *md) mermaid(c report.Chain) {
 		}
 		m.p("  s%d[\"%s<br/>%s<br/><i>%s</i>\"]\n", i, mermaidEscape(fn), mermaidEscape(loc(st.File, st.Line)), mermaidEscape(st.Kind))
 	}
-	for i := 1; i < len(c.Steps); i++ {
-		arrow := "-->"
-		if c.Steps[i].Kind == "handoff" || c.Steps[i].Kind == "client" && c.Steps[i-1].Kind != "client" {
-			arrow = "-.->"
+	for i, st := range c.Steps {
+		for _, l := range st.From {
+			arrow := "-->"
+			if l.Handoff {
+				arrow = "-.->"
+			}
+			m.p("  s%d %s s%d\n", l.Step, arrow, i)
 		}
-		m.p("  s%d %s s%d\n", i-1, arrow, i)
 	}
 	m.p("```\n\n")
 }

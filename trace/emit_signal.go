@@ -137,7 +137,11 @@ func (r *Result) reportSignal() *report.Signal {
 	for _, c := range r.Chains {
 		rc := report.Chain{Behaviour: c.Behaviour, Steps: []report.Step{}}
 		for _, st := range c.Steps {
-			rc.Steps = append(rc.Steps, report.Step{Loc: r.loc(st.At), Kind: st.Kind, Label: st.Label})
+			from := []report.StepLink{}
+			for _, l := range st.From {
+				from = append(from, report.StepLink{Step: l.Step, Handoff: l.Handoff})
+			}
+			rc.Steps = append(rc.Steps, report.Step{Loc: r.loc(st.At), Kind: st.Kind, Label: st.Label, From: from})
 		}
 		rs.Chains = append(rs.Chains, rc)
 	}

@@ -20,6 +20,46 @@ type Step struct {
 	Kind  string
 	Label string
 	At    signal.Pos
+	// From are the steps that lead here (see link).
+	From []Link
+
+	// How link connects the step: Root starts a way of its own (a loop
+	// started elsewhere); Across means the previous step reaches this one
+	// across a hand-off, not by a call; Join names the step (by its ID)
+	// that also hands off to this one.
+	Root   bool
+	Across bool
+	ID     string
+	Join   string
+}
+
+// Link is an arrow into a step: from the step at index Step, by a call
+// or, when Handoff, across a hand-off (a group, a channel, the network).
+type Link struct {
+	Step    int
+	Handoff bool
+}
+
+// link sets each step's From: the previous step, unless the step is a
+// root, and the step it joins.
+func link(steps []Step) []Step {
+	ids := map[string]int{}
+	for i, s := range steps {
+		if s.ID != "" {
+			ids[s.ID] = i
+		}
+	}
+	for i := range steps {
+		s := &steps[i]
+		s.From = nil
+		if i > 0 && !s.Root {
+			s.From = append(s.From, Link{Step: i - 1, Handoff: s.Across})
+		}
+		if j, ok := ids[s.Join]; ok && s.Join != "" && j != i-1 {
+			s.From = append(s.From, Link{Step: j, Handoff: true})
+		}
+	}
+	return steps
 }
 
 // Chain is a behaviour's way from its entry to what the user sees.
@@ -175,7 +215,7 @@ func (r *Result) withCreate(steps []Step) []Step {
 			out = append(out, Step{Kind: "wire", Label: "the watch is accepted: its create response sets `" + at.Text + "`", At: at})
 		}
 	}
-	return out
+	return link(out)
 }
 
 func contains(list []string, s string) bool {
@@ -241,10 +281,12 @@ func (r *Result) behindRead(d signal.Comparison) (signal.GroupAccess, bool) {
 // steps collects a chain's steps; a step without a position is dropped.
 type steps []Step
 
-func (st *steps) add(kind, label string, at signal.Pos) {
-	if at.Filename != "" {
-		*st = append(*st, Step{Kind: kind, Label: label, At: at})
+func (st *steps) add(kind, label string, at signal.Pos) *Step {
+	if at.Filename == "" {
+		return &Step{} // dropped: what the caller sets on it goes nowhere
 	}
+	*st = append(*st, Step{Kind: kind, Label: label, At: at})
+	return &(*st)[len(*st)-1]
 }
 
 // tool adds what the command line tool prints and its exit.
@@ -259,6 +301,9 @@ func (st *steps) tool(name string, run *signal.ToolRun) {
 		st.add("exit", fmt.Sprintf("and exits with status %d (%s)", run.Exit, run.ExitBy), run.ExitPos)
 	}
 }
+
+// behindGroup is the ID of the step that puts a watcher in the behind group.
+const behindGroup = "behind-group"
 
 func (r *Result) watchChain() []Step {
 	sg := r.Study.Signal
@@ -277,14 +322,14 @@ func (r *Result) watchChain() []Step {
 		if a.Cond != "" {
 			cond = " when `" + a.Cond + "`"
 		}
-		add("handoff", "the watcher is put in the behind group"+cond+": "+a.Text, a.Pos)
+		add("handoff", "the watcher is put in the behind group"+cond+": "+a.Text, a.Pos).ID = behindGroup
 	}
 	if g, ok := r.goStmt(callpath.Name(r.entryFunc(sg.Sync))); ok {
-		add("go", "the sync loop runs in its own goroutine, started with the store", g.Pos)
+		add("go", "the sync loop runs in its own goroutine, started with the store", g.Pos).Root = true
 	}
 	d, ok := r.signalDecision()
 	if !ok {
-		return st
+		return link(st)
 	}
 	// The sync loop's own calls down to the decision; the call that takes
 	// the behind group's watchers is the hand-off from the open path.
@@ -294,7 +339,7 @@ func (r *Result) watchChain() []Step {
 			for _, h := range ps[0] {
 				at := signal.Pos{Position: h.Pos, Func: h.Caller}
 				if hasRead && h.Pos.Filename == rd.Filename && h.Pos.Line == rd.Line {
-					add("handoff", "the sync loop takes the behind group's watchers: "+rd.Text, at)
+					add("handoff", "the sync loop takes the behind group's watchers: "+rd.Text, at).Join = behindGroup
 					hasRead = false
 					continue
 				}
@@ -303,7 +348,7 @@ func (r *Result) watchChain() []Step {
 		}
 	}
 	if hasRead {
-		add("handoff", "the sync loop takes the behind group's watchers: "+rd.Text, rd.Pos)
+		add("handoff", "the sync loop takes the behind group's watchers: "+rd.Text, rd.Pos).Join = behindGroup
 	}
 	add("decision", "decision: "+d.Text, d.Pos)
 	add("signal", "the compaction is signalled: "+d.ConsequencePos.Text, d.ConsequencePos)
@@ -315,7 +360,7 @@ func (r *Result) watchChain() []Step {
 	if send, err := r.Graph.Func(sg.Send); err == nil {
 		for _, c := range s.Chans {
 			if !c.Send && c.Func == send {
-				add("handoff", "the send loop receives it: "+c.Text, c.Pos)
+				add("handoff", "the send loop receives it: "+c.Text, c.Pos).Across = true
 				break
 			}
 		}
@@ -333,8 +378,9 @@ func (r *Result) watchChain() []Step {
 		}
 	}
 	if c := s.Client; c != nil {
-		for _, w := range c.Copies {
-			add("client", "the client copies it into its WatchResponse: "+w.Text, w.Pos)
+		for i, w := range c.Copies {
+			// The response reaches the client over the network.
+			add("client", "the client copies it into its WatchResponse: "+w.Text, w.Pos).Across = i == 0
 		}
 		add("client", "the client's Err() turns it into an error: "+c.Return.Text, c.Return)
 		if len(c.Err.Chain) > 0 {
@@ -345,7 +391,7 @@ func (r *Result) watchChain() []Step {
 	if t := s.Tool; t != nil {
 		st.tool(t.Name, t.Watch)
 	}
-	return st
+	return link(st)
 }
 
 func (r *Result) readChain() []Step {
@@ -380,7 +426,7 @@ func (r *Result) readChain() []Step {
 	if t := s.Tool; t != nil {
 		st.tool(t.Name, t.Get)
 	}
-	return st
+	return link(st)
 }
 
 func (r *Result) evictVerdict() {

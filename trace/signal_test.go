@@ -23,6 +23,10 @@ type signalWant struct {
 	refusal   string // a create response refused with the compaction's text; "" if none
 	gos       []string
 	behindAdd string
+	// behindRead is where the sync loop takes the behind group's watchers.
+	behindRead string
+	// syncGo starts the sync loop.
+	syncGo    string
 	sendCarry string
 	recv      string
 	client    [2]string // case, return
@@ -46,20 +50,22 @@ var signalWants = []signalWant{
 			"server/storage/mvcc/kvstore_txn.go:81 <",
 			"server/storage/mvcc/watcher_group.go:255 <",
 		},
-		boundary:  []string{"server/storage/mvcc/watchable_store.go:369"},
-		mark:      [2]string{"server/etcdserver/api/v3rpc/watch.go:459", "server/etcdserver/api/v3rpc/watch.go:465"},
-		refusal:   "server/etcdserver/api/v3rpc/watch.go:271",
-		gos:       []string{"server/etcdserver/api/v3rpc/watch.go:189", "server/etcdserver/api/v3rpc/watch.go:199", "server/storage/mvcc/watchable_store.go:87"},
-		behindAdd: "server/storage/mvcc/watchable_store.go:150",
-		sendCarry: "server/storage/mvcc/watcher_group.go:257",
-		recv:      "server/etcdserver/api/v3rpc/watch.go:435",
-		client:    [2]string{"client/v3/watch.go:127", "client/v3/watch.go:128"},
-		toolWatch: []string{"watch was canceled (" + compacted + ")", "Error: watch is canceled by the server"},
-		toolGet:   []string{"Error: " + compacted},
-		mapKey:    "server/etcdserver/api/v3rpc/util.go:45",
-		called:    "server/etcdserver/api/v3rpc/key.go:55",
-		errorUse:  "server/etcdserver/api/v3rpc/watch.go:452",
-		pacing:    []string{"1000 server/storage/mvcc/watcher_group.go:28", "100ms server/storage/mvcc/watchable_store.go:227", "128 server/storage/mvcc/watchable_store.go:38"},
+		boundary:   []string{"server/storage/mvcc/watchable_store.go:369"},
+		mark:       [2]string{"server/etcdserver/api/v3rpc/watch.go:459", "server/etcdserver/api/v3rpc/watch.go:465"},
+		refusal:    "server/etcdserver/api/v3rpc/watch.go:271",
+		gos:        []string{"server/etcdserver/api/v3rpc/watch.go:189", "server/etcdserver/api/v3rpc/watch.go:199", "server/storage/mvcc/watchable_store.go:87"},
+		behindAdd:  "server/storage/mvcc/watchable_store.go:150",
+		behindRead: "server/storage/mvcc/watchable_store.go:363",
+		syncGo:     "server/storage/mvcc/watchable_store.go:87",
+		sendCarry:  "server/storage/mvcc/watcher_group.go:257",
+		recv:       "server/etcdserver/api/v3rpc/watch.go:435",
+		client:     [2]string{"client/v3/watch.go:127", "client/v3/watch.go:128"},
+		toolWatch:  []string{"watch was canceled (" + compacted + ")", "Error: watch is canceled by the server"},
+		toolGet:    []string{"Error: " + compacted},
+		mapKey:     "server/etcdserver/api/v3rpc/util.go:45",
+		called:     "server/etcdserver/api/v3rpc/key.go:55",
+		errorUse:   "server/etcdserver/api/v3rpc/watch.go:452",
+		pacing:     []string{"1000 server/storage/mvcc/watcher_group.go:28", "100ms server/storage/mvcc/watchable_store.go:227", "128 server/storage/mvcc/watchable_store.go:38"},
 	},
 	{
 		version: "v3.6.0",
@@ -70,19 +76,21 @@ var signalWants = []signalWant{
 			"server/storage/mvcc/kvstore_txn.go:80 <",
 			"server/storage/mvcc/watcher_group.go:251 <",
 		},
-		boundary:  []string{"server/storage/mvcc/watchable_store.go:365"},
-		mark:      [2]string{"server/etcdserver/api/v3rpc/watch.go:432", "server/etcdserver/api/v3rpc/watch.go:438"},
-		gos:       []string{"server/etcdserver/api/v3rpc/watch.go:182", "server/etcdserver/api/v3rpc/watch.go:192", "server/storage/mvcc/watchable_store.go:82"},
-		behindAdd: "server/storage/mvcc/watchable_store.go:144",
-		sendCarry: "server/storage/mvcc/watcher_group.go:253",
-		recv:      "server/etcdserver/api/v3rpc/watch.go:408",
-		client:    [2]string{"client/v3/watch.go:127", "client/v3/watch.go:128"},
-		toolWatch: []string{"watch was canceled (" + compacted + ")", "Error: watch is canceled by the server"},
-		toolGet:   []string{"Error: " + compacted},
-		mapKey:    "server/etcdserver/api/v3rpc/util.go:45",
-		called:    "server/etcdserver/api/v3rpc/key.go:48",
-		errorUse:  "server/etcdserver/api/v3rpc/watch.go:425",
-		pacing:    []string{"1000 server/storage/mvcc/watcher_group.go:28", "100ms server/storage/mvcc/watchable_store.go:222", "128 server/storage/mvcc/watchable_store.go:36"},
+		boundary:   []string{"server/storage/mvcc/watchable_store.go:365"},
+		mark:       [2]string{"server/etcdserver/api/v3rpc/watch.go:432", "server/etcdserver/api/v3rpc/watch.go:438"},
+		gos:        []string{"server/etcdserver/api/v3rpc/watch.go:182", "server/etcdserver/api/v3rpc/watch.go:192", "server/storage/mvcc/watchable_store.go:82"},
+		behindAdd:  "server/storage/mvcc/watchable_store.go:144",
+		behindRead: "server/storage/mvcc/watchable_store.go:359",
+		syncGo:     "server/storage/mvcc/watchable_store.go:82",
+		sendCarry:  "server/storage/mvcc/watcher_group.go:253",
+		recv:       "server/etcdserver/api/v3rpc/watch.go:408",
+		client:     [2]string{"client/v3/watch.go:127", "client/v3/watch.go:128"},
+		toolWatch:  []string{"watch was canceled (" + compacted + ")", "Error: watch is canceled by the server"},
+		toolGet:    []string{"Error: " + compacted},
+		mapKey:     "server/etcdserver/api/v3rpc/util.go:45",
+		called:     "server/etcdserver/api/v3rpc/key.go:48",
+		errorUse:   "server/etcdserver/api/v3rpc/watch.go:425",
+		pacing:     []string{"1000 server/storage/mvcc/watcher_group.go:28", "100ms server/storage/mvcc/watchable_store.go:222", "128 server/storage/mvcc/watchable_store.go:36"},
 	},
 }
 
@@ -218,9 +226,33 @@ func TestSignal(t *testing.T) {
 				t.Errorf("%d chains, want one per behaviour", len(s.Chains))
 			}
 			for _, ch := range s.Chains {
-				for _, st := range ch.Steps {
+				handoffs := map[string]bool{}
+				for i, st := range ch.Steps {
 					if st.File == "" || st.Line == 0 {
 						t.Errorf("%s: step without a position: %+v", ch.Behaviour, st)
+					}
+					if at(st.Loc) == w.syncGo && len(st.From) != 0 {
+						t.Errorf("%s: the sync loop's start has arrows into it: %+v", ch.Behaviour, st.From)
+					}
+					for _, l := range st.From {
+						if l.Step < 0 || l.Step >= i {
+							t.Errorf("%s: step %d has an arrow from step %d", ch.Behaviour, i, l.Step)
+						} else if l.Handoff {
+							handoffs[at(ch.Steps[l.Step].Loc)+" -> "+at(st.Loc)] = true
+						}
+					}
+				}
+				if ch.Behaviour == "read" {
+					if len(handoffs) != 0 {
+						t.Errorf("read: hand-offs %v, want calls only", handoffs)
+					}
+					continue
+				}
+				// The watcher group and the channel join the open path, the
+				// sync loop and the send loop.
+				for _, want := range []string{w.behindAdd + " -> " + w.behindRead, w.sendCarry + " -> " + w.recv} {
+					if !handoffs[want] {
+						t.Errorf("%s: no hand-off %s in %v", ch.Behaviour, want, handoffs)
 					}
 				}
 			}

@@ -179,9 +179,19 @@ type Chain struct {
 // Step is one station of a chain.
 type Step struct {
 	Loc
-	Kind     string          `json:"kind"`
-	Label    string          `json:"label"`
+	Kind  string `json:"kind"`
+	Label string `json:"label"`
+	// From are the arrows into the step: none for a way's start (the entry,
+	// or a loop started elsewhere).
+	From     []StepLink      `json:"from"`
 	Observed map[string]bool `json:"observed,omitempty"`
+}
+
+// StepLink is an arrow from the chain's step at index Step, by a call or,
+// when Handoff, across a hand-off (a group, a channel, the network).
+type StepLink struct {
+	Step    int  `json:"step"`
+	Handoff bool `json:"handoff"`
 }
 
 // Verdict answers a question in one sentence; {N} stands for Lines[N].
