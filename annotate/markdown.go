@@ -14,6 +14,7 @@ func Markdown(w io.Writer, rep *report.Report) error {
 	m := &md{rep: rep}
 	m.header()
 	m.findings()
+	m.claims()
 	m.verdicts()
 	m.observed()
 	m.citation()

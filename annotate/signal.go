@@ -33,6 +33,38 @@ func (m *md) verdicts() {
 	}
 }
 
+// claims checks the exercise's claims in a table: what it says, what the
+// code establishes instead or as well, and whether the claim holds.
+func (m *md) claims() {
+	s := m.rep.Signal
+	if s == nil || len(s.Claims) == 0 {
+		return
+	}
+	m.p("## The exercise's claims, checked against the code\n\n")
+	m.p("| where | the exercise says | the code of etcd %s | holds |\n|---|---|---|---|\n", m.rep.Etcd.Version)
+	for _, c := range s.Claims {
+		found, holds := "—", "not decided by this release's code"
+		if c.Fact != nil {
+			var at []string
+			for _, l := range c.Fact.Lines {
+				at = append(at, "`"+loc(l.File, l.Line)+"`")
+			}
+			found = mdEscape(c.Fact.Text)
+			if len(at) > 0 {
+				found += " (" + strings.Join(at, ", ") + ")"
+			}
+		}
+		if c.Holds != nil {
+			holds = "**no**"
+			if *c.Holds {
+				holds = "yes"
+			}
+		}
+		m.p("| %s | %s | %s | %s |\n", c.Where, mdEscape("“"+c.Says+"”"), found, holds)
+	}
+	m.p("\n")
+}
+
 func (m *md) behaviourTitle(id string) string {
 	for _, b := range m.rep.Behaviours {
 		if b.ID == id {

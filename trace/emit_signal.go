@@ -19,6 +19,10 @@ func (r *Result) loc(p signal.Pos) report.Loc {
 	return l
 }
 
+func (r *Result) fact(f Fact) report.Fact {
+	return report.Fact{Key: f.Key, Text: f.Text, Lines: r.locs(f.Lines)}
+}
+
 func (r *Result) locs(ps []signal.Pos) []report.Loc {
 	out := []report.Loc{}
 	for _, p := range ps {
@@ -49,7 +53,7 @@ func (r *Result) reportSignal() *report.Signal {
 	}
 	rs := &report.Signal{Source: r.Study.Signal.Revision, Comparisons: []report.Comparison{}, Writes: []report.Write{}, Marks: []report.Mark{},
 		Refusals: []report.Refusal{}, Handoffs: []report.Handoff{}, ErrorUses: []report.ErrorUse{},
-		Pacing: []report.Pace{}, Chains: []report.Chain{}, Verdicts: []report.Verdict{}}
+		Pacing: []report.Pace{}, Chains: []report.Chain{}, Verdicts: []report.Verdict{}, Claims: []report.Claim{}}
 	for _, c := range s.Comparisons {
 		rc := report.Comparison{Loc: r.loc(c.Pos), Op: c.Op, Revision: c.Revision, Kind: "boundary",
 			Consequence: c.Consequence, Entries: r.entriesReaching(c.Pos), Behaviours: r.behavioursOf(c.Func)}
@@ -146,7 +150,19 @@ func (r *Result) reportSignal() *report.Signal {
 		rs.Chains = append(rs.Chains, rc)
 	}
 	for _, v := range r.Verdicts {
-		rs.Verdicts = append(rs.Verdicts, report.Verdict{ID: v.ID, Behaviour: v.Behaviour, Question: v.Question, Sentence: v.Sentence, Lines: r.locs(v.Lines)})
+		rv := report.Verdict{ID: v.ID, Behaviour: v.Behaviour, Question: v.Question, Sentence: v.Sentence, Lines: r.locs(v.Lines), Facts: []report.Fact{}}
+		for _, f := range v.Facts {
+			rv.Facts = append(rv.Facts, r.fact(f))
+		}
+		rs.Verdicts = append(rs.Verdicts, rv)
+	}
+	for _, c := range r.Claims {
+		rc := report.Claim{Where: c.Where, Says: c.Says, Verdict: c.Verdict, HoldsIf: c.Holds, FailsIf: c.Fails, Holds: c.Outcome}
+		if c.Fact != nil {
+			f := r.fact(*c.Fact)
+			rc.Fact = &f
+		}
+		rs.Claims = append(rs.Claims, rc)
 	}
 	rs.Corrected = r.locs(r.Corrected)
 	for i := range rs.Corrected {

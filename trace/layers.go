@@ -11,6 +11,7 @@ import (
 	"github.com/srctrace/srctrace/trace/callpath"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/signal"
+	"github.com/srctrace/srctrace/trace/study"
 )
 
 // Step is one station of a behaviour's way through the code.
@@ -76,6 +77,50 @@ type Verdict struct {
 	Question  string
 	Sentence  string
 	Lines     []signal.Pos
+	// Facts are what the verdict establishes, each under a key that a
+	// study's claims name (see study.Claim).
+	Facts []Fact
+}
+
+// The keys of the facts that verdicts establish.
+const (
+	// evict: what the deciding comparison compares with the compaction
+	// revision, and whether a caught-up watcher meets it at all.
+	FactComparesProgress   = "compares-progress"
+	FactComparesStart      = "compares-start"
+	FactCurrentNotCompared = "current-not-compared"
+	// reopen: whether the open path checks the start revision.
+	FactCheckedAtOpen        = "checked-at-open"
+	FactAcceptedThenCanceled = "accepted-then-canceled"
+	FactRefusedSameText      = "refused-at-open-with-the-same-text"
+	// boundary: where the watch's and the read's boundary lie, and how
+	// many comparisons make them.
+	FactWatchBoundaryIsC    = "watch-boundary-is-C"
+	FactWatchBoundaryNotC   = "watch-boundary-not-C"
+	FactReadBoundaryIsC     = "read-boundary-is-C"
+	FactReadBoundaryNotC    = "read-boundary-not-C"
+	FactOneComparison       = "one-comparison"
+	FactSeparateComparisons = "separate-comparisons"
+	// citation: whether any line the citation finds runs in a behaviour.
+	FactCitedLinesRun   = "cited-lines-run"
+	FactNoCitedLineRuns = "no-cited-line-runs"
+)
+
+// Fact is one thing a verdict establishes, in a few words, with the lines
+// that establish it.
+type Fact struct {
+	Key   string
+	Text  string
+	Lines []signal.Pos
+}
+
+// Claim is one of the study's claims checked against the verdicts.
+type Claim struct {
+	study.Claim
+	// Outcome is true or false when the verdict establishes the claim's
+	// Holds or Fails fact; nil when it establishes neither.
+	Outcome *bool
+	Fact    *Fact
 }
 
 // ErrorUse is a watch-side call that can fail with the sentinel, and what
@@ -94,6 +139,12 @@ type ErrorUse struct {
 type sentence struct {
 	b     strings.Builder
 	lines []signal.Pos
+	facts []Fact
+}
+
+// fact records what the sentence establishes.
+func (s *sentence) fact(key, text string, at ...signal.Pos) {
+	s.facts = append(s.facts, Fact{Key: key, Text: text, Lines: at})
 }
 
 func (s *sentence) add(text string, at ...signal.Pos) {
@@ -107,7 +158,27 @@ func (s *sentence) add(text string, at ...signal.Pos) {
 }
 
 func (r *Result) verdict(id, behaviour, question string, s *sentence) {
-	r.Verdicts = append(r.Verdicts, Verdict{ID: id, Behaviour: behaviour, Question: question, Sentence: s.b.String(), Lines: s.lines})
+	r.Verdicts = append(r.Verdicts, Verdict{ID: id, Behaviour: behaviour, Question: question, Sentence: s.b.String(), Lines: s.lines, Facts: s.facts})
+}
+
+// claims checks the study's claims against the verdicts' facts.
+func (r *Result) claims() {
+	for _, c := range r.Study.Claims {
+		cl := Claim{Claim: c}
+		for _, v := range r.Verdicts {
+			if v.ID != c.Verdict {
+				continue
+			}
+			for i, f := range v.Facts {
+				if f.Key == c.Holds || f.Key == c.Fails {
+					holds := f.Key == c.Holds
+					cl.Outcome, cl.Fact = &holds, &v.Facts[i]
+					break
+				}
+			}
+		}
+		r.Claims = append(r.Claims, cl)
+	}
 }
 
 // short is a function's name without its import path.
@@ -195,6 +266,7 @@ func (r *Result) layers() {
 	r.boundaryVerdict()
 	r.readVerdict()
 	r.citationVerdict()
+	r.claims()
 }
 
 // withCreate inserts the create response after the watcher is put in the
@@ -455,6 +527,7 @@ func (r *Result) evictVerdict() {
 			v.add(" (the sync loop advances it as batches go out: "+strings.Repeat("%L, ", len(adv)-1)+"%L)", adv...)
 		}
 		v.add(", with the compaction revision")
+		v.fact(FactComparesProgress, fmt.Sprintf("`%s` compares the watcher's progress, the next revision it needs, with the compaction revision", d.Text), d.Pos)
 		if s.StartVar != nil {
 			var set []signal.Pos
 			for _, w := range s.Start.Stores {
@@ -468,6 +541,9 @@ func (r *Result) evictVerdict() {
 		} else {
 			v.add(" (this release keeps no separate field for the revision the watcher asked for)")
 		}
+	case s.StartVar != nil && d.RevisionObj == s.StartVar:
+		v.add(fmt.Sprintf("compares the revision the watcher asked for, `%s`, with the compaction revision", d.Revision))
+		v.fact(FactComparesStart, fmt.Sprintf("`%s` compares the revision the watcher asked for with the compaction revision", d.Text), d.Pos)
 	default:
 		v.add(fmt.Sprintf("compares `%s` with the compaction revision", d.Revision))
 	}
@@ -488,6 +564,7 @@ func (r *Result) evictVerdict() {
 		}
 		if rd, ok := r.behindRead(d); ok {
 			v.add(fmt.Sprintf(", and the decision runs over the watchers taken from `%s` alone (%%L)", fieldName(sg.Behind)), rd.Pos)
+			v.fact(FactCurrentNotCompared, fmt.Sprintf("a caught-up watcher is never put in `%s`, the only group the decision runs over", fieldName(sg.Behind)), a.Pos, rd.Pos)
 		}
 		v.add(".")
 	}
@@ -540,15 +617,23 @@ func (r *Result) reopenVerdict() {
 			v.add(fmt.Sprintf("; the create response (%%L) sets `%s`", created.Text), created)
 		}
 		v.add(fmt.Sprintf("; the watcher waits among the behind ones until the sync loop's next pass, where `%s` (%%L) sends the cancel.", d.Text), d.Pos)
+		lines := []signal.Pos{}
+		if created := r.createResponse(recv); created.Filename != "" {
+			lines = append(lines, created)
+		}
+		v.fact(FactAcceptedThenCanceled, fmt.Sprintf("accepted, then canceled: nothing on the open path compares the start revision with the compaction revision; the sync loop's `%s` cancels it on its next pass", d.Text), append(lines, d.Pos)...)
 	case len(checks) > 0:
 		v.add("The open path compares the start revision with the compaction revision: ")
+		var at []signal.Pos
 		for i, c := range checks {
 			if i > 0 {
 				v.add(", ")
 			}
 			v.add(fmt.Sprintf("`%s` (%%L)", c.Text), c.Pos)
+			at = append(at, c.Pos)
 		}
 		v.add(".")
+		v.fact(FactCheckedAtOpen, "the open path compares the start revision with the compaction revision", at...)
 	default:
 		v.add("This release has no comparison on either path that signals the compaction.")
 	}
@@ -561,6 +646,7 @@ func (r *Result) reopenVerdict() {
 	if len(same) > 0 {
 		for _, x := range same {
 			v.add(fmt.Sprintf(" Refused at open with the same text: a request with `%s` gets a response created and canceled at once, with reason `%s` (%%L).", x.Cond, x.Reason), x.Pos)
+			v.fact(FactRefusedSameText, fmt.Sprintf("a request with `%s` is refused at open with the same text", x.Cond), x.Pos)
 		}
 	} else {
 		v.add(" No request is refused at open with that text in this release.")
@@ -601,6 +687,7 @@ func (r *Result) boundaryVerdict() {
 	}
 	v := &sentence{}
 	n := 0
+	var all []signal.Pos
 	for gi, g := range groups {
 		if gi > 0 {
 			v.add(" ")
@@ -610,6 +697,9 @@ func (r *Result) boundaryVerdict() {
 			continue
 		}
 		v.add(fmt.Sprintf("For %s: ", g.name))
+		isC := true
+		var at []signal.Pos
+		var texts []string
 		for i, c := range g.cs {
 			n++
 			if i > 0 {
@@ -618,16 +708,32 @@ func (r *Result) boundaryVerdict() {
 			what := "C passes and C−1 fails"
 			if c.LowestPassing == 1 {
 				what = "C itself fails"
+				isC = false
 			}
 			v.add(fmt.Sprintf("`%s` (%%L), so %s", c.Text, what), c.Pos)
+			at = append(at, c.Pos)
+			texts = append(texts, "`"+c.Text+"`")
 		}
 		v.add(".")
+		keys := [2][2]string{{FactWatchBoundaryIsC, FactWatchBoundaryNotC}, {FactReadBoundaryIsC, FactReadBoundaryNotC}}[gi]
+		if isC {
+			v.fact(keys[0], fmt.Sprintf("for %s the lowest revision that passes is C, the compaction revision, by %s", g.name, strings.Join(texts, " and ")), at...)
+		} else {
+			v.fact(keys[1], fmt.Sprintf("for %s the compaction revision C itself fails, by %s", g.name, strings.Join(texts, " and ")), at...)
+		}
+		all = append(all, at...)
 	}
 	others := 0
 	for _, c := range r.Signal.Comparisons {
 		if c.Decision && !r.reachedFrom(sg.Sync, c.Func) && !r.reachedFrom(sg.Read, c.Func) {
 			others++
 		}
+	}
+	switch {
+	case n == 1:
+		v.fact(FactOneComparison, "one comparison decides for watches and reads", all...)
+	case n > 1:
+		v.fact(FactSeparateComparisons, fmt.Sprintf("not one mechanism: %d separate comparisons decide, each against the compaction revision", n), all...)
 	}
 	if n > 1 {
 		v.add(fmt.Sprintf(" Not one mechanism: %d separate comparisons, each against the compaction revision", n))
@@ -681,6 +787,7 @@ func (r *Result) sitePos(i int) signal.Pos {
 func (r *Result) citationVerdict() {
 	q := fmt.Sprintf("Does each line %s's citation finds run in a behaviour, and which lines should it name?", r.Study.Citation.Step)
 	v := &sentence{}
+	var runs, idle []signal.Pos
 	for _, h := range r.Grep {
 		pos := signal.Pos{Position: r.lineToken(h), Text: strings.TrimSpace(h.Text)}
 		if h.Site < 0 {
@@ -692,6 +799,7 @@ func (r *Result) citationVerdict() {
 		switch {
 		case s.Func == nil:
 			v.add("%L is the declaration, which runs in no behaviour. ", pos)
+			idle = append(idle, pos)
 		case len(bs) == 0:
 			var from []string
 			for _, e := range r.Entries {
@@ -700,12 +808,14 @@ func (r *Result) citationVerdict() {
 				}
 			}
 			v.add(fmt.Sprintf("%%L (`%s`) runs in none of the behaviours", short(s.Func)), pos)
+			idle = append(idle, pos)
 			if len(from) > 0 {
 				v.add(" (it is reached from " + strings.Join(from, ", ") + ")")
 			}
 			v.add(". ")
 		default:
 			v.add(fmt.Sprintf("%%L (`%s`) runs in %s. ", short(s.Func), strings.Join(bs, ", ")), pos)
+			runs = append(runs, pos)
 		}
 	}
 	v.add("A citation of what runs in the behaviours would name the decisions, the signals and what turns them into the user's error: ")
@@ -727,6 +837,12 @@ func (r *Result) citationVerdict() {
 		v.add("%L", p)
 	}
 	v.add(".")
+	switch {
+	case len(runs) > 0:
+		v.fact(FactCitedLinesRun, fmt.Sprintf("%d of the %d lines it finds run in a behaviour", len(runs), len(r.Grep)), runs...)
+	case len(r.Grep) > 0:
+		v.fact(FactNoCitedLineRuns, fmt.Sprintf("none of the %d lines it finds runs in a behaviour", len(r.Grep)), idle...)
+	}
 	r.verdict("citation", "", q, v)
 	r.Corrected = lines
 }

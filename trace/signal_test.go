@@ -222,6 +222,34 @@ func TestSignal(t *testing.T) {
 					t.Errorf("no %s verdict", v)
 				}
 			}
+			// The exercise's claims, as reading etcd decides them for both
+			// releases: the open path has no comparison with the compaction
+			// revision (accepted, then canceled); watch and read each pass at
+			// C by a comparison of their own; the sync loop compares the
+			// watcher's progress; step 6's lines run in neither behaviour.
+			claims := map[string]string{}
+			for _, c := range s.Claims {
+				got := "undecided"
+				if c.Holds != nil {
+					got = fmt.Sprint(*c.Holds)
+				}
+				claims[c.HoldsIf] = got
+				if c.Holds != nil && (c.Fact == nil || len(c.Fact.Lines) == 0) {
+					t.Errorf("claim %q decided without lines: %+v", c.Says, c.Fact)
+				}
+			}
+			wantClaims := map[string]string{
+				"checked-at-open":      "false",
+				"watch-boundary-is-C":  "true",
+				"read-boundary-is-C":   "true",
+				"one-comparison":       "false",
+				"compares-progress":    "true",
+				"current-not-compared": "true",
+				"cited-lines-run":      "false",
+			}
+			if diff := cmp.Diff(wantClaims, claims); diff != "" {
+				t.Errorf("claims (-want +got):\n%s", diff)
+			}
 			if len(s.Chains) != 3 {
 				t.Errorf("%d chains, want one per behaviour", len(s.Chains))
 			}

@@ -63,9 +63,11 @@ type Result struct {
 	Grep       []GrepHit
 	Files      []FileHit
 	// Signal is the layer-by-layer analysis, when the study has one.
-	Signal    *signal.Result
-	Chains    []Chain
-	Verdicts  []Verdict
+	Signal   *signal.Result
+	Chains   []Chain
+	Verdicts []Verdict
+	// Claims are the study's claims, checked against the verdicts.
+	Claims    []Claim
 	ErrorUses []ErrorUse
 	// Corrected are the lines a citation of what runs would name.
 	Corrected []signal.Pos

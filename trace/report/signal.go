@@ -28,6 +28,8 @@ type Signal struct {
 	// Chains are the behaviours' ways through the code, step by step.
 	Chains   []Chain   `json:"chains"`
 	Verdicts []Verdict `json:"verdicts"`
+	// Claims are the exercise's claims, checked against the verdicts.
+	Claims []Claim `json:"claims"`
 	// Corrected is a citation of the lines that run in the behaviours.
 	Corrected []Loc `json:"corrected_citation"`
 }
@@ -201,4 +203,26 @@ type Verdict struct {
 	Question  string `json:"question"`
 	Sentence  string `json:"sentence"`
 	Lines     []Loc  `json:"lines"`
+	// Facts are what the verdict establishes, by key.
+	Facts []Fact `json:"facts"`
+}
+
+// Fact is one thing a verdict establishes, with the lines that do.
+type Fact struct {
+	Key   string `json:"key"`
+	Text  string `json:"text"`
+	Lines []Loc  `json:"lines"`
+}
+
+// Claim is one of the exercise's claims, checked: it holds when its
+// verdict establishes the fact Holds names, and not when it establishes
+// the one Fails names; Holds is null when the verdict establishes neither.
+type Claim struct {
+	Where   string `json:"where"`
+	Says    string `json:"says"`
+	Verdict string `json:"verdict"`
+	HoldsIf string `json:"holds_if"`
+	FailsIf string `json:"fails_if"`
+	Holds   *bool  `json:"holds"`
+	Fact    *Fact  `json:"fact"`
 }

@@ -153,6 +153,46 @@ var ErrCompacted = &Study{
 		},
 	},
 
+	// The exercise's own claims, in its words, each with the verdict that
+	// decides it and the facts (keys of package trace) for and against.
+	Claims: []Claim{
+		{
+			Where:   "step 4",
+			Says:    "one is a stream that was torn down mid-flight, one is a request refused at open",
+			Verdict: "reopen", Holds: "checked-at-open", Fails: "accepted-then-canceled",
+		},
+		{
+			Where:   "expect",
+			Says:    "Step 5's boundary should be the compaction revision itself",
+			Verdict: "boundary", Holds: "watch-boundary-is-C", Fails: "watch-boundary-not-C",
+		},
+		{
+			Where:   "expect",
+			Says:    "matching exercise 6's finding on --rev reads",
+			Verdict: "boundary", Holds: "read-boundary-is-C", Fails: "read-boundary-not-C",
+		},
+		{
+			Where:   "expect",
+			Says:    "one mechanism, two surfaces",
+			Verdict: "boundary", Holds: "one-comparison", Fails: "separate-comparisons",
+		},
+		{
+			Where:   "expect",
+			Says:    "The behind watcher dies because the revisions it was still walking towards no longer exist",
+			Verdict: "evict", Holds: "compares-progress", Fails: "compares-start",
+		},
+		{
+			Where:   "expect",
+			Says:    "the current watcher survives because it needs no history: it is fed from the write path",
+			Verdict: "evict", Holds: "current-not-compared",
+		},
+		{
+			Where:   "step 6",
+			Says:    "Cite the site: git grep -n 'ErrCompacted' -- server/storage/mvcc/watchable_store.go server/storage/mvcc/kvstore.go",
+			Verdict: "citation", Holds: "cited-lines-run", Fails: "no-cited-line-runs",
+		},
+	},
+
 	Signal: &Signal{
 		Revision: "go.etcd.io/etcd/server/v3/storage/mvcc.store.compactMainRev",
 		Fields: []string{

@@ -56,6 +56,21 @@ type Study struct {
 	// Signal says how the sentinel's meaning travels without its name,
 	// layer by layer. Nil for a study that only traces the name.
 	Signal *Signal
+
+	// Claims are what the exercise asserts, each checked against a verdict
+	// of the signal analysis.
+	Claims []Claim
+}
+
+// Claim is one assertion of the exercise, quoted, and the verdict that
+// decides it: the claim holds when the verdict establishes the fact named
+// by Holds, and does not when it establishes the fact named by Fails (fact
+// keys are those of package trace, e.g. "accepted-then-canceled").
+type Claim struct {
+	Where        string // where the exercise says it, e.g. "step 4"
+	Says         string // the exercise's words
+	Verdict      string
+	Holds, Fails string
 }
 
 // Signal names the objects along which a study follows the meaning of its
@@ -215,6 +230,14 @@ func (s *Study) Check() error {
 	for _, b := range s.Boundaries {
 		if !seen[b.To] {
 			return fmt.Errorf("study %s: boundary %s continues in %q, which is no entry", s.Name, b.Name, b.To)
+		}
+	}
+	for _, c := range s.Claims {
+		if c.Says == "" || c.Verdict == "" || c.Holds == "" {
+			return fmt.Errorf("study %s: a claim needs the exercise's words, a verdict and the fact that makes it hold (%q)", s.Name, c.Says)
+		}
+		if s.Signal == nil {
+			return fmt.Errorf("study %s: claims are checked against the signal's verdicts, and the study has no signal", s.Name)
 		}
 	}
 	if sg := s.Signal; sg != nil {

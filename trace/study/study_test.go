@@ -1,0 +1,39 @@
+package study
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	if err := ErrCompacted.Check(); err != nil {
+		t.Fatalf("the errcompacted study: %v", err)
+	}
+	base := func() *Study {
+		return &Study{Name: "s", Module: "m", Sentinel: "m/p.Err", Layout: []Folder{{Module: "m", Dir: "m"}}, Signal: &Signal{Revision: "m/p.T.f"}}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Study)
+		want   string
+	}{
+		{"no sentinel", func(s *Study) { s.Sentinel = "" }, "required"},
+		{"unqualified sentinel", func(s *Study) { s.Sentinel = "Err" }, "not a qualified name"},
+		{"no folder", func(s *Study) { s.Layout = nil }, "no folder"},
+		{"twin entries", func(s *Study) { s.Entries = []Entry{{Name: "e", Function: "m/p.F"}, {Name: "e", Function: "m/p.G"}} }, "unique"},
+		{"claim without its fact", func(s *Study) { s.Claims = []Claim{{Says: "x", Verdict: "reopen"}} }, "a claim needs"},
+		{"claim without a signal", func(s *Study) {
+			s.Signal = nil
+			s.Claims = []Claim{{Says: "x", Verdict: "reopen", Holds: "checked-at-open"}}
+		}, "no signal"},
+	} {
+		s := base()
+		tc.change(s)
+		if err := s.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if err := base().Check(); err != nil {
+		t.Errorf("the base study: %v", err)
+	}
+}
