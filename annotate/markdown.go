@@ -79,14 +79,6 @@ func (m *md) findings() {
 func (m *md) behaviourFinding(b report.Behaviour) {
 	r := m.rep
 	var cited, other []string
-	dropped := map[int]report.ErrorUse{}
-	if r.Signal != nil {
-		for _, u := range r.Signal.ErrorUses {
-			if u.Dropped && containsString(b.Entries, u.Entry) {
-				dropped[u.Site.Index] = u
-			}
-		}
-	}
 	for _, i := range b.Sites {
 		at := "`" + loc(r.Sites[i].File, r.Sites[i].Line) + "`"
 		if r.Sites[i].Cited {
@@ -94,8 +86,8 @@ func (m *md) behaviourFinding(b report.Behaviour) {
 			continue
 		}
 		at += " (not cited)"
-		if u, ok := dropped[i]; ok {
-			at += fmt.Sprintf(", reached only through `%s` (`%s`), whose error is %s and goes no further", short(u.Callee), loc(u.Call.File, u.Call.Line), strings.Join(u.Uses, ", "))
+		if u, ok := m.droppedUse(b, i); ok {
+			at += ", " + droppedPhrase(u)
 		}
 		other = append(other, at)
 	}
@@ -120,6 +112,24 @@ func (m *md) behaviourFinding(b report.Behaviour) {
 		m.p("; no use of the sentinel is")
 	}
 	m.p(".\n")
+}
+
+// droppedUse is the call through which behaviour b reaches site i, when
+// the caller does nothing with the error but look at it.
+func (m *md) droppedUse(b report.Behaviour, i int) (report.ErrorUse, bool) {
+	if m.rep.Signal == nil {
+		return report.ErrorUse{}, false
+	}
+	for _, u := range m.rep.Signal.ErrorUses {
+		if u.Dropped && u.Site.Index == i && containsString(b.Entries, u.Entry) {
+			return u, true
+		}
+	}
+	return report.ErrorUse{}, false
+}
+
+func droppedPhrase(u report.ErrorUse) string {
+	return fmt.Sprintf("reached only through `%s` (`%s`), whose error is %s and goes no further", short(u.Callee), loc(u.Call.File, u.Call.Line), strings.Join(u.Uses, ", "))
 }
 
 // decision is the decision step of a behaviour's chain.
@@ -273,6 +283,9 @@ func (m *md) behaviours() {
 			es = append(es, "`"+e+"`")
 		}
 		m.p("- Runs through: %s.\n", strings.Join(es, ", "))
+		if d, ok := m.decision(b.ID); ok {
+			m.p("- Decided by: `%s` in `%s` (`%s`); its way is drawn under “How the signal travels”.\n", d.Text, short(d.Function), loc(d.File, d.Line))
+		}
 		if len(b.Sites) == 0 {
 			m.p("- Uses of the sentinel on its call paths: **none**.\n")
 		} else {
@@ -283,7 +296,11 @@ func (m *md) behaviours() {
 				if s.Cited {
 					cited = "cited by " + r.Citation.Step
 				}
-				m.p("  - %s `%s` — %s; %s; from %s.\n", siteLabel(i), loc(s.File, s.Line), kindPhrase(s), cited, m.reachedFromAmong(i, b.Entries))
+				via := ""
+				if u, ok := m.droppedUse(b, i); ok {
+					via = ", " + droppedPhrase(u)
+				}
+				m.p("  - %s `%s` — %s; %s; from %s%s.\n", siteLabel(i), loc(s.File, s.Line), kindPhrase(s), cited, m.reachedFromAmong(i, b.Entries), via)
 			}
 		}
 		if len(b.CitedNotReached) > 0 {
