@@ -3,6 +3,7 @@ package trace
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"go/token"
 
@@ -101,6 +102,10 @@ const (
 	FactReadBoundaryNotC    = "read-boundary-not-C"
 	FactOneComparison       = "one-comparison"
 	FactSeparateComparisons = "separate-comparisons"
+	// replay: whether a behind watcher's replay lasts until a compaction
+	// typed by hand.
+	FactReplayOutlastsTyping   = "replay-outlasts-typing"
+	FactReplayDoneBeforeTyping = "replay-done-before-typing"
 	// citation: whether any line the citation finds runs in a behaviour.
 	FactCitedLinesRun   = "cited-lines-run"
 	FactNoCitedLineRuns = "no-cited-line-runs"
@@ -262,6 +267,7 @@ func (r *Result) layers() {
 		}
 	}
 	r.evictVerdict()
+	r.replayVerdict()
 	r.reopenVerdict()
 	r.boundaryVerdict()
 	r.readVerdict()
@@ -569,6 +575,76 @@ func (r *Result) evictVerdict() {
 		v.add(".")
 	}
 	r.verdict("evict", b, q, v)
+}
+
+// replayVerdict times the exercise's replay by the pacing the code sets: a
+// batch of revisions per pass of the sync loop, a pass per period.
+func (r *Result) replayVerdict() {
+	sg := r.Study.Signal
+	if sg.Replay == nil {
+		return
+	}
+	b := r.behaviourWith(sg.Sync, "")
+	q := fmt.Sprintf("How long does the behind watcher's replay last, and does a compaction typed %s after the watch opens land in it?", sg.Replay.TypedAfter)
+	var batch, period *signal.Const
+	for _, p := range sg.Pacing {
+		for i := range r.Signal.Pacing {
+			c := &r.Signal.Pacing[i]
+			if c.Object != p.Object || c.Absent || !c.IsInt || c.Int <= 0 {
+				continue
+			}
+			switch p.Role {
+			case "batch":
+				batch = c
+			case "period":
+				period = c
+			}
+		}
+	}
+	v := &sentence{}
+	if batch == nil || period == nil {
+		v.add("This release's code sets no constant batch and period to time a replay by.")
+		r.verdict("replay", b, q, v)
+		return
+	}
+	n, typed := sg.Replay.Revisions, sg.Replay.TypedAfter
+	passes := (int64(n) + batch.Int - 1) / batch.Int
+	done := time.Duration(passes * period.Int)
+	lines := []signal.Pos{batch.Pos, period.Pos}
+	v.add(fmt.Sprintf("A watcher %d revisions behind gets at most %d of them per pass of the sync loop (%%L), one pass every %s", n, batch.Int, period.Value), batch.Pos)
+	if period.Declared != nil {
+		v.add(" (`"+report.ShortName(period.Via)+"`, %L, the loop's ticker at %L)", *period.Declared, period.Pos)
+		lines = append(lines, *period.Declared)
+	} else {
+		v.add(" (%L)", period.Pos)
+	}
+	v.add(fmt.Sprintf(": %d passes, the last at most about %s after the watch opens, as long as the client keeps up", passes, done))
+	if c := r.Signal.Client; c != nil && len(c.Buffer) > 0 {
+		v.add(" (the client takes responses off the stream into a buffer without bound, %L)", c.Buffer[0])
+	}
+	v.add(". ")
+	if done < typed {
+		var moved []signal.Pos
+		if d, ok := r.signalDecision(); ok {
+			if rd, ok := r.behindRead(d); ok {
+				for _, a := range r.groupAddsIn(rd.Func) {
+					if a.Group != sg.Behind {
+						moved = append(moved, a.Pos)
+					}
+				}
+			}
+		}
+		v.add(fmt.Sprintf("A compaction typed %s after the watch opens comes after the replay: the watcher has caught up", typed))
+		if len(moved) > 0 {
+			v.add(", the sync loop has moved it out of `"+fieldName(sg.Behind)+"` ("+strings.Repeat("%L, ", len(moved)-1)+"%L),", moved...)
+		}
+		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come within about %s of opening the watch.", done))
+		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart: it is over about %s after the watch opens, before a compaction typed %s later", n, passes, period.Value, done, typed), append(lines, moved...)...)
+	} else {
+		v.add(fmt.Sprintf("A compaction typed %s after the watch opens lands while the watcher is still behind.", typed))
+		v.fact(FactReplayOutlastsTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart: about %s, longer than the %s it takes to type the compaction", n, passes, period.Value, done, typed), lines...)
+	}
+	r.verdict("replay", b, q, v)
 }
 
 // behaviourWith returns the first behaviour that runs through entry (and,

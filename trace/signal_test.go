@@ -217,7 +217,7 @@ func TestSignal(t *testing.T) {
 			if !strings.Contains(verdicts["evict"], "progress") {
 				t.Errorf("evict verdict: %q", verdicts["evict"])
 			}
-			for _, v := range []string{"evict", "reopen", "boundary", "read", "citation"} {
+			for _, v := range []string{"evict", "replay", "reopen", "boundary", "read", "citation"} {
 				if verdicts[v] == "" {
 					t.Errorf("no %s verdict", v)
 				}
@@ -246,6 +246,9 @@ func TestSignal(t *testing.T) {
 				"compares-progress":    "true",
 				"current-not-compared": "true",
 				"cited-lines-run":      "false",
+				// 2001 revisions at 1000 a pass, a pass every 100ms: over
+				// in about 300ms, long before a compaction typed 1.5s later.
+				"replay-outlasts-typing": "false",
 			}
 			if diff := cmp.Diff(wantClaims, claims); diff != "" {
 				t.Errorf("claims (-want +got):\n%s", diff)

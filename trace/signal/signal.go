@@ -127,7 +127,11 @@ type Const struct {
 	Name   string // the study's words
 	Object string // qualified name, or the call
 	Value  string // formatted
-	Absent bool   // the object does not exist in this release
+	// Int is the value as an integer (a time.Duration in nanoseconds),
+	// when IsInt.
+	Int    int64
+	IsInt  bool
+	Absent bool // the object does not exist in this release
 	// Via and Declared name the constant a call's argument is, if any.
 	Via      string
 	Declared *Pos
@@ -819,12 +823,12 @@ func (r *Result) pacing() {
 		c.Pos = r.pos(obj.Pos(), nil, lineText(r.syn, obj.Pos()))
 		switch o := obj.(type) {
 		case *types.Const:
-			c.Value = formatConst(o.Val(), o.Type())
+			c.set(o.Val(), o.Type())
 		case *types.Var:
 			// A variable with a constant initializer.
 			if e := r.initializer(o); e != nil {
 				if tv, ok := r.syn.info[r.syn.file(e.Pos())].Types[e]; ok && tv.Value != nil {
-					c.Value = formatConst(tv.Value, o.Type())
+					c.set(tv.Value, o.Type())
 				}
 			}
 		}
@@ -851,7 +855,7 @@ func (r *Result) pacingCall(c *Const, entry, callee string) {
 			c.Position = r.in.Graph.CallPos(call)
 			c.Value = "(not a constant)"
 			if k, ok := call.Call.Args[0].(*ssa.Const); ok && k.Value != nil {
-				c.Value = formatConst(k.Value, k.Type())
+				c.set(k.Value, k.Type())
 			}
 			path, f := r.syn.path(call.Pos(), call.Pos()+1)
 			for _, n := range path {
@@ -861,7 +865,7 @@ func (r *Result) pacingCall(c *Const, entry, callee string) {
 				}
 				arg := ce.Args[0]
 				if tv, ok := r.syn.info[f].Types[arg]; ok && tv.Value != nil {
-					c.Value = formatConst(tv.Value, tv.Type)
+					c.set(tv.Value, tv.Type)
 				}
 				switch k := r.syn.obj(arg).(type) {
 				case *types.Const:
@@ -871,7 +875,7 @@ func (r *Result) pacingCall(c *Const, entry, callee string) {
 					// A package variable with a constant initializer.
 					if e := r.initializer(k); e != nil {
 						if tv, ok := r.syn.info[r.syn.file(e.Pos())].Types[e]; ok && tv.Value != nil {
-							c.Value = formatConst(tv.Value, k.Type())
+							c.set(tv.Value, k.Type())
 							d := r.pos(k.Pos(), nil, lineText(r.syn, k.Pos()))
 							c.Via, c.Declared = qualified(k), &d
 						}
@@ -882,6 +886,12 @@ func (r *Result) pacingCall(c *Const, entry, callee string) {
 		}
 	}
 	c.Absent = true
+}
+
+// set records a constant value of type t.
+func (c *Const) set(v constant.Value, t types.Type) {
+	c.Value = formatConst(v, t)
+	c.Int, c.IsInt = constant.Int64Val(constant.ToInt(v))
 }
 
 func formatConst(v constant.Value, t types.Type) string {

@@ -1,5 +1,7 @@
 package study
 
+import "time"
+
 // ErrCompacted is the study of the evict-watcher exercise: two watchers on
 // one prefix, a compaction past the behind one, one stream that dies, a
 // reopen from the compacted revision, and step 6's citation of "the site".
@@ -157,6 +159,11 @@ var ErrCompacted = &Study{
 	// decides it and the facts (keys of package trace) for and against.
 	Claims: []Claim{
 		{
+			Where:   "step 1",
+			Says:    "Terminal 1 will spend a while replaying. Do not wait for it to finish — that is the point.",
+			Verdict: "replay", Holds: "replay-outlasts-typing", Fails: "replay-done-before-typing",
+		},
+		{
 			Where:   "step 4",
 			Says:    "one is a stream that was torn down mid-flight, one is a request refused at open",
 			Verdict: "reopen", Holds: "checked-at-open", Fails: "accepted-then-canceled",
@@ -226,10 +233,14 @@ var ErrCompacted = &Study{
 			Failing: "go.etcd.io/etcd/client/v3.KV.Get",
 		},
 		Pacing: []Pace{
-			{Name: "revisions one sync pass sends a behind watcher", Object: "go.etcd.io/etcd/server/v3/storage/mvcc.watchBatchMaxRevs"},
-			{Name: "period of the sync loop's ticker", Object: "sync-loop:time.NewTicker"},
+			{Name: "revisions one sync pass sends a behind watcher", Object: "go.etcd.io/etcd/server/v3/storage/mvcc.watchBatchMaxRevs", Role: "batch"},
+			{Name: "period of the sync loop's ticker", Object: "sync-loop:time.NewTicker", Role: "period"},
 			{Name: "buffer of a watch stream's channel", Object: "go.etcd.io/etcd/server/v3/storage/mvcc.chanBufLen"},
 		},
+		// The exercise's setup: an anchor and 2000 puts, so the behind
+		// watcher opens 2001 revisions back; by hand, the compaction comes
+		// from a third terminal, typed some 1.5 s after the watch opens.
+		Replay: &Replay{Revisions: 2001, TypedAfter: 1500 * time.Millisecond},
 		Load: []string{
 			"go.etcd.io/etcd/client/v3",
 			"go.etcd.io/etcd/api/v3/v3rpc/rpctypes",

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Study is one exercise's worth of questions about the etcd source.
@@ -121,6 +122,10 @@ type Signal struct {
 
 	// Load lists further packages to load from source for the layers.
 	Load []string
+
+	// Replay, when set, is checked against the pacing: does the replay
+	// last until the compaction is typed?
+	Replay *Replay
 }
 
 // Tool names the command line tool's functions.
@@ -138,6 +143,17 @@ type Tool struct {
 type Pace struct {
 	Name   string // what it means, in a few words
 	Object string // "pkg.name", or "entry-name:pkg.Func" for a call's first argument
+	// Role is "batch" for the revisions one pass sends a behind watcher,
+	// "period" for the time between passes, or empty.
+	Role string
+}
+
+// Replay is the exercise's replay, by hand: how many revisions the behind
+// watcher is behind when it opens, and how soon after opening it a person
+// types the compaction in another terminal.
+type Replay struct {
+	Revisions  int
+	TypedAfter time.Duration
 }
 
 // Folder is one module's folder in the etcd repository.
