@@ -799,10 +799,12 @@ func (r *Result) boundaryVerdict() {
 		}
 		all = append(all, at...)
 	}
-	others := 0
+	var others []string
 	for _, c := range r.Signal.Comparisons {
 		if c.Decision && !r.reachedFrom(sg.Sync, c.Func) && !r.reachedFrom(sg.Read, c.Func) {
-			others++
+			if name := "`" + short(c.Func) + "`"; !contains(others, name) {
+				others = append(others, name)
+			}
 		}
 	}
 	switch {
@@ -813,8 +815,8 @@ func (r *Result) boundaryVerdict() {
 	}
 	if n > 1 {
 		v.add(fmt.Sprintf(" Not one mechanism: %d separate comparisons, each against the compaction revision", n))
-		if others > 0 {
-			v.add(fmt.Sprintf(", and %d more on other paths (compaction, hashing, transactions)", others))
+		if len(others) > 0 {
+			v.add(fmt.Sprintf(", and more on other paths, in %s", strings.Join(others, ", ")))
 		}
 		v.add(".")
 	}
