@@ -250,13 +250,26 @@ func (m *md) labReopen(lab *report.Lab, level int) {
 func (m *md) labBoundary(lab *report.Lab, level int) {
 	b := lab.Boundary
 	m.p("%s", heading(level, "Step 5: the boundary"))
-	src := "the Go client"
-	if lab.Etcdctl != nil {
-		src = "etcdctl, as the exercise's loop prints it"
-	}
-	m.p("First line of a watch from each revision (%s):\n\n```text\n", src)
+	byEtcdctl := 0
 	for _, p := range b.Probes {
-		m.p("%d: %s\n", p.Revision, p.Result)
+		if p.By == "etcdctl" {
+			byEtcdctl++
+		}
+	}
+	switch byEtcdctl {
+	case len(b.Probes):
+		m.p("First line of a watch from each revision (etcdctl, as the exercise's loop prints it):\n\n```text\n")
+	case 0:
+		m.p("What the Go client saw of a watch from each revision (the lab ran without etcdctl):\n\n```text\n")
+	default:
+		m.p("First line of a watch from each revision (etcdctl, as the exercise's loop prints it; marked \"client:\" where only the Go client's view could be had):\n\n```text\n")
+	}
+	for _, p := range b.Probes {
+		by := ""
+		if byEtcdctl > 0 && p.By != "etcdctl" {
+			by = "client: "
+		}
+		m.p("%d: %s%s\n", p.Revision, by, p.Result)
 	}
 	m.p("```\n\n")
 	verdict := "the same as"

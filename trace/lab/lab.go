@@ -502,13 +502,15 @@ func (l *run) probeWatch(ctx context.Context, prefix string, rev int64) (report.
 	if err != nil {
 		return report.Probe{}, err
 	}
-	p := report.Probe{Revision: rev}
+	// What the Go client saw; etcdctl's own first line replaces it where
+	// the lab has etcdctl (see boundary).
+	p := report.Probe{Revision: rev, By: "client"}
 	switch {
 	case r.Canceled || r.Error != "":
-		p.Result = "watch was canceled (" + r.Error + ")"
+		p.Result = "canceled: " + r.Error
 	case r.Events > 0:
 		p.Open = true
-		p.Result = "PUT"
+		p.Result = fmt.Sprintf("open: %d events", r.Events)
 	default:
 		p.Result = "no response in 5 s"
 	}
@@ -528,7 +530,7 @@ func (l *run) boundary(ctx context.Context) error {
 		}
 		if l.etcdctl != "" {
 			if line, err := l.firstLine(ctx, "watch", "--prefix", prefix, "--rev="+strconv.FormatInt(r, 10)); err == nil {
-				p.Result = line
+				p.Result, p.By = line, "etcdctl"
 			}
 		}
 		b.Probes = append(b.Probes, p)

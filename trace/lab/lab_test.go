@@ -74,6 +74,15 @@ func TestLab(t *testing.T) {
 		if p.Open != (p.Revision >= rep.CompactRevision) {
 			t.Errorf("probe %+v", p)
 		}
+		// The exercise's loop prints etcdctl's first line: an event's type
+		// for a watch that opens, the cancel for one that does not.
+		want := "watch was canceled (etcdserver: mvcc: required revision has been compacted)"
+		if p.Open {
+			want = "PUT"
+		}
+		if p.By != "etcdctl" || p.Result != want {
+			t.Errorf("probe %d: %s says %q, want etcdctl's %q", p.Revision, p.By, p.Result, want)
+		}
 	}
 	e := rep.Etcdctl
 	if e == nil || e.Version != rep.Etcd.Version {

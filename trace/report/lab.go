@@ -116,7 +116,8 @@ type WatchBoundary struct {
 type Probe struct {
 	Revision int64  `json:"revision"`
 	Open     bool   `json:"open"`
-	Result   string `json:"result"` // first line, as the exercise's loop prints it
+	Result   string `json:"result"` // etcdctl's first line, as the exercise's loop prints it, or what the client saw
+	By       string `json:"by"`     // "etcdctl" or "client"
 }
 
 // Read is exercise 6's get --rev.
