@@ -111,6 +111,33 @@ const (
 	FactNoCitedLineRuns = "no-cited-line-runs"
 )
 
+// verdictFacts are the facts each verdict can establish, by verdict ID.
+var verdictFacts = map[string][]string{
+	"evict":    {FactComparesProgress, FactComparesStart, FactCurrentNotCompared},
+	"replay":   {FactReplayOutlastsTyping, FactReplayDoneBeforeTyping},
+	"reopen":   {FactCheckedAtOpen, FactAcceptedThenCanceled, FactRefusedSameText},
+	"boundary": {FactWatchBoundaryIsC, FactWatchBoundaryNotC, FactReadBoundaryIsC, FactReadBoundaryNotC, FactOneComparison, FactSeparateComparisons},
+	"read":     {},
+	"citation": {FactCitedLinesRun, FactNoCitedLineRuns},
+}
+
+// checkClaims reports a claim that names a verdict or a fact that no
+// verdict establishes: such a claim could never be decided.
+func checkClaims(st *study.Study) error {
+	for _, c := range st.Claims {
+		facts, ok := verdictFacts[c.Verdict]
+		if !ok {
+			return fmt.Errorf("study %s: claim %q names verdict %q; the verdicts are evict, replay, reopen, boundary, read and citation", st.Name, c.Says, c.Verdict)
+		}
+		for _, k := range []string{c.Holds, c.Fails} {
+			if k != "" && !contains(facts, k) {
+				return fmt.Errorf("study %s: claim %q names fact %q, which verdict %s never establishes (it can establish %s)", st.Name, c.Says, k, c.Verdict, strings.Join(facts, ", "))
+			}
+		}
+	}
+	return nil
+}
+
 // Fact is one thing a verdict establishes, in a few words, with the lines
 // that establish it.
 type Fact struct {

@@ -150,6 +150,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := st.Check(); err != nil {
 		return nil, err
 	}
+	if err := checkClaims(st); err != nil {
+		return nil, err
+	}
 	k := opts.Paths
 	if k == 0 {
 		k = 3
