@@ -121,7 +121,7 @@ func (m *md) droppedUse(b report.Behaviour, i int) (report.ErrorUse, bool) {
 		return report.ErrorUse{}, false
 	}
 	for _, u := range m.rep.Signal.ErrorUses {
-		if u.Dropped && u.Site.Index == i && containsString(b.Entries, u.Entry) {
+		if u.Dropped && u.Site.Index == i && contains(b.Entries, u.Entry) {
 			return u, true
 		}
 	}
@@ -163,15 +163,6 @@ func (m *md) chainStep(behaviour, kind string) (report.Step, bool) {
 func (m *md) isSite(l report.Loc) bool {
 	for _, s := range m.rep.Sites {
 		if s.File == l.File && s.Line == l.Line {
-			return true
-		}
-	}
-	return false
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}
