@@ -161,7 +161,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		Version:  opts.Version,
 		Dir:      opts.Dir,
 		Modules:  st.Modules(),
-		Layout:   st.LayoutMap(),
+		Target:   st.Tgt(),
 		CacheDir: opts.CacheDir,
 		Env:      opts.Env,
 	})
@@ -266,7 +266,7 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 		return nil, fmt.Errorf("loading etcd %s: %w", src.Version, err)
 	}
 	own := map[string]bool{}
-	for _, f := range st.Layout {
+	for _, f := range st.Tgt().Layout {
 		own[f.Module] = true
 	}
 	// reaches[p]: p is the sentinel's package or imports it, transitively.

@@ -14,7 +14,7 @@ import (
 	"github.com/srctrace/srctrace/trace/check"
 	"github.com/srctrace/srctrace/trace/cite"
 	"github.com/srctrace/srctrace/trace/source"
-	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/target"
 )
 
 type checkOptions struct {
@@ -109,11 +109,8 @@ type checkProblem struct {
 }
 
 func treeSpec(o *checkOptions, version, dir string) source.Spec {
-	var mods []string
-	for _, f := range study.ErrCompacted.Layout {
-		mods = append(mods, f.Module)
-	}
-	return source.Spec{Version: version, Dir: dir, Modules: mods, Layout: study.ErrCompacted.LayoutMap(), CacheDir: o.cacheDir, Env: o.env}
+	t := target.Etcd
+	return source.Spec{Target: t, Version: version, Dir: dir, Modules: t.Modules(), CacheDir: o.cacheDir, Env: o.env}
 }
 
 func runCheck(ctx context.Context, o *checkOptions) error {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/srctrace/srctrace/trace/cite"
 	"github.com/srctrace/srctrace/trace/source"
+	"github.com/srctrace/srctrace/trace/target"
 )
 
 // Status of a citation.
@@ -64,7 +65,7 @@ func Open(ctx context.Context, spec source.Spec) (*Tree, error) {
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("%w: --etcd-dir %s is not a directory: it wants the root of an etcd checkout", source.ErrUsage, spec.Dir)
 		}
-		t.Version = source.Describe(ctx, root)
+		t.Version = source.Describe(ctx, root, nil)
 		roots[""] = root
 	} else {
 		src, err := source.Resolve(ctx, spec)
@@ -169,7 +170,7 @@ func (k *Checker) Check(ctx context.Context, c cite.Citation) Result {
 			r.Status, r.Msg = Unresolved, fmt.Sprintf("a link to %s, not to etcd-io/etcd: not checked", c.Repo)
 			return r
 		}
-		if !source.IsRelease(c.Ref) {
+		if !target.Etcd.IsRelease(c.Ref) {
 			r.Status, r.Msg = Unresolved, fmt.Sprintf("the link is at %q, which is not a release tag: srctrace checks links at release tags", c.Ref)
 			return r
 		}

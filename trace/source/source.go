@@ -41,10 +41,14 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/srctrace/srctrace/trace/target"
 )
 
 // Spec says which etcd source to use.
 type Spec struct {
+	// Target is the repository read; nil means target.Etcd.
+	Target *target.Target
 	// Version is a release such as "v3.7.3". Empty means DefaultVersion.
 	Version string
 	// Dir is the root of an etcd checkout. Exclusive with Version.
@@ -52,7 +56,7 @@ type Spec struct {
 	// Modules are the Go modules to make available, the server module first.
 	Modules []string
 	// Layout maps module paths to repository folders (used for releases,
-	// checked against the checkout for a Dir).
+	// checked against the checkout for a Dir); nil means the target's.
 	Layout map[string]string
 	// CacheDir holds the work modules; empty means the user cache dir.
 	CacheDir string
@@ -97,10 +101,13 @@ const WorkModule = "srctrace.work/etcd"
 // ErrUsage marks errors in what the user asked for.
 var ErrUsage = errors.New("usage")
 
-var releaseRE = regexp.MustCompile(`^v3\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
-
-// IsRelease reports whether v is written as an etcd release tag (v3.X.Y).
-func IsRelease(v string) bool { return releaseRE.MatchString(v) }
+// tgt is the spec's target.
+func (spec Spec) tgt() *target.Target {
+	if spec.Target != nil {
+		return spec.Target
+	}
+	return target.Etcd
+}
 
 // DefaultVersion is the release of module that this program was built
 // with, as recorded in its build information (the pin in go.mod).
@@ -125,6 +132,9 @@ func Resolve(ctx context.Context, spec Spec) (*Source, error) {
 	if len(spec.Modules) == 0 {
 		return nil, fmt.Errorf("resolving etcd source: no modules named")
 	}
+	if spec.Layout == nil {
+		spec.Layout = spec.tgt().LayoutMap()
+	}
 	if spec.Dir != "" && spec.Version != "" {
 		return nil, fmt.Errorf("%w: --etcd-dir and --etcd-version exclude each other: name one source", ErrUsage)
 	}
@@ -143,8 +153,8 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 		}
 		v = d
 	}
-	if !releaseRE.MatchString(v) {
-		return nil, fmt.Errorf("%w: %q is not an etcd release: --etcd-version wants a tag such as v3.7.3", ErrUsage, v)
+	if t := spec.tgt(); !t.IsRelease(v) {
+		return nil, fmt.Errorf("%w: %q is not an %s release: --%s-version wants a tag such as %s", ErrUsage, v, t.Name, t.Name, t.ReleaseHint)
 	}
 	cache := spec.CacheDir
 	if cache == "" {
@@ -421,7 +431,7 @@ func resolveDir(ctx context.Context, spec Spec) (*Source, error) {
 		s.cleanup = cleanup
 		s.Env = append(s.Env, "GOWORK="+gowork)
 	}
-	s.Version = describe(ctx, root)
+	s.Version = describe(ctx, root, spec.tgt())
 	return s, nil
 }
 
@@ -499,11 +509,17 @@ func versionLess(a, b string) bool {
 }
 
 // Describe names the release of a checkout: git describe --tags in a git
-// work tree whose top is root, else the Version variable of api/version.
-func Describe(ctx context.Context, root string) string { return describe(ctx, root) }
+// work tree whose top is root, else the target's version constant (nil:
+// target.Etcd).
+func Describe(ctx context.Context, root string, t *target.Target) string {
+	if t == nil {
+		t = target.Etcd
+	}
+	return describe(ctx, root, t)
+}
 
 // describe names the release of a checkout.
-func describe(ctx context.Context, root string) string {
+func describe(ctx context.Context, root string, t *target.Target) string {
 	cmd := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-toplevel")
 	if out, err := cmd.Output(); err == nil {
 		top, _ := filepath.EvalSymlinks(strings.TrimSpace(string(out)))
@@ -515,15 +531,15 @@ func describe(ctx context.Context, root string) string {
 			}
 		}
 	}
-	v, err := versionConst(filepath.Join(root, "api", "version", "version.go"))
+	v, err := versionConst(filepath.Join(root, filepath.FromSlash(t.VersionFile)), t.VersionVar)
 	if err != nil {
 		return "unknown"
 	}
 	return "v" + strings.TrimPrefix(v, "v")
 }
 
-// versionConst reads `Version = "..."` from etcd's api/version package.
-func versionConst(file string) (string, error) {
+// versionConst reads `name = "..."` from a Go file.
+func versionConst(file, name string) (string, error) {
 	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 	if err != nil {
 		return "", err
@@ -539,7 +555,7 @@ func versionConst(file string) (string, error) {
 				continue
 			}
 			for i, n := range vs.Names {
-				if n.Name == "Version" && i < len(vs.Values) {
+				if n.Name == name && i < len(vs.Values) {
 					if bl, ok := vs.Values[i].(*ast.BasicLit); ok && bl.Kind == token.STRING {
 						return strconv.Unquote(bl.Value)
 					}
@@ -547,7 +563,7 @@ func versionConst(file string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("no Version in %s", file)
+	return "", fmt.Errorf("no %s in %s", name, file)
 }
 
 var moduleRE = regexp.MustCompile(`(?m)^module\s+("?)([^"\s]+)"?\s*$`)

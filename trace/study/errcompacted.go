@@ -1,6 +1,10 @@
 package study
 
-import "time"
+import (
+	"time"
+
+	"github.com/srctrace/srctrace/trace/target"
+)
 
 // ErrCompacted is the study of the evict-watcher exercise: two watchers on
 // one prefix, a compaction past the behind one, one stream that dies, a
@@ -20,14 +24,7 @@ var ErrCompacted = &Study{
 
 	Module: "go.etcd.io/etcd/server/v3",
 	Extra:  []string{"go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/etcdctl/v3"},
-	Layout: []Folder{
-		{Module: "go.etcd.io/etcd/server/v3", Dir: "server"},
-		{Module: "go.etcd.io/etcd/api/v3", Dir: "api"},
-		{Module: "go.etcd.io/etcd/pkg/v3", Dir: "pkg"},
-		{Module: "go.etcd.io/etcd/client/v3", Dir: "client/v3"},
-		{Module: "go.etcd.io/etcd/client/pkg/v3", Dir: "client/pkg"},
-		{Module: "go.etcd.io/etcd/etcdctl/v3", Dir: "etcdctl"},
-	},
+	Target: target.Etcd,
 
 	Sentinel: "go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted",
 

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/srctrace/srctrace/trace/target"
 )
 
 // Study is one exercise's worth of questions about the etcd source.
@@ -30,9 +32,9 @@ type Study struct {
 	// Extra are further modules of the same release that the study and its
 	// lab need (the client, etcdctl).
 	Extra []string
-	// Layout maps Go module paths to their folders in an etcd checkout, so
-	// that paths are printed as `git grep -n` prints them from the repo root.
-	Layout []Folder
+	// Target is the repository read (its module layout, releases, GitHub
+	// address); nil means target.Etcd.
+	Target *target.Target
 
 	// Sentinel is the qualified name of the error variable under study,
 	// e.g. "go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted".
@@ -156,12 +158,6 @@ type Replay struct {
 	TypedAfter time.Duration
 }
 
-// Folder is one module's folder in the etcd repository.
-type Folder struct {
-	Module string // e.g. "go.etcd.io/etcd/server/v3"
-	Dir    string // e.g. "server"
-}
-
 // Citation is a `git grep -n -F Pattern -- Files...` as an exercise writes it.
 type Citation struct {
 	Step    string   // where the exercise makes it, e.g. "step 6"
@@ -231,7 +227,7 @@ func (s *Study) Check() error {
 		return fmt.Errorf("study %s: sentinel %q is not a qualified name", s.Name, s.Sentinel)
 	}
 	if _, ok := s.LayoutMap()[s.Module]; !ok {
-		return fmt.Errorf("study %s: Layout gives no folder for module %s", s.Name, s.Module)
+		return fmt.Errorf("study %s: %s's layout gives no folder for module %s", s.Name, s.Tgt().Name, s.Module)
 	}
 	seen := map[string]bool{}
 	for _, e := range s.Entries {
@@ -305,11 +301,13 @@ func (s *Study) Entry(name string) (Entry, bool) {
 // Modules returns Module followed by Extra.
 func (s *Study) Modules() []string { return append([]string{s.Module}, s.Extra...) }
 
-// LayoutMap returns Layout as a map from module path to folder.
-func (s *Study) LayoutMap() map[string]string {
-	m := map[string]string{}
-	for _, f := range s.Layout {
-		m[f.Module] = f.Dir
+// Tgt is the study's target.
+func (s *Study) Tgt() *target.Target {
+	if s.Target != nil {
+		return s.Target
 	}
-	return m
+	return target.Etcd
 }
+
+// LayoutMap returns the target's layout as a map from module path to folder.
+func (s *Study) LayoutMap() map[string]string { return s.Tgt().LayoutMap() }

@@ -3,6 +3,8 @@ package study
 import (
 	"strings"
 	"testing"
+
+	"github.com/srctrace/srctrace/trace/target"
 )
 
 func TestCheck(t *testing.T) {
@@ -10,7 +12,7 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("the errcompacted study: %v", err)
 	}
 	base := func() *Study {
-		return &Study{Name: "s", Module: "m", Sentinel: "m/p.Err", Layout: []Folder{{Module: "m", Dir: "m"}}, Signal: &Signal{Revision: "m/p.T.f"}}
+		return &Study{Name: "s", Module: "m", Sentinel: "m/p.Err", Target: &target.Target{Name: "t", Main: "m", Layout: []target.Folder{{Module: "m", Dir: "m"}}}, Signal: &Signal{Revision: "m/p.T.f"}}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -19,7 +21,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"no sentinel", func(s *Study) { s.Sentinel = "" }, "required"},
 		{"unqualified sentinel", func(s *Study) { s.Sentinel = "Err" }, "not a qualified name"},
-		{"no folder", func(s *Study) { s.Layout = nil }, "no folder"},
+		{"no folder", func(s *Study) { s.Module = "other" }, "no folder"},
 		{"twin entries", func(s *Study) { s.Entries = []Entry{{Name: "e", Function: "m/p.F"}, {Name: "e", Function: "m/p.G"}} }, "unique"},
 		{"claim without its fact", func(s *Study) { s.Claims = []Claim{{Says: "x", Verdict: "reopen"}} }, "a claim needs"},
 		{"claim without a signal", func(s *Study) {
