@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/srctrace/srctrace/trace"
-	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 // BenchmarkErrcompacted is one cold run of the study on etcd v3.7.3: load,
 // sites, call graph, paths, report, JSON (module and build caches warm).
 func BenchmarkErrcompacted(b *testing.B) {
 	for b.Loop() {
-		res, err := trace.Run(context.Background(), trace.Options{Study: study.ErrCompacted, Version: "v3.7.3"})
+		res, err := trace.Run(context.Background(), trace.Options{Study: errcompacted.Study, Version: "v3.7.3"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/srctrace/srctrace/trace"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/source"
-	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 // The expectations below were derived by reading etcd's source at each
@@ -118,7 +118,7 @@ func TestReleases(t *testing.T) {
 	}
 	for _, rel := range releases {
 		t.Run(rel.version, func(t *testing.T) {
-			res, err := trace.Run(context.Background(), trace.Options{Study: study.ErrCompacted, Version: rel.version})
+			res, err := trace.Run(context.Background(), trace.Options{Study: errcompacted.Study, Version: rel.version})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +210,7 @@ func TestEtcdDir(t *testing.T) {
 		t.Skip("copies real etcd modules")
 	}
 	root := assembleCheckout(t, "v3.7.3")
-	res, err := trace.Run(context.Background(), trace.Options{Study: study.ErrCompacted, Dir: root})
+	res, err := trace.Run(context.Background(), trace.Options{Study: errcompacted.Study, Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	var outs [2][]byte
 	for i := range outs {
-		res, err := trace.Run(context.Background(), trace.Options{Study: study.ErrCompacted, Version: "v3.7.3"})
+		res, err := trace.Run(context.Background(), trace.Options{Study: errcompacted.Study, Version: "v3.7.3"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,13 +252,13 @@ func TestDeterministic(t *testing.T) {
 func assembleCheckout(t *testing.T, version string) string {
 	t.Helper()
 	mods := []string{"go.etcd.io/etcd/server/v3", "go.etcd.io/etcd/api/v3", "go.etcd.io/etcd/pkg/v3", "go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/client/pkg/v3", "go.etcd.io/etcd/etcdctl/v3"}
-	src, err := source.Resolve(context.Background(), source.Spec{Version: version, Modules: mods, Layout: study.ErrCompacted.LayoutMap()})
+	src, err := source.Resolve(context.Background(), source.Spec{Version: version, Modules: mods, Layout: errcompacted.Study.LayoutMap()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
 	for _, m := range mods {
-		dst := filepath.Join(root, filepath.FromSlash(study.ErrCompacted.LayoutMap()[m]))
+		dst := filepath.Join(root, filepath.FromSlash(errcompacted.Study.LayoutMap()[m]))
 		if err := os.CopyFS(dst, os.DirFS(src.Modules[m])); err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/srctrace/srctrace/trace"
 	"github.com/srctrace/srctrace/trace/report"
-	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 // signalWant holds what reading etcd by hand gives, per release (git grep
@@ -102,7 +102,7 @@ func TestSignal(t *testing.T) {
 	}
 	for _, w := range signalWants {
 		t.Run(w.version, func(t *testing.T) {
-			res, err := trace.Run(context.Background(), trace.Options{Study: study.ErrCompacted, Version: w.version})
+			res, err := trace.Run(context.Background(), trace.Options{Study: errcompacted.Study, Version: w.version})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/srctrace/srctrace/fixtures"
-	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 func TestCheckExitCodes(t *testing.T) {
@@ -84,7 +84,7 @@ func TestGeneratedNotesCheckClean(t *testing.T) {
 	for _, v := range []string{"v3.7.3", "v3.7.1", "v3.6.0"} {
 		t.Run(v, func(t *testing.T) {
 			var notes bytes.Buffer
-			if err := runErrcompacted(context.Background(), &errcompactedOptions{study: study.ErrCompacted, format: "markdown", version: v, paths: 3, stdout: &notes}); err != nil {
+			if err := runErrcompacted(context.Background(), &errcompactedOptions{study: errcompacted.Study, format: "markdown", version: v, paths: 3, stdout: &notes}); err != nil {
 				t.Fatal(err)
 			}
 			file := filepath.Join(t.TempDir(), "notes.md")
@@ -135,7 +135,7 @@ func TestDriftReleases(t *testing.T) {
 		t.Skip("loads real etcd releases")
 	}
 	var out bytes.Buffer
-	err := runErrcompacted(context.Background(), &errcompactedOptions{study: study.ErrCompacted, format: "json",
+	err := runErrcompacted(context.Background(), &errcompactedOptions{study: errcompacted.Study, format: "json",
 		version: "v3.6.0,v3.7.1,v3.7.3", drift: true, paths: 3, stdout: &out})
 	if err != nil {
 		t.Fatal(err)

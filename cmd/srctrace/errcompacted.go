@@ -17,6 +17,7 @@ import (
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 type errcompactedOptions struct {
@@ -41,7 +42,7 @@ func newErrcompactedCmd(runF func(context.Context, *errcompactedOptions) error) 
 	if runF == nil {
 		runF = runErrcompacted
 	}
-	opts := &errcompactedOptions{study: study.ErrCompacted}
+	opts := &errcompactedOptions{study: errcompacted.Study}
 	cmd := &cobra.Command{
 		Use:   "errcompacted",
 		Short: "Trace the evict-watcher exercise's ErrCompacted sites in the etcd source",

@@ -14,6 +14,7 @@ import (
 	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 func TestErrcompactedFlags(t *testing.T) {
@@ -47,7 +48,7 @@ func TestErrcompactedFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if opts.study != study.ErrCompacted {
+			if opts.study != errcompacted.Study {
 				t.Errorf("study = %v, want the errcompacted study", opts.study)
 			}
 			opts.study, opts.stdout = nil, nil

@@ -13,7 +13,7 @@ import (
 	"github.com/srctrace/srctrace/annotate"
 	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/report"
-	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 type labOptions struct {
@@ -95,7 +95,7 @@ func (o *labOptions) validate() error {
 
 // labRun runs the lab with the options shared by `lab` and `errcompacted --lab`.
 func labRun(ctx context.Context, o *labOptions) (*report.Lab, error) {
-	st := study.ErrCompacted
+	st := errcompacted.Study
 	delay := o.byHand
 	if delay == 0 {
 		delay = -1

@@ -12,11 +12,11 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 func builder() func(context.Context, string) (string, error) {
-	st := study.ErrCompacted
+	st := errcompacted.Study
 	return Builder("", st.Modules(), st.LayoutMap(), nil)
 }
 

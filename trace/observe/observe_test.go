@@ -8,7 +8,7 @@ import (
 	"github.com/srctrace/srctrace/trace"
 	"github.com/srctrace/srctrace/trace/observe"
 	"github.com/srctrace/srctrace/trace/report"
-	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 // TestObserve runs the behaviours on an instrumented etcd v3.7.3 and checks
@@ -21,7 +21,7 @@ func TestObserve(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an instrumented etcd")
 	}
-	st := study.ErrCompacted
+	st := errcompacted.Study
 	res, err := trace.Run(context.Background(), trace.Options{Study: st, Version: "v3.7.3"})
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,9 @@ type Report struct {
 	Lab *Lab `json:"lab,omitempty"`
 	// Observe is the coverage run, when it was asked for.
 	Observe *Observe `json:"observe,omitempty"`
+	// Notes is the study's notes, composed from the rest of the report:
+	// what the Markdown and HTML outputs render.
+	Notes *Doc `json:"notes,omitempty"`
 }
 
 // Observe is a coverage run of the lab's behaviours.
@@ -103,6 +106,12 @@ type Etcd struct {
 	Modules []Module `json:"modules"`
 	// Missing lists modules the source could not provide, with the reason.
 	Missing []Module `json:"missing,omitempty"`
+	// Repo is the GitHub repository ("owner/name") and Ref the tag or
+	// commit at which the files are published: permalinks are
+	// https://github.com/<repo>/blob/<ref>/<file>#L<line>. Ref is empty
+	// when the source has no published name (a checkout's local changes).
+	Repo string `json:"repo,omitempty"`
+	Ref  string `json:"ref,omitempty"`
 }
 
 // Module is one etcd Go module.

@@ -311,3 +311,21 @@ func (s *Study) Tgt() *target.Target {
 
 // LayoutMap returns the target's layout as a map from module path to folder.
 func (s *Study) LayoutMap() map[string]string { return s.Tgt().LayoutMap() }
+
+var registry = map[string]*Study{}
+
+// Register makes a study known by its Name; studies register themselves
+// in an init function, the way analyzers are listed for a driver. A second
+// study of the same name panics.
+func Register(s *Study) {
+	if _, dup := registry[s.Name]; dup {
+		panic("study: Register called twice for " + s.Name)
+	}
+	registry[s.Name] = s
+}
+
+// Lookup returns the registered study named name.
+func Lookup(name string) (*Study, bool) {
+	s, ok := registry[name]
+	return s, ok
+}

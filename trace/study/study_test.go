@@ -8,9 +8,6 @@ import (
 )
 
 func TestCheck(t *testing.T) {
-	if err := ErrCompacted.Check(); err != nil {
-		t.Fatalf("the errcompacted study: %v", err)
-	}
 	base := func() *Study {
 		return &Study{Name: "s", Module: "m", Sentinel: "m/p.Err", Target: &target.Target{Name: "t", Main: "m", Layout: []target.Folder{{Module: "m", Dir: "m"}}}, Signal: &Signal{Revision: "m/p.T.f"}}
 	}

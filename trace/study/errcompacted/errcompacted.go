@@ -1,18 +1,30 @@
-package study
+// Package errcompacted is the study of the course's evict-watcher exercise:
+// two watchers on one prefix, a compaction past the behind one, one stream
+// that dies with ErrCompacted, a reopen from the compacted revision, and
+// step 6's `git grep` citation of "the site".
+//
+// The package holds everything that is particular to the exercise: the
+// names it follows, the exercise's claims in its words, the rules of its
+// verdicts, its prose and its lab. The engine in package trace and the
+// renderers in package annotate know none of it.
+package errcompacted
 
 import (
 	"time"
 
+	"github.com/srctrace/srctrace/trace/study"
 	"github.com/srctrace/srctrace/trace/target"
 )
 
-// ErrCompacted is the study of the evict-watcher exercise: two watchers on
+func init() { study.Register(Study) }
+
+// Study is the study of the evict-watcher exercise: two watchers on
 // one prefix, a compaction past the behind one, one stream that dies, a
 // reopen from the compacted revision, and step 6's citation of "the site".
 //
 // Everything here is a name or prose. Positions are found in the loaded
 // release; none is written here.
-var ErrCompacted = &Study{
+var Study = &study.Study{
 	Name:  "errcompacted",
 	Title: "Delete the history a watcher is still standing in",
 	Summary: "Compacting past the revision a watcher still needs ends that watcher's " +
@@ -28,7 +40,7 @@ var ErrCompacted = &Study{
 
 	Sentinel: "go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted",
 
-	Citation: Citation{
+	Citation: study.Citation{
 		Step:    "step 6",
 		Pattern: "ErrCompacted",
 		Files: []string{
@@ -37,7 +49,7 @@ var ErrCompacted = &Study{
 		},
 	},
 
-	Entries: []Entry{
+	Entries: []study.Entry{
 		{
 			Name:     "watch-open",
 			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*watchServer).Watch",
@@ -100,7 +112,7 @@ var ErrCompacted = &Study{
 		},
 	},
 
-	Boundaries: []Boundary{
+	Boundaries: []study.Boundary{
 		{
 			Name: "raft proposal",
 			From: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).processInternalRaftRequestOnce",
@@ -117,7 +129,7 @@ var ErrCompacted = &Study{
 		},
 	},
 
-	Behaviours: []Behaviour{
+	Behaviours: []study.Behaviour{
 		{
 			ID:       "evict",
 			Observed: "evict",
@@ -154,7 +166,7 @@ var ErrCompacted = &Study{
 
 	// The exercise's own claims, in its words, each with the verdict that
 	// decides it and the facts (keys of package trace) for and against.
-	Claims: []Claim{
+	Claims: []study.Claim{
 		{
 			Where:   "step 1",
 			Says:    "Terminal 1 will spend a while replaying. Do not wait for it to finish — that is the point.",
@@ -197,7 +209,7 @@ var ErrCompacted = &Study{
 		},
 	},
 
-	Signal: &Signal{
+	Signal: &study.Signal{
 		Revision: "go.etcd.io/etcd/server/v3/storage/mvcc.store.compactMainRev",
 		Fields: []string{
 			"go.etcd.io/etcd/server/v3/storage/mvcc.WatchResponse.CompactRevision",
@@ -222,14 +234,14 @@ var ErrCompacted = &Study{
 		Send:         "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
 		ClientErr:    "go.etcd.io/etcd/client/v3.(*WatchResponse).Err",
 		ClientBuffer: "go.etcd.io/etcd/client/v3.watcherStream.buf",
-		Tool: Tool{
+		Tool: study.Tool{
 			Name:    "etcdctl",
 			Watch:   "go.etcd.io/etcd/etcdctl/v3/ctlv3/command.watchCommandFunc",
 			Get:     "go.etcd.io/etcd/etcdctl/v3/ctlv3/command.getCommandFunc",
 			Exit:    "go.etcd.io/etcd/pkg/v3/cobrautl.ExitWithError",
 			Failing: "go.etcd.io/etcd/client/v3.KV.Get",
 		},
-		Pacing: []Pace{
+		Pacing: []study.Pace{
 			{Name: "revisions one sync pass sends a behind watcher", Object: "go.etcd.io/etcd/server/v3/storage/mvcc.watchBatchMaxRevs", Role: "batch"},
 			{Name: "period of the sync loop's ticker", Object: "sync-loop:time.NewTicker", Role: "period"},
 			{Name: "buffer of a watch stream's channel", Object: "go.etcd.io/etcd/server/v3/storage/mvcc.chanBufLen"},
@@ -237,7 +249,7 @@ var ErrCompacted = &Study{
 		// The exercise's setup: an anchor and 2000 puts, so the behind
 		// watcher opens 2001 revisions back; by hand, the compaction comes
 		// from a third terminal, typed some 1.5 s after the watch opens.
-		Replay: &Replay{Revisions: 2001, TypedAfter: 1500 * time.Millisecond},
+		Replay: &study.Replay{Revisions: 2001, TypedAfter: 1500 * time.Millisecond},
 		Load: []string{
 			"go.etcd.io/etcd/client/v3",
 			"go.etcd.io/etcd/api/v3/v3rpc/rpctypes",

@@ -1,0 +1,138 @@
+package report
+
+// A Doc is a document made of generic elements: sections, paragraphs,
+// lists, tables, code and diagrams, with citations (Loc) inside the text.
+// A study composes its notes as a Doc from its report; package annotate
+// renders a Doc as Markdown, HTML or text without knowing what it says.
+//
+// Exactly one field of a Block is set. Text is a sequence of spans; a
+// span with Loc is a citation, rendered as file:line (a permalink in HTML).
+type Doc struct {
+	Title string `json:"title"`
+	// Lead is the paragraph under the title.
+	Lead     Text      `json:"lead,omitempty"`
+	Sections []Section `json:"sections"`
+}
+
+// Section is a headed part of a document. Sections nest one level deep in
+// Markdown (## and ###) and HTML; an Appendix section is collapsible in
+// HTML.
+type Section struct {
+	// ID is the anchor other text refers to (Span.Ref), unique in the Doc.
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Appendix bool      `json:"appendix,omitempty"`
+	Blocks   []Block   `json:"blocks"`
+	Sections []Section `json:"sections,omitempty"`
+}
+
+// Block is one element of a section.
+type Block struct {
+	Para    Text     `json:"para,omitempty"`
+	List    *List    `json:"list,omitempty"`
+	Table   *Table   `json:"table,omitempty"`
+	Code    *Code    `json:"code,omitempty"`
+	Diagram *Diagram `json:"diagram,omitempty"`
+	// Terms is a glossary: each term with its explanation.
+	Terms []Term `json:"terms,omitempty"`
+}
+
+// Text is inline text.
+type Text []Span
+
+// Span is a piece of inline text: plain, code, strong, a citation, or a
+// reference to a section.
+type Span struct {
+	Text   string `json:"text,omitempty"`
+	Code   bool   `json:"code,omitempty"`   // Text is inline code
+	Strong bool   `json:"strong,omitempty"` // Text is emphasised
+	// Loc makes the span a citation of a line; Text, when set, is shown
+	// instead of file:line.
+	Loc *Loc `json:"loc,omitempty"`
+	// Ref makes the span a link to the section with that ID.
+	Ref string `json:"ref,omitempty"`
+}
+
+// List is a bulleted or numbered list.
+type List struct {
+	Ordered bool   `json:"ordered,omitempty"`
+	Items   []Text `json:"items"`
+}
+
+// Table is a table with a header row. A cell's Class ("yes", "no",
+// "only-if", "unknown", "ran", ...) lets HTML colour it; Markdown ignores it.
+type Table struct {
+	Head []Text   `json:"head"`
+	Rows [][]Cell `json:"rows"`
+}
+
+// Cell is one table cell.
+type Cell struct {
+	Text  Text   `json:"text"`
+	Class string `json:"class,omitempty"`
+}
+
+// Code is a block of code or terminal output. Lines may carry the Loc of
+// the source line they show (grep output, an excerpt), which HTML links.
+type Code struct {
+	// Lang is "go", "console" or "text".
+	Lang  string     `json:"lang"`
+	Lines []CodeLine `json:"lines"`
+}
+
+// CodeLine is one line of a Code block.
+type CodeLine struct {
+	Text string `json:"text"`
+	Loc  *Loc   `json:"loc,omitempty"`
+	// Mark highlights the line (the cited line of an excerpt).
+	Mark bool `json:"mark,omitempty"`
+}
+
+// Diagram is a directed graph: laid out as SVG in HTML, written as a
+// mermaid flowchart in Markdown.
+type Diagram struct {
+	Title string `json:"title,omitempty"`
+	Nodes []Node `json:"nodes"`
+	Edges []Edge `json:"edges"`
+}
+
+// Node is a box of a diagram.
+type Node struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	// Kind styles the node ("entry", "decision", "signal", "client", ...).
+	Kind string `json:"kind,omitempty"`
+	Loc  *Loc   `json:"loc,omitempty"`
+	// Class marks a node ("ran", "not-ran", "differs", ...).
+	Class string `json:"class,omitempty"`
+}
+
+// Edge is an arrow between two nodes. Style is "call" (solid) or
+// "handoff" (dashed: across a goroutine, a channel, the network).
+type Edge struct {
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Style string `json:"style,omitempty"`
+	Label string `json:"label,omitempty"`
+}
+
+// Term is a glossary entry.
+type Term struct {
+	Term string `json:"term"`
+	Text Text   `json:"text"`
+}
+
+// Plain is a span of plain text.
+func Plain(s string) Span { return Span{Text: s} }
+
+// CodeSpan is a span of inline code.
+func CodeSpan(s string) Span { return Span{Text: s, Code: true} }
+
+// StrongSpan is a span of emphasised text.
+func StrongSpan(s string) Span { return Span{Text: s, Strong: true} }
+
+// Cite is a citation of l.
+func Cite(l Loc) Span { return Span{Loc: &l} }
+
+// RefSpan is a link with text s to the section with id.
+func RefSpan(s, id string) Span { return Span{Text: s, Ref: id} }
