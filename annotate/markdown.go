@@ -227,14 +227,24 @@ func (m *md) pairsOf(site int) []report.PairPaths {
 	return ps
 }
 
-// reachSentence says from which entries a site is reached.
+// reachSentence says from which entries a site is reached by a path that
+// can run, and which paths only look as if they reached it.
 func (m *md) reachSentence(site int) string {
-	var from, not []string
+	var from, looks []string
+	var not []string
 	why := ""
 	for _, p := range m.pairsOf(site) {
-		if p.Reachable {
-			from = append(from, "`"+p.Entry+"`")
-		} else {
+		switch {
+		case feasible(p.Feasible) && p.Reachable:
+			from = append(from, "`"+p.Entry+"`"+onlyIf(p))
+		case feasible(p.Feasible):
+			from = append(from, "`"+p.Entry+"` (across "+p.Crossing[0].Boundary+")"+onlyIf(p))
+		case p.Feasible == "no" && p.Reachable:
+			looks = append(looks, fmt.Sprintf("`%s` looks as if it reached it, but cannot: %s", p.Entry, becauseText(p.Because)))
+			not = append(not, p.Entry)
+		case p.Feasible == "unknown":
+			looks = append(looks, fmt.Sprintf("from `%s` the analysis could not decide: %s", p.Entry, becauseText(p.Because)))
+		default:
 			not = append(not, p.Entry)
 			why = p.Why
 		}
@@ -244,10 +254,18 @@ func (m *md) reachSentence(site int) string {
 		return "— the declaration, evaluated at package initialisation; no call path leads to it"
 	case len(from) == 0 && why == "init":
 		return "— package-level code, run once at package initialisation; no call path leads to it"
-	case len(from) == 0:
-		return "— **reached from none of the study's entry points**"
 	}
-	s := "— reached from " + strings.Join(from, ", ")
+	s := "— **reached from none of the study's entry points** by a path that can run"
+	if len(from) > 0 {
+		s = "— reached from " + strings.Join(from, ", ")
+	}
+	if roots := m.rep.Sites[site].Roots; len(roots) > 0 {
+		var rs []string
+		for _, r := range roots {
+			rs = append(rs, "`"+r+"`")
+		}
+		s += "; nearest root found from the code: " + strings.Join(rs, ", ")
+	}
 	var key []string
 	for _, b := range m.rep.Behaviours {
 		for _, e := range b.Entries {
@@ -257,9 +275,33 @@ func (m *md) reachSentence(site int) string {
 		}
 	}
 	if len(key) > 0 {
-		s += "; **unreachable from " + andList(key) + "**"
+		s += "; **not from " + andList(key) + "**"
+	}
+	for _, l := range looks {
+		s += "; " + l
 	}
 	return s
+}
+
+func feasible(v string) bool { return v == "yes" || v == "only-if" }
+
+// onlyIf is the condition of an only-if pair, in parentheses.
+func onlyIf(p report.PairPaths) string {
+	if p.Feasible != "only-if" || p.Because == nil {
+		return ""
+	}
+	return " (" + p.Because.Text + ")"
+}
+
+// becauseText is a reason with the place it names.
+func becauseText(b *report.Because) string {
+	if b == nil {
+		return "no reason recorded"
+	}
+	if b.File == "" {
+		return b.Text
+	}
+	return fmt.Sprintf("%s (`%s`)", b.Text, loc(b.File, b.Line))
 }
 
 func (m *md) behaviours() {
@@ -312,8 +354,8 @@ func (m *md) behaviours() {
 func (m *md) reachedFromAmong(site int, entries []string) string {
 	var from []string
 	for _, p := range m.pairsOf(site) {
-		if p.Reachable && contains(entries, p.Entry) {
-			from = append(from, "`"+p.Entry+"`")
+		if p.Reachable && feasible(p.Feasible) && contains(entries, p.Entry) {
+			from = append(from, "`"+p.Entry+"`"+onlyIf(p))
 		}
 	}
 	return strings.Join(from, ", ")
@@ -340,7 +382,7 @@ func (m *md) sitesTable() {
 		}
 		var from []string
 		for _, p := range m.pairsOf(i) {
-			if p.Reachable {
+			if feasible(p.Feasible) {
 				from = append(from, p.Entry)
 			}
 		}
@@ -421,27 +463,62 @@ func (m *md) excerpt(s report.Site) {
 func (m *md) pair(p report.PairPaths) {
 	switch {
 	case p.Reachable:
-		m.p("- from **%s**:\n", p.Entry)
-		for j, path := range p.Paths {
-			if len(path) == 0 {
-				m.p("  %d. the use is in the entry function itself\n", j+1)
-				continue
-			}
-			m.p("  %d. %d %s:\n", j+1, len(path), plural(len(path), "call", "calls"))
-			for _, h := range path {
-				m.p("     - %s\n", hopText(h))
-			}
-		}
+		m.p("- from **%s**: %s\n", p.Entry, feasibleText(p.Feasible, p.Because))
+		m.ways(p.Ways)
 	case len(p.Crossing) > 0:
 		var legs []string
 		for _, c := range p.Crossing {
-			legs = append(legs, fmt.Sprintf("%s reaches `%s`, which hands off by %s at `%s` to %s", c.From, short(c.Function), c.Boundary, loc(c.File, c.Line), c.To))
+			leg := fmt.Sprintf("%s reaches `%s`, which hands off by %s at `%s` to %s", c.From, short(c.Function), c.Boundary, loc(c.File, c.Line), c.To)
+			if len(c.Message) > 0 {
+				leg += " a message that sets " + strings.Join(c.Message, ", ")
+			}
+			legs = append(legs, leg)
 		}
-		m.p("- unreachable from %s by calls; connected only across an asynchronous hand-off: %s, and %s reaches the use\n",
-			p.Entry, strings.Join(legs, "; then "), p.Crossing[len(p.Crossing)-1].To)
+		m.p("- from **%s**, no call path; across an asynchronous hand-off: %s; %s\n",
+			p.Entry, strings.Join(legs, "; then "), feasibleText(p.Feasible, p.Because))
 	default:
-		m.p("- unreachable from %s\n", p.Entry)
+		m.p("- not from %s\n", p.Entry)
 	}
+}
+
+// feasibleText says whether a pair's paths can run, and why.
+func feasibleText(v string, b *report.Because) string {
+	switch v {
+	case "yes":
+		return "a path that can run"
+	case "only-if":
+		return "a path that can run " + becauseText(b)
+	case "no":
+		return "**no path can run**: " + becauseText(b)
+	case "unknown":
+		return "the analysis could not decide: " + becauseText(b)
+	}
+	return "nothing connects it"
+}
+
+func (m *md) ways(ws []report.Way) {
+	for j, w := range ws {
+		if len(w.Hops) == 0 {
+			m.p("  %d. the use is in the entry function itself\n", j+1)
+			continue
+		}
+		m.p("  %d. %d %s, %s:\n", j+1, len(w.Hops), plural(len(w.Hops), "call", "calls"), wayVerdict(w))
+		for _, h := range w.Hops {
+			m.p("     - %s\n", hopText(h))
+		}
+	}
+}
+
+func wayVerdict(w report.Way) string {
+	switch w.Feasible {
+	case "yes":
+		return "can run"
+	case "only-if":
+		return "can run " + becauseText(w.Because)
+	case "no":
+		return "cannot run: " + becauseText(w.Because)
+	}
+	return "undecided: " + becauseText(w.Because)
 }
 
 func hopText(h report.Hop) string {

@@ -57,17 +57,22 @@ func (r *Result) Report() (*report.Report, error) {
 		if s.Func != nil {
 			fn = callpath.Name(s.Func)
 		}
-		rep.Sites = append(rep.Sites, report.Site{
+		rs := report.Site{
 			File: s.Repo, Line: s.Pos.Line, Column: s.Pos.Column,
 			Function: fn, Kind: string(s.Kind), Text: s.Text, Cited: s.Cited,
 			Excerpt: report.Excerpt{First: first, Lines: ex},
-		})
+		}
+		for _, ei := range s.Roots {
+			rs.Roots = append(rs.Roots, r.Entries[ei].Name)
+		}
+		rep.Sites = append(rep.Sites, rs)
 	}
 
 	for _, e := range r.Entries {
 		rep.Entries = append(rep.Entries, report.Entry{
 			Name: e.Name, Function: callpath.Name(e.Func), Doc: e.Doc,
 			File: r.Source.RepoPath(e.Pos.Filename), Line: e.Pos.Line,
+			Found: e.Found, Kind: string(e.Kind),
 		})
 	}
 	rep.Boundaries = []report.Boundary{}
@@ -88,6 +93,11 @@ func (r *Result) Report() (*report.Report, error) {
 			Reachable: len(p.Paths) > 0,
 			Why:       p.Why,
 			Hops:      []report.Hop{},
+			Feasible:  string(p.Verdict),
+			Because:   r.because(p.Because),
+			Ways:      r.ways(p.Ways),
+			Searched:  p.Searched,
+			Cut:       p.Cut,
 		}
 		for i, path := range p.Paths {
 			hs := r.hops(path)
@@ -106,7 +116,15 @@ func (r *Result) Report() (*report.Report, error) {
 				File:     r.Source.RepoPath(b.Calls[0].Filename),
 				Line:     b.Calls[0].Line,
 				Hops:     r.hops(l.Path),
+				Feasible: string(l.Res.Verdict),
+				Because:  r.because(l.Res.Because),
+				Message:  l.Message.Fields(),
+				Carried:  b.Carried,
 			})
+			if at := l.Message.At(); at.IsValid() && b.Msg != nil {
+				file, line := r.position(at)
+				pp.Crossing[len(pp.Crossing)-1].MessageAt = &report.Loc{File: file, Line: line}
+			}
 		}
 		rep.Paths = append(rep.Paths, pp)
 	}
@@ -117,7 +135,7 @@ func (r *Result) Report() (*report.Report, error) {
 		for si, s := range r.Sites {
 			reached := false
 			for _, name := range b.Entries {
-				if ei := r.entryIndex(name); ei >= 0 && s.Func != nil && r.Entries[ei].Reach[s.Func] {
+				if ei := r.entryIndex(name); ei >= 0 && s.Func != nil && r.feasiblyReached(ei, si) {
 					reached = true
 				}
 			}
@@ -153,4 +171,15 @@ func (r *Result) hop(callee *ssa.Function, pos token.Position, goroutine, dynami
 // GrepCommand is the citation as a shell command.
 func GrepCommand(pattern string, files []string) string {
 	return fmt.Sprintf("git grep -n '%s' -- %s", pattern, strings.Join(files, " "))
+}
+
+// feasiblyReached reports whether entry ei reaches site si by a call path
+// that can run (yes or only-if).
+func (r *Result) feasiblyReached(ei, si int) bool {
+	for _, p := range r.Pairs {
+		if p.Entry == ei && p.Site == si {
+			return len(p.Paths) > 0 && feasibleVerdict(p.Verdict)
+		}
+	}
+	return false
 }

@@ -27,6 +27,8 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/feasible"
+	"github.com/srctrace/srctrace/trace/roots"
 	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/sites"
 	"github.com/srctrace/srctrace/trace/source"
@@ -55,6 +57,9 @@ type Result struct {
 	Pkgs     []*packages.Package // loaded from source
 	Graph    *callpath.Graph
 	Sentinel types.Object
+	// Feas checks paths; Roots are the roots found from the code.
+	Feas  *feasible.Checker
+	Roots []roots.Root
 
 	Sites      []Site
 	Entries    []Entry
@@ -73,7 +78,9 @@ type Result struct {
 	Corrected []signal.Pos
 
 	lines *lineCache
-	legs  map[[2]int]callpath.Path
+	legs1 map[[2]int][]Leg
+	recv  map[recvKey][]Way
+	k     int
 }
 
 // Site is a use of the sentinel with its place in the program.
@@ -83,14 +90,25 @@ type Site struct {
 	Repo  string        // repo-relative file
 	Text  string        // the source line
 	Cited bool          // in a file of the citation
+	// Instr is where Func evaluates the use: what a path must reach.
+	Instr ssa.Instruction
+	// Roots are the roots found from the code nearest to the site by a
+	// feasible path, indices into Entries.
+	Roots []int
 }
 
-// Entry is a resolved entry point.
+// Entry is a resolved entry point: one the study names, or a root found
+// from the code.
 type Entry struct {
 	study.Entry
 	Func  *ssa.Function
 	Pos   token.Position
 	Reach map[*ssa.Function]bool
+	// Found is "study" for the study's entries, "code" for a root found
+	// from the code; Kind is what starts it (grpc, http, goroutine), when
+	// the code says.
+	Found string
+	Kind  roots.Kind
 }
 
 // Boundary is a resolved hand-off.
@@ -98,12 +116,36 @@ type Boundary struct {
 	study.Boundary
 	From  *ssa.Function
 	Calls []token.Position // the calls in From that match Via
+	// Instrs are those calls; Msg and Dispatch the typed message and the
+	// receiver's dispatch function, when the study names them; Param is
+	// From's parameter that holds the message.
+	Instrs   []ssa.Instruction
+	Msg      types.Type
+	Dispatch *ssa.Function
+	Param    *ssa.Parameter
+	// Carried is false for a closure hand-off when no closure From makes
+	// calls the receiving entry's function.
+	Carried bool
 }
 
 // Pair is the answer for one (entry, site) pair.
 type Pair struct {
 	Entry, Site int
-	Paths       []callpath.Path
+	// Paths are the k shortest call paths.
+	Paths []callpath.Path
+	// Ways are the paths checked for feasibility that the report shows:
+	// the k shortest, and the shortest of the best verdict when it is not
+	// among them. For a pair connected across hand-offs, they are the
+	// receiving entry's paths to the site.
+	Ways []Way
+	// Verdict is the best verdict of the pair's paths (or of its
+	// crossing), "" when nothing connects it; Because decides it.
+	Verdict feasible.Verdict
+	Because *feasible.Cond
+	// Searched is how many paths the search for the best verdict checked;
+	// Cut says the search stopped at its bound without a yes.
+	Searched int
+	Cut      bool
 	// Why is "definition", "init" (package-level code, run once at
 	// initialisation) or "unreachable" when Paths is empty.
 	Why string
@@ -112,12 +154,22 @@ type Pair struct {
 	Crossing []Leg
 }
 
+// Way is one path with its verdict.
+type Way struct {
+	Path callpath.Path
+	Res  feasible.Result
+}
+
 // Leg is one step across a boundary: From reaches the boundary's sending
 // function along Path, and the boundary's To entry takes over.
 type Leg struct {
 	Boundary int
 	From, To int
 	Path     callpath.Path
+	// Res is the verdict on Path up to the hand-off call; Message the
+	// value it hands off, for a typed boundary.
+	Res     feasible.Result
+	Message *feasible.Value
 }
 
 // GrepHit is one line of the citation's git grep.
@@ -202,6 +254,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("analysing etcd %s: %w", src.Version, err)
 	}
 	r.Graph = g
+	r.Feas = feasible.New(g)
+	r.Roots = roots.Find(g)
 
 	if err := r.findSites(); err != nil {
 		return nil, err
@@ -212,7 +266,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := r.resolveBoundaries(); err != nil {
 		return nil, err
 	}
-	r.tracePairs(k)
+	r.k = k
+	r.tracePairs()
+	r.findRoots()
 	if err := r.grep(); err != nil {
 		return nil, err
 	}
@@ -352,6 +408,9 @@ func (r *Result) findSites() error {
 			if sp := ssaPkg[s.Pkg.Types]; sp != nil {
 				site.Func = ssa.EnclosingFunction(sp, s.Path)
 			}
+			if site.Func != nil {
+				site.Instr = feasible.Use(site.Func, s.Ident.Pos())
+			}
 		}
 		r.Sites = append(r.Sites, site)
 	}
@@ -369,6 +428,8 @@ func (r *Result) resolveEntries() error {
 			Func:  fn,
 			Pos:   r.Graph.Prog.Fset.Position(fn.Pos()),
 			Reach: r.Graph.Reachable(fn),
+			Found: "study",
+			Kind:  r.rootKind(fn),
 		})
 	}
 	return nil
@@ -394,7 +455,7 @@ func (r *Result) resolveBoundaries() error {
 		}
 		rb := Boundary{Boundary: b, From: from}
 		if b.Via == study.ChannelSend {
-			rb.Calls = channelSends(from)
+			rb.Calls, rb.Instrs = channelSends(r.Graph.Prog.Fset, from)
 		} else {
 			viaFn, viaMethod, err := r.Graph.Callable(b.Via)
 			if err != nil {
@@ -411,6 +472,7 @@ func (r *Result) resolveBoundaries() error {
 						if (viaMethod != nil && c.IsInvoke() && sameMethod(c.Method, viaMethod)) ||
 							(viaFn != nil && c.StaticCallee() == viaFn) {
 							rb.Calls = append(rb.Calls, r.Graph.CallPos(call))
+							rb.Instrs = append(rb.Instrs, call)
 						}
 					}
 				}
@@ -418,6 +480,9 @@ func (r *Result) resolveBoundaries() error {
 		}
 		if len(rb.Calls) == 0 {
 			return fmt.Errorf("boundary %s: %s makes no %s in etcd %s", b.Name, b.From, viaText(b.Via), r.Source.Version)
+		}
+		if err := r.typeBoundary(&rb); err != nil {
+			return err
 		}
 		r.Boundaries = append(r.Boundaries, rb)
 	}
@@ -433,27 +498,38 @@ func withAnon(fn *ssa.Function) []*ssa.Function {
 	return out
 }
 
-// channelSends returns the positions of the channel sends in fn.
-func channelSends(fn *ssa.Function) []token.Position {
-	var out []token.Position
+// channelSends returns the positions of the channel sends in fn (and the
+// functions it encloses), and the instructions that make them.
+func channelSends(fset *token.FileSet, fn *ssa.Function) ([]token.Position, []ssa.Instruction) {
+	type send struct {
+		pos token.Pos
+		ins ssa.Instruction
+	}
+	var all []send
 	for _, f := range withAnon(fn) {
 		for _, blk := range f.Blocks {
 			for _, ins := range blk.Instrs {
 				switch x := ins.(type) {
 				case *ssa.Send:
-					out = append(out, f.Prog.Fset.Position(x.Pos()))
+					all = append(all, send{x.Pos(), x})
 				case *ssa.Select:
 					for _, st := range x.States {
 						if st.Dir == types.SendOnly {
-							out = append(out, f.Prog.Fset.Position(st.Pos))
+							all = append(all, send{st.Pos, x})
 						}
 					}
 				}
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
-	return out
+	sort.Slice(all, func(i, j int) bool { return all[i].pos < all[j].pos })
+	var pos []token.Position
+	var ins []ssa.Instruction
+	for _, s := range all {
+		pos = append(pos, fset.Position(s.pos))
+		ins = append(ins, s.ins)
+	}
+	return pos, ins
 }
 
 // sameMethod reports whether an invoked method is m: the same object, or a
@@ -470,82 +546,6 @@ func viaText(via string) string {
 		return "channel send"
 	}
 	return "call of " + via
-}
-
-func (r *Result) tracePairs(k int) {
-	for si, s := range r.Sites {
-		for ei, e := range r.Entries {
-			p := Pair{Entry: ei, Site: si}
-			switch {
-			case s.Func == nil:
-				p.Why = "definition"
-			case s.Func.Synthetic == "package initializer":
-				p.Why = "init"
-			case e.Reach[s.Func]:
-				p.Paths = r.Graph.Paths(e.Func, s.Func, k)
-			default:
-				p.Why = "unreachable"
-				p.Crossing = r.cross(ei, s.Func)
-			}
-			r.Pairs = append(r.Pairs, p)
-		}
-	}
-}
-
-// cross looks for the fewest hand-offs that connect entry ei to target:
-// a breadth-first search over entries, where entry a leads to entry b when
-// a's call graph reaches a boundary whose receiving side is b. Among the
-// hand-offs of one step, the one reached by the shortest path is taken.
-func (r *Result) cross(ei int, target *ssa.Function) []Leg {
-	type state struct {
-		entry int
-		legs  []Leg
-	}
-	seen := map[int]bool{ei: true}
-	queue := []state{{entry: ei}}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		var next []Leg
-		for bi, b := range r.Boundaries {
-			to := r.entryIndex(b.To)
-			if seen[to] || !r.Entries[cur.entry].Reach[b.From] {
-				continue
-			}
-			next = append(next, Leg{Boundary: bi, From: cur.entry, To: to, Path: r.legPath(cur.entry, bi)})
-		}
-		sort.SliceStable(next, func(i, j int) bool { return len(next[i].Path) < len(next[j].Path) })
-		for _, l := range next {
-			if seen[l.To] {
-				continue
-			}
-			seen[l.To] = true
-			legs := append(append([]Leg{}, cur.legs...), l)
-			if r.Entries[l.To].Reach[target] {
-				return legs
-			}
-			queue = append(queue, state{entry: l.To, legs: legs})
-		}
-	}
-	return nil
-}
-
-// legPath is the shortest path from an entry to a boundary's sending
-// function, computed once per pair.
-func (r *Result) legPath(entry, boundary int) callpath.Path {
-	k := [2]int{entry, boundary}
-	if p, ok := r.legs[k]; ok {
-		return p
-	}
-	var path callpath.Path
-	if ps := r.Graph.Paths(r.Entries[entry].Func, r.Boundaries[boundary].From, 1); len(ps) > 0 {
-		path = ps[0]
-	}
-	if r.legs == nil {
-		r.legs = map[[2]int]callpath.Path{}
-	}
-	r.legs[k] = path
-	return path
 }
 
 func (r *Result) grep() error {

@@ -118,7 +118,7 @@ func TestRunErrcompactedFixture(t *testing.T) {
 	if err := runErrcompacted(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Fixture study", "unreachable from sync-loop", "server/storage/mvcc/store.go:11"} {
+	for _, want := range []string{"# Fixture study", "not from sync-loop", "server/storage/mvcc/store.go:11"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q", want)
 		}

@@ -60,7 +60,7 @@ type Graph struct {
 // Build makes SSA for pkgs (and, from type information only, their
 // dependencies) and the VTA call graph over all functions.
 func Build(pkgs []*packages.Package) (*Graph, error) {
-	prog, spkgs := ssautil.Packages(pkgs, ssa.InstantiateGenerics)
+	prog, spkgs := ssautil.Packages(pkgs, ssa.InstantiateGenerics|ssa.GlobalDebug)
 	for i, p := range spkgs {
 		if p == nil {
 			return nil, fmt.Errorf("building SSA: package %s has errors", pkgs[i].PkgPath)
@@ -447,5 +447,24 @@ func (g *Graph) EdgesAt(site ssa.CallInstruction) []*callgraph.Edge {
 			out = append(out, e)
 		}
 	}
+	return out
+}
+
+// Sites returns every call instruction in caller that the call graph links
+// to callee, in source order (Out keeps only the first).
+func (g *Graph) Sites(caller, callee *ssa.Function) []ssa.CallInstruction {
+	n := g.CG.Nodes[caller]
+	if n == nil {
+		return nil
+	}
+	seen := map[ssa.CallInstruction]bool{}
+	var out []ssa.CallInstruction
+	for _, e := range n.Out {
+		if e.Callee.Func == callee && e.Site != nil && !seen[e.Site] {
+			seen[e.Site] = true
+			out = append(out, e.Site)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos() < out[j].Pos() })
 	return out
 }

@@ -158,6 +158,10 @@ type Site struct {
 	Excerpt  Excerpt `json:"excerpt"`
 	// Observed says, per behaviour, whether the line ran (--observe).
 	Observed map[string]bool `json:"observed,omitempty"`
+	// Roots are the roots found from the code that reach the use by the
+	// shortest feasible path, when they are nearer than every study entry
+	// that does (entry names).
+	Roots []string `json:"roots,omitempty"`
 }
 
 // Excerpt is a few numbered source lines.
@@ -173,6 +177,12 @@ type Entry struct {
 	File     string `json:"file"`
 	Line     int    `json:"line"`
 	Doc      string `json:"doc"`
+	// Found is "study" for an entry the study names, "code" for a root
+	// found from the code; Kind is what starts it: "grpc" (a method of a
+	// gRPC service), "http" (an HTTP handler), "goroutine" (a function
+	// started with go), or empty.
+	Found string `json:"found,omitempty"`
+	Kind  string `json:"kind,omitempty"`
 }
 
 // Boundary is an asynchronous hand-off the call graph cannot follow.
@@ -211,6 +221,53 @@ type PairPaths struct {
 	// hand-offs: the call graph reaches each boundary's sending side, and
 	// the entry on the other side reaches the site.
 	Crossing []Crossing `json:"crossing,omitempty"`
+	// Feasible is the best verdict of the pair's paths (or of its
+	// crossing): "yes", "only-if", "unknown" or "no"; empty when nothing
+	// connects the pair. Because is the condition that decides it.
+	Feasible string   `json:"feasible,omitempty"`
+	Because  *Because `json:"because,omitempty"`
+	// Ways are the paths checked, each with its verdict: the k shortest,
+	// and the shortest of the best verdict when it is not among them (for
+	// a crossing: the receiving entry's paths to the site).
+	Ways []Way `json:"ways,omitempty"`
+	// Searched is how many paths were checked; Cut says the search
+	// stopped at its bound without finding a yes.
+	Searched int  `json:"searched,omitempty"`
+	Cut      bool `json:"cut,omitempty"`
+}
+
+// Way is one call path with its verdict.
+type Way struct {
+	Hops     []Hop    `json:"hops"`
+	Feasible string   `json:"feasible"`
+	Because  *Because `json:"because,omitempty"`
+	// OnlyIf are the conditions on server state the path needs.
+	OnlyIf []Cond `json:"only_if,omitempty"`
+}
+
+// Because is what decides a verdict: one condition of the path, and, for
+// "no", the value the path fixes that makes it false. Text says it in a
+// few words; File and Line are where the deciding value is fixed (a
+// constant argument, a literal), or the condition's place.
+type Because struct {
+	Text string `json:"text"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Cond is the condition, as written, where it is, the outcome the
+	// path needs (want) and how it was decided: "false" (by a value the
+	// path fixes), "excluded" (contradicts an earlier condition),
+	// "unknown", "state" (server state only).
+	Cond Cond `json:"cond"`
+}
+
+// Cond is a branch condition of a path.
+type Cond struct {
+	Text     string `json:"text"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Function string `json:"function,omitempty"`
+	Want     bool   `json:"want"`
+	Class    string `json:"class"`
 }
 
 // Crossing is one leg across an asynchronous boundary.
@@ -224,6 +281,16 @@ type Crossing struct {
 	Line     int    `json:"line"`
 	// Hops lead from From to Function.
 	Hops []Hop `json:"hops"`
+	// Feasible is the verdict on Hops up to the hand-off call; Because
+	// decides it. Message lists the fields that the message it hands off
+	// sets (a typed boundary), and MessageAt where that message is made.
+	Feasible  string   `json:"feasible"`
+	Because   *Because `json:"because,omitempty"`
+	Message   []string `json:"message,omitempty"`
+	MessageAt *Loc     `json:"message_at,omitempty"`
+	// Carried is false when the hand-off does not carry the receiving
+	// entry at all (a scheduled job that runs something else).
+	Carried bool `json:"carried"`
 }
 
 // Hop is one call: the callee and the call site in the caller.

@@ -260,6 +260,8 @@ func (r *Result) ErrorUses(call ssa.CallInstruction) (uses []string, dropped boo
 	for _, ev := range errv {
 		for _, ref := range *ev.Referrers() {
 			switch x := ref.(type) {
+			case *ssa.DebugRef:
+				continue // debug information, not a use
 			case *ssa.BinOp:
 				add("compared with nil")
 			case *ssa.Return:

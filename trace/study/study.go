@@ -184,6 +184,17 @@ type Boundary struct {
 	// To is the name of the entry that runs on the other side.
 	To  string
 	Doc string
+	// Message, when set, is the qualified type of the message the hand-off
+	// carries ("pkg.T"), and Dispatch the qualified function on the
+	// receiving side that branches on the message's kind. The sender then
+	// connects only to the receiver's branch for the message it sends:
+	// the sender's value of that type (From's parameter of the type) is
+	// bound to Dispatch's.
+	Message, Dispatch string
+	// Closure says the hand-off carries a function value (a scheduled
+	// job): it connects only when a closure that From makes calls the
+	// receiving entry's function.
+	Closure bool
 }
 
 // Behaviour is one thing the lab shows.

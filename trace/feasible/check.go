@@ -1,0 +1,649 @@
+package feasible
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/callpath"
+)
+
+// Verdict is whether a path can run.
+type Verdict string
+
+// The verdicts, from the best to the worst.
+const (
+	Yes     Verdict = "yes"
+	OnlyIf  Verdict = "only-if"
+	Unknown Verdict = "unknown"
+	No      Verdict = "no"
+)
+
+func (v Verdict) rank() int {
+	switch v {
+	case Yes:
+		return 3
+	case OnlyIf:
+		return 2
+	case Unknown:
+		return 1
+	}
+	return 0
+}
+
+// Better reports whether a is a better verdict than b (yes > only-if >
+// unknown > no).
+func Better(a, b Verdict) bool { return a.rank() > b.rank() }
+
+// Class says how a condition of a path was decided.
+type Class string
+
+// The classes.
+const (
+	True     Class = "true"     // true by values fixed on the path
+	False    Class = "false"    // false by values fixed on the path
+	Excluded Class = "excluded" // contradicts an earlier condition on the same input
+	Input    Class = "input"    // depends on the root's input
+	State    Class = "state"    // depends on server state only
+	Ordinary Class = "ordinary" // a call's error, a loop's iteration, a select's case
+	Gave     Class = "unknown"  // the analysis could not evaluate it
+)
+
+// Cond is one branch a path must take.
+type Cond struct {
+	Func *ssa.Function
+	If   *ssa.If
+	// Text is the condition as written; Pos where it is. Want is the
+	// outcome of Text the path needs.
+	Text string
+	Pos  token.Pos
+	Want bool
+	// Class is how the condition was decided.
+	Class Class
+	// Fixed are the values on the path that decide it (True, False).
+	Fixed []Fixed
+	// Why says where the analysis gave up (Gave), or which earlier
+	// condition this one contradicts (Excluded, as its Text).
+	Why   string
+	Prior *Cond
+}
+
+// Fixed is a value that a path fixes: an operand, its value, and where the
+// path fixes it (a constant argument, a literal).
+type Fixed struct {
+	Name  string // the operand as written
+	Value string // "0", "nil"
+	At    token.Pos
+	// Set lists the fields a literal sets, when the value is a field the
+	// literal leaves unset.
+	Set []string
+}
+
+// Result is the verdict on one path.
+type Result struct {
+	Verdict Verdict
+	// Because is the condition that decides the verdict: the false one
+	// (No), the first one the analysis could not evaluate (Unknown), the
+	// first that depends on state only (OnlyIf); nil for Yes.
+	Because *Cond
+	// Conds are the path's conditions in path order.
+	Conds []Cond
+	// Sites are the calls the path takes, one per hop.
+	Sites []ssa.CallInstruction
+}
+
+// OnlyIfs are the conditions of state the path needs.
+func (r *Result) OnlyIfs() []Cond {
+	var out []Cond
+	for _, c := range r.Conds {
+		if c.Class == State {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Path is one call path to check.
+type Path struct {
+	// Root is the path's first function; Hops lead from it.
+	Root *ssa.Function
+	Hops callpath.Path
+	// Target is the instruction the path must reach in its last function;
+	// nil stops at the function's entry.
+	Target ssa.Instruction
+	// RootState makes the root's parameters state, not input: a function
+	// that the server starts itself (a goroutine, a job).
+	RootState bool
+	// Message binds a message handed off to the path's root.
+	Message *Message
+	// Want, when set, is a value of the last function to evaluate at the
+	// end of the path (see Result.Value).
+	Want ssa.Value
+}
+
+// Message is a message a sender hands to a receiver: in Dispatch, every
+// value of type Type (or a pointer to it) is the sender's Value.
+type Message struct {
+	Type     types.Type
+	Dispatch *ssa.Function
+	Value    *Value
+}
+
+// Matches reports whether t is the message's type or a pointer to it.
+func (m *Message) Matches(t types.Type) bool {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	return types.Identical(t, m.Type)
+}
+
+// Value is a value of a path, kept to bind a message.
+type Value struct{ v *value }
+
+// Fields lists the fields a literal value sets (nil when it is not a
+// literal of the path).
+func (v *Value) Fields() []string {
+	if v == nil || v.v.kind != kObj {
+		return nil
+	}
+	return v.v.obj.set
+}
+
+// At is where the value was made or fixed.
+func (v *Value) At() token.Pos {
+	if v == nil {
+		return token.NoPos
+	}
+	return v.v.at
+}
+
+// Checker checks paths of one program.
+type Checker struct {
+	sites func(caller, callee *ssa.Function) []ssa.CallInstruction
+	text  *texts
+	// MaxLeaves bounds the choices of call sites tried on one path.
+	MaxLeaves int
+}
+
+// New returns a checker over g's program.
+func New(g *callpath.Graph) *Checker {
+	return &Checker{
+		sites:     g.Sites,
+		text:      &texts{file: g.File, index: map[*ast.File]*fileIndex{}},
+		MaxLeaves: 16,
+	}
+}
+
+// walk is the state of one path's evaluation.
+type walk struct {
+	c       *Checker
+	p       Path
+	frames  []*frame
+	objects map[*ssa.Alloc]*object
+	facts   map[string]*fact
+	leaves  int
+}
+
+// Check decides whether the path can run. With Path.Want set, it also
+// returns that value as the end of the path sees it.
+func (c *Checker) Check(p Path) (Result, *Value) {
+	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, facts: map[string]*fact{}}
+	root := &frame{fn: p.Root, root: true, rootState: p.RootState, memo: map[ssa.Value]*value{}, p: w}
+	root.msg = w.messageFor(p.Root)
+	best, val := w.dfs(root, 0, nil, nil)
+	return best, val
+}
+
+func (w *walk) messageFor(fn *ssa.Function) *Message {
+	if m := w.p.Message; m != nil && m.Dispatch == fn {
+		return m
+	}
+	return nil
+}
+
+// dfs evaluates frame fr (the function of hop i, or the last one) and the
+// rest of the path, trying each call site of the hop; it returns the best
+// result.
+func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) (Result, *Value) {
+	fr.idx = len(w.frames)
+	w.frames = append(w.frames, fr)
+	defer func() { w.frames = w.frames[:len(w.frames)-1] }()
+
+	if i == len(w.p.Hops) {
+		var blk *ssa.BasicBlock
+		if w.p.Target != nil && w.p.Target.Parent() == fr.fn {
+			blk = w.p.Target.Block()
+		}
+		cs := append(append([]Cond{}, conds...), w.conds(fr, blk)...)
+		res := w.result(cs, sites)
+		var val *Value
+		if w.p.Want != nil {
+			val = &Value{v: freeze(fr, fr.eval(w.p.Want), 2)}
+		}
+		return res, val
+	}
+	h := w.p.Hops[i]
+	cands := w.c.sites(h.Caller, h.Callee)
+	if len(cands) == 0 && h.Site != nil {
+		cands = []ssa.CallInstruction{h.Site}
+	}
+	var best Result
+	var bestVal *Value
+	have := false
+	for _, site := range cands {
+		if w.leaves >= w.c.MaxLeaves && have {
+			break
+		}
+		fr.site = site
+		saved := w.saveFacts()
+		cs := append(append([]Cond{}, conds...), w.conds(fr, site.Block())...)
+		ss := append(append([]ssa.CallInstruction{}, sites...), site)
+		var res Result
+		var val *Value
+		if failed(cs) {
+			res = w.result(cs, ss)
+			w.leaves++
+		} else {
+			next := w.enter(fr, site, h.Callee)
+			res, val = w.dfs(next, i+1, cs, ss)
+		}
+		w.facts = saved
+		if !have || Better(res.Verdict, best.Verdict) {
+			best, bestVal, have = res, val, true
+		}
+		if best.Verdict == Yes {
+			break
+		}
+	}
+	fr.site = nil
+	if !have {
+		return w.result(conds, sites), nil
+	}
+	return best, bestVal
+}
+
+func failed(cs []Cond) bool {
+	for _, c := range cs {
+		if c.Class == False || c.Class == Excluded {
+			return true
+		}
+	}
+	return false
+}
+
+// result turns a path's conditions into its verdict.
+func (w *walk) result(cs []Cond, sites []ssa.CallInstruction) Result {
+	w.leaves++
+	r := Result{Verdict: Yes, Conds: cs, Sites: sites}
+	pick := func(v Verdict, class ...Class) bool {
+		for i := range cs {
+			for _, k := range class {
+				if cs[i].Class == k {
+					r.Verdict, r.Because = v, &cs[i]
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if pick(No, False, Excluded) || pick(Unknown, Gave) || pick(OnlyIf, State) {
+		return r
+	}
+	return r
+}
+
+// enter makes the frame of callee as called from fr at site.
+func (w *walk) enter(fr *frame, site ssa.CallInstruction, callee *ssa.Function) *frame {
+	nf := &frame{fn: callee, params: map[*ssa.Parameter]*value{}, free: map[*ssa.FreeVar]*value{}, memo: map[ssa.Value]*value{}, p: w}
+	nf.msg = w.messageFor(callee)
+	c := site.Common()
+	var args []ssa.Value
+	if c.IsInvoke() {
+		args = append([]ssa.Value{c.Value}, c.Args...)
+	} else {
+		args = append(args, c.Args...)
+	}
+	var pre []*value
+	if !c.IsInvoke() {
+		// A closure carries its captured variables, a bound method value
+		// its receiver: from the value called, as the path made it.
+		fv := fr.eval(c.Value)
+		switch {
+		case fv.fn == callee:
+			for j, b := range fv.bindings {
+				if j < len(callee.FreeVars) {
+					nf.free[callee.FreeVars[j]] = b
+				}
+			}
+		case fv.fn != nil && fv.fn.Synthetic != "" && len(fv.bindings) == 1:
+			pre = fv.bindings
+		}
+	}
+	at := site.Pos()
+	if len(pre)+len(args) == len(callee.Params) {
+		for j, p := range callee.Params {
+			if j < len(pre) {
+				nf.params[p] = pre[j]
+				continue
+			}
+			nf.params[p] = fr.eval(args[j-len(pre)]).fixedAt(at)
+		}
+	}
+	// A closure made further up the path (passed down as a function value).
+	if len(callee.FreeVars) > 0 && len(nf.free) == 0 {
+		for k := len(w.frames) - 1; k >= 0; k-- {
+			if mc := makeClosureIn(w.frames[k].fn, callee); mc != nil {
+				for j, b := range mc.Bindings {
+					if j < len(callee.FreeVars) {
+						nf.free[callee.FreeVars[j]] = w.frames[k].eval(b)
+					}
+				}
+				break
+			}
+		}
+	}
+	return nf
+}
+
+func makeClosureIn(fn, closure *ssa.Function) *ssa.MakeClosure {
+	for _, b := range fn.Blocks {
+		for _, ins := range b.Instrs {
+			if mc, ok := ins.(*ssa.MakeClosure); ok && mc.Fn == closure {
+				return mc
+			}
+		}
+	}
+	return nil
+}
+
+// conds are the conditions fr's function must pass to reach block target
+// (none when target is nil), decided with what the frame binds.
+func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
+	if target == nil {
+		return nil
+	}
+
+	type edge struct {
+		ifi  *ssa.If
+		want bool
+	}
+	var edges []edge
+	for _, b := range fr.fn.DomPreorder() {
+		if !b.Dominates(target) || len(b.Preds) != 1 {
+			continue
+		}
+		p := b.Preds[0]
+		if len(p.Instrs) == 0 || len(p.Succs) != 2 || p.Succs[0] == p.Succs[1] {
+			continue
+		}
+		ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		edges = append(edges, edge{ifi, p.Succs[0] == b})
+	}
+	sort.SliceStable(edges, func(i, j int) bool { return edges[i].ifi.Block().Index < edges[j].ifi.Block().Index && edges[i].ifi.Block().Dominates(edges[j].ifi.Block()) })
+	var out []Cond
+	for _, e := range edges {
+		out = append(out, w.decide(fr, e.ifi, e.want))
+	}
+	return out
+}
+
+// loopHeads are the blocks whose branch asks whether a range loop goes on.
+var loopHeads = map[string]bool{
+	"rangeindex.loop": true, "rangeiter.loop": true, "rangechan.loop": true,
+	"rangeint.loop": true, "rangefunc.loop": true,
+}
+
+// decide evaluates one branch of a path.
+func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
+	text, pos, flip := w.c.text.condText(ifi)
+	c := Cond{Func: fr.fn, If: ifi, Text: text, Pos: pos, Want: want != flip}
+	if loopHeads[ifi.Block().Comment] {
+		c.Class = Ordinary
+		return c
+	}
+	w.classify(fr, &c, ifi.Cond, want)
+	return c
+}
+
+// classify decides condition v, which the path needs to be want.
+func (w *walk) classify(fr *frame, c *Cond, v ssa.Value, want bool) {
+	switch x := v.(type) {
+	case *ssa.UnOp:
+		if x.Op == token.NOT {
+			w.classify(fr, c, x.X, !want)
+			return
+		}
+	case *ssa.Extract:
+		switch t := x.Tuple.(type) {
+		case *ssa.TypeAssert:
+			if x.Index == 1 {
+				w.typeTest(fr, c, t, want)
+				return
+			}
+		case *ssa.UnOp, *ssa.Next, *ssa.Select:
+			c.Class = Ordinary // a receive that finds its channel open, a loop
+			return
+		}
+	case *ssa.BinOp:
+		if isSelectCase(x) {
+			c.Class = Ordinary
+			return
+		}
+		switch x.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+			w.compare(fr, c, x, want)
+			return
+		}
+	}
+	val := fr.eval(v)
+	if val.kind == kConst && !val.isNil && val.c.Kind() == constant.Bool {
+		w.decided(c, constant.BoolVal(val.c) == want, Fixed{Name: c.Text, Value: val.show(), At: val.at})
+		return
+	}
+	w.byOrigin(c, val)
+}
+
+func (w *walk) decided(c *Cond, holds bool, fs ...Fixed) {
+	c.Class = False
+	if holds {
+		c.Class = True
+	}
+	for _, f := range fs {
+		if f.At.IsValid() {
+			c.Fixed = append(c.Fixed, f)
+		}
+	}
+}
+
+func (w *walk) byOrigin(c *Cond, v *value) {
+	switch v.org {
+	case fixed, input:
+		c.Class = Input
+	case state:
+		c.Class = State
+	default:
+		c.Class = Gave
+		c.Why = v.why
+	}
+}
+
+// isSelectCase reports whether b compares the index of the case a select
+// chose.
+func isSelectCase(b *ssa.BinOp) bool {
+	for _, side := range []ssa.Value{b.X, b.Y} {
+		if e, ok := side.(*ssa.Extract); ok && e.Index == 0 {
+			if _, ok := e.Tuple.(*ssa.Select); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (w *walk) typeTest(fr *frame, c *Cond, ta *ssa.TypeAssert, want bool) {
+	x := fr.eval(ta.X)
+	if x.kind == kNonNil && x.dyn != nil {
+		ok := types.Identical(x.dyn, ta.AssertedType)
+		if iface, isIface := ta.AssertedType.Underlying().(*types.Interface); isIface {
+			ok = types.Implements(x.dyn, iface)
+		}
+		w.decided(c, ok == want, Fixed{Name: c.Text, Value: types.TypeString(x.dyn, nil), At: x.at})
+		return
+	}
+	if x.kind == kConst && x.isNil {
+		w.decided(c, !want, Fixed{Name: c.Text, Value: "nil", At: x.at})
+		return
+	}
+	if x.kind == kTerm && x.org == input {
+		w.assume(c, x.term, fact{isType: types.TypeString(ta.AssertedType, nil), typeWant: want})
+		return
+	}
+	w.byOrigin(c, x)
+}
+
+// compare decides a comparison.
+func (w *walk) compare(fr *frame, c *Cond, b *ssa.BinOp, want bool) {
+	x, y := fr.eval(b.X), fr.eval(b.Y)
+	names := w.operands(b)
+	if r := fold(b.Op, x, y); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
+		w.decided(c, constant.BoolVal(r.c) == want,
+			Fixed{Name: names[0], Value: x.show(), At: x.at, Set: setOf(x)},
+			Fixed{Name: names[1], Value: y.show(), At: y.at, Set: setOf(y)})
+		return
+	}
+	// The error of a call compared with nil: either way in normal runs.
+	if (b.Op == token.EQL || b.Op == token.NEQ) && (isNilConst(x) && isError(b.Y.Type()) || isNilConst(y) && isError(b.X.Type())) {
+		other := x
+		if isNilConst(x) {
+			other = y
+		}
+		if other.org != input {
+			c.Class = Ordinary
+			return
+		}
+	}
+	op := b.Op
+	if !want {
+		op = negate(op)
+	}
+	switch {
+	case x.kind == kTerm && y.kind == kConst && x.org == input:
+		w.assume(c, x.term, atomFact(op, y))
+		return
+	case y.kind == kTerm && x.kind == kConst && y.org == input:
+		w.assume(c, y.term, atomFact(mirror(op), x))
+		return
+	}
+	switch {
+	case x.org == unknown || y.org == unknown:
+		c.Class = Gave
+		c.Why = x.why
+		if c.Why == "" {
+			c.Why = y.why
+		}
+	case x.org == input || y.org == input:
+		c.Class = Input
+	case x.org == fixed && y.org == fixed:
+		c.Class = Input // fixed values the analysis cannot compare: not state
+	default:
+		c.Class = State
+	}
+}
+
+// operands are the source texts of a comparison's operands.
+func (w *walk) operands(b *ssa.BinOp) [2]string {
+	var out [2]string
+	if ix := w.c.text.of(b.Pos()); ix != nil {
+		if f := w.c.text.file(b.Pos()); f != nil {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if be, ok := n.(*ast.BinaryExpr); ok && be.OpPos == b.Pos() {
+					out[0], out[1] = types.ExprString(be.X), types.ExprString(be.Y)
+					return false
+				}
+				return out[0] == ""
+			})
+		}
+	}
+	return out
+}
+
+// setOf lists the fields set by the literal that leaves v unset.
+func setOf(v *value) []string {
+	if v.lit == nil {
+		return nil
+	}
+	if len(v.lit.set) == 0 {
+		return []string{}
+	}
+	return v.lit.set
+}
+
+func isNilConst(v *value) bool { return v.kind == kConst && v.isNil }
+
+func isError(t types.Type) bool {
+	return types.Identical(t, types.Universe.Lookup("error").Type())
+}
+
+func negate(op token.Token) token.Token {
+	switch op {
+	case token.EQL:
+		return token.NEQ
+	case token.NEQ:
+		return token.EQL
+	case token.LSS:
+		return token.GEQ
+	case token.LEQ:
+		return token.GTR
+	case token.GTR:
+		return token.LEQ
+	case token.GEQ:
+		return token.LSS
+	}
+	return op
+}
+
+// mirror turns c OP x into x OP' c.
+func mirror(op token.Token) token.Token {
+	switch op {
+	case token.LSS:
+		return token.GTR
+	case token.LEQ:
+		return token.GEQ
+	case token.GTR:
+		return token.LSS
+	case token.GEQ:
+		return token.LEQ
+	}
+	return op
+}
+
+// Use returns the instruction at which fn evaluates the expression at pos
+// (the program is built with debug information, so each expression has a
+// DebugRef), or, failing that, the first instruction on that line.
+func Use(fn *ssa.Function, pos token.Pos) ssa.Instruction {
+	var line ssa.Instruction
+	fset := fn.Prog.Fset
+	want := fset.Position(pos)
+	for _, b := range fn.Blocks {
+		for _, ins := range b.Instrs {
+			if d, ok := ins.(*ssa.DebugRef); ok {
+				if d.Expr.Pos() == pos || (isSel(d.Expr) && d.Expr.(*ast.SelectorExpr).Sel.Pos() == pos) {
+					return d
+				}
+			}
+			if line == nil && ins.Pos().IsValid() && fset.Position(ins.Pos()).Line == want.Line {
+				line = ins
+			}
+		}
+	}
+	return line
+}
+
+func isSel(e ast.Expr) bool { _, ok := e.(*ast.SelectorExpr); return ok }

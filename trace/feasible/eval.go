@@ -1,0 +1,375 @@
+package feasible
+
+import (
+	"fmt"
+	"go/constant"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// frame is one function of a path with what its parameters and free
+// variables are bound to there.
+type frame struct {
+	fn     *ssa.Function
+	params map[*ssa.Parameter]*value
+	free   map[*ssa.FreeVar]*value
+	// root is set for the path's first function: its parameters are the
+	// input (or state, when rootState), its free variables state.
+	root      bool
+	rootState bool
+	// site is the call of the next function on the path, if any.
+	site ssa.CallInstruction
+	// msg binds, in a receiver's dispatch function, the values of the
+	// message's type to the sender's.
+	msg  *Message
+	memo map[ssa.Value]*value
+	p    *walk
+	idx  int
+}
+
+func (f *frame) eval(v ssa.Value) *value {
+	if r, ok := f.memo[v]; ok {
+		return r
+	}
+	// A value defined in terms of itself is carried round a loop: what it
+	// is depends on the iterations before, which the path does not fix.
+	f.memo[v] = opaque(state)
+	r := f.eval1(v)
+	// In a receiver's dispatch function, the message is the sender's.
+	if f.msg != nil && f.msg.Value != nil && f.msg.Matches(v.Type()) {
+		r = f.msg.Value.v
+	}
+	f.memo[v] = r
+	return r
+}
+
+func (f *frame) eval1(v ssa.Value) *value {
+	switch v := v.(type) {
+	case *ssa.Const:
+		if v.Value == nil {
+			if isNillable(v.Type()) {
+				return nilVal()
+			}
+			return zero(v.Type())
+		}
+		return constVal(v.Value)
+	case *ssa.Parameter:
+		if b, ok := f.params[v]; ok {
+			return b
+		}
+		if f.root {
+			org := input
+			if f.rootState || isReceiver(v) {
+				org = state
+			}
+			return termVal(fmt.Sprintf("p%d:%s", paramIndex(v), v.Name()), org)
+		}
+		return gaveUp("a parameter of " + v.Parent().Name() + " the path does not bind")
+	case *ssa.FreeVar:
+		if b, ok := f.free[v]; ok {
+			return b
+		}
+		if f.root {
+			return termVal("fv:"+v.Name(), state)
+		}
+		return gaveUp("a variable captured by " + v.Parent().Name())
+	case *ssa.Global:
+		return termVal("g:"+v.RelString(nil), state)
+	case *ssa.Alloc:
+		return &value{kind: kObj, org: fixed, obj: f.p.object(f, v), at: v.Pos()}
+	case *ssa.FieldAddr:
+		return &value{kind: kAddr, org: fixed, base: f.eval(v.X), field: v.Field, fvar: fieldVar(v.X.Type(), v.Field)}
+	case *ssa.Field:
+		return f.fieldOf(f.eval(v.X), v.Field, fieldVar(v.X.Type(), v.Field))
+	case *ssa.UnOp:
+		switch v.Op {
+		case token.MUL:
+			return f.load(f.eval(v.X))
+		case token.NOT:
+			x := f.eval(v.X)
+			if x.kind == kConst && !x.isNil && x.c.Kind() == constant.Bool {
+				return constVal(constant.MakeBool(!constant.BoolVal(x.c))).fixedAt(x.at)
+			}
+			return derived(x)
+		case token.SUB, token.XOR:
+			x := f.eval(v.X)
+			if x.kind == kConst && !x.isNil {
+				return constVal(constant.UnaryOp(v.Op, x.c, 0)).fixedAt(x.at)
+			}
+			return derived(x)
+		case token.ARROW:
+			return opaque(state)
+		}
+	case *ssa.BinOp:
+		x, y := f.eval(v.X), f.eval(v.Y)
+		if r := fold(v.Op, x, y); r != nil {
+			return r
+		}
+		return derived(x, y)
+	case *ssa.ChangeType:
+		return f.eval(v.X)
+	case *ssa.Convert:
+		x := f.eval(v.X)
+		if x.kind == kConst && !x.isNil {
+			if b, ok := v.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsNumeric != 0 && x.c.Kind() == constant.Int {
+				return x
+			}
+		}
+		return derived(x)
+	case *ssa.MakeInterface:
+		return nonNil(v.X.Type(), f.eval(v.X))
+	case *ssa.ChangeInterface:
+		return f.eval(v.X)
+	case *ssa.MakeClosure:
+		fn, _ := v.Fn.(*ssa.Function)
+		r := nonNil(v.Type(), nil)
+		r.fn = fn
+		for _, b := range v.Bindings {
+			r.bindings = append(r.bindings, f.eval(b))
+		}
+		return r
+	case *ssa.Function:
+		r := nonNil(v.Type(), nil)
+		r.fn = v
+		return r
+	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
+		return nonNil(v.Type(), nil)
+	case *ssa.TypeAssert:
+		x := f.eval(v.X)
+		if v.CommaOk {
+			return &value{kind: kOpaque, org: x.org, why: x.why}
+		}
+		if x.kind == kNonNil && x.inner != nil {
+			return x.inner
+		}
+		return derived(x)
+	case *ssa.Extract:
+		return f.extract(v)
+	case *ssa.Call:
+		return f.callResult(v.Common())
+	case *ssa.Phi:
+		var vs []*value
+		for _, e := range v.Edges {
+			vs = append(vs, f.eval(e))
+		}
+		if same := sameConst(vs); same != nil {
+			return same
+		}
+		return derived(vs...)
+	case *ssa.Lookup:
+		return element(f.eval(v.X))
+	case *ssa.Index:
+		return element(f.eval(v.X))
+	case *ssa.IndexAddr:
+		return element(f.eval(v.X))
+	case *ssa.Slice:
+		return element(f.eval(v.X))
+	case *ssa.Next, *ssa.Select, *ssa.Range:
+		return opaque(state)
+	}
+	return gaveUp(fmt.Sprintf("a %T value", v))
+}
+
+// load is the value at an address.
+func (f *frame) load(addr *value) *value {
+	switch addr.kind {
+	case kAddr:
+		return f.fieldOf(addr.base, addr.field, addr.fvar)
+	case kObj:
+		return addr.obj.whole(f)
+	case kTerm:
+		return addr // *p names what p names
+	case kConst:
+		if addr.isNil {
+			return gaveUp("a load through a nil pointer")
+		}
+	}
+	return derived(addr)
+}
+
+// fieldOf is field i of base (a struct value or a pointer to one).
+func (f *frame) fieldOf(base *value, i int, fv *types.Var) *value {
+	name := fmt.Sprint(i)
+	if fv != nil {
+		name = fv.Name()
+	}
+	switch base.kind {
+	case kObj:
+		return base.obj.field(f, i, fv)
+	case kTerm:
+		return termVal(base.term+"."+name, base.org)
+	case kNonNil:
+		if base.inner != nil {
+			return f.fieldOf(base.inner, i, fv)
+		}
+	}
+	return derived(base)
+}
+
+func (f *frame) extract(v *ssa.Extract) *value {
+	switch t := v.Tuple.(type) {
+	case *ssa.TypeAssert:
+		x := f.eval(t.X)
+		if v.Index == 0 && x.kind == kNonNil && x.inner != nil && types.Identical(x.dyn, t.AssertedType) {
+			return x.inner
+		}
+		return &value{kind: kOpaque, org: x.org, why: x.why}
+	case *ssa.Call:
+		return f.callResult(t.Common())
+	case *ssa.Lookup:
+		return element(f.eval(t.X))
+	case *ssa.UnOp, *ssa.Next, *ssa.Select:
+		return opaque(state)
+	}
+	return gaveUp(fmt.Sprintf("a result of %T", v.Tuple))
+}
+
+// element is an element of a collection: what the collection is (an
+// element of the input is input, whatever its index).
+func element(x *value) *value {
+	if x.org == input {
+		return opaque(input)
+	}
+	return derived(x)
+}
+
+// callResult is what a call returns: the input when it is a method of the
+// input or a function called with part of the input; state otherwise.
+func (f *frame) callResult(c *ssa.CallCommon) *value {
+	if b, ok := c.Value.(*ssa.Builtin); ok {
+		var xs []*value
+		for _, a := range c.Args {
+			xs = append(xs, f.eval(a))
+		}
+		if (b.Name() == "len" || b.Name() == "cap") && len(xs) == 1 && xs[0].org == input {
+			return opaque(input)
+		}
+		return derived(xs...)
+	}
+	if c.IsInvoke() {
+		recv := f.eval(c.Value)
+		if recv.org == input {
+			return opaque(input)
+		}
+		return opaque(state)
+	}
+	callee := c.StaticCallee()
+	if callee == nil {
+		return opaque(state)
+	}
+	args := c.Args
+	if len(args) == 0 {
+		return opaque(state)
+	}
+	// A function of the input (what a method of the input computes, or a
+	// function called with some of the input) is the input's; a method of
+	// the server's state is state.
+	org := state
+	for i, a := range args {
+		x := f.eval(a)
+		in := x.org == input || (x.kind == kObj && x.obj.decoded())
+		if callee.Signature.Recv() != nil && i == 0 && !in {
+			return opaque(state)
+		}
+		switch {
+		case in:
+			org = input
+		case x.org == unknown:
+			return gaveUp("the result of " + callee.Name())
+		}
+	}
+	return opaque(org)
+}
+
+// fold evaluates an operation on two constants.
+func fold(op token.Token, x, y *value) *value {
+	at := x.at
+	if !at.IsValid() {
+		at = y.at
+	}
+	if x.kind == kConst && y.kind == kConst {
+		if x.isNil || y.isNil {
+			if op == token.EQL || op == token.NEQ {
+				eq := x.isNil == y.isNil
+				return constVal(constant.MakeBool(eq == (op == token.EQL))).fixedAt(at)
+			}
+			return nil
+		}
+		if x.c.Kind() == constant.Unknown || y.c.Kind() == constant.Unknown {
+			return nil
+		}
+		switch op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+			return constVal(constant.MakeBool(constant.Compare(x.c, op, y.c))).fixedAt(at)
+		case token.ADD, token.SUB, token.MUL, token.AND, token.OR, token.XOR:
+			return constVal(constant.BinaryOp(x.c, op, y.c)).fixedAt(at)
+		}
+		return nil
+	}
+	// A value that is surely not nil against nil.
+	if op == token.EQL || op == token.NEQ {
+		nn := func(a, b *value) bool { return (a.kind == kObj || a.kind == kNonNil) && b.kind == kConst && b.isNil }
+		if nn(x, y) || nn(y, x) {
+			r := constVal(constant.MakeBool(op == token.NEQ))
+			if x.kind == kConst {
+				return r.fixedAt(y.at)
+			}
+			return r.fixedAt(x.at)
+		}
+	}
+	return nil
+}
+
+func sameConst(vs []*value) *value {
+	if len(vs) == 0 {
+		return nil
+	}
+	first := vs[0]
+	if first.kind != kConst {
+		return nil
+	}
+	for _, v := range vs[1:] {
+		if v.kind != kConst || v.isNil != first.isNil {
+			return nil
+		}
+		if !first.isNil && !constant.Compare(first.c, token.EQL, v.c) {
+			return nil
+		}
+	}
+	return first
+}
+
+func isNillable(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Pointer, *types.Interface, *types.Map, *types.Slice, *types.Chan, *types.Signature:
+		return true
+	}
+	return false
+}
+
+func isReceiver(p *ssa.Parameter) bool {
+	fn := p.Parent()
+	return fn.Signature.Recv() != nil && len(fn.Params) > 0 && fn.Params[0] == p
+}
+
+func paramIndex(p *ssa.Parameter) int {
+	for i, x := range p.Parent().Params {
+		if x == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// fieldVar is field i of the struct that t is, or points to.
+func fieldVar(t types.Type, i int) *types.Var {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if s, ok := t.Underlying().(*types.Struct); ok && i < s.NumFields() {
+		return s.Field(i)
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package feasible
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// texts finds the source text of branch conditions.
+type texts struct {
+	file  func(token.Pos) *ast.File
+	index map[*ast.File]*fileIndex
+}
+
+type fileIndex struct {
+	exprs map[token.Pos]string // by operator, paren or start position
+	conds []condStmt           // if statements and case clauses, by body start
+}
+
+// condStmt is a statement whose body runs under a condition.
+type condStmt struct {
+	body, end token.Pos
+	text      string
+}
+
+func (t *texts) of(pos token.Pos) *fileIndex {
+	f := t.file(pos)
+	if f == nil {
+		return nil
+	}
+	if ix, ok := t.index[f]; ok {
+		return ix
+	}
+	ix := &fileIndex{exprs: map[token.Pos]string{}}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.BinaryExpr:
+			ix.exprs[x.OpPos] = types.ExprString(x)
+		case *ast.UnaryExpr:
+			ix.exprs[x.OpPos] = types.ExprString(x)
+		case *ast.CallExpr:
+			ix.exprs[x.Lparen] = types.ExprString(x)
+		case *ast.IfStmt:
+			ix.conds = append(ix.conds, condStmt{body: x.Body.Lbrace, end: x.Body.Rbrace, text: types.ExprString(x.Cond)})
+		case *ast.SwitchStmt:
+			tag := ""
+			if x.Tag != nil {
+				tag = types.ExprString(x.Tag)
+			}
+			for _, st := range x.Body.List {
+				cc := st.(*ast.CaseClause)
+				var parts []string
+				for _, e := range cc.List {
+					s := types.ExprString(e)
+					if tag != "" {
+						s = tag + " == " + s
+						ix.exprs[e.Pos()] = s
+					}
+					parts = append(parts, s)
+				}
+				if len(parts) > 0 {
+					ix.conds = append(ix.conds, condStmt{body: cc.Colon, end: cc.End(), text: strings.Join(parts, " || ")})
+				}
+			}
+		case *ast.TypeSwitchStmt:
+			subject := ""
+			switch a := x.Assign.(type) {
+			case *ast.AssignStmt:
+				if ta, ok := a.Rhs[0].(*ast.TypeAssertExpr); ok {
+					subject = types.ExprString(ta.X)
+				}
+			case *ast.ExprStmt:
+				if ta, ok := a.X.(*ast.TypeAssertExpr); ok {
+					subject = types.ExprString(ta.X)
+				}
+			}
+			for _, st := range x.Body.List {
+				cc := st.(*ast.CaseClause)
+				var parts []string
+				for _, e := range cc.List {
+					parts = append(parts, types.ExprString(e))
+				}
+				if len(parts) > 0 && subject != "" {
+					ix.exprs[cc.Case] = subject + " is " + strings.Join(parts, " or ")
+				}
+			}
+		}
+		return true
+	})
+	sort.Slice(ix.conds, func(i, j int) bool { return ix.conds[i].body < ix.conds[j].body })
+	t.index[f] = ix
+	return ix
+}
+
+// condText is the source text of an If's condition, its position, and
+// whether the text is true when the If's condition is false (go/ssa
+// branches on x, with the successors swapped, for `if !x`).
+func (t *texts) condText(ifi *ssa.If) (string, token.Pos, bool) {
+	// The program is built with debug information: the expression the
+	// condition was evaluated from is recorded just before the branch.
+	blk := ifi.Block()
+	for i := len(blk.Instrs) - 1; i >= 0; i-- {
+		if d, ok := blk.Instrs[i].(*ssa.DebugRef); ok && d.X == ifi.Cond {
+			return types.ExprString(d.Expr), d.Expr.Pos(), false
+		}
+	}
+	if pos := valuePos(ifi.Cond); pos.IsValid() {
+		if ix := t.of(pos); ix != nil {
+			if s, ok := ix.exprs[pos]; ok {
+				return s, pos, false
+			}
+		}
+	}
+	// The innermost conditional statement whose body holds the code of
+	// the true (or false) successor.
+	for i, succ := range blk.Succs {
+		pos := firstPos(succ)
+		if !pos.IsValid() {
+			continue
+		}
+		ix := t.of(pos)
+		if ix == nil {
+			continue
+		}
+		best := -1
+		for k, c := range ix.conds {
+			if c.body <= pos && pos <= c.end && (best < 0 || c.body > ix.conds[best].body) {
+				best = k
+			}
+		}
+		if best >= 0 {
+			return ix.conds[best].text, ix.conds[best].body, i == 1
+		}
+	}
+	return "", token.NoPos, false
+}
+
+// valuePos is the position go/ssa records for a condition value: the
+// operator of a comparison or negation, the paren of a call.
+func valuePos(v ssa.Value) token.Pos {
+	switch x := v.(type) {
+	case *ssa.BinOp, *ssa.UnOp, *ssa.Call:
+		return v.Pos()
+	case *ssa.Extract:
+		if ta, ok := x.Tuple.(*ssa.TypeAssert); ok {
+			return ta.Pos()
+		}
+		return x.Tuple.Pos()
+	}
+	return v.Pos()
+}
+
+// firstPos is the position of the first instruction of b that has one,
+// following blocks that only jump on.
+func firstPos(b *ssa.BasicBlock) token.Pos {
+	for k := 0; b != nil && k < 8; k++ {
+		for _, ins := range b.Instrs {
+			if p := ins.Pos(); p.IsValid() {
+				return p
+			}
+		}
+		if len(b.Succs) != 1 {
+			break
+		}
+		b = b.Succs[0]
+	}
+	return token.NoPos
+}

@@ -1,0 +1,520 @@
+package trace
+
+import (
+	"fmt"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/callgraph"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/feasible"
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/roots"
+	"github.com/srctrace/srctrace/trace/study"
+)
+
+// searchBound is how many call paths of one pair (or one leg) the search
+// for the best verdict checks, past the k shortest.
+const searchBound = 32
+
+// legBound is how many paths to one hand-off are tried.
+const legBound = 8
+
+func (r *Result) rootKind(fn *ssa.Function) roots.Kind {
+	for _, x := range r.Roots {
+		if x.Func == fn {
+			return x.Kind
+		}
+	}
+	return ""
+}
+
+// typeBoundary resolves a boundary's message type and dispatch function,
+// and checks that a closure hand-off carries the receiving entry.
+func (r *Result) typeBoundary(b *Boundary) error {
+	b.Carried = true
+	if b.Message != "" {
+		obj, _, err := r.Graph.Lookup(b.Message)
+		if err != nil {
+			return fmt.Errorf("boundary %s: message %s is not in etcd %s: %w", b.Name, b.Message, r.Source.Version, err)
+		}
+		tn, ok := obj.(*types.TypeName)
+		if !ok {
+			return fmt.Errorf("boundary %s: %s is not a type", b.Name, b.Message)
+		}
+		b.Msg = tn.Type()
+		if name := b.Boundary.Dispatch; name != "" {
+			fn, err := r.Graph.Func(name)
+			if err != nil {
+				return fmt.Errorf("boundary %s: dispatch %s is not in etcd %s: %w", b.Name, name, r.Source.Version, err)
+			}
+			b.Dispatch = fn
+		}
+		m := &feasible.Message{Type: b.Msg}
+		for _, p := range b.From.Params {
+			if m.Matches(p.Type()) {
+				b.Param = p
+				break
+			}
+		}
+		if b.Param == nil {
+			return fmt.Errorf("boundary %s: %s has no parameter of type %s in etcd %s", b.Name, callpath.Name(b.From), b.Message, r.Source.Version)
+		}
+	}
+	if b.Closure {
+		to := r.entryFunc(b.To)
+		b.Carried = false
+		for _, fn := range withAnon(b.From) {
+			for _, a := range fn.AnonFuncs {
+				if callsDirectly(a, to) {
+					b.Carried = true
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// callsDirectly reports whether fn calls target statically.
+func callsDirectly(fn, target *ssa.Function) bool {
+	for _, blk := range fn.Blocks {
+		for _, ins := range blk.Instrs {
+			if c, ok := ins.(ssa.CallInstruction); ok && c.Common().StaticCallee() == target {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tracePairs answers every (entry, site) pair: its call paths and their
+// feasibility, or the hand-offs that connect it.
+func (r *Result) tracePairs() {
+	for si := range r.Sites {
+		for ei := range r.Entries {
+			r.Pairs = append(r.Pairs, r.pair(ei, si))
+		}
+	}
+}
+
+func (r *Result) pair(ei, si int) Pair {
+	s, e := r.Sites[si], r.Entries[ei]
+	p := Pair{Entry: ei, Site: si}
+	switch {
+	case s.Func == nil:
+		p.Why = "definition"
+	case s.Func.Synthetic == "package initializer":
+		p.Why = "init"
+	case e.Reach[s.Func]:
+		p.Paths = r.Graph.Paths(e.Func, s.Func, r.k)
+		r.search(&p, e, s, nil)
+	default:
+		p.Why = "unreachable"
+		r.cross(&p)
+	}
+	return p
+}
+
+// check checks one path from entry e to site s, with a message handed to e.
+func (r *Result) check(e Entry, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value) (feasible.Result, *feasible.Value) {
+	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: e.Found == "code" && e.Kind == roots.Goroutine, Message: msg, Want: want})
+}
+
+// search checks the pair's k shortest paths and, when none is a yes, the
+// next ones up to searchBound, for the shortest path of the best verdict.
+func (r *Result) search(p *Pair, e Entry, s Site, msg *feasible.Message) {
+	ways, searched, cut := r.bestWays(e, s.Func, s.Instr, msg)
+	p.Ways, p.Searched, p.Cut = ways, searched, cut
+	if len(ways) > 0 {
+		best := bestWay(ways)
+		p.Verdict, p.Because = best.Res.Verdict, best.Res.Because
+	}
+}
+
+// bestWays returns the k shortest paths from e to fn with their verdicts,
+// and the shortest of the best verdict after them when it is better.
+func (r *Result) bestWays(e Entry, fn *ssa.Function, target ssa.Instruction, msg *feasible.Message) ([]Way, int, bool) {
+	paths := r.Graph.Paths(e.Func, fn, r.k)
+	var ways []Way
+	for _, path := range paths {
+		res, _ := r.check(e, path, target, msg, nil)
+		ways = append(ways, Way{Path: path, Res: res})
+	}
+	if len(ways) == 0 {
+		return nil, 0, false
+	}
+	best := bestWay(ways)
+	searched := len(ways)
+	if best.Res.Verdict == feasible.Yes || len(paths) < r.k {
+		return ways, searched, false
+	}
+	more := r.Graph.Paths(e.Func, fn, searchBound)
+	searched = len(more)
+	for _, path := range more[len(paths):] {
+		res, _ := r.check(e, path, target, msg, nil)
+		if feasible.Better(res.Verdict, best.Res.Verdict) {
+			w := Way{Path: path, Res: res}
+			ways = append(ways, w)
+			best = w
+			if res.Verdict == feasible.Yes {
+				break
+			}
+		}
+	}
+	return ways, searched, best.Res.Verdict != feasible.Yes && len(more) == searchBound
+}
+
+// bestWay is the first way of the best verdict.
+func bestWay(ways []Way) Way {
+	best := ways[0]
+	for _, w := range ways[1:] {
+		if feasible.Better(w.Res.Verdict, best.Res.Verdict) {
+			best = w
+		}
+	}
+	return best
+}
+
+// worst is the worse of two verdicts.
+func worst(a, b feasible.Verdict) feasible.Verdict {
+	if feasible.Better(a, b) {
+		return b
+	}
+	return a
+}
+
+type recvKey struct {
+	entry, site int
+	msg         *feasible.Value
+}
+
+// cross looks for the hand-offs that connect the pair's entry to its site
+// when no call path does: chains of at most two hand-offs, each leg a path
+// to a boundary's hand-off call, the last entry's paths reaching the site.
+// A typed boundary connects only to the receiver's branch for the message
+// the leg hands off: the receiving paths must pass its dispatch function.
+// The chain of the best verdict is kept (fewer hand-offs, then shorter, on
+// ties); its verdict is its worst part's.
+func (r *Result) cross(p *Pair) {
+	type chain struct {
+		legs []Leg
+		ways []Way
+		part []feasible.Result // the legs' results, then the receiving way's
+		n    int
+	}
+	verdict := func(c *chain) (feasible.Verdict, *feasible.Cond) {
+		v, why := feasible.Yes, (*feasible.Cond)(nil)
+		for _, res := range c.part {
+			if feasible.Better(v, res.Verdict) {
+				v, why = res.Verdict, res.Because
+			}
+		}
+		return v, why
+	}
+	var best *chain
+	consider := func(c *chain) {
+		if best == nil {
+			best = c
+			return
+		}
+		cv, _ := verdict(c)
+		bv, _ := verdict(best)
+		if feasible.Better(cv, bv) || (cv == bv && (len(c.legs) < len(best.legs) || (len(c.legs) == len(best.legs) && c.n < best.n))) {
+			best = c
+		}
+	}
+	site := r.Sites[p.Site]
+	var walk func(from int, msg *feasible.Message, legs []Leg, depth int)
+	walk = func(from int, msg *feasible.Message, legs []Leg, depth int) {
+		for bi, b := range r.Boundaries {
+			to := r.entryIndex(b.To)
+			if to == p.Entry || to == from || !r.Entries[from].Reach[b.From] || !b.Carried {
+				continue
+			}
+			for _, leg := range r.legs(from, bi, msg) {
+				chainLegs := append(append([]Leg{}, legs...), leg)
+				var next *feasible.Message
+				if b.Msg != nil && b.Dispatch != nil {
+					next = &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: leg.Message}
+				}
+				if !r.Entries[to].Reach[site.Func] {
+					if depth < 2 {
+						walk(to, next, chainLegs, depth+1)
+					}
+					continue
+				}
+				ways := r.receive(to, p.Site, next)
+				if len(ways) == 0 {
+					continue
+				}
+				c := &chain{legs: chainLegs, ways: ways}
+				for _, l := range chainLegs {
+					c.part = append(c.part, l.Res)
+					c.n += len(l.Path)
+				}
+				w := bestWay(ways)
+				c.part = append(c.part, w.Res)
+				c.n += len(w.Path)
+				consider(c)
+			}
+		}
+	}
+	walk(p.Entry, nil, nil, 1)
+	if best == nil {
+		return
+	}
+	p.Crossing, p.Ways = best.legs, best.ways
+	p.Verdict, p.Because = verdict(best)
+}
+
+// legs are the paths from entry to a boundary's hand-off call (the
+// shortest, and, for a typed boundary, each path that hands off a
+// different message), checked up to the call.
+func (r *Result) legs(entry, bi int, msg *feasible.Message) []Leg {
+	k := [2]int{entry, bi}
+	if msg == nil {
+		if ws, ok := r.legs1[k]; ok {
+			return ws
+		}
+	}
+	b := r.Boundaries[bi]
+	e := r.Entries[entry]
+	var out []Leg
+	if len(b.Instrs) == 0 {
+		return nil
+	}
+	target := b.Instrs[0]
+	var want ssa.Value
+	if b.Param != nil {
+		want = b.Param
+	}
+	seen := map[string]bool{}
+	for _, path := range r.Graph.Paths(e.Func, b.From, legBound) {
+		res, val := r.check(e, path, target, msg, want)
+		key := string(res.Verdict)
+		if val != nil {
+			key += fmt.Sprint(val.Fields())
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, Leg{Boundary: bi, From: entry, To: r.entryIndex(b.To), Path: path, Res: res, Message: val})
+		if b.Msg == nil {
+			break // an untyped hand-off: the shortest way there is enough
+		}
+	}
+	if msg == nil {
+		if r.legs1 == nil {
+			r.legs1 = map[[2]int][]Leg{}
+		}
+		r.legs1[k] = out
+	}
+	return out
+}
+
+// receive are the ways from entry to site with a message handed to it.
+func (r *Result) receive(entry, si int, msg *feasible.Message) []Way {
+	var mv *feasible.Value
+	if msg != nil {
+		mv = msg.Value
+	}
+	k := recvKey{entry, si, mv}
+	if ws, ok := r.recv[k]; ok {
+		return ws
+	}
+	s := r.Sites[si]
+	var ways []Way
+	if msg == nil || msg.Dispatch == nil {
+		ways, _, _ = r.bestWays(r.Entries[entry], s.Func, s.Instr, msg)
+	} else {
+		ways = r.dispatchedWays(r.Entries[entry], s, msg)
+	}
+	if r.recv == nil {
+		r.recv = map[recvKey][]Way{}
+	}
+	r.recv[k] = ways
+	return ways
+}
+
+// dispatchedWays are the paths from e to the site that pass the message's
+// dispatch function (up to searchBound are looked at): the k shortest of
+// them with their verdicts, and the shortest of the best verdict.
+func (r *Result) dispatchedWays(e Entry, s Site, msg *feasible.Message) []Way {
+	var ways []Way
+	var best *Way
+	for _, path := range r.Graph.Paths(e.Func, s.Func, searchBound) {
+		if !passes(path, msg.Dispatch) {
+			continue
+		}
+		res, _ := r.check(e, path, s.Instr, msg, nil)
+		w := Way{Path: path, Res: res}
+		switch {
+		case len(ways) < r.k:
+			ways = append(ways, w)
+		case best != nil && feasible.Better(res.Verdict, best.Res.Verdict):
+			ways = append(ways, w)
+		default:
+			continue
+		}
+		if best == nil || feasible.Better(res.Verdict, best.Res.Verdict) {
+			best = &ways[len(ways)-1]
+		}
+		if len(ways) >= r.k && best.Res.Verdict == feasible.Yes {
+			break
+		}
+	}
+	return ways
+}
+
+// passes reports whether a path calls fn.
+func passes(path callpath.Path, fn *ssa.Function) bool {
+	for _, h := range path {
+		if h.Callee == fn || h.Caller == fn {
+			return true
+		}
+	}
+	return false
+}
+
+// findRoots finds, for each use, the roots found from the code that reach
+// it by the shortest feasible path. One nearer than every study entry
+// that reaches the use feasibly becomes an entry of its own (found:
+// code), with its pairs.
+func (r *Result) findRoots() {
+	studyFunc := map[*ssa.Function]bool{}
+	for _, e := range r.Entries {
+		studyFunc[e.Func] = true
+	}
+	added := map[*ssa.Function]int{}
+	nStudy := len(r.Entries)
+	for si := range r.Sites {
+		s := &r.Sites[si]
+		if s.Func == nil || s.Func.Synthetic == "package initializer" {
+			continue
+		}
+		nearestStudy := -1
+		var reaching []int // study entries that reach the use by a path that can run
+		for _, p := range r.Pairs {
+			if p.Site != si || p.Entry >= nStudy || len(p.Crossing) > 0 || !feasibleVerdict(p.Verdict) {
+				continue
+			}
+			reaching = append(reaching, p.Entry)
+			if n := len(bestOf(p.Ways).Path); nearestStudy < 0 || n < nearestStudy {
+				nearestStudy = n
+			}
+		}
+		dist := r.callersWithin(s.Func, 24)
+		var cands []roots.Root
+		for _, x := range r.Roots {
+			if _, ok := dist[x.Func]; !ok || studyFunc[x.Func] {
+				continue
+			}
+			// A root that such an entry starts itself adds nothing.
+			started := false
+			for _, ei := range reaching {
+				started = started || r.Entries[ei].Reach[x.Func]
+			}
+			if !started {
+				cands = append(cands, x)
+			}
+		}
+		sort.SliceStable(cands, func(i, j int) bool { return dist[cands[i].Func] < dist[cands[j].Func] })
+		bestLen := -1
+		var found []int
+		for i, c := range cands {
+			if i >= 16 || (bestLen >= 0 && dist[c.Func] > bestLen) {
+				break
+			}
+			e := Entry{Entry: study.Entry{Name: report.ShortName(callpath.Name(c.Func)), Function: callpath.Name(c.Func)},
+				Func: c.Func, Found: "code", Kind: c.Kind}
+			ways, _, _ := r.bestWays(e, s.Func, s.Instr, nil)
+			if len(ways) == 0 {
+				continue
+			}
+			w := bestOf(ways)
+			if !feasibleVerdict(w.Res.Verdict) {
+				continue
+			}
+			if bestLen < 0 || len(w.Path) < bestLen {
+				bestLen, found = len(w.Path), nil
+			}
+			if len(w.Path) == bestLen {
+				found = append(found, i)
+			}
+		}
+		if bestLen < 0 || (nearestStudy >= 0 && bestLen >= nearestStudy) {
+			continue
+		}
+		for _, i := range found {
+			c := cands[i]
+			ei, ok := added[c.Func]
+			if !ok {
+				ei = len(r.Entries)
+				added[c.Func] = ei
+				r.Entries = append(r.Entries, Entry{
+					Entry: study.Entry{Name: report.ShortName(callpath.Name(c.Func)), Function: callpath.Name(c.Func),
+						Doc: rootDoc(c)},
+					Func: c.Func, Pos: r.Graph.Prog.Fset.Position(c.Func.Pos()), Reach: r.Graph.Reachable(c.Func),
+					Found: "code", Kind: c.Kind,
+				})
+			}
+			s.Roots = append(s.Roots, ei)
+		}
+	}
+	// The new entries' pairs, for every site.
+	for ei := nStudy; ei < len(r.Entries); ei++ {
+		for si := range r.Sites {
+			r.Pairs = append(r.Pairs, r.pair(ei, si))
+		}
+	}
+}
+
+func rootDoc(c roots.Root) string {
+	switch c.Kind {
+	case roots.GRPC:
+		return "a method of the gRPC service " + c.Service + ", run for each request a client sends it (found from the code)"
+	case roots.HTTP:
+		return "an HTTP handler (found from the code)"
+	}
+	return "a function the server starts with a go statement (found from the code)"
+}
+
+func feasibleVerdict(v feasible.Verdict) bool { return v == feasible.Yes || v == feasible.OnlyIf }
+
+func bestOf(ws []Way) Way {
+	if len(ws) == 0 {
+		return Way{}
+	}
+	return bestWay(ws)
+}
+
+// callersWithin returns the functions that reach fn in at most n calls,
+// with the number of calls.
+func (r *Result) callersWithin(fn *ssa.Function, n int) map[*ssa.Function]int {
+	dist := map[*ssa.Function]int{fn: 0}
+	queue := []*ssa.Function{fn}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if dist[cur] >= n {
+			continue
+		}
+		node := r.Graph.CG.Nodes[cur]
+		if node == nil {
+			continue
+		}
+		ins := append([]*callgraph.Edge{}, node.In...)
+		sort.Slice(ins, func(i, j int) bool { return callpath.Name(ins[i].Caller.Func) < callpath.Name(ins[j].Caller.Func) })
+		for _, e := range ins {
+			c := e.Caller.Func
+			if _, ok := dist[c]; !ok {
+				dist[c] = dist[cur] + 1
+				queue = append(queue, c)
+			}
+		}
+	}
+	return dist
+}

@@ -1,0 +1,282 @@
+// Package roots finds, from the code, the functions that something outside
+// the program's own calls starts: the methods of gRPC services, HTTP
+// handlers, and functions started with a go statement.
+//
+// # gRPC services
+//
+// Generated gRPC code declares, for each service, an interface
+// (KVServer) and a function that registers an implementation of it
+// (RegisterKVServer(s, srv KVServer)). Both are in the export data of
+// the generated package, so the service interfaces are found from the
+// registration functions' signatures, and the roots are the methods of
+// that interface on every type of the loaded source that implements it.
+//
+// # HTTP handlers
+//
+// ServeHTTP methods (the http.Handler interface) of the loaded source,
+// and the function values passed to HandleFunc.
+//
+// # Goroutines
+//
+// The function of every go statement; where the go statement calls a
+// function-valued parameter (a helper like GoAttach(f)), the functions
+// that the helper's callers pass for it.
+package roots
+
+import (
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/callpath"
+)
+
+// Kind is what starts a root.
+type Kind string
+
+// The kinds.
+const (
+	GRPC      Kind = "grpc"
+	HTTP      Kind = "http"
+	Goroutine Kind = "goroutine"
+)
+
+// Root is a function started from outside the program's calls.
+type Root struct {
+	Func *ssa.Function
+	Kind Kind
+	// Service is the gRPC service interface ("etcdserverpb.KVServer"), or
+	// empty.
+	Service string
+}
+
+// Find returns the roots in the functions of the source packages of g
+// (those whose files were loaded), sorted by kind and name.
+func Find(g *callpath.Graph) []Root {
+	src := map[*ssa.Package]bool{}
+	for _, p := range g.Pkgs {
+		src[p] = true
+	}
+	seen := map[*ssa.Function]bool{}
+	var out []Root
+	add := func(fn *ssa.Function, k Kind, svc string) {
+		if fn == nil || seen[fn] || fn.Synthetic != "" || fn.Blocks == nil {
+			return
+		}
+		seen[fn] = true
+		out = append(out, Root{Func: fn, Kind: k, Service: svc})
+	}
+	// gRPC: service interfaces from the Register…Server functions.
+	var ifaces []*types.Named
+	for _, p := range g.Prog.AllPackages() {
+		sc := p.Pkg.Scope()
+		for _, name := range sc.Names() {
+			fn, ok := sc.Lookup(name).(*types.Func)
+			if !ok || !strings.HasPrefix(name, "Register") || !strings.HasSuffix(name, "Server") {
+				continue
+			}
+			sig := fn.Type().(*types.Signature)
+			if sig.Params().Len() != 2 {
+				continue
+			}
+			n, ok := sig.Params().At(1).Type().(*types.Named)
+			if !ok || n.Obj().Name() != strings.TrimPrefix(name, "Register") {
+				continue
+			}
+			if _, isIface := n.Underlying().(*types.Interface); isIface {
+				ifaces = append(ifaces, n)
+			}
+		}
+	}
+	sort.Slice(ifaces, func(i, j int) bool { return typeName(ifaces[i]) < typeName(ifaces[j]) })
+	var named []*types.Named
+	for _, p := range g.Pkgs {
+		sc := p.Pkg.Scope()
+		for _, name := range sc.Names() {
+			if tn, ok := sc.Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
+				if n, ok := tn.Type().(*types.Named); ok {
+					if _, isIface := n.Underlying().(*types.Interface); !isIface {
+						named = append(named, n)
+					}
+				}
+			}
+		}
+	}
+	for _, iface := range ifaces {
+		it := iface.Underlying().(*types.Interface)
+		for _, n := range named {
+			var recv types.Type = n
+			if !types.Implements(recv, it) {
+				recv = types.NewPointer(n)
+				if !types.Implements(recv, it) {
+					continue
+				}
+			}
+			ms := g.Prog.MethodSets.MethodSet(recv)
+			for i := 0; i < it.NumMethods(); i++ {
+				m := it.Method(i)
+				sel := ms.Lookup(m.Pkg(), m.Name())
+				if sel == nil {
+					continue
+				}
+				add(g.Prog.MethodValue(sel), GRPC, typeName(iface))
+			}
+		}
+	}
+	// HTTP: ServeHTTP methods, and functions passed to HandleFunc.
+	for _, n := range named {
+		for _, recv := range []types.Type{n, types.NewPointer(n)} {
+			ms := g.Prog.MethodSets.MethodSet(recv)
+			for i := 0; i < ms.Len(); i++ {
+				sel := ms.At(i)
+				if sel.Obj().Name() == "ServeHTTP" && isServeHTTP(sel.Type().(*types.Signature)) {
+					if fn := g.Prog.MethodValue(sel); fn != nil && src[fn.Pkg] {
+						add(fn, HTTP, "")
+					}
+				}
+			}
+		}
+	}
+	var fns []*ssa.Function
+	for fn := range g.CG.Nodes {
+		if fn != nil && fn.Pkg != nil && src[fn.Pkg] {
+			fns = append(fns, fn)
+		}
+	}
+	sort.Slice(fns, func(i, j int) bool { return callpath.Name(fns[i]) < callpath.Name(fns[j]) })
+	helpers := map[*ssa.Function][]int{} // function -> indices of parameters it starts
+	for _, fn := range fns {
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				call, ok := ins.(ssa.CallInstruction)
+				if !ok {
+					continue
+				}
+				c := call.Common()
+				if _, isGo := call.(*ssa.Go); isGo {
+					if t := funcValue(c.Value); t != nil {
+						add(t, Goroutine, "")
+					} else if c.StaticCallee() != nil {
+						add(c.StaticCallee(), Goroutine, "")
+					} else if p, ok := c.Value.(*ssa.Parameter); ok && p.Parent() == fn {
+						helpers[fn] = append(helpers[fn], paramIndex(p))
+					}
+					continue
+				}
+				if callee := c.StaticCallee(); callee != nil && isHandleFunc(callee) && len(c.Args) >= 2 {
+					add(funcValue(c.Args[len(c.Args)-1]), HTTP, "")
+				}
+			}
+		}
+	}
+	// Functions passed to helpers that start their parameter.
+	for _, fn := range fns {
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				call, ok := ins.(ssa.CallInstruction)
+				if !ok {
+					continue
+				}
+				callee := call.Common().StaticCallee()
+				idx, ok := helpers[callee]
+				if !ok {
+					continue
+				}
+				args := call.Common().Args
+				for _, i := range idx {
+					if i < len(args) {
+						add(funcValue(args[i]), Goroutine, "")
+					}
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return callpath.Name(out[i].Func) < callpath.Name(out[j].Func)
+	})
+	return out
+}
+
+// funcValue is the function a function value denotes, when the code
+// makes it right there: a function, a closure, a bound method.
+func funcValue(v ssa.Value) *ssa.Function {
+	switch x := v.(type) {
+	case *ssa.Function:
+		return unwrap(x)
+	case *ssa.MakeClosure:
+		if fn, ok := x.Fn.(*ssa.Function); ok {
+			return unwrap(fn)
+		}
+	case *ssa.ChangeType:
+		return funcValue(x.X)
+	}
+	return nil
+}
+
+// unwrap returns the method a bound method wrapper calls.
+func unwrap(fn *ssa.Function) *ssa.Function {
+	if fn.Synthetic == "" {
+		return fn
+	}
+	for _, b := range fn.Blocks {
+		for _, ins := range b.Instrs {
+			if c, ok := ins.(ssa.CallInstruction); ok {
+				if t := c.Common().StaticCallee(); t != nil {
+					return t
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func paramIndex(p *ssa.Parameter) int {
+	for i, x := range p.Parent().Params {
+		if x == p {
+			return i
+		}
+	}
+	return -1
+}
+
+func typeName(n *types.Named) string {
+	if n.Obj().Pkg() == nil {
+		return n.Obj().Name()
+	}
+	return n.Obj().Pkg().Name() + "." + n.Obj().Name()
+}
+
+// isServeHTTP reports whether sig is func(http.ResponseWriter, *http.Request).
+func isServeHTTP(sig *types.Signature) bool {
+	if sig.Params().Len() != 2 || sig.Results().Len() != 0 {
+		return false
+	}
+	return isNetHTTP(sig.Params().At(0).Type(), "ResponseWriter") && isNetHTTP(sig.Params().At(1).Type(), "*Request")
+}
+
+func isNetHTTP(t types.Type, name string) bool {
+	if strings.HasPrefix(name, "*") {
+		p, ok := t.(*types.Pointer)
+		if !ok {
+			return false
+		}
+		t, name = p.Elem(), name[1:]
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "net/http" && n.Obj().Name() == name
+}
+
+// isHandleFunc reports whether fn is net/http's HandleFunc (the function
+// or the ServeMux method).
+func isHandleFunc(fn *ssa.Function) bool {
+	if fn.Name() != "HandleFunc" {
+		return false
+	}
+	o := fn.Object()
+	return o != nil && o.Pkg() != nil && o.Pkg().Path() == "net/http"
+}
