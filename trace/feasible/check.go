@@ -386,7 +386,9 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 		}
 		edges = append(edges, edge{ifi, p.Succs[0] == b})
 	}
-	sort.SliceStable(edges, func(i, j int) bool { return edges[i].ifi.Block().Index < edges[j].ifi.Block().Index && edges[i].ifi.Block().Dominates(edges[j].ifi.Block()) })
+	sort.SliceStable(edges, func(i, j int) bool {
+		return edges[i].ifi.Block().Index < edges[j].ifi.Block().Index && edges[i].ifi.Block().Dominates(edges[j].ifi.Block())
+	})
 	var out []Cond
 	for _, e := range edges {
 		out = append(out, w.decide(fr, e.ifi, e.want))

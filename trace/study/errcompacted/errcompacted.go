@@ -125,9 +125,9 @@ var Study = &study.Study{
 			Dispatch: "go.etcd.io/etcd/server/v3/etcdserver/apply.(*uberApplier).dispatch",
 		},
 		{
-			Name: "scheduled job",
-			From: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).run",
-			Via:  "go.etcd.io/etcd/pkg/v3/schedule.Scheduler.Schedule",
+			Name:    "scheduled job",
+			From:    "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).run",
+			Via:     "go.etcd.io/etcd/pkg/v3/schedule.Scheduler.Schedule",
 			To:      "apply",
 			Doc:     "the raft loop hands committed entries to a FIFO scheduler, whose worker runs the apply job",
 			Closure: true,
