@@ -29,6 +29,10 @@ var releases = []struct {
 	// reach and unreach are (entry, site) pairs.
 	reach, unreach [][2]string
 	entries        map[string]string
+	// feasible are pairs with their verdict and what decides it.
+	feasible []feasibleWant
+	// roots are the roots found from the code nearest to a use.
+	roots map[string][]string
 }{
 	{
 		version: "v3.7.3",
@@ -73,6 +77,28 @@ var releases = []struct {
 			"watch-open": "server/etcdserver/api/v3rpc/watch.go:163",
 			"sync-loop":  "server/storage/mvcc/watchable_store.go:224",
 		},
+		feasible: []feasibleWant{
+			// PeriodicCheck calls cm.hasher.HashByRev(0) (corrupt.go:180);
+			// hashByRev returns ErrCompacted only if rev > 0 && rev < compactRev.
+			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:188", verdict: "no", cond: "rev > 0", at: "server/etcdserver/corrupt.go:180"},
+			// maintenanceServer.HashKV passes the request's revision.
+			{entry: "hash-kv", site: "server/storage/mvcc/kvstore.go:188", verdict: "yes"},
+			// The corruption alarm proposes &pb.InternalRaftRequest{Alarm: a}
+			// (corrupt.go:441); dispatch applies a compaction only for
+			// r.Compaction != nil.
+			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:214", verdict: "no", cond: "r.Compaction != nil", at: "server/etcdserver/corrupt.go:441",
+				boundary: "raft proposal", message: []string{"Alarm"}},
+			// EtcdServer.Compact proposes {Compaction: r} (v3_server.go:393).
+			{entry: "kv-compact", site: "server/storage/mvcc/kvstore.go:214", verdict: "feasible", boundary: "raft proposal", message: []string{"Compaction"}, messageAt: "server/etcdserver/v3_server.go:393"},
+			// The send loop ranges for a previous value only when the watch
+			// asked for it: needPrevKV := sws.prevKV[wresp.WatchID] (watch.go:446, branch at 450).
+			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "only-if", cond: "needPrevKV", condAt: "server/etcdserver/api/v3rpc/watch.go:450"},
+			// dispatch returns early when !shouldApplyV3 (uber_applier.go:126).
+			{entry: "apply", site: "server/etcdserver/txn/range.go:181", verdict: "only-if", cond: "shouldApplyV3", condAt: "server/etcdserver/apply/uber_applier.go:126"},
+			{entry: "v3rpc.(*kvServer).Txn", site: "server/etcdserver/txn/range.go:181", verdict: "yes"},
+		},
+		// kvServer.Txn -> EtcdServer.Txn -> txn.Txn (read-only) -> checkTxn -> checkRange.
+		roots: map[string][]string{"server/etcdserver/txn/range.go:181": {"v3rpc.(*kvServer).Txn"}},
 	},
 	{
 		version: "v3.6.0",
@@ -109,6 +135,17 @@ var releases = []struct {
 			"watch-open": "server/etcdserver/api/v3rpc/watch.go:156",
 			"sync-loop":  "server/storage/mvcc/watchable_store.go:218",
 		},
+		feasible: []feasibleWant{
+			// PeriodicCheck: cm.hasher.HashByRev(0) at corrupt.go:180.
+			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:177", verdict: "no", cond: "rev > 0", at: "server/etcdserver/corrupt.go:180"},
+			{entry: "hash-kv", site: "server/storage/mvcc/kvstore.go:177", verdict: "yes"},
+			// Compact proposes pb.InternalRaftRequest{Compaction: r} (v3_server.go:205).
+			{entry: "kv-compact", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", boundary: "raft proposal", message: []string{"Compaction"}, messageAt: "server/etcdserver/v3_server.go:205"},
+			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:203", verdict: "no", cond: "r.Compaction != nil", boundary: "raft proposal", message: []string{"Alarm"}},
+			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "only-if", cond: "needPrevKV"},
+			{entry: "v3rpc.(*kvServer).Txn", site: "server/etcdserver/txn/txn.go:439", verdict: "yes"},
+		},
+		roots: map[string][]string{"server/etcdserver/txn/txn.go:439": {"v3rpc.(*kvServer).Txn"}},
 	},
 }
 
@@ -127,6 +164,7 @@ func TestReleases(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkRelease(t, rep, rel.grep, rel.sites, rel.reach, rel.unreach, rel.entries)
+			checkFeasible(t, rep, rel.feasible, rel.roots)
 			if rep.Etcd.Version != rel.version || rep.Etcd.Source != "module" {
 				t.Errorf("etcd = %+v", rep.Etcd)
 			}
@@ -272,4 +310,85 @@ func assembleCheckout(t *testing.T, version string) string {
 		t.Fatal(err)
 	}
 	return root
+}
+
+// feasibleWant is a pair's verdict and what decides it: the condition's
+// text (and place), the place of the value that fixes it, and for a
+// crossing the boundary and the fields its message sets. verdict
+// "feasible" means yes or only-if.
+type feasibleWant struct {
+	entry, site, verdict string
+	cond, condAt, at     string
+	boundary             string
+	message              []string
+	messageAt            string
+}
+
+func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots map[string][]string) {
+	t.Helper()
+	for _, p := range rep.Paths {
+		if (p.Reachable || len(p.Crossing) > 0) && p.Feasible == "" {
+			t.Errorf("%s -> %s:%d: connected without a verdict", p.Entry, p.Site.File, p.Site.Line)
+		}
+	}
+	for _, w := range want {
+		var p *report.PairPaths
+		for i := range rep.Paths {
+			if rep.Paths[i].Entry == w.entry && fmt.Sprintf("%s:%d", rep.Paths[i].Site.File, rep.Paths[i].Site.Line) == w.site {
+				p = &rep.Paths[i]
+			}
+		}
+		if p == nil {
+			t.Errorf("no pair %s -> %s", w.entry, w.site)
+			continue
+		}
+		name := w.entry + " -> " + w.site
+		switch {
+		case w.verdict == "feasible" && p.Feasible != "yes" && p.Feasible != "only-if":
+			t.Errorf("%s: feasible = %q (%+v), want yes or only-if", name, p.Feasible, p.Because)
+		case w.verdict != "feasible" && p.Feasible != w.verdict:
+			t.Errorf("%s: feasible = %q (%+v), want %s", name, p.Feasible, p.Because, w.verdict)
+		}
+		if w.cond != "" && (p.Because == nil || p.Because.Cond.Text != w.cond) {
+			t.Errorf("%s: because = %+v, want the condition %q", name, p.Because, w.cond)
+		}
+		if w.condAt != "" && (p.Because == nil || fmt.Sprintf("%s:%d", p.Because.Cond.File, p.Because.Cond.Line) != w.condAt) {
+			t.Errorf("%s: because = %+v, want the condition at %s", name, p.Because, w.condAt)
+		}
+		if w.at != "" && (p.Because == nil || fmt.Sprintf("%s:%d", p.Because.File, p.Because.Line) != w.at) {
+			t.Errorf("%s: because = %+v, want it fixed at %s", name, p.Because, w.at)
+		}
+		if w.boundary != "" {
+			if len(p.Crossing) != 1 || p.Crossing[0].Boundary != w.boundary {
+				t.Errorf("%s: crossing %+v, want one across %s", name, p.Crossing, w.boundary)
+				continue
+			}
+			c := p.Crossing[0]
+			if diff := cmp.Diff(w.message, c.Message); diff != "" {
+				t.Errorf("%s: message fields (-want +got):\n%s", name, diff)
+			}
+			if w.messageAt != "" && (c.MessageAt == nil || fmt.Sprintf("%s:%d", c.MessageAt.File, c.MessageAt.Line) != w.messageAt) {
+				t.Errorf("%s: message made at %+v, want %s", name, c.MessageAt, w.messageAt)
+			}
+		}
+	}
+	for site, names := range roots {
+		found := false
+		for _, s := range rep.Sites {
+			if fmt.Sprintf("%s:%d", s.File, s.Line) == site {
+				found = true
+				if diff := cmp.Diff(names, s.Roots); diff != "" {
+					t.Errorf("%s: roots found from the code (-want +got):\n%s", site, diff)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no site %s", site)
+		}
+	}
+	for _, e := range rep.Entries {
+		if e.Found != "study" && e.Found != "code" {
+			t.Errorf("entry %s: found = %q", e.Name, e.Found)
+		}
+	}
 }

@@ -68,8 +68,10 @@ func Find(g *callpath.Graph) []Root {
 		seen[fn] = true
 		out = append(out, Root{Func: fn, Kind: k, Service: svc})
 	}
-	// gRPC: service interfaces from the Register…Server functions.
+	// gRPC: service interfaces from the Register…Server functions, and the
+	// packages of the loaded source that call them.
 	var ifaces []*types.Named
+	registers := map[*types.Named]*types.Func{}
 	for _, p := range g.Prog.AllPackages() {
 		sc := p.Pkg.Scope()
 		for _, name := range sc.Names() {
@@ -87,6 +89,7 @@ func Find(g *callpath.Graph) []Root {
 			}
 			if _, isIface := n.Underlying().(*types.Interface); isIface {
 				ifaces = append(ifaces, n)
+				registers[n] = fn
 			}
 		}
 	}
@@ -104,9 +107,17 @@ func Find(g *callpath.Graph) []Root {
 			}
 		}
 	}
+	registeredIn := registrations(g, src)
 	for _, iface := range ifaces {
 		it := iface.Underlying().(*types.Interface)
+		// A service registered by the loaded source is served by the types
+		// of the packages that register it (not by every type that happens
+		// to have its methods, such as the server the handlers call).
+		by := registeredIn[registers[iface]]
 		for _, n := range named {
+			if len(by) > 0 && !by[n.Obj().Pkg()] {
+				continue
+			}
 			var recv types.Type = n
 			if !types.Implements(recv, it) {
 				recv = types.NewPointer(n)
@@ -199,6 +210,36 @@ func Find(g *callpath.Graph) []Root {
 		}
 		return callpath.Name(out[i].Func) < callpath.Name(out[j].Func)
 	})
+	return out
+}
+
+// registrations maps each function called in the source packages to the
+// packages that call it.
+func registrations(g *callpath.Graph, src map[*ssa.Package]bool) map[*types.Func]map[*types.Package]bool {
+	out := map[*types.Func]map[*types.Package]bool{}
+	for fn := range g.CG.Nodes {
+		if fn == nil || fn.Pkg == nil || !src[fn.Pkg] {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				call, ok := ins.(ssa.CallInstruction)
+				if !ok {
+					continue
+				}
+				callee := call.Common().StaticCallee()
+				if callee == nil {
+					continue
+				}
+				if o, ok := callee.Object().(*types.Func); ok {
+					if out[o] == nil {
+						out[o] = map[*types.Package]bool{}
+					}
+					out[o][fn.Pkg.Pkg] = true
+				}
+			}
+		}
+	}
 	return out
 }
 
