@@ -273,7 +273,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if st.Signal != nil {
-		in := signal.Input{Study: st, Pkgs: pkgs, Graph: g, Sentinel: r.Sentinel,
+		in := signal.Input{Spec: st.Signal, Pkgs: pkgs, Graph: g, Sentinel: r.Sentinel,
 			Entries: map[string]*ssa.Function{}, Reach: map[string]map[*ssa.Function]bool{}}
 		for _, e := range r.Entries {
 			in.Entries[e.Name], in.Reach[e.Name] = e.Func, e.Reach

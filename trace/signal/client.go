@@ -92,7 +92,7 @@ func (r *Result) exprTextDepth(e ast.Expr, depth int) ErrorText {
 // client analyses the client's error method: the case that reads the
 // signal field and what it returns.
 func (r *Result) client() {
-	sg := r.in.Study.Signal
+	sg := r.in.Spec
 	fn, err := r.in.Graph.Func(sg.ClientErr)
 	if err != nil {
 		return
@@ -219,7 +219,7 @@ func (r *Result) readPath(fns []*ssa.Function) {
 			}
 		}
 	}
-	if entry := r.in.Entries[r.in.Study.Signal.Read]; entry != nil {
+	if entry := r.in.Entries[r.in.Spec.Read]; entry != nil {
 		for _, e := range r.in.Graph.Out(entry) {
 			if indexers[e.Callee.Func] {
 				p := r.in.Graph.CallPos(e.Site)

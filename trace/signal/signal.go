@@ -26,12 +26,11 @@ import (
 	"golang.org/x/tools/go/ssa/ssautil"
 
 	"github.com/srctrace/srctrace/trace/callpath"
-	"github.com/srctrace/srctrace/trace/study"
 )
 
 // Input is what Analyze reads.
 type Input struct {
-	Study    *study.Study
+	Spec     *Spec
 	Pkgs     []*packages.Package // loaded from source
 	Graph    *callpath.Graph
 	Sentinel types.Object
@@ -212,7 +211,7 @@ type Result struct {
 // Analyze runs the signal analysis. It fails only when a name the study
 // requires cannot be resolved.
 func Analyze(in Input) (*Result, error) {
-	sg := in.Study.Signal
+	sg := in.Spec
 	r := &Result{in: in, syn: newSyntax(in.Graph.Fset(), in.Pkgs)}
 	rev, err := r.field(sg.Revision)
 	if err != nil {
@@ -349,7 +348,7 @@ func (r *Result) consequence(body []ast.Stmt, fn *ssa.Function) (bool, string, P
 		return false, "", Pos{}
 	}
 	signal := map[*types.Var]string{}
-	for _, f := range r.in.Study.Signal.Fields {
+	for _, f := range r.in.Spec.Fields {
 		if v := r.fieldOrNil(f); v != nil {
 			signal[v] = f
 		}
@@ -396,7 +395,7 @@ func shortField(q string) string {
 // writes finds every write of a signal field, or of the wire response's
 // cancel, created and reason fields.
 func (r *Result) writes() {
-	sg := r.in.Study.Signal
+	sg := r.in.Spec
 	names := map[*types.Var]string{}
 	for _, f := range append(append([]string{}, sg.Fields...), sg.Cancel, sg.Created, sg.Reason) {
 		if v := r.fieldOrNil(f); v != nil {
@@ -440,7 +439,7 @@ func (r *Result) writesOf(field string) []Write {
 // marks finds writes of the cancel flag whose value is a comparison that
 // reads a signal field (directly, or through a local it was assigned to).
 func (r *Result) marks() {
-	sg := r.in.Study.Signal
+	sg := r.in.Spec
 	signal := map[*types.Var]bool{}
 	for _, f := range sg.Fields {
 		if v := r.fieldOrNil(f); v != nil {
@@ -532,7 +531,7 @@ func (r *Result) definition(id *ast.Ident) ast.Expr {
 // refusals finds create responses that set both the created and the
 // canceled flag to true: a request refused in its create response.
 func (r *Result) refusals() {
-	sg := r.in.Study.Signal
+	sg := r.in.Spec
 	created, canceled, reason := r.fieldOrNil(sg.Created), r.fieldOrNil(sg.Cancel), r.fieldOrNil(sg.Reason)
 	if created == nil || canceled == nil {
 		return
@@ -612,7 +611,7 @@ func (r *Result) condIdent(path []ast.Node) *ast.Ident {
 
 // goStmts finds the go statements that start the study's loops.
 func (r *Result) goStmts(fns []*ssa.Function) {
-	sg := r.in.Study.Signal
+	sg := r.in.Spec
 	loops := map[*ssa.Function]string{}
 	if fn := r.in.Entries[sg.Sync]; fn != nil {
 		loops[fn] = callpath.Name(fn)
@@ -677,7 +676,7 @@ func lineText(s *syntax, pos token.Pos) string {
 
 // groups finds uses of the watcher group fields.
 func (r *Result) groups() {
-	for _, g := range r.in.Study.Signal.Groups {
+	for _, g := range r.in.Spec.Groups {
 		v := r.fieldOrNil(g)
 		if v == nil {
 			continue
@@ -708,7 +707,7 @@ func (r *Result) groups() {
 
 // chans finds sends and receives on channels of the study's element type.
 func (r *Result) chans(fns []*ssa.Function) {
-	obj, _, err := r.in.Graph.Lookup(r.in.Study.Signal.Channel)
+	obj, _, err := r.in.Graph.Lookup(r.in.Spec.Channel)
 	if err != nil {
 		return
 	}
@@ -762,7 +761,7 @@ func (r *Result) sendCarries(pos token.Pos) bool {
 			ast.Inspect(ss.Value, func(n ast.Node) bool {
 				if kv, ok := n.(*ast.KeyValueExpr); ok {
 					if v, ok := r.syn.obj(kv.Key).(*types.Var); ok {
-						for _, f := range r.in.Study.Signal.Fields {
+						for _, f := range r.in.Spec.Fields {
 							if r.fieldOrNil(f) == v {
 								found = true
 							}
@@ -807,7 +806,7 @@ func (r *Result) stores(name string) FieldStores {
 
 // pacing evaluates the study's pacing objects.
 func (r *Result) pacing() {
-	for _, p := range r.in.Study.Signal.Pacing {
+	for _, p := range r.in.Spec.Pacing {
 		c := Const{Name: p.Name, Object: p.Object}
 		if entry, callee, ok := strings.Cut(p.Object, ":"); ok {
 			r.pacingCall(&c, entry, callee)

@@ -77,7 +77,7 @@ type interp struct {
 }
 
 func (r *Result) tool() {
-	sg := r.in.Study.Signal
+	sg := r.in.Spec
 	t := sg.Tool
 	if t.Watch == "" && t.Get == "" {
 		return

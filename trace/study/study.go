@@ -13,8 +13,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/target"
 )
 
@@ -57,8 +57,9 @@ type Study struct {
 	Behaviours []Behaviour
 
 	// Signal says how the sentinel's meaning travels without its name,
-	// layer by layer. Nil for a study that only traces the name.
-	Signal *Signal
+	// layer by layer: the names the engine's detectors follow. Nil for a
+	// study that only traces the name.
+	Signal *signal.Spec
 
 	// Claims are what the exercise asserts, each checked against a verdict
 	// of the signal analysis.
@@ -74,88 +75,6 @@ type Claim struct {
 	Says         string // the exercise's words
 	Verdict      string
 	Holds, Fails string
-}
-
-// Signal names the objects along which a study follows the meaning of its
-// sentinel: the revision it is about, the response fields that carry it out,
-// the loops and hand-offs between them, the client's error and the command
-// line tool that prints it. Names only; every position is found.
-type Signal struct {
-	// Revision is the store's compaction revision field ("pkg.T.field").
-	// Comparisons of a revision against a value derived from it decide.
-	Revision string
-	// Fields carry the signal in responses, from the server's own type to
-	// the wire and the client ("pkg.T.field" each).
-	Fields []string
-	// Cancel, Created and Reason are the wire response's flag and text
-	// fields ("pkg.T.field").
-	Cancel, Created, Reason string
-
-	// Progress and Start are the watcher's fields for the next revision it
-	// needs and the revision it asked for (Start may not exist in a release).
-	Progress, Start string
-	// Groups are the collections of watchers ("pkg.T.field"); Behind is the
-	// one behind watchers are put in.
-	Groups []string
-	Behind string
-
-	// Channel is the element type of the channel the decision sends on.
-	Channel string
-
-	// Open and Sync are the entry names of the watch-open path and the sync
-	// loop; Recv and Send are the watch stream's receive and send loops
-	// (qualified functions). The hand-offs are looked up between them.
-	Open, Sync string
-	Recv, Send string
-	// Read is the entry name of the historical read.
-	Read string
-
-	// ClientErr is the client response's error method; ClientBuffer the
-	// field where the client buffers responses.
-	ClientErr, ClientBuffer string
-
-	// Tool is the command line tool's layer.
-	Tool Tool
-
-	// Pacing are the objects that pace a replay: a variable or constant
-	// ("pkg.name"), or a call in an entry ("entry:pkg.Func", its first
-	// argument).
-	Pacing []Pace
-
-	// Load lists further packages to load from source for the layers.
-	Load []string
-
-	// Replay, when set, is checked against the pacing: does the replay
-	// last until the compaction is typed?
-	Replay *Replay
-}
-
-// Tool names the command line tool's functions.
-type Tool struct {
-	Name string // "etcdctl"
-	// Watch and Get are the command functions of a watch and a get.
-	Watch, Get string
-	// Exit is the function that prints an error and exits.
-	Exit string
-	// Failing is the client call whose error the get command handles.
-	Failing string
-}
-
-// Pace is one object that paces a replay.
-type Pace struct {
-	Name   string // what it means, in a few words
-	Object string // "pkg.name", or "entry-name:pkg.Func" for a call's first argument
-	// Role is "batch" for the revisions one pass sends a behind watcher,
-	// "period" for the time between passes, or empty.
-	Role string
-}
-
-// Replay is the exercise's replay, by hand: how many revisions the behind
-// watcher is behind when it opens, and how soon after opening it a person
-// types the compaction in another terminal.
-type Replay struct {
-	Revisions  int
-	TypedAfter time.Duration
 }
 
 // Citation is a `git grep -n -F Pattern -- Files...` as an exercise writes it.

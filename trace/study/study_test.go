@@ -4,12 +4,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/target"
 )
 
 func TestCheck(t *testing.T) {
 	base := func() *Study {
-		return &Study{Name: "s", Module: "m", Sentinel: "m/p.Err", Target: &target.Target{Name: "t", Main: "m", Layout: []target.Folder{{Module: "m", Dir: "m"}}}, Signal: &Signal{Revision: "m/p.T.f"}}
+		return &Study{Name: "s", Module: "m", Sentinel: "m/p.Err", Target: &target.Target{Name: "t", Main: "m", Layout: []target.Folder{{Module: "m", Dir: "m"}}}, Signal: &signal.Spec{Revision: "m/p.T.f"}}
 	}
 	for _, tc := range []struct {
 		name   string

@@ -12,6 +12,7 @@ package errcompacted
 import (
 	"time"
 
+	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/study"
 	"github.com/srctrace/srctrace/trace/target"
 )
@@ -214,7 +215,7 @@ var Study = &study.Study{
 		},
 	},
 
-	Signal: &study.Signal{
+	Signal: &signal.Spec{
 		Revision: "go.etcd.io/etcd/server/v3/storage/mvcc.store.compactMainRev",
 		Fields: []string{
 			"go.etcd.io/etcd/server/v3/storage/mvcc.WatchResponse.CompactRevision",
@@ -239,14 +240,14 @@ var Study = &study.Study{
 		Send:         "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
 		ClientErr:    "go.etcd.io/etcd/client/v3.(*WatchResponse).Err",
 		ClientBuffer: "go.etcd.io/etcd/client/v3.watcherStream.buf",
-		Tool: study.Tool{
+		Tool: signal.ToolSpec{
 			Name:    "etcdctl",
 			Watch:   "go.etcd.io/etcd/etcdctl/v3/ctlv3/command.watchCommandFunc",
 			Get:     "go.etcd.io/etcd/etcdctl/v3/ctlv3/command.getCommandFunc",
 			Exit:    "go.etcd.io/etcd/pkg/v3/cobrautl.ExitWithError",
 			Failing: "go.etcd.io/etcd/client/v3.KV.Get",
 		},
-		Pacing: []study.Pace{
+		Pacing: []signal.Pace{
 			{Name: "revisions one sync pass sends a behind watcher", Object: "go.etcd.io/etcd/server/v3/storage/mvcc.watchBatchMaxRevs", Role: "batch"},
 			{Name: "period of the sync loop's ticker", Object: "sync-loop:time.NewTicker", Role: "period"},
 			{Name: "buffer of a watch stream's channel", Object: "go.etcd.io/etcd/server/v3/storage/mvcc.chanBufLen"},
@@ -254,7 +255,7 @@ var Study = &study.Study{
 		// The exercise's setup: an anchor and 2000 puts, so the behind
 		// watcher opens 2001 revisions back; by hand, the compaction comes
 		// from a third terminal, typed some 1.5 s after the watch opens.
-		Replay: &study.Replay{Revisions: 2001, TypedAfter: 1500 * time.Millisecond},
+		Replay: &signal.Replay{Revisions: 2001, TypedAfter: 1500 * time.Millisecond},
 		Load: []string{
 			"go.etcd.io/etcd/client/v3",
 			"go.etcd.io/etcd/api/v3/v3rpc/rpctypes",
