@@ -135,7 +135,7 @@ func (r *Result) Report() (*report.Report, error) {
 		for si, s := range r.Sites {
 			reached := false
 			for _, name := range b.Entries {
-				if ei := r.entryIndex(name); ei >= 0 && s.Func != nil && r.feasiblyReached(ei, si) {
+				if ei := r.EntryIndex(name); ei >= 0 && s.Func != nil && r.feasiblyReached(ei, si) {
 					reached = true
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/srctrace/srctrace/trace/callpath"
 	"github.com/srctrace/srctrace/trace/feasible"
 	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/study"
 )
 
 // position is a token position in the program as file and line.
@@ -95,7 +96,7 @@ func isLiteral(s string) bool {
 	return s != "" && (s[0] >= '0' && s[0] <= '9' || s[0] == '"' || s[0] == '-')
 }
 
-func (r *Result) ways(ws []Way) []report.Way {
+func (r *Result) ways(ws []study.Way) []report.Way {
 	var out []report.Way
 	for _, w := range ws {
 		rw := report.Way{Hops: r.hops(w.Path), Feasible: string(w.Res.Verdict), Because: r.because(w.Res.Because)}

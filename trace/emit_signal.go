@@ -3,6 +3,8 @@ package trace
 import (
 	"strings"
 
+	"golang.org/x/tools/go/ssa"
+
 	"github.com/srctrace/srctrace/trace/callpath"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/signal"
@@ -17,10 +19,6 @@ func (r *Result) loc(p signal.Pos) report.Loc {
 		l.Function = callpath.Name(p.Func)
 	}
 	return l
-}
-
-func (r *Result) fact(f Fact) report.Fact {
-	return report.Fact{Key: f.Key, Text: f.Text, Lines: r.locs(f.Lines)}
 }
 
 func (r *Result) locs(ps []signal.Pos) []report.Loc {
@@ -123,11 +121,6 @@ func (r *Result) reportSignal() *report.Signal {
 	if rp := s.Read; rp != nil {
 		rs.Read = &report.ReadMap{Map: r.loc(rp.Map), Key: r.loc(rp.Key), Indexed: r.locs(rp.Indexed), Called: r.locs(rp.Called), Wire: r.reportError(rp.Wire)}
 	}
-	for _, u := range r.ErrorUses {
-		s := r.Sites[u.Site]
-		rs.ErrorUses = append(rs.ErrorUses, report.ErrorUse{Entry: u.Entry, Site: report.SiteRef{Index: u.Site, File: s.Repo, Line: s.Pos.Line},
-			Call: r.loc(u.Call), Callee: u.Callee, Uses: u.Uses, Dropped: u.Dropped})
-	}
 	for _, p := range s.Pacing {
 		rp := report.Pace{Loc: r.loc(p.Pos), Name: p.Name, Object: p.Object, Value: p.Value, Absent: p.Absent, Via: p.Via}
 		if p.Declared != nil {
@@ -138,37 +131,11 @@ func (r *Result) reportSignal() *report.Signal {
 	}
 	rs.Progress = r.field(s.Progress)
 	rs.Start = r.field(s.Start)
-	for _, c := range r.Chains {
-		rc := report.Chain{Behaviour: c.Behaviour, Steps: []report.Step{}}
-		for _, st := range c.Steps {
-			from := []report.StepLink{}
-			for _, l := range st.From {
-				from = append(from, report.StepLink{Step: l.Step, Handoff: l.Handoff})
-			}
-			rc.Steps = append(rc.Steps, report.Step{Loc: r.loc(st.At), Kind: st.Kind, Label: st.Label, From: from})
-		}
-		rs.Chains = append(rs.Chains, rc)
+	if f := r.Findings; f != nil {
+		rs.Chains, rs.Verdicts, rs.Claims, rs.Corrected, rs.ErrorUses = f.Chains, f.Verdicts, f.Claims, f.Corrected, f.ErrorUses
 	}
-	for _, v := range r.Verdicts {
-		rv := report.Verdict{ID: v.ID, Behaviour: v.Behaviour, Question: v.Question, Sentence: v.Sentence, Lines: r.locs(v.Lines), Facts: []report.Fact{}}
-		for _, f := range v.Facts {
-			rv.Facts = append(rv.Facts, r.fact(f))
-		}
-		rs.Verdicts = append(rs.Verdicts, rv)
-	}
-	for _, c := range r.Claims {
-		rc := report.Claim{Where: c.Where, Says: c.Says, Verdict: c.Verdict, HoldsIf: c.Holds, FailsIf: c.Fails, Holds: c.Outcome}
-		if c.Fact != nil {
-			f := r.fact(*c.Fact)
-			rc.Fact = &f
-		}
-		rs.Claims = append(rs.Claims, rc)
-	}
-	rs.Corrected = r.locs(r.Corrected)
-	for i := range rs.Corrected {
-		if t, err := r.lines.line(r.Corrected[i].Filename, r.Corrected[i].Line); err == nil {
-			rs.Corrected[i].Text = t
-		}
+	if rs.Corrected == nil {
+		rs.Corrected = []report.Loc{}
 	}
 	return rs
 }
@@ -201,3 +168,20 @@ func (r *Result) field(f signal.FieldStores) report.Field {
 	}
 	return out
 }
+
+// behavioursOf names the behaviours whose entries reach fn.
+func (r *Result) behavioursOf(fn *ssa.Function) []string {
+	var out []string
+	for _, b := range r.Study.Behaviours {
+		for _, e := range b.Entries {
+			if i := r.EntryIndex(e); i >= 0 && fn != nil && r.Entries[i].Reach[fn] {
+				out = append(out, b.ID)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// fieldName is the last part of a qualified field name.
+func fieldName(q string) string { return q[strings.LastIndex(q, ".")+1:] }

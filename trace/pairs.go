@@ -33,7 +33,7 @@ func (r *Result) rootKind(fn *ssa.Function) roots.Kind {
 
 // typeBoundary resolves a boundary's message type and dispatch function,
 // and checks that a closure hand-off carries the receiving entry.
-func (r *Result) typeBoundary(b *Boundary) error {
+func (r *Result) typeBoundary(b *study.HandOff) error {
 	b.Carried = true
 	if b.Message != "" {
 		obj, _, err := r.Graph.Lookup(b.Message)
@@ -64,7 +64,7 @@ func (r *Result) typeBoundary(b *Boundary) error {
 		}
 	}
 	if b.Closure {
-		to := r.entryFunc(b.To)
+		to := r.Entries[r.EntryIndex(b.To)].Func
 		b.Carried = false
 		for _, fn := range withAnon(b.From) {
 			for _, a := range fn.AnonFuncs {
@@ -99,9 +99,9 @@ func (r *Result) tracePairs() {
 	}
 }
 
-func (r *Result) pair(ei, si int) Pair {
+func (r *Result) pair(ei, si int) study.Pair {
 	s, e := r.Sites[si], r.Entries[ei]
-	p := Pair{Entry: ei, Site: si}
+	p := study.Pair{Entry: ei, Site: si}
 	switch {
 	case s.Func == nil:
 		p.Why = "definition"
@@ -118,13 +118,13 @@ func (r *Result) pair(ei, si int) Pair {
 }
 
 // check checks one path from entry e to site s, with a message handed to e.
-func (r *Result) check(e Entry, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value) (feasible.Result, *feasible.Value) {
+func (r *Result) check(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value) (feasible.Result, *feasible.Value) {
 	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: e.Found == "code" && e.Kind == roots.Goroutine, Message: msg, Want: want})
 }
 
 // search checks the pair's k shortest paths and, when none is a yes, the
 // next ones up to searchBound, for the shortest path of the best verdict.
-func (r *Result) search(p *Pair, e Entry, s Site, msg *feasible.Message) {
+func (r *Result) search(p *study.Pair, e study.EntryPoint, s study.Site, msg *feasible.Message) {
 	ways, searched, cut := r.bestWays(e, s.Func, s.Instr, msg)
 	p.Ways, p.Searched, p.Cut = ways, searched, cut
 	if len(ways) > 0 {
@@ -135,12 +135,12 @@ func (r *Result) search(p *Pair, e Entry, s Site, msg *feasible.Message) {
 
 // bestWays returns the k shortest paths from e to fn with their verdicts,
 // and the shortest of the best verdict after them when it is better.
-func (r *Result) bestWays(e Entry, fn *ssa.Function, target ssa.Instruction, msg *feasible.Message) ([]Way, int, bool) {
+func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instruction, msg *feasible.Message) ([]study.Way, int, bool) {
 	paths := r.Graph.Paths(e.Func, fn, r.k)
-	var ways []Way
+	var ways []study.Way
 	for _, path := range paths {
 		res, _ := r.check(e, path, target, msg, nil)
-		ways = append(ways, Way{Path: path, Res: res})
+		ways = append(ways, study.Way{Path: path, Res: res})
 	}
 	if len(ways) == 0 {
 		return nil, 0, false
@@ -155,7 +155,7 @@ func (r *Result) bestWays(e Entry, fn *ssa.Function, target ssa.Instruction, msg
 	for _, path := range more[len(paths):] {
 		res, _ := r.check(e, path, target, msg, nil)
 		if feasible.Better(res.Verdict, best.Res.Verdict) {
-			w := Way{Path: path, Res: res}
+			w := study.Way{Path: path, Res: res}
 			ways = append(ways, w)
 			best = w
 			if res.Verdict == feasible.Yes {
@@ -167,7 +167,7 @@ func (r *Result) bestWays(e Entry, fn *ssa.Function, target ssa.Instruction, msg
 }
 
 // bestWay is the first way of the best verdict.
-func bestWay(ways []Way) Way {
+func bestWay(ways []study.Way) study.Way {
 	best := ways[0]
 	for _, w := range ways[1:] {
 		if feasible.Better(w.Res.Verdict, best.Res.Verdict) {
@@ -197,10 +197,10 @@ type recvKey struct {
 // the leg hands off: the receiving paths must pass its dispatch function.
 // The chain of the best verdict is kept (fewer hand-offs, then shorter, on
 // ties); its verdict is its worst part's.
-func (r *Result) cross(p *Pair) {
+func (r *Result) cross(p *study.Pair) {
 	type chain struct {
-		legs []Leg
-		ways []Way
+		legs []study.Leg
+		ways []study.Way
 		part []feasible.Result // the legs' results, then the receiving way's
 		n    int
 	}
@@ -226,15 +226,15 @@ func (r *Result) cross(p *Pair) {
 		}
 	}
 	site := r.Sites[p.Site]
-	var walk func(from int, msg *feasible.Message, legs []Leg, depth int)
-	walk = func(from int, msg *feasible.Message, legs []Leg, depth int) {
+	var walk func(from int, msg *feasible.Message, legs []study.Leg, depth int)
+	walk = func(from int, msg *feasible.Message, legs []study.Leg, depth int) {
 		for bi, b := range r.Boundaries {
-			to := r.entryIndex(b.To)
+			to := r.EntryIndex(b.To)
 			if to == p.Entry || to == from || !r.Entries[from].Reach[b.From] || !b.Carried {
 				continue
 			}
 			for _, leg := range r.legs(from, bi, msg) {
-				chainLegs := append(append([]Leg{}, legs...), leg)
+				chainLegs := append(append([]study.Leg{}, legs...), leg)
 				var next *feasible.Message
 				if b.Msg != nil && b.Dispatch != nil {
 					next = &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: leg.Message}
@@ -272,7 +272,7 @@ func (r *Result) cross(p *Pair) {
 // legs are the paths from entry to a boundary's hand-off call (the
 // shortest, and, for a typed boundary, each path that hands off a
 // different message), checked up to the call.
-func (r *Result) legs(entry, bi int, msg *feasible.Message) []Leg {
+func (r *Result) legs(entry, bi int, msg *feasible.Message) []study.Leg {
 	k := [2]int{entry, bi}
 	if msg == nil {
 		if ws, ok := r.legs1[k]; ok {
@@ -281,7 +281,7 @@ func (r *Result) legs(entry, bi int, msg *feasible.Message) []Leg {
 	}
 	b := r.Boundaries[bi]
 	e := r.Entries[entry]
-	var out []Leg
+	var out []study.Leg
 	if len(b.Instrs) == 0 {
 		return nil
 	}
@@ -301,14 +301,14 @@ func (r *Result) legs(entry, bi int, msg *feasible.Message) []Leg {
 			continue
 		}
 		seen[key] = true
-		out = append(out, Leg{Boundary: bi, From: entry, To: r.entryIndex(b.To), Path: path, Res: res, Message: val})
+		out = append(out, study.Leg{Boundary: bi, From: entry, To: r.EntryIndex(b.To), Path: path, Res: res, Message: val})
 		if b.Msg == nil {
 			break // an untyped hand-off: the shortest way there is enough
 		}
 	}
 	if msg == nil {
 		if r.legs1 == nil {
-			r.legs1 = map[[2]int][]Leg{}
+			r.legs1 = map[[2]int][]study.Leg{}
 		}
 		r.legs1[k] = out
 	}
@@ -316,7 +316,7 @@ func (r *Result) legs(entry, bi int, msg *feasible.Message) []Leg {
 }
 
 // receive are the ways from entry to site with a message handed to it.
-func (r *Result) receive(entry, si int, msg *feasible.Message) []Way {
+func (r *Result) receive(entry, si int, msg *feasible.Message) []study.Way {
 	var mv *feasible.Value
 	if msg != nil {
 		mv = msg.Value
@@ -326,14 +326,14 @@ func (r *Result) receive(entry, si int, msg *feasible.Message) []Way {
 		return ws
 	}
 	s := r.Sites[si]
-	var ways []Way
+	var ways []study.Way
 	if msg == nil || msg.Dispatch == nil {
 		ways, _, _ = r.bestWays(r.Entries[entry], s.Func, s.Instr, msg)
 	} else {
 		ways = r.dispatchedWays(r.Entries[entry], s, msg)
 	}
 	if r.recv == nil {
-		r.recv = map[recvKey][]Way{}
+		r.recv = map[recvKey][]study.Way{}
 	}
 	r.recv[k] = ways
 	return ways
@@ -342,15 +342,15 @@ func (r *Result) receive(entry, si int, msg *feasible.Message) []Way {
 // dispatchedWays are the paths from e to the site that pass the message's
 // dispatch function (up to searchBound are looked at): the k shortest of
 // them with their verdicts, and the shortest of the best verdict.
-func (r *Result) dispatchedWays(e Entry, s Site, msg *feasible.Message) []Way {
-	var ways []Way
-	var best *Way
+func (r *Result) dispatchedWays(e study.EntryPoint, s study.Site, msg *feasible.Message) []study.Way {
+	var ways []study.Way
+	var best *study.Way
 	for _, path := range r.Graph.Paths(e.Func, s.Func, searchBound) {
 		if !passes(path, msg.Dispatch) {
 			continue
 		}
 		res, _ := r.check(e, path, s.Instr, msg, nil)
-		w := Way{Path: path, Res: res}
+		w := study.Way{Path: path, Res: res}
 		switch {
 		case len(ways) < r.k:
 			ways = append(ways, w)
@@ -428,7 +428,7 @@ func (r *Result) findRoots() {
 			if i >= 16 || (bestLen >= 0 && dist[c.Func] > bestLen) {
 				break
 			}
-			e := Entry{Entry: study.Entry{Name: report.ShortName(callpath.Name(c.Func)), Function: callpath.Name(c.Func)},
+			e := study.EntryPoint{Entry: study.Entry{Name: report.ShortName(callpath.Name(c.Func)), Function: callpath.Name(c.Func)},
 				Func: c.Func, Found: "code", Kind: c.Kind}
 			ways, _, _ := r.bestWays(e, s.Func, s.Instr, nil)
 			if len(ways) == 0 {
@@ -454,7 +454,7 @@ func (r *Result) findRoots() {
 			if !ok {
 				ei = len(r.Entries)
 				added[c.Func] = ei
-				r.Entries = append(r.Entries, Entry{
+				r.Entries = append(r.Entries, study.EntryPoint{
 					Entry: study.Entry{Name: report.ShortName(callpath.Name(c.Func)), Function: callpath.Name(c.Func),
 						Doc: rootDoc(c)},
 					Func: c.Func, Pos: r.Graph.Prog.Fset.Position(c.Func.Pos()), Reach: r.Graph.Reachable(c.Func),
@@ -484,9 +484,9 @@ func rootDoc(c roots.Root) string {
 
 func feasibleVerdict(v feasible.Verdict) bool { return v == feasible.Yes || v == feasible.OnlyIf }
 
-func bestOf(ws []Way) Way {
+func bestOf(ws []study.Way) study.Way {
 	if len(ws) == 0 {
-		return Way{}
+		return study.Way{}
 	}
 	return bestWay(ws)
 }

@@ -50,141 +50,16 @@ type Options struct {
 	Paths int
 }
 
-// Result is what Run found, still holding the analysis objects.
+// Result is what Run found, still holding the analysis objects: the
+// engine's Pass and the study's Findings.
 type Result struct {
-	Study    *study.Study
-	Source   *source.Source
-	Pkgs     []*packages.Package // loaded from source
-	Graph    *callpath.Graph
-	Sentinel types.Object
-	// Feas checks paths; Roots are the roots found from the code.
-	Feas  *feasible.Checker
-	Roots []roots.Root
-
-	Sites      []Site
-	Entries    []Entry
-	Boundaries []Boundary
-	Pairs      []Pair
-	Grep       []GrepHit
-	Files      []FileHit
-	// Signal is the layer-by-layer analysis, when the study has one.
-	Signal   *signal.Result
-	Chains   []Chain
-	Verdicts []Verdict
-	// Claims are the study's claims, checked against the verdicts.
-	Claims    []Claim
-	ErrorUses []ErrorUse
-	// Corrected are the lines a citation of what runs would name.
-	Corrected []signal.Pos
+	*study.Pass
+	Findings *study.Findings
 
 	lines *lineCache
-	legs1 map[[2]int][]Leg
-	recv  map[recvKey][]Way
+	legs1 map[[2]int][]study.Leg
+	recv  map[recvKey][]study.Way
 	k     int
-}
-
-// Site is a use of the sentinel with its place in the program.
-type Site struct {
-	sites.Site
-	Func  *ssa.Function // enclosing function; nil at package level
-	Repo  string        // repo-relative file
-	Text  string        // the source line
-	Cited bool          // in a file of the citation
-	// Instr is where Func evaluates the use: what a path must reach.
-	Instr ssa.Instruction
-	// Roots are the roots found from the code nearest to the site by a
-	// feasible path, indices into Entries.
-	Roots []int
-}
-
-// Entry is a resolved entry point: one the study names, or a root found
-// from the code.
-type Entry struct {
-	study.Entry
-	Func  *ssa.Function
-	Pos   token.Position
-	Reach map[*ssa.Function]bool
-	// Found is "study" for the study's entries, "code" for a root found
-	// from the code; Kind is what starts it (grpc, http, goroutine), when
-	// the code says.
-	Found string
-	Kind  roots.Kind
-}
-
-// Boundary is a resolved hand-off.
-type Boundary struct {
-	study.Boundary
-	From  *ssa.Function
-	Calls []token.Position // the calls in From that match Via
-	// Instrs are those calls; Msg and Dispatch the typed message and the
-	// receiver's dispatch function, when the study names them; Param is
-	// From's parameter that holds the message.
-	Instrs   []ssa.Instruction
-	Msg      types.Type
-	Dispatch *ssa.Function
-	Param    *ssa.Parameter
-	// Carried is false for a closure hand-off when no closure From makes
-	// calls the receiving entry's function.
-	Carried bool
-}
-
-// Pair is the answer for one (entry, site) pair.
-type Pair struct {
-	Entry, Site int
-	// Paths are the k shortest call paths.
-	Paths []callpath.Path
-	// Ways are the paths checked for feasibility that the report shows:
-	// the k shortest, and the shortest of the best verdict when it is not
-	// among them. For a pair connected across hand-offs, they are the
-	// receiving entry's paths to the site.
-	Ways []Way
-	// Verdict is the best verdict of the pair's paths (or of its
-	// crossing), "" when nothing connects it; Because decides it.
-	Verdict feasible.Verdict
-	Because *feasible.Cond
-	// Searched is how many paths the search for the best verdict checked;
-	// Cut says the search stopped at its bound without a yes.
-	Searched int
-	Cut      bool
-	// Why is "definition", "init" (package-level code, run once at
-	// initialisation) or "unreachable" when Paths is empty.
-	Why string
-	// Crossing connects the pair across hand-offs, when the call graph
-	// alone cannot.
-	Crossing []Leg
-}
-
-// Way is one path with its verdict.
-type Way struct {
-	Path callpath.Path
-	Res  feasible.Result
-}
-
-// Leg is one step across a boundary: From reaches the boundary's sending
-// function along Path, and the boundary's To entry takes over.
-type Leg struct {
-	Boundary int
-	From, To int
-	Path     callpath.Path
-	// Res is the verdict on Path up to the hand-off call; Message the
-	// value it hands off, for a typed boundary.
-	Res     feasible.Result
-	Message *feasible.Value
-}
-
-// GrepHit is one line of the citation's git grep.
-type GrepHit struct {
-	Repo string
-	Line int
-	Text string
-	Site int // index into Sites, or -1
-}
-
-// FileHit is one cited file.
-type FileHit struct {
-	Repo    string
-	Present bool
-	Sites   int
 }
 
 const (
@@ -200,9 +75,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("running a study: no study given")
 	}
 	if err := st.Check(); err != nil {
-		return nil, err
-	}
-	if err := checkClaims(st); err != nil {
 		return nil, err
 	}
 	k := opts.Paths
@@ -221,7 +93,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer src.Close()
-	r := &Result{Study: st, Source: src, lines: newLineCache()}
+	r := &Result{Pass: &study.Pass{Study: st, Source: src}, lines: newLineCache()}
+	r.Lines = r.lines.line
 
 	pkgs, err := loadStudyPackages(ctx, src, st)
 	if err != nil {
@@ -281,7 +154,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if r.Signal, err = signal.Analyze(in); err != nil {
 			return nil, fmt.Errorf("following the signal in etcd %s: %w", src.Version, err)
 		}
-		r.layers()
+	}
+	if st.Analyze != nil {
+		if r.Findings, err = st.Analyze(r.Pass); err != nil {
+			return nil, fmt.Errorf("analysing etcd %s for the %s study: %w", src.Version, st.Name, err)
+		}
 	}
 	return r, nil
 }
@@ -397,7 +274,7 @@ func (r *Result) findSites() error {
 		cited[f] = true
 	}
 	for _, s := range sites.Find(r.Pkgs, r.Sentinel) {
-		site := Site{Site: s, Repo: r.Source.RepoPath(s.Pos.Filename)}
+		site := study.Site{Site: s, Repo: r.Source.RepoPath(s.Pos.Filename)}
 		site.Cited = cited[site.Repo]
 		text, err := r.lines.line(s.Pos.Filename, s.Pos.Line)
 		if err != nil {
@@ -423,7 +300,7 @@ func (r *Result) resolveEntries() error {
 		if err != nil {
 			return fmt.Errorf("entry %s: %s is not in etcd %s: %w", e.Name, e.Function, r.Source.Version, err)
 		}
-		r.Entries = append(r.Entries, Entry{
+		r.Entries = append(r.Entries, study.EntryPoint{
 			Entry: e,
 			Func:  fn,
 			Pos:   r.Graph.Prog.Fset.Position(fn.Pos()),
@@ -435,25 +312,17 @@ func (r *Result) resolveEntries() error {
 	return nil
 }
 
-func (r *Result) entryIndex(name string) int {
-	for i, e := range r.Entries {
-		if e.Name == name {
-			return i
-		}
-	}
-	return -1
-}
 
 func (r *Result) resolveBoundaries() error {
 	for _, b := range r.Study.Boundaries {
-		if r.entryIndex(b.To) < 0 {
+		if r.EntryIndex(b.To) < 0 {
 			return fmt.Errorf("boundary %s: no entry named %s in the study", b.Name, b.To)
 		}
 		from, err := r.Graph.Func(b.From)
 		if err != nil {
 			return fmt.Errorf("boundary %s: %s is not in etcd %s: %w", b.Name, b.From, r.Source.Version, err)
 		}
-		rb := Boundary{Boundary: b, From: from}
+		rb := study.HandOff{Boundary: b, From: from}
 		if b.Via == study.ChannelSend {
 			rb.Calls, rb.Instrs = channelSends(r.Graph.Prog.Fset, from)
 		} else {
@@ -558,7 +427,7 @@ func (r *Result) grep() error {
 		}
 	}
 	for _, f := range r.Study.Citation.Files {
-		fh := FileHit{Repo: f}
+		fh := study.FileHit{Repo: f}
 		for _, s := range r.Sites {
 			if s.Repo == f {
 				fh.Sites++
@@ -584,7 +453,7 @@ func (r *Result) grep() error {
 				if j, ok := siteAt[fmt.Sprintf("%s:%d", f, i+1)]; ok {
 					site = j
 				}
-				r.Grep = append(r.Grep, GrepHit{Repo: f, Line: i + 1, Text: l, Site: site})
+				r.Grep = append(r.Grep, study.GrepHit{Repo: f, Line: i + 1, Text: l, Site: site})
 			}
 		}
 	}

@@ -83,4 +83,3 @@ type Replay struct {
 	Revisions  int
 	TypedAfter time.Duration
 }
-

@@ -64,6 +64,13 @@ type Study struct {
 	// Claims are what the exercise asserts, each checked against a verdict
 	// of the signal analysis.
 	Claims []Claim
+
+	// Analyze, when set, is the study's own reading of what the engine
+	// found: its verdicts, chains and claims, from the Pass. Validate, when
+	// set, checks the study's data against its rules before anything is
+	// loaded (a claim that names a verdict Analyze never gives).
+	Analyze  func(*Pass) (*Findings, error) `json:"-"`
+	Validate func(*Study) error             `json:"-"`
 }
 
 // Claim is one assertion of the exercise, quoted, and the verdict that
@@ -172,6 +179,11 @@ func (s *Study) Check() error {
 	for _, b := range s.Boundaries {
 		if !seen[b.To] {
 			return fmt.Errorf("study %s: boundary %s continues in %q, which is no entry", s.Name, b.Name, b.To)
+		}
+	}
+	if s.Validate != nil {
+		if err := s.Validate(s); err != nil {
+			return err
 		}
 	}
 	for _, c := range s.Claims {

@@ -17,7 +17,11 @@ import (
 	"github.com/srctrace/srctrace/trace/target"
 )
 
-func init() { study.Register(Study) }
+func init() {
+	Study.Analyze = analyze
+	Study.Validate = checkClaims
+	study.Register(Study)
+}
 
 // Study is the study of the evict-watcher exercise: two watchers on
 // one prefix, a compaction past the behind one, one stream that dies, a

@@ -1,17 +1,16 @@
-package trace
+package errcompacted
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/srctrace/srctrace/trace/study"
-	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 // TestCheckClaims: every claim of the errcompacted study names a fact its
 // verdict can establish, and a misspelt one is refused before any loading.
 func TestCheckClaims(t *testing.T) {
-	if err := checkClaims(errcompacted.Study); err != nil {
+	if err := checkClaims(Study); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -1,4 +1,4 @@
-package trace
+package errcompacted
 
 import (
 	"fmt"
@@ -14,6 +14,73 @@ import (
 	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/study"
 )
+
+// analyze is the study's Analyze: its rules over what the engine found.
+func analyze(p *study.Pass) (*study.Findings, error) {
+	if p.Signal == nil {
+		return &study.Findings{}, nil
+	}
+	a := &analysis{Pass: p}
+	a.layers()
+	return a.findings(), nil
+}
+
+// findings converts the study's conclusions to report data.
+func (r *analysis) findings() *study.Findings {
+	f := &study.Findings{Chains: []report.Chain{}, Verdicts: []report.Verdict{}, Claims: []report.Claim{}, ErrorUses: []report.ErrorUse{}}
+	for _, c := range r.Chains {
+		rc := report.Chain{Behaviour: c.Behaviour, Steps: []report.Step{}}
+		for _, st := range c.Steps {
+			from := []report.StepLink{}
+			for _, l := range st.From {
+				from = append(from, report.StepLink{Step: l.Step, Handoff: l.Handoff})
+			}
+			rc.Steps = append(rc.Steps, report.Step{Loc: r.Loc(st.At), Kind: st.Kind, Label: st.Label, From: from})
+		}
+		f.Chains = append(f.Chains, rc)
+	}
+	fact := func(x Fact) report.Fact { return report.Fact{Key: x.Key, Text: x.Text, Lines: r.Locs(x.Lines)} }
+	for _, v := range r.Verdicts {
+		rv := report.Verdict{ID: v.ID, Behaviour: v.Behaviour, Question: v.Question, Sentence: v.Sentence, Lines: r.Locs(v.Lines), Facts: []report.Fact{}}
+		for _, x := range v.Facts {
+			rv.Facts = append(rv.Facts, fact(x))
+		}
+		f.Verdicts = append(f.Verdicts, rv)
+	}
+	for _, c := range r.Claims {
+		rc := report.Claim{Where: c.Where, Says: c.Says, Verdict: c.Verdict, HoldsIf: c.Holds, FailsIf: c.Fails, Holds: c.Outcome}
+		if c.Fact != nil {
+			x := fact(*c.Fact)
+			rc.Fact = &x
+		}
+		f.Claims = append(f.Claims, rc)
+	}
+	f.Corrected = r.Locs(r.Corrected)
+	for i := range f.Corrected {
+		if t, err := r.Lines(r.Corrected[i].Filename, r.Corrected[i].Line); err == nil {
+			f.Corrected[i].Text = t
+		}
+	}
+	for _, u := range r.ErrorUses {
+		s := r.Sites[u.Site]
+		f.ErrorUses = append(f.ErrorUses, report.ErrorUse{Entry: u.Entry, Site: report.SiteRef{Index: u.Site, File: s.Repo, Line: s.Pos.Line},
+			Call: r.Loc(u.Call), Callee: u.Callee, Uses: u.Uses, Dropped: u.Dropped})
+	}
+	return f
+}
+
+// analysis is the study's reading of one release: what the engine found
+// (the Pass), and the chains, verdicts and claims the study's rules derive
+// from it.
+type analysis struct {
+	*study.Pass
+	Chains    []Chain
+	Verdicts  []Verdict
+	Claims    []Claim
+	ErrorUses []ErrorUse
+	// Corrected are the lines a citation of what runs would name.
+	Corrected []signal.Pos
+}
 
 // Step is one station of a behaviour's way through the code.
 type Step struct {
@@ -189,12 +256,12 @@ func (s *sentence) add(text string, at ...signal.Pos) {
 	s.b.WriteString(text)
 }
 
-func (r *Result) verdict(id, behaviour, question string, s *sentence) {
+func (r *analysis) verdict(id, behaviour, question string, s *sentence) {
 	r.Verdicts = append(r.Verdicts, Verdict{ID: id, Behaviour: behaviour, Question: question, Sentence: s.b.String(), Lines: s.lines, Facts: s.facts})
 }
 
 // claims checks the study's claims against the verdicts' facts.
-func (r *Result) claims() {
+func (r *analysis) claims() {
 	for _, c := range r.Study.Claims {
 		cl := Claim{Claim: c}
 		for _, v := range r.Verdicts {
@@ -221,20 +288,20 @@ func short(fn *ssa.Function) string {
 	return report.ShortName(callpath.Name(fn))
 }
 
-func (r *Result) entryFunc(name string) *ssa.Function {
-	if i := r.entryIndex(name); i >= 0 {
+func (r *analysis) entryFunc(name string) *ssa.Function {
+	if i := r.EntryIndex(name); i >= 0 {
 		return r.Entries[i].Func
 	}
 	return nil
 }
 
-func (r *Result) reachedFrom(name string, fn *ssa.Function) bool {
-	i := r.entryIndex(name)
+func (r *analysis) reachedFrom(name string, fn *ssa.Function) bool {
+	i := r.EntryIndex(name)
 	return i >= 0 && fn != nil && r.Entries[i].Reach[fn]
 }
 
-func (r *Result) entryPos(name string) signal.Pos {
-	i := r.entryIndex(name)
+func (r *analysis) entryPos(name string) signal.Pos {
+	i := r.EntryIndex(name)
 	if i < 0 {
 		return signal.Pos{}
 	}
@@ -242,7 +309,7 @@ func (r *Result) entryPos(name string) signal.Pos {
 }
 
 // behavioursOf names the behaviours whose entries reach fn.
-func (r *Result) behavioursOf(fn *ssa.Function) []string {
+func (r *analysis) behavioursOf(fn *ssa.Function) []string {
 	var out []string
 	for _, b := range r.Study.Behaviours {
 		for _, e := range b.Entries {
@@ -256,7 +323,7 @@ func (r *Result) behavioursOf(fn *ssa.Function) []string {
 }
 
 // decisions returns the decisions reachable from an entry.
-func (r *Result) decisions(entry string) []signal.Comparison {
+func (r *analysis) decisions(entry string) []signal.Comparison {
 	var out []signal.Comparison
 	for _, c := range r.Signal.Comparisons {
 		if c.Decision && r.reachedFrom(entry, c.Func) {
@@ -267,7 +334,7 @@ func (r *Result) decisions(entry string) []signal.Comparison {
 }
 
 // signalDecision is the sync loop's decision that sends the signal.
-func (r *Result) signalDecision() (signal.Comparison, bool) {
+func (r *analysis) signalDecision() (signal.Comparison, bool) {
 	for _, c := range r.decisions(r.Study.Signal.Sync) {
 		if strings.HasPrefix(c.Consequence, "sends ") {
 			return c, true
@@ -276,7 +343,7 @@ func (r *Result) signalDecision() (signal.Comparison, bool) {
 	return signal.Comparison{}, false
 }
 
-func (r *Result) layers() {
+func (r *analysis) layers() {
 	sg := r.Study.Signal
 	r.errorUses()
 	watch := r.watchChain()
@@ -304,7 +371,7 @@ func (r *Result) layers() {
 
 // withCreate inserts the create response after the watcher is put in the
 // behind group.
-func (r *Result) withCreate(steps []Step) []Step {
+func (r *analysis) withCreate(steps []Step) []Step {
 	recv, err := r.Graph.Func(r.Study.Signal.Recv)
 	if err != nil {
 		return steps
@@ -332,7 +399,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (r *Result) goStmt(loop string) (signal.GoStmt, bool) {
+func (r *analysis) goStmt(loop string) (signal.GoStmt, bool) {
 	for _, g := range r.Signal.GoStmts {
 		if g.Loop == loop {
 			return g, true
@@ -342,7 +409,7 @@ func (r *Result) goStmt(loop string) (signal.GoStmt, bool) {
 }
 
 // behindAdd is where the open path adds a watcher to the behind group.
-func (r *Result) behindAdd() (signal.GroupAccess, bool) {
+func (r *analysis) behindAdd() (signal.GroupAccess, bool) {
 	for _, a := range r.Signal.Groups {
 		if a.Group == r.Study.Signal.Behind && a.Method == "add" && r.reachedFrom(r.Study.Signal.Open, a.Func) {
 			return a, true
@@ -352,7 +419,7 @@ func (r *Result) behindAdd() (signal.GroupAccess, bool) {
 }
 
 // groupAddsIn lists the group additions in one function.
-func (r *Result) groupAddsIn(fn *ssa.Function) []signal.GroupAccess {
+func (r *analysis) groupAddsIn(fn *ssa.Function) []signal.GroupAccess {
 	var out []signal.GroupAccess
 	for _, a := range r.Signal.Groups {
 		if a.Func == fn && a.Method == "add" {
@@ -364,7 +431,7 @@ func (r *Result) groupAddsIn(fn *ssa.Function) []signal.GroupAccess {
 
 // behindRead is where the sync loop reads the behind group on its way to
 // the decision.
-func (r *Result) behindRead(d signal.Comparison) (signal.GroupAccess, bool) {
+func (r *analysis) behindRead(d signal.Comparison) (signal.GroupAccess, bool) {
 	sync := r.entryFunc(r.Study.Signal.Sync)
 	if sync == nil || d.Func == nil {
 		return signal.GroupAccess{}, false
@@ -410,12 +477,12 @@ func (st *steps) tool(name string, run *signal.ToolRun) {
 // behindGroup is the ID of the step that puts a watcher in the behind group.
 const behindGroup = "behind-group"
 
-func (r *Result) watchChain() []Step {
+func (r *analysis) watchChain() []Step {
 	sg := r.Study.Signal
 	s := r.Signal
 	var st steps
 	add := st.add
-	if r.entryIndex(sg.Open) < 0 {
+	if r.EntryIndex(sg.Open) < 0 {
 		return nil
 	}
 	add("entry", "a client opens a watch stream: "+sg.Open, r.entryPos(sg.Open))
@@ -499,7 +566,7 @@ func (r *Result) watchChain() []Step {
 	return link(st)
 }
 
-func (r *Result) readChain() []Step {
+func (r *analysis) readChain() []Step {
 	sg := r.Study.Signal
 	s := r.Signal
 	var st steps
@@ -534,7 +601,7 @@ func (r *Result) readChain() []Step {
 	return link(st)
 }
 
-func (r *Result) evictVerdict() {
+func (r *analysis) evictVerdict() {
 	sg := r.Study.Signal
 	s := r.Signal
 	d, ok := r.signalDecision()
@@ -606,7 +673,7 @@ func (r *Result) evictVerdict() {
 
 // replayVerdict times the exercise's replay by the pacing the code sets: a
 // batch of revisions per pass of the sync loop, a pass per period.
-func (r *Result) replayVerdict() {
+func (r *analysis) replayVerdict() {
 	sg := r.Study.Signal
 	if sg.Replay == nil {
 		return
@@ -676,7 +743,7 @@ func (r *Result) replayVerdict() {
 
 // behaviourWith returns the first behaviour that runs through entry (and,
 // if given, has the id).
-func (r *Result) behaviourWith(entry, id string) string {
+func (r *analysis) behaviourWith(entry, id string) string {
 	for _, b := range r.Study.Behaviours {
 		if contains(b.Entries, entry) && (id == "" || b.ID == id) {
 			return b.ID
@@ -689,7 +756,7 @@ func fieldName(q string) string {
 	return q[strings.LastIndex(q, ".")+1:]
 }
 
-func (r *Result) reopenVerdict() {
+func (r *analysis) reopenVerdict() {
 	sg := r.Study.Signal
 	s := r.Signal
 	q := "Is a watch opened from a compacted revision refused at open, or accepted and then canceled?"
@@ -759,7 +826,7 @@ func (r *Result) reopenVerdict() {
 
 // createResponse is the write of the created flag in the receive loop's
 // normal create response (the one whose canceled flag is not constant).
-func (r *Result) createResponse(recv *ssa.Function) signal.Pos {
+func (r *analysis) createResponse(recv *ssa.Function) signal.Pos {
 	sg := r.Study.Signal
 	for _, w := range r.Signal.Writes {
 		if w.Field == sg.Cancel && w.Func == recv && w.Value != "true" {
@@ -769,7 +836,7 @@ func (r *Result) createResponse(recv *ssa.Function) signal.Pos {
 	return signal.Pos{}
 }
 
-func (r *Result) boundaryVerdict() {
+func (r *analysis) boundaryVerdict() {
 	sg := r.Study.Signal
 	q := "Which comparisons make revision C (the compaction revision) succeed and C−1 fail, for watches and for reads?"
 	type group struct {
@@ -850,7 +917,7 @@ func (r *Result) boundaryVerdict() {
 	r.verdict("boundary", "", q, v)
 }
 
-func (r *Result) readVerdict() {
+func (r *analysis) readVerdict() {
 	sg := r.Study.Signal
 	s := r.Signal
 	q := "How does exercise 6's historical read fail, and what reaches the client?"
@@ -884,12 +951,12 @@ func (r *Result) readVerdict() {
 	r.verdict("read", b, q, v)
 }
 
-func (r *Result) sitePos(i int) signal.Pos {
+func (r *analysis) sitePos(i int) signal.Pos {
 	s := r.Sites[i]
 	return signal.Pos{Position: s.Pos, Func: s.Func, Text: strings.TrimSpace(s.Text)}
 }
 
-func (r *Result) citationVerdict() {
+func (r *analysis) citationVerdict() {
 	q := fmt.Sprintf("Does each line %s's citation finds run in a behaviour, and which lines should it name?", r.Study.Citation.Step)
 	v := &sentence{}
 	var runs, idle []signal.Pos
@@ -962,7 +1029,7 @@ func hasPos(list []signal.Pos, p signal.Pos) bool {
 }
 
 // lineToken is the position of a grep hit.
-func (r *Result) lineToken(h GrepHit) (p token.Position) {
+func (r *analysis) lineToken(h study.GrepHit) (p token.Position) {
 	abs, _ := r.Source.File(h.Repo)
 	p.Filename, p.Line, p.Column = abs, h.Line, 1
 	return p
@@ -971,13 +1038,13 @@ func (r *Result) lineToken(h GrepHit) (p token.Position) {
 // errorUses finds, on the paths from the watch-open entry to uses of the
 // sentinel, the send loop's calls that lead there, and what it does with
 // their error.
-func (r *Result) errorUses() {
+func (r *analysis) errorUses() {
 	sg := r.Study.Signal
 	send, err := r.Graph.Func(sg.Send)
 	if err != nil {
 		return
 	}
-	ei := r.entryIndex(sg.Open)
+	ei := r.EntryIndex(sg.Open)
 	if ei < 0 {
 		return
 	}
