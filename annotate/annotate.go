@@ -13,9 +13,6 @@ import (
 	"github.com/srctrace/srctrace/trace/report"
 )
 
-// Formats lists the output formats, the default first.
-var Formats = []string{"markdown", "json"}
-
 // Render writes rep to w in format.
 func Render(w io.Writer, format string, rep *report.Report) error {
 	switch format {

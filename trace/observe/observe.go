@@ -72,8 +72,6 @@ type Result struct {
 	Runs    []*Profile
 }
 
-// Measured reports whether file was instrumented.
-func (p *Profile) Measured(file string) bool { _, ok := p.files[file]; return ok }
 
 // Covers reports whether a statement of a coverage block is on file:line
 // (a package-level declaration is in none, and is not measured).

@@ -59,8 +59,6 @@ type Comparison struct {
 	// RevisionObj is the object the other operand denotes, when it is a
 	// variable or field.
 	RevisionObj types.Object
-	// CompactLeft is set when the compaction side is the left operand.
-	CompactLeft bool
 	// Decision is set when the comparison guards a signal write or a use of
 	// the sentinel; Consequence says which, or what the guarded code does.
 	Decision    bool
@@ -174,21 +172,12 @@ type ReadPath struct {
 	Wire    ErrorText
 }
 
-// ErrorUse says what code does with an error that can be the sentinel.
-type ErrorUse struct {
-	Call    Pos      // the call that returns the error
-	Uses    []string // what happens to the error: "compared with nil", "returned", ...
-	Dropped bool     // only compared with nil: never returned, logged or passed on
-	Site    int      // index of the study site the call leads to
-}
-
 // Result is the signal analysis.
 type Result struct {
 	Comparisons []Comparison
 	Writes      []Write
 	Marks       []Mark
 	Refusals    []Refusal
-	OpenChecks  []Comparison // comparisons reachable from the receive loop
 	GoStmts     []GoStmt
 	Groups      []GroupAccess
 	Chans       []ChanOp
@@ -198,11 +187,8 @@ type Result struct {
 	Pacing      []Const
 	Progress    FieldStores
 	Start       FieldStores
-	// CompactText is the text of the sentinel itself.
-	CompactText ErrorText
-	// ProgressVar, StartVar and BehindVar are the resolved fields (nil when
-	// absent).
-	ProgressVar, StartVar, BehindVar *types.Var
+	// ProgressVar and StartVar are the resolved fields (nil when absent).
+	ProgressVar, StartVar *types.Var
 
 	in  Input
 	syn *syntax
@@ -238,12 +224,9 @@ func Analyze(in Input) (*Result, error) {
 	r.client()
 	r.readPath(fns)
 	r.pacing()
-	r.ProgressVar, r.StartVar, r.BehindVar = r.fieldOrNil(sg.Progress), r.fieldOrNil(sg.Start), r.fieldOrNil(sg.Behind)
+	r.ProgressVar, r.StartVar = r.fieldOrNil(sg.Progress), r.fieldOrNil(sg.Start)
 	r.Progress = r.stores(sg.Progress)
 	r.Start = r.stores(sg.Start)
-	if v, ok := in.Sentinel.(*types.Var); ok {
-		r.CompactText = r.errorText(v)
-	}
 	r.tool()
 	return r, nil
 }
@@ -309,7 +292,6 @@ func (r *Result) comparisons(d *deriver) {
 			Op:          be.Op.String(),
 			Revision:    r.syn.src(other),
 			RevisionObj: r.syn.obj(other),
-			CompactLeft: leftTainted,
 		}
 		// Does revision C pass? x < C is false at x = C; x <= C is true.
 		op := be.Op
