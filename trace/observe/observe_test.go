@@ -36,7 +36,7 @@ func TestObserve(t *testing.T) {
 			pkgs = append(pkgs, p)
 		}
 	}
-	ob, err := observe.Run(context.Background(), observe.Options{Version: "v3.7.3", Packages: pkgs, Modules: st.Modules(), Layout: st.LayoutMap()})
+	ob, err := observe.Run(context.Background(), observe.Options{Version: "v3.7.3", Packages: pkgs, Modules: st.Modules(), Layout: st.LayoutMap(), Lab: st.Lab})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +76,11 @@ func TestObserve(t *testing.T) {
 			t.Errorf("evict chain: %d of %d measured steps ran; not: %v", c.Ran, c.Measured, c.NotRan)
 		}
 	}
-	if len(ob.Runs) != 4 {
-		t.Errorf("%d runs", len(ob.Runs))
+	if got, want := len(ob.Runs), len(st.Lab.Scripts); got != want || want != 4 {
+		t.Errorf("%d runs of %d scripts", got, want)
 	}
 	// A second run reuses the instrumented server.
-	again, err := observe.Run(context.Background(), observe.Options{Version: "v3.7.3", Packages: pkgs, Modules: st.Modules(), Layout: st.LayoutMap(), Scripts: []string{"baseline"}})
+	again, err := observe.Run(context.Background(), observe.Options{Version: "v3.7.3", Packages: pkgs, Modules: st.Modules(), Layout: st.LayoutMap(), Lab: st.Lab, Scripts: []string{observe.Baseline}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,8 +147,10 @@ type Etcdctl struct {
 type Capture struct {
 	Args        []string `json:"args"`
 	StdoutLines int      `json:"stdout_lines"`
-	Stderr      string   `json:"stderr"`
-	ExitCode    int      `json:"exit_code"`
+	// Stdout is stdout exactly, where the lab keeps it (short outputs).
+	Stdout   *string `json:"stdout,omitempty"`
+	Stderr   string  `json:"stderr"`
+	ExitCode int     `json:"exit_code"`
 	// Events is how many watch events stdout shows (3 lines each).
 	Events int `json:"events,omitempty"`
 	// Stopped is set when the watch outlived the compaction and the lab

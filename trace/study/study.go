@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/target"
 )
 
@@ -63,6 +64,11 @@ type Study struct {
 	// Claims are what the exercise asserts, each checked against a verdict
 	// of the signal analysis.
 	Claims []Claim
+
+	// Lab is what the study runs on a real etcd server (srctrace lab,
+	// --lab) and the scripts of its coverage runs (--observe); nil for a
+	// study without a lab. Behaviours name its scripts by Observed.
+	Lab *lab.Lab `json:"-"`
 }
 
 // Claim is one assertion of the exercise, quoted, and the verdict that
@@ -272,6 +278,16 @@ func (s *Study) Check() error {
 			if !seen[e] {
 				return fmt.Errorf("study %s: behaviour %s runs through %q, which is no entry", s.Name, b.ID, e)
 			}
+		}
+		if s.Lab != nil && len(s.Lab.Scripts) > 0 && b.Observed != "" {
+			if _, ok := s.Lab.Script(b.Observed); !ok {
+				return fmt.Errorf("study %s: behaviour %s is observed by script %q, which the lab does not have (it has %s)", s.Name, b.ID, b.Observed, strings.Join(s.Lab.ScriptNames(), ", "))
+			}
+		}
+	}
+	if s.Lab != nil && len(s.Lab.Scripts) > 0 {
+		if _, ok := s.Lab.Script(lab.Baseline); !ok {
+			return fmt.Errorf("study %s: the lab's coverage scripts need a %q script to compare the others with", s.Name, lab.Baseline)
 		}
 	}
 	return nil

@@ -34,6 +34,8 @@ var Study = &study.Study{
 		"exist, from which entry points each one is really reached, and which lab " +
 		"behaviour each belongs to.",
 
+	Lab: Lab,
+
 	Module: "go.etcd.io/etcd/server/v3",
 	Extra:  []string{"go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/etcdctl/v3"},
 	Target: target.Etcd,
