@@ -47,8 +47,10 @@ func newLabCmd(runF func(context.Context, *labOptions) error) *cobra.Command {
 --endpoints names a server on this machine. It writes an anchor key and 2000
 writes under a fresh prefix, opens a behind and a current watcher, compacts to
 N-10 while the behind one is mid-replay (and once more with the by-hand
-timing), reopens a watch from the compacted revision, finds the boundary, and
-runs exercise 6's historical read. The real etcdctl of the server's release
+timing), reopens a watch from the compacted revision, finds the boundary,
+runs exercise 6's historical read, and adds two probes the exercise does not
+make: a compaction to the revision already compacted to, and a HashKV below
+it. The real etcdctl of the server's release
 is used for the captures: --etcdctl, else one on PATH of that release, else
 one built once into the user cache dir.
 

@@ -205,6 +205,9 @@ type Behaviour struct {
 	// Setup are the entries of the requests the lab makes to set the
 	// behaviour up (the compaction), which run in its coverage run too.
 	Setup []string
+	// Probe marks a demonstration the lab adds: not one of the exercise's
+	// behaviours; verdicts about the exercise ignore it.
+	Probe bool
 }
 
 // ChannelSend as a Boundary's Via means a send statement on a channel.

@@ -164,6 +164,32 @@ var Study = &study.Study{
 			Prose: "Exercise 6's failed --rev read carries the same error name; the exercise " +
 				"says it is one mechanism with the watch, on another surface.",
 		},
+		// Two demonstrations the lab adds after the main round's
+		// compaction to C: requests the exercise does not make, answered
+		// with the sentinel by the two returns of it that step 6's grep
+		// finds besides its definition.
+		{
+			ID:       ProbeCompact,
+			Observed: ProbeCompact,
+			Probe:    true,
+			Setup:    []string{"kv-compact", "apply"},
+			Title:    probeCompactTitle,
+			Lab:      "etcdctl compaction C, after the compaction to C, fails",
+			Entries:  []string{"kv-compact", "apply"},
+			Prose: "Not in the exercise: a compaction to a revision the store is already " +
+				"compacted to, which the lab adds to show the compaction's own refusal run.",
+		},
+		{
+			ID:       ProbeHashKV,
+			Observed: ProbeHashKV,
+			Probe:    true,
+			Setup:    []string{"kv-compact", "apply"},
+			Title:    probeHashKVTitle,
+			Lab:      "etcdctl endpoint hashkv --rev=C-1, after the compaction to C, fails",
+			Entries:  []string{"hash-kv"},
+			Prose: "Not in the exercise: a hash of the store at a revision below the " +
+				"compaction, which the lab adds to show the hash's refusal run.",
+		},
 	},
 
 	// The exercise's own claims, in its words, each with the verdict that

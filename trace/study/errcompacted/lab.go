@@ -2,12 +2,15 @@ package errcompacted
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/status"
 
 	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/report"
@@ -23,6 +26,14 @@ import (
 // compacts as soon as the first batch of replayed events reaches the
 // client, while the server still holds the watcher as unsynced. It also
 // runs the by-hand timing (a fixed delay) and records both outcomes.
+//
+// # Probes
+//
+// After the main round's compaction to C the lab makes two requests that
+// the exercise does not: a compaction to C again, and a HashKV at C-1. Each
+// is answered with the study's error by code that step 6 cites and that no
+// behaviour of the exercise runs; the coverage scripts of the same names
+// show it running.
 
 // Lab is the exercise run on a real etcd server.
 var Lab = &lab.Lab{
@@ -36,6 +47,19 @@ var Lab = &lab.Lab{
 	Scripts:  scripts,
 }
 
+// The probes' names, each also the name of its coverage script and of the
+// behaviour (a Probe) that the script shows.
+const (
+	ProbeCompact = "compact-compacted"
+	ProbeHashKV  = "hashkv-compacted"
+)
+
+// The probes' titles, also their behaviours'.
+const (
+	probeCompactTitle = "Compaction to a revision already compacted to"
+	probeHashKVTitle  = "HashKV at a compacted revision"
+)
+
 // steps are the lab's phases in order, each a method of labRun.
 var steps = []struct {
 	name string
@@ -47,6 +71,8 @@ var steps = []struct {
 	{"reopen", (*labRun).reopen},
 	{"boundary", (*labRun).boundary},
 	{"read", (*labRun).read},
+	{ProbeCompact, (*labRun).probeCompact},
+	{ProbeHashKV, (*labRun).probeHashKV},
 }
 
 func phaseNames() []string {
@@ -508,4 +534,55 @@ func (l *labRun) read(ctx context.Context) error {
 		l.rep.Etcdctl.Read = cp
 	}
 	return nil
+}
+
+// probeCompact compacts to the main round's compaction revision C again:
+// the Go client's Compact, then `etcdctl compaction C`.
+func (l *labRun) probeCompact(ctx context.Context) error {
+	c := l.rep.CompactRevision
+	p := report.RequestProbe{Name: ProbeCompact, Title: probeCompactTitle, Revision: c, CompactRevision: c}
+	_, err := l.cli.Compact(ctx, c)
+	return l.probe(ctx, p, err, "compaction", strconv.FormatInt(c, 10))
+}
+
+// probeHashKV asks for the hash of the store at C-1, below the main
+// round's compaction: the Go client's HashKV, then `etcdctl endpoint
+// hashkv --rev=C-1`.
+func (l *labRun) probeHashKV(ctx context.Context) error {
+	c := l.rep.CompactRevision
+	p := report.RequestProbe{Name: ProbeHashKV, Title: probeHashKVTitle, Revision: c - 1, CompactRevision: c}
+	_, err := l.cli.HashKV(ctx, l.env.Endpoints()[0], c-1)
+	return l.probe(ctx, p, err, "endpoint", "hashkv", "--rev="+strconv.FormatInt(c-1, 10))
+}
+
+// probe records the Go client's error and etcdctl's run of args.
+func (l *labRun) probe(ctx context.Context, p report.RequestProbe, err error, args ...string) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	p.ClientError, p.ClientCode = clientError(err)
+	if l.env.HasEtcdctl() {
+		cp, err := l.env.Exec(ctx, args...)
+		if err != nil {
+			return err
+		}
+		p.Capture = cp
+	}
+	l.rep.Probes = append(l.rep.Probes, p)
+	return nil
+}
+
+// clientError returns a Go client error's text and its gRPC status code.
+func clientError(err error) (text, code string) {
+	if err == nil {
+		return "", ""
+	}
+	var ee rpctypes.EtcdError
+	if errors.As(err, &ee) {
+		return err.Error(), ee.Code().String()
+	}
+	if s, ok := status.FromError(err); ok {
+		return err.Error(), s.Code().String()
+	}
+	return err.Error(), ""
 }

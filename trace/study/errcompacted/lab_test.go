@@ -2,17 +2,44 @@ package errcompacted
 
 import (
 	"context"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/lab/labtest"
+	"github.com/srctrace/srctrace/trace/report"
 )
 
-// compactedText is the description of rpctypes.ErrGRPCCompacted
-// (api/v3rpc/rpctypes/error.go at v3.7.3), the client's error text.
-const compactedText = "etcdserver: mvcc: required revision has been compacted"
+// The expected texts below are etcd's, derived by reading the release's
+// source, not srctrace's output:
+//
+//   - the client's error for the sentinel on the wire is the description of
+//     rpctypes.ErrGRPCCompacted (api/v3rpc/rpctypes/error.go, the same at
+//     v3.6.0 and v3.7.3), with gRPC code OutOfRange;
+//   - cobrautl.ExitWithError prints "Error: " and the error and exits with
+//     its code; compactionCommandFunc and epHashKVCommandFunc pass ExitError,
+//     1 (pkg/cobrautl/error.go);
+//   - epHashKVCommandFunc first prints "Failed to get the hash of endpoint
+//     EP (ERR)" for the endpoint and prints no table row for it
+//     (etcdctl/ctlv3/command/ep_command.go, printer_simple.go);
+//   - the client's unary retry interceptor logs a warning for the failed
+//     attempt before it decides not to retry an OutOfRange error
+//     (client/v3/retry_interceptor.go), and etcdctl's client logs warnings
+//     to stderr as JSON (ctlv3/command/global.go, CreateDefaultZapLogger).
+const (
+	compactedText = "etcdserver: mvcc: required revision has been compacted"
+	exitError     = 1
+)
+
+// retryWarning is the interceptor's line: zap's JSON with its message.
+var retryWarning = regexp.MustCompile(`^\{"level":"warn",.*"msg":"retrying of unary invoker failed".*` + regexp.QuoteMeta(compactedText) + `"\}$`)
+
+// hashFailed is epHashKVCommandFunc's line for the endpoint the lab
+// passed (with or without a scheme).
+var hashFailed = regexp.MustCompile(`^Failed to get the hash of endpoint (http://)?127\.0\.0\.1:[0-9]+ \(` + regexp.QuoteMeta(compactedText) + `\)$`)
 
 func builder() func(context.Context, string) (string, error) {
 	return lab.Builder("", Study.Modules(), Study.LayoutMap(), nil)
@@ -97,6 +124,59 @@ func TestLab(t *testing.T) {
 	if e.Read == nil || e.Read.ExitCode != 1 || !strings.HasSuffix(e.Read.Stderr, "Error: "+compactedText+"\n") {
 		t.Errorf("etcdctl read = %+v", e.Read)
 	}
+	checkProbes(t, rep, true)
+}
+
+// checkProbes checks the two probes. Compacting to C again is refused by
+// mvcc.(*store).updateCompactRev (`rev <= s.compactMainRev`), a HashKV at
+// C-1 by mvcc.(*store).hashByRev (`rev > 0 && rev < compactRev`), both with
+// mvcc.ErrCompacted, which the gRPC layer translates to ErrGRPCCompacted
+// (server/etcdserver/api/v3rpc/util.go); the same at v3.6.0 and v3.7.3.
+func checkProbes(t *testing.T, rep *report.Lab, etcdctl bool) {
+	t.Helper()
+	c := rep.CompactRevision
+	if len(rep.Probes) != 2 || rep.Probes[0].Name != ProbeCompact || rep.Probes[1].Name != ProbeHashKV {
+		t.Fatalf("probes = %+v", rep.Probes)
+	}
+	compact, hash := rep.Probes[0], rep.Probes[1]
+	if compact.Revision != c || hash.Revision != c-1 || compact.CompactRevision != c || hash.CompactRevision != c {
+		t.Errorf("revisions: compact %d, hash %d, compaction %d", compact.Revision, hash.Revision, c)
+	}
+	for _, p := range rep.Probes {
+		if p.ClientError != compactedText || p.ClientCode != "OutOfRange" {
+			t.Errorf("%s: the client's error %q (%s)", p.Name, p.ClientError, p.ClientCode)
+		}
+		if !etcdctl {
+			if p.Capture != nil {
+				t.Errorf("%s: an etcdctl capture without etcdctl: %+v", p.Name, p.Capture)
+			}
+			continue
+		}
+		if p.Capture == nil || p.Stdout == nil || *p.Stdout != "" || p.StdoutLines != 0 || p.ExitCode != exitError {
+			t.Errorf("%s: etcdctl = %+v", p.Name, p.Capture)
+			continue
+		}
+		lines := strings.Split(strings.TrimSuffix(p.Stderr, "\n"), "\n")
+		want := 2
+		if p.Name == ProbeHashKV {
+			want = 3
+		}
+		if len(lines) != want || !retryWarning.MatchString(lines[0]) || lines[len(lines)-1] != "Error: "+compactedText {
+			t.Errorf("%s: stderr %q", p.Name, p.Stderr)
+			continue
+		}
+		if p.Name == ProbeHashKV && !hashFailed.MatchString(lines[1]) {
+			t.Errorf("%s: stderr line 2 %q", p.Name, lines[1])
+		}
+	}
+	if etcdctl {
+		if got := strings.Join(compact.Args, " "); got != "compaction "+itoa(c) {
+			t.Errorf("compaction args %q", got)
+		}
+		if got := strings.Join(hash.Args, " "); got != "endpoint hashkv --rev="+itoa(c-1) {
+			t.Errorf("hashkv args %q", got)
+		}
+	}
 }
 
 // TestLabInterrupted cancels the lab at the start of every phase, the
@@ -105,13 +185,76 @@ func TestLabInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real etcd server")
 	}
-	if got, want := strings.Join(Lab.AllPhases(), " "), "server by-hand etcdctl-evict evict reopen boundary read teardown"; got != want {
+	if got, want := strings.Join(Lab.AllPhases(), " "), "server by-hand etcdctl-evict evict reopen boundary read "+ProbeCompact+" "+ProbeHashKV+" teardown"; got != want {
 		t.Errorf("phases %q, want %q", got, want)
 	}
 	opts := lab.Options{Build: builder(), Writes: 40, Delay: 50 * time.Millisecond}
 	t.Run("at", func(t *testing.T) { labtest.Interrupt(t, Lab, opts) })
 	// Within a phase: 5 ms in, its first requests or etcdctl runs are under way.
 	t.Run("within", func(t *testing.T) { labtest.InterruptWithin(t, Lab, opts, 5*time.Millisecond) })
+}
+
+// TestLabV360 runs the lab against a real etcd v3.6.0 (the release's own
+// server binary, built from its module) with etcdctl v3.6.0. The lab's Go
+// client is the pinned one's.
+//
+// The probes' answers are the same as at v3.7.3.
+func TestLabV360(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs etcd v3.6.0")
+	}
+	rep := runRelease(t, "v3.6.0", builder(), 0)
+	if rep.Etcd.Version != "v3.6.0" || rep.Etcdctl == nil || rep.Etcdctl.Version != "v3.6.0" {
+		t.Fatalf("etcd %+v, etcdctl %+v, notes %q", rep.Etcd, rep.Etcdctl, rep.Notes)
+	}
+	c := rep.CompactRevision
+	if rep.Boundary.LowestOpenRevision != c || rep.Read.LowestReadableRevision != c {
+		t.Errorf("boundary %d, read %d, compaction %d", rep.Boundary.LowestOpenRevision, rep.Read.LowestReadableRevision, c)
+	}
+	checkProbes(t, rep, true)
+}
+
+// TestLabNoEtcdctl runs the lab against etcd v3.6.9, whose etcdctl module
+// the proxy here refuses: the lab goes on with the Go client and says why
+// in a note; the probes record the client's errors only.
+func TestLabNoEtcdctl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs etcd v3.6.9")
+	}
+	rep := runRelease(t, "v3.6.9", builder(), 200)
+	if rep.Etcd.Version != "v3.6.9" || rep.Etcdctl != nil {
+		t.Fatalf("etcd %+v, etcdctl %+v", rep.Etcd, rep.Etcdctl)
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "building etcdctl v3.6.9 failed") || !strings.HasSuffix(rep.Notes[0], "the results are the Go client's") {
+		t.Errorf("notes %q", rep.Notes)
+	}
+	for _, p := range rep.Boundary.Probes {
+		if p.By != "client" {
+			t.Errorf("boundary probe %+v", p)
+		}
+	}
+	checkProbes(t, rep, false)
+}
+
+// runRelease runs the lab against the etcd server of a release.
+// With writes 0 it makes the exercise's; it skips the by-hand round.
+func runRelease(t *testing.T, version string, build func(context.Context, string) (string, error), writes int) *report.Lab {
+	t.Helper()
+	ctx := context.Background()
+	bin, err := lab.ServerBuilder("", Study.Module, Study.LayoutMap(), nil)(ctx, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := lab.StartProcess(ctx, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rep, err := lab.Run(ctx, Lab, lab.Options{Endpoints: srv.Endpoints(), AllowCompact: true, Build: build, Writes: writes, Delay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
 
 func TestSearch(t *testing.T) {
@@ -122,3 +265,5 @@ func TestSearch(t *testing.T) {
 		}
 	}
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -17,6 +17,8 @@ var scripts = []lab.Script{
 	{Name: "evict", Doc: "the main round: a behind and a current watcher, the compaction when the behind one's first batch arrives", Run: scriptEvict},
 	{Name: "reopen", Doc: "the setup, the compaction, and a watch from the compacted anchor revision", Run: scriptReopen},
 	{Name: "read", Doc: "the setup, the compaction, and a get at the anchor revision and at N-10", Run: scriptRead},
+	{Name: ProbeCompact, Doc: "the setup, the compaction, and a compaction to N-10 again", Run: scriptProbeCompact},
+	{Name: ProbeHashKV, Doc: "the setup, the compaction, and a HashKV at N-11", Run: scriptProbeHashKV},
 }
 
 // setupCompacted is the scripts' common start: the setup and the
@@ -88,4 +90,25 @@ func scriptRead(ctx context.Context, env *lab.Env) error {
 	}
 	_, err = env.Client.Get(ctx, prefix+"k", clientv3.WithRev(c))
 	return err
+}
+
+// The probes' scripts make the probe's request and do not judge its
+// answer: what ran is what the coverage run is for.
+
+func scriptProbeCompact(ctx context.Context, env *lab.Env) error {
+	_, _, _, c, err := setupCompacted(ctx, env, ProbeCompact)
+	if err != nil {
+		return err
+	}
+	env.Client.Compact(ctx, c)
+	return ctx.Err()
+}
+
+func scriptProbeHashKV(ctx context.Context, env *lab.Env) error {
+	_, _, _, c, err := setupCompacted(ctx, env, ProbeHashKV)
+	if err != nil {
+		return err
+	}
+	env.Client.HashKV(ctx, env.Endpoints()[0], c-1)
+	return ctx.Err()
 }
