@@ -105,6 +105,24 @@ type Reopen struct {
 	// Negative is a watch opened from revision -1, which the server may
 	// refuse in the create response itself.
 	Negative *Reopen `json:"negative,omitempty"`
+	// Raw are the responses the server sent for the same create request on
+	// a watch stream of its own (gRPC, not the Go client's Watch), in order,
+	// up to the one that canceled it; the fields above are what the Go
+	// client's Watch delivered. Set on Negative.
+	Raw []RawWatchResponse `json:"raw,omitempty"`
+}
+
+// RawWatchResponse is one etcdserverpb.WatchResponse as the server sent it.
+type RawWatchResponse struct {
+	WatchID         int64  `json:"watch_id"`
+	Created         bool   `json:"created"`
+	Canceled        bool   `json:"canceled"`
+	CancelReason    string `json:"cancel_reason"`
+	CompactRevision int64  `json:"compact_revision"`
+	HeaderRevision  int64  `json:"header_revision"`
+	Events          int    `json:"events"`
+	// AtMs is when it arrived, ms after the create request was sent.
+	AtMs int64 `json:"at_ms"`
 }
 
 // RequestProbe is one request the lab makes to show a path of the code

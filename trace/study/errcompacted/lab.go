@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"time"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/status"
@@ -364,7 +366,9 @@ func (l *labRun) evict(ctx context.Context) error {
 }
 
 // reopen opens a watch from the compacted anchor revision, and one from a
-// negative revision, and records the responses in order.
+// negative revision, and records the responses in order: for the negative
+// one both what the Go client's Watch delivered and what the server sent
+// on a watch stream of the lab's own.
 func (l *labRun) reopen(ctx context.Context) error {
 	prefix := l.prefix
 	r, err := reopenAt(ctx, l.cli, prefix, l.rep.AnchorRevision)
@@ -373,6 +377,9 @@ func (l *labRun) reopen(ctx context.Context) error {
 	}
 	neg, err := reopenAt(ctx, l.cli, prefix, -1)
 	if err != nil {
+		return err
+	}
+	if neg.Raw, err = rawWatch(ctx, l.cli, prefix, -1); err != nil {
 		return err
 	}
 	r.Negative = &neg
@@ -423,6 +430,44 @@ func reopenAt(ctx context.Context, cli *clientv3.Client, prefix string, rev int6
 			return r, nil
 		case <-ctx.Done():
 			return r, ctx.Err()
+		}
+	}
+}
+
+// rawWatch sends one create request on a gRPC watch stream of its own,
+// past the Go client's Watch, and records the server's responses exactly,
+// up to the one that cancels it (or the first with events, or 5 s).
+func rawWatch(ctx context.Context, cli *clientv3.Client, prefix string, rev int64) ([]report.RawWatchResponse, error) {
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	stream, err := pb.NewWatchClient(cli.ActiveConnection()).Watch(wctx)
+	if err != nil {
+		return nil, fmt.Errorf("opening a watch stream: %w", err)
+	}
+	start := time.Now()
+	req := &pb.WatchRequest{RequestUnion: &pb.WatchRequest_CreateRequest{CreateRequest: &pb.WatchCreateRequest{
+		Key: []byte(prefix), RangeEnd: []byte(clientv3.GetPrefixRangeEnd(prefix)), StartRevision: rev}}}
+	if err := stream.Send(req); err != nil {
+		return nil, fmt.Errorf("sending the create request: %w", err)
+	}
+	out := []report.RawWatchResponse{}
+	for {
+		resp, err := stream.Recv()
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, cerr
+			}
+			if wctx.Err() != nil || errors.Is(err, io.EOF) {
+				return out, nil // nothing more in 5 s: the record says so by its last response
+			}
+			return nil, fmt.Errorf("receiving on the watch stream: %w", err)
+		}
+		out = append(out, report.RawWatchResponse{WatchID: resp.WatchId, Created: resp.Created, Canceled: resp.Canceled,
+			CancelReason: resp.CancelReason, CompactRevision: resp.CompactRevision, HeaderRevision: resp.Header.GetRevision(),
+			Events: len(resp.Events), AtMs: time.Since(start).Milliseconds()})
+		if resp.Canceled || len(resp.Events) > 0 {
+			stream.CloseSend()
+			return out, nil
 		}
 	}
 }

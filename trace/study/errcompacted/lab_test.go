@@ -88,9 +88,7 @@ func TestLab(t *testing.T) {
 	if !r.Created || !r.Canceled || r.Events != 0 || r.Error != b.Error {
 		t.Errorf("reopen = %+v, want created then canceled with the same error as the eviction", r)
 	}
-	if r.Negative == nil || !r.Negative.Canceled {
-		t.Errorf("negative = %+v, want canceled", r.Negative)
-	}
+	checkNegative373(t, rep)
 	// Boundary: the compaction revision itself opens; one below does not.
 	if rep.Boundary.LowestOpenRevision != rep.CompactRevision || rep.Read.LowestReadableRevision != rep.CompactRevision {
 		t.Errorf("boundary %d, read %d, compaction %d", rep.Boundary.LowestOpenRevision, rep.Read.LowestReadableRevision, rep.CompactRevision)
@@ -125,6 +123,35 @@ func TestLab(t *testing.T) {
 		t.Errorf("etcdctl read = %+v", e.Read)
 	}
 	checkProbes(t, rep, true)
+}
+
+// checkNegative373 checks the watch from -1 at v3.7.3. The server refuses
+// it in recvLoop (server/etcdserver/api/v3rpc/watch.go, `if
+// creq.StartRevision < 0`): one response, created and canceled, with the
+// invalid watch id -1, the text of rpctypes.ErrCompacted as cancel reason
+// and no compact revision. The Go client's run loop
+// (client/v3/watch.go) passes a created response to addSubstream, which
+// for watch id -1 records the reason as the stream's closeErr and closes
+// the substream without a channel; closeSubstream then sends a response of
+// its own, canceled, with that error and nothing else: the user sees no
+// created response, no cancel reason, no header revision.
+func checkNegative373(t *testing.T, rep *report.Lab) {
+	t.Helper()
+	n := rep.Reopen.Negative
+	if n == nil {
+		t.Fatal("no watch from -1")
+	}
+	if len(n.Raw) != 1 {
+		t.Fatalf("raw responses = %+v, want one", n.Raw)
+	}
+	raw := n.Raw[0]
+	if raw.WatchID != -1 || !raw.Created || !raw.Canceled || raw.CancelReason != compactedText || raw.CompactRevision != 0 || raw.Events != 0 || raw.HeaderRevision < rep.HeadRevision {
+		t.Errorf("raw = %+v", raw)
+	}
+	want := report.Cancel{Canceled: true}
+	if n.Created || !n.Canceled || n.Error != compactedText || n.Cancel == nil || *n.Cancel != want {
+		t.Errorf("the client's view = %+v (cancel %+v), want canceled only, with %q", n, n.Cancel, compactedText)
+	}
 }
 
 // checkProbes checks the two probes. Compacting to C again is refused by
@@ -198,7 +225,15 @@ func TestLabInterrupted(t *testing.T) {
 // server binary, built from its module) with etcdctl v3.6.0. The lab's Go
 // client is the pinned one's.
 //
-// The probes' answers are the same as at v3.7.3.
+// At v3.6.0 recvLoop has no check of a negative start revision
+// (server/etcdserver/api/v3rpc/watch.go): the watch from -1 is created
+// (watch id 0 on a fresh stream), put among the unsynced watchers by
+// watchableStore.watch (-1 is neither 0 nor above the current revision),
+// and canceled by the sync loop's `w.minRev < compactRev`
+// (storage/mvcc/watcher_group.go), whose response the send loop marks
+// canceled with the compact revision: two responses. The Go client shows
+// both: the created one (WithCreatedNotify) and the cancel with
+// ErrCompacted (client/v3/watch.go, Err: CompactRevision != 0).
 func TestLabV360(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs etcd v3.6.0")
@@ -207,7 +242,20 @@ func TestLabV360(t *testing.T) {
 	if rep.Etcd.Version != "v3.6.0" || rep.Etcdctl == nil || rep.Etcdctl.Version != "v3.6.0" {
 		t.Fatalf("etcd %+v, etcdctl %+v, notes %q", rep.Etcd, rep.Etcdctl, rep.Notes)
 	}
+	n := rep.Reopen.Negative
 	c := rep.CompactRevision
+	if n == nil || len(n.Raw) != 2 {
+		t.Fatalf("negative = %+v", n)
+	}
+	if r := n.Raw[0]; r.WatchID != 0 || !r.Created || r.Canceled || r.CancelReason != "" || r.CompactRevision != 0 {
+		t.Errorf("raw[0] = %+v, want created", r)
+	}
+	if r := n.Raw[1]; r.WatchID != 0 || r.Created || !r.Canceled || r.CancelReason != "" || r.CompactRevision != c {
+		t.Errorf("raw[1] = %+v, want canceled with compact_revision %d", r, c)
+	}
+	if !n.Created || !n.Canceled || n.Error != compactedText || n.Cancel == nil || n.Cancel.CompactRevision != c {
+		t.Errorf("the client's view = %+v (cancel %+v)", n, n.Cancel)
+	}
 	if rep.Boundary.LowestOpenRevision != c || rep.Read.LowestReadableRevision != c {
 		t.Errorf("boundary %d, read %d, compaction %d", rep.Boundary.LowestOpenRevision, rep.Read.LowestReadableRevision, c)
 	}
