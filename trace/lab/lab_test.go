@@ -87,7 +87,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("phases (-want +got):\n%s", diff)
 	}
 	// etcdctl get --print-value-only prints the last value, 2, on a line
-	// of its own (printer_simple.go, Get: fmt.Println(string(kv.Value))).
+	// of its own (etcdctl/ctlv3/command/util.go, printKV: fmt.Println(v)).
 	r := rep.Etcdctl.Read
 	if r == nil || r.Stdout == nil || *r.Stdout != "2\n" || r.StdoutLines != 1 || r.ExitCode != 0 || r.Stderr != "" {
 		t.Errorf("etcdctl get = %+v", r)
