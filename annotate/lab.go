@@ -38,6 +38,7 @@ func LabMarkdown(w io.Writer, lab *report.Lab) error {
 	m.labReopen(lab, 2)
 	m.labBoundary(lab, 2)
 	m.labRead(lab, 2)
+	m.labProbes(lab, 2)
 	m.labNotes(lab)
 	_, err := io.WriteString(w, m.b.String())
 	return err
@@ -183,9 +184,20 @@ func (m *md) capture(title string, c *report.Capture) {
 	if c.Events > 0 {
 		m.p(" (%d events)", c.Events)
 	}
-	m.p(", stderr exactly:\n\n")
-	m.p("```text\n%s", c.Stderr)
-	if !strings.HasSuffix(c.Stderr, "\n") {
+	if c.Stdout != nil && *c.Stdout != "" {
+		m.p(" exactly:\n\n")
+		m.fence(*c.Stdout)
+		m.p("and stderr exactly:\n\n")
+	} else {
+		m.p(", stderr exactly:\n\n")
+	}
+	m.fence(c.Stderr)
+}
+
+// fence writes text as a code block, character for character.
+func (m *md) fence(text string) {
+	m.p("```text\n%s", text)
+	if !strings.HasSuffix(text, "\n") {
 		m.p("\n")
 	}
 	m.p("```\n\n")
@@ -227,7 +239,9 @@ func (m *md) labReopen(lab *report.Lab, level int) {
 			m.p("The error text differs from step 3's (`%s`).\n\n", b.Error)
 		}
 	}
-	if n := r.Negative; n != nil {
+	if n := r.Negative; n != nil && len(n.Raw) > 0 {
+		m.labNegative(n)
+	} else if n != nil {
 		m.p("For comparison, a watch from revision %d: ", n.StartRevision)
 		switch {
 		case n.Canceled && !n.Created:
@@ -244,6 +258,66 @@ func (m *md) labReopen(lab *report.Lab, level int) {
 	}
 	if lab.Etcdctl != nil && lab.Etcdctl.Reopen != nil {
 		m.capture("reopen", lab.Etcdctl.Reopen)
+	}
+}
+
+// labNegative sets what the server sent for a watch from a negative
+// revision beside what the Go client's Watch delivered.
+func (m *md) labNegative(n *report.Reopen) {
+	m.p("For comparison, a watch from revision %d. What the server sent, read on a gRPC watch stream of the lab's own (not through the Go client's `Watch`):\n\n", n.StartRevision)
+	m.p("| response | ms after the request | watch_id | created | canceled | compact_revision | cancel_reason | events | header revision |\n|---|---|---|---|---|---|---|---|---|\n")
+	for i, r := range n.Raw {
+		m.p("| %d | %d | %d | %v | %v | %d | %q | %d | %d |\n", i+1, r.AtMs, r.WatchID, r.Created, r.Canceled, r.CompactRevision, r.CancelReason, r.Events, r.HeaderRevision)
+	}
+	if last := n.Raw[len(n.Raw)-1]; !last.Canceled {
+		m.p("\nNo response canceled it within the time the lab waited.\n")
+	}
+	m.p("\nWhat the Go client's `Watch` delivered for the same request (with the created notification asked for): ")
+	switch {
+	case n.Created && n.Canceled:
+		m.p("a created response, then %d ms later a canceled one", n.MsBetween)
+	case n.Canceled:
+		m.p("**no created response**; one response, canceled")
+	case n.Created:
+		m.p("a created response, and no cancel")
+	default:
+		m.p("nothing")
+	}
+	if c := n.Cancel; c != nil {
+		m.p(" (created=%v, canceled=%v, compact_revision=%d, cancel_reason=%q, header revision %d)", c.Created, c.Canceled, c.CompactRevision, c.CancelReason, c.HeaderRevision)
+	}
+	if n.Error != "" {
+		m.p(", with the error `%s`", n.Error)
+	}
+	m.p(".\n\n")
+}
+
+// labProbes renders the requests the lab adds after the main round.
+func (m *md) labProbes(lab *report.Lab, level int) {
+	if len(lab.Probes) == 0 {
+		return
+	}
+	m.p("%s", heading(level, "Probes: requests the exercise does not make"))
+	m.p("After the main round's compaction to %d, on the same server:\n\n", lab.CompactRevision)
+	for _, p := range lab.Probes {
+		m.labProbe(p, level+1)
+	}
+}
+
+func (m *md) labProbe(p report.RequestProbe, level int) {
+	m.p("%s", heading(level, p.Title))
+	m.p("The request names revision %d; the server had been compacted to %d. ", p.Revision, p.CompactRevision)
+	if p.ClientError == "" {
+		m.p("The Go client's request succeeded.\n\n")
+	} else {
+		m.p("The Go client's error: `%s`", p.ClientError)
+		if p.ClientCode != "" {
+			m.p(" (gRPC code %s)", p.ClientCode)
+		}
+		m.p(".\n\n")
+	}
+	if p.Capture != nil {
+		m.capture(p.Name, p.Capture)
 	}
 }
 
@@ -323,6 +397,13 @@ func (m *md) labObserved(lab *report.Lab, key string) {
 		m.labBoundary(lab, 5)
 	case LabRead:
 		m.labRead(lab, 5)
+	default:
+		// A probe's behaviour names the probe.
+		for _, p := range lab.Probes {
+			if p.Name == key {
+				m.labProbe(p, 5)
+			}
+		}
 	}
 }
 

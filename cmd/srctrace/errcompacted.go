@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -154,7 +153,11 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 		return err
 	}
 	if opts.lab {
-		lr, err := labRun(ctx, &labOptions{writes: 2000, byHand: 1500 * time.Millisecond, cacheDir: opts.cacheDir, env: opts.env})
+		if opts.study.Lab == nil {
+			return usagef("--lab: the %s study has no lab", opts.study.Name)
+		}
+		d := opts.study.Lab.Defaults
+		lr, err := labRun(ctx, &labOptions{study: opts.study, writes: d.Writes, byHand: d.Delay, cacheDir: opts.cacheDir, env: opts.env})
 		if err != nil {
 			return err
 		}
@@ -171,7 +174,7 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 			}
 		}
 		res, err := observe.Run(ctx, observe.Options{Version: rep.Etcd.Version, Packages: pkgs, Modules: opts.study.Modules(),
-			Layout: opts.study.LayoutMap(), CacheDir: opts.cacheDir, Env: opts.env})
+			Layout: opts.study.LayoutMap(), CacheDir: opts.cacheDir, Env: opts.env, Lab: opts.study.Lab})
 		if err != nil {
 			return err
 		}

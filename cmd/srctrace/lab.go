@@ -13,10 +13,12 @@ import (
 	"github.com/srctrace/srctrace/annotate"
 	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/study"
 	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 type labOptions struct {
+	study        *study.Study
 	format       string
 	output       string
 	endpoints    []string
@@ -35,7 +37,8 @@ func newLabCmd(runF func(context.Context, *labOptions) error) *cobra.Command {
 	if runF == nil {
 		runF = runLab
 	}
-	opts := &labOptions{}
+	opts := &labOptions{study: errcompacted.Study}
+	defaults := opts.study.Lab.Defaults
 	cmd := &cobra.Command{
 		Use:   "lab",
 		Short: "Run the evict-watcher exercise on a real etcd server and record what happens",
@@ -44,8 +47,10 @@ func newLabCmd(runF func(context.Context, *labOptions) error) *cobra.Command {
 --endpoints names a server on this machine. It writes an anchor key and 2000
 writes under a fresh prefix, opens a behind and a current watcher, compacts to
 N-10 while the behind one is mid-replay (and once more with the by-hand
-timing), reopens a watch from the compacted revision, finds the boundary, and
-runs exercise 6's historical read. The real etcdctl of the server's release
+timing), reopens a watch from the compacted revision, finds the boundary,
+runs exercise 6's historical read, and adds two probes the exercise does not
+make: a compaction to the revision already compacted to, and a HashKV below
+it. The real etcdctl of the server's release
 is used for the captures: --etcdctl, else one on PATH of that release, else
 one built once into the user cache dir.
 
@@ -69,8 +74,8 @@ Everything the lab wrote is deleted at the end, also on error and on Ctrl-C.`,
 	f.BoolVar(&opts.allowCompact, "allow-compact", false, "allow compacting the server given by --endpoints (compaction is cluster-wide)")
 	f.StringVar(&opts.etcdctl, "etcdctl", "", "the etcdctl binary to use for the captures")
 	f.BoolVar(&opts.noEtcdctl, "no-etcdctl", false, "use no etcdctl: Go client results only")
-	f.IntVar(&opts.writes, "writes", 2000, "writes in each round's setup")
-	f.DurationVar(&opts.byHand, "by-hand-delay", 1500*time.Millisecond, "delay of the by-hand compaction after the watch opens; 0 skips that round")
+	f.IntVar(&opts.writes, "writes", defaults.Writes, "writes in each round's setup")
+	f.DurationVar(&opts.byHand, "by-hand-delay", defaults.Delay, "delay of the by-hand compaction after the watch opens; 0 skips that round")
 	return cmd
 }
 
@@ -78,8 +83,10 @@ func (o *labOptions) validate() error {
 	if err := checkFormat(o.format, "markdown", "json"); err != nil {
 		return err
 	}
-	if o.writes < 20 {
-		return usagef("--writes %d: the lab needs at least 20 (it compacts to head-10)", o.writes)
+	if c := o.study.Lab.Check; c != nil {
+		if err := c(lab.Options{Writes: o.writes, Delay: o.byHand}); err != nil {
+			return usageError{err}
+		}
 	}
 	if o.byHand < 0 {
 		return usagef("--by-hand-delay %v: want 0 (skip) or more", o.byHand)
@@ -93,21 +100,22 @@ func (o *labOptions) validate() error {
 	return nil
 }
 
-// labRun runs the lab with the options shared by `lab` and `errcompacted --lab`.
+// labRun runs the study's lab with the options shared by `lab` and
+// `errcompacted --lab`.
 func labRun(ctx context.Context, o *labOptions) (*report.Lab, error) {
-	st := errcompacted.Study
+	st := o.study
 	delay := o.byHand
 	if delay == 0 {
-		delay = -1
+		delay = -1 // --by-hand-delay 0: skip that round
 	}
-	rep, err := lab.Run(ctx, lab.Options{
+	rep, err := lab.Run(ctx, st.Lab, lab.Options{
 		Endpoints:    o.endpoints,
 		AllowCompact: o.allowCompact,
 		Etcdctl:      o.etcdctl,
 		NoEtcdctl:    o.noEtcdctl,
 		Build:        lab.Builder(o.cacheDir, st.Modules(), st.LayoutMap(), o.env),
 		Writes:       o.writes,
-		ByHandDelay:  delay,
+		Delay:        delay,
 		Phase:        o.phase,
 	})
 	if errors.Is(err, lab.ErrUsage) {

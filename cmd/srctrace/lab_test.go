@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 func TestLabFlags(t *testing.T) {
@@ -48,7 +50,10 @@ func TestLabFlags(t *testing.T) {
 			}
 			want := def
 			tc.want(&want)
-			got.stdout = nil
+			if got.study != errcompacted.Study {
+				t.Errorf("study = %v, want the errcompacted study", got.study)
+			}
+			got.stdout, got.study = nil, nil
 			if diff := cmp.Diff(want, *got, cmp.AllowUnexported(labOptions{})); diff != "" {
 				t.Errorf("opts (-want +got):\n%s", diff)
 			}

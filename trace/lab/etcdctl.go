@@ -74,70 +74,121 @@ func FindEtcdctl(ctx context.Context, given, want string, build func(context.Con
 // requires the given modules (see package source).
 func Builder(cacheDir string, modules []string, layout map[string]string, env []string) func(context.Context, string) (string, error) {
 	return func(ctx context.Context, version string) (string, error) {
-		if cacheDir == "" {
-			uc, err := os.UserCacheDir()
-			if err != nil {
-				return "", err
-			}
-			cacheDir = filepath.Join(uc, "srctrace")
-		}
-		bin := filepath.Join(cacheDir, "bin", "etcdctl-"+version)
-		if v, err := etcdctlVersion(ctx, bin); err == nil && v == version {
-			return bin, nil
-		}
-		src, err := source.Resolve(ctx, source.Spec{Version: version, Modules: modules, Layout: layout, CacheDir: cacheDir, Env: env})
-		if err != nil {
-			return "", err
-		}
-		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-			return "", err
-		}
-		tmp := bin + ".tmp" + strconv.Itoa(os.Getpid())
-		defer os.Remove(tmp)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "go.etcd.io/etcd/etcdctl/v3")
-		cmd.Dir = src.Dir
-		cmd.Env = src.WithOnline().Env
-		err = src.Locked(ctx, func() error {
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("go build go.etcd.io/etcd/etcdctl/v3@%s: %v: %s", version, err, bytes.TrimSpace(out))
-			}
-			return nil
-		})
-		if err != nil {
-			return "", err
-		}
-		if err := os.Rename(tmp, bin); err != nil {
-			return "", err
-		}
-		return bin, nil
+		return buildRelease(ctx, cacheDir, modules, layout, env, version, "go.etcd.io/etcd/etcdctl/v3", "etcdctl", etcdctlVersion)
 	}
 }
 
-func (l *run) etcdctlCmd(ctx context.Context, args ...string) *exec.Cmd {
-	full := append([]string{"--endpoints=" + strings.Join(l.srv.Endpoints(), ","), "--dial-timeout=5s"}, args...)
-	cmd := exec.CommandContext(ctx, l.etcdctl, full...)
+// ServerBuilder returns a build function that builds the etcd server of a
+// release (the root package of server, its main) once into cacheDir/bin,
+// from a work module that requires only that module, so that a release
+// whose other modules the proxy refuses can still be run.
+func ServerBuilder(cacheDir, server string, layout map[string]string, env []string) func(context.Context, string) (string, error) {
+	return func(ctx context.Context, version string) (string, error) {
+		return buildRelease(ctx, cacheDir, []string{server}, layout, env, version, server, "etcd", serverVersion)
+	}
+}
+
+// buildRelease builds package pkg of a release into cacheDir/bin/NAME-VERSION
+// unless a binary there already says (by versionOf) it is of that release.
+func buildRelease(ctx context.Context, cacheDir string, modules []string, layout map[string]string, env []string, version, pkg, name string, versionOf func(context.Context, string) (string, error)) (string, error) {
+	if cacheDir == "" {
+		uc, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		cacheDir = filepath.Join(uc, "srctrace")
+	}
+	bin := filepath.Join(cacheDir, "bin", name+"-"+version)
+	if v, err := versionOf(ctx, bin); err == nil && v == version {
+		return bin, nil
+	}
+	src, err := source.Resolve(ctx, source.Spec{Version: version, Modules: modules, Layout: layout, CacheDir: cacheDir, Env: env})
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return "", err
+	}
+	tmp := bin + ".tmp" + strconv.Itoa(os.Getpid())
+	defer os.Remove(tmp)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, pkg)
+	cmd.Dir = src.Dir
+	cmd.Env = src.WithOnline().Env
+	err = src.Locked(ctx, func() error {
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s@%s: %v: %s", pkg, version, err, bytes.TrimSpace(out))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		return "", err
+	}
+	return bin, nil
+}
+
+// serverVersion runs `path --version` and returns the release it prints.
+func serverVersion(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "etcd Version: "); ok {
+			return "v" + strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("no version in %q", out)
+}
+
+func (e *Env) etcdctlCmd(ctx context.Context, args ...string) *exec.Cmd {
+	full := append([]string{"--endpoints=" + strings.Join(e.Endpoints(), ","), "--dial-timeout=5s"}, args...)
+	cmd := exec.CommandContext(ctx, e.etcdctl, full...)
 	// etcdctl reads ETCDCTL_* variables as flags; none of the user's may
 	// change what the lab captures.
-	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, "ETCDCTL_") {
-			cmd.Env = append(cmd.Env, e)
+	for _, v := range os.Environ() {
+		if !strings.HasPrefix(v, "ETCDCTL_") {
+			cmd.Env = append(cmd.Env, v)
 		}
 	}
 	cmd.WaitDelay = 2 * time.Second
 	return cmd
 }
 
-// capture runs etcdctl to its end (at most 20 s) and records its output.
-// onFirstLine runs when the first line appears; if stopAt is not empty and
-// a line equal to it appears, etcdctl has outlived what the lab waited for:
-// the lab stops it and marks the capture Stopped.
-func (l *run) capture(ctx context.Context, onFirstLine func() error, stopAt string, args ...string) (*report.Capture, error) {
+// maxStdout is how much of stdout Exec keeps.
+const maxStdout = 1 << 20
+
+// Exec runs etcdctl to its end (at most 20 s) and records its stdout
+// exactly (Capture.Stdout), its stderr and its exit status. The
+// --endpoints and --dial-timeout flags come first; Capture.Args are args.
+func (e *Env) Exec(ctx context.Context, args ...string) (*report.Capture, error) {
+	return e.capture(ctx, nil, "", true, args...)
+}
+
+// Capture runs etcdctl to its end (at most 20 s) and records its output,
+// counting stdout's lines instead of keeping them (a watch prints
+// thousands). onFirstLine runs when the first line appears; if stopAt is
+// not empty and a line equal to it appears, etcdctl has outlived what the
+// lab waited for: Capture stops it and marks the capture Stopped.
+func (e *Env) Capture(ctx context.Context, onFirstLine func() error, stopAt string, args ...string) (*report.Capture, error) {
+	return e.capture(ctx, onFirstLine, stopAt, false, args...)
+}
+
+func (e *Env) capture(ctx context.Context, onFirstLine func() error, stopAt string, keep bool, args ...string) (*report.Capture, error) {
+	if e.etcdctl == "" {
+		return nil, fmt.Errorf("etcdctl %s: no etcdctl at hand", strings.Join(args, " "))
+	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	stopCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	cmd := l.etcdctlCmd(stopCtx, args...)
+	cmd := e.etcdctlCmd(stopCtx, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -145,14 +196,18 @@ func (l *run) capture(ctx context.Context, onFirstLine func() error, stopAt stri
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("running %s: %w", l.etcdctl, err)
+		return nil, fmt.Errorf("running %s: %w", e.etcdctl, err)
 	}
 	cp := &report.Capture{Args: args}
+	var stdout strings.Builder
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	var hookErr error
 	for sc.Scan() {
 		cp.StdoutLines++
+		if keep && stdout.Len() < maxStdout {
+			stdout.WriteString(sc.Text() + "\n")
+		}
 		if t := sc.Text(); t == "PUT" || t == "DELETE" {
 			cp.Events++
 		}
@@ -179,6 +234,10 @@ func (l *run) capture(ctx context.Context, onFirstLine func() error, stopAt stri
 	}
 	cp.Stderr = stderr.String()
 	cp.ExitCode = cmd.ProcessState.ExitCode()
+	if keep {
+		s := stdout.String()
+		cp.Stdout = &s
+	}
 	if cp.Stopped {
 		cp.ExitCode = 0
 		return cp, nil
@@ -189,13 +248,16 @@ func (l *run) capture(ctx context.Context, onFirstLine func() error, stopAt stri
 	return cp, nil
 }
 
-// firstLine runs etcdctl with stdout and stderr together, as the
-// exercise's `timeout 2 etcdctl ... 2>&1 | head -1`, and returns the first
-// line; then it stops etcdctl.
-func (l *run) firstLine(ctx context.Context, args ...string) (string, error) {
+// FirstLine runs etcdctl with stdout and stderr together, as a shell's
+// `timeout 2 etcdctl ... 2>&1 | head -1` does, and returns the first line;
+// then it stops etcdctl.
+func (e *Env) FirstLine(ctx context.Context, args ...string) (string, error) {
+	if e.etcdctl == "" {
+		return "", fmt.Errorf("etcdctl %s: no etcdctl at hand", strings.Join(args, " "))
+	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	cmd := l.etcdctlCmd(ctx, args...)
+	cmd := e.etcdctlCmd(ctx, args...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
@@ -211,37 +273,16 @@ func (l *run) firstLine(ctx context.Context, args ...string) (string, error) {
 		}
 		io.Copy(io.Discard, pr)
 	}()
+	// Close the pipe once etcdctl has ended, so that a run that prints
+	// nothing does not leave the reader waiting.
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		pw.Close()
+		close(done)
+	}()
 	line := <-lines
 	cancel()
-	cmd.Wait()
-	pw.Close()
+	<-done
 	return line, nil
-}
-
-// etcdctlEvict runs the real etcdctl as terminal 1 and compacts as soon as
-// its first line appears, so that the eviction lands mid-stream.
-func (l *run) etcdctlEvict(ctx context.Context) error {
-	if l.etcdctl == "" {
-		return nil
-	}
-	prefix, a, n, err := l.setup(ctx, "etcdctl-evict")
-	if err != nil {
-		return err
-	}
-	// After the compaction, a write: if etcdctl prints its key, the watch
-	// survived and the lab stops it.
-	after := prefix + "after-compaction"
-	compact := func() error {
-		if _, err := l.cli.Compact(ctx, n-10); err != nil {
-			return err
-		}
-		_, err := l.cli.Put(ctx, after, "1")
-		return err
-	}
-	cp, err := l.capture(ctx, compact, after, "watch", "--prefix", prefix, "--rev="+strconv.FormatInt(a, 10))
-	if err != nil {
-		return err
-	}
-	l.rep.Etcdctl.Evict = cp
-	return nil
 }

@@ -5,11 +5,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/report"
 )
 
-// Baseline is the name of the run without compaction.
-const Baseline = "baseline"
+// Baseline is the name of the run every behaviour's run is compared with.
+const Baseline = lab.Baseline
 
 // Apply marks every site, hop, comparison and chain step of rep with the
 // behaviours in which its line ran, and records what ran only in each

@@ -44,7 +44,9 @@ type Options struct {
 	CacheDir string
 	Env      []string
 	Writes   int
-	// Scripts are the lab scripts to run (default lab.Scripts).
+	// Lab is the study's lab, whose scripts drive the behaviours.
+	Lab *lab.Lab
+	// Scripts name the lab's scripts to run (default all of them).
 	Scripts []string
 }
 
@@ -96,8 +98,16 @@ func (p *Profile) Ran(file string, line int) bool {
 
 // Run builds (or reuses) the instrumented server and runs each script.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Lab == nil || len(o.Lab.Scripts) == 0 {
+		return nil, fmt.Errorf("%w: --observe needs a study whose lab has coverage scripts", source.ErrUsage)
+	}
 	if len(o.Scripts) == 0 {
-		o.Scripts = lab.Scripts
+		o.Scripts = o.Lab.ScriptNames()
+	}
+	for _, s := range o.Scripts {
+		if _, ok := o.Lab.Script(s); !ok {
+			return nil, fmt.Errorf("%w: no script %q: want one of %s", source.ErrUsage, s, strings.Join(o.Lab.ScriptNames(), ", "))
+		}
 	}
 	src, err := source.Resolve(ctx, source.Spec{Version: o.Version, Modules: o.Modules, Layout: o.Layout, CacheDir: o.CacheDir, Env: o.Env})
 	if err != nil {
@@ -118,7 +128,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.BuildMs = time.Since(start).Milliseconds()
 	}
 	for _, s := range o.Scripts {
-		p, err := runScript(ctx, src, bin, s, o.Writes)
+		p, err := runScript(ctx, src, bin, o.Lab, s, o.Writes)
 		if err != nil {
 			return nil, fmt.Errorf("observing %s: %w", s, err)
 		}
@@ -188,7 +198,7 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 // runScript runs one script on a fresh instrumented server and reads its
 // coverage. The server and its temporary directory are gone afterwards,
 // also on error.
-func runScript(ctx context.Context, src *source.Source, bin, script string, writes int) (*Profile, error) {
+func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, script string, writes int) (*Profile, error) {
 	tmp, err := os.MkdirTemp("", "srctrace-observe-")
 	if err != nil {
 		return nil, err
@@ -245,7 +255,7 @@ func runScript(ctx context.Context, src *source.Source, bin, script string, writ
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if err := lab.Script(ctx, []string{ep}, script, writes); err != nil {
+	if err := lab.RunScript(ctx, []string{ep}, l, script, lab.Options{Writes: writes}); err != nil {
 		return nil, err
 	}
 	if err := stop(); err != nil {

@@ -21,6 +21,10 @@ type Lab struct {
 	Boundary WatchBoundary `json:"boundary"`
 	// Read is exercise 6's historical read at the same revisions.
 	Read Read `json:"read"`
+	// Probes are short requests the lab adds after the main round's
+	// compaction, to show code of the study's that no behaviour of the
+	// exercise runs (e.g. a compaction to a revision already compacted).
+	Probes []RequestProbe `json:"probes,omitempty"`
 	// Etcdctl holds the captures of the real etcdctl, when one was had.
 	Etcdctl *Etcdctl `json:"etcdctl,omitempty"`
 	// Notes are sentences about how the run went (e.g. why etcdctl is absent).
@@ -101,6 +105,44 @@ type Reopen struct {
 	// Negative is a watch opened from revision -1, which the server may
 	// refuse in the create response itself.
 	Negative *Reopen `json:"negative,omitempty"`
+	// Raw are the responses the server sent for the same create request on
+	// a watch stream of its own (gRPC, not the Go client's Watch), in order,
+	// up to the one that canceled it; the fields above are what the Go
+	// client's Watch delivered. Set on Negative.
+	Raw []RawWatchResponse `json:"raw,omitempty"`
+}
+
+// RawWatchResponse is one etcdserverpb.WatchResponse as the server sent it.
+type RawWatchResponse struct {
+	WatchID         int64  `json:"watch_id"`
+	Created         bool   `json:"created"`
+	Canceled        bool   `json:"canceled"`
+	CancelReason    string `json:"cancel_reason"`
+	CompactRevision int64  `json:"compact_revision"`
+	HeaderRevision  int64  `json:"header_revision"`
+	Events          int    `json:"events"`
+	// AtMs is when it arrived, ms after the create request was sent.
+	AtMs int64 `json:"at_ms"`
+}
+
+// RequestProbe is one request the lab makes to show a path of the code
+// run: what the Go client got, and the real etcdctl's run of the same
+// request (its args, exact stdout, stderr and exit status; absent without
+// etcdctl).
+type RequestProbe struct {
+	// Name is the probe's (and its coverage script's) name.
+	Name string `json:"name"`
+	// Title says what was asked, in the study's words.
+	Title string `json:"title"`
+	// Revision is the revision the request names; CompactRevision is the
+	// revision the server had been compacted to.
+	Revision        int64 `json:"revision"`
+	CompactRevision int64 `json:"compact_revision"`
+	// ClientError is the Go client's error text ("" when the request
+	// succeeded) and ClientCode its gRPC status code.
+	ClientError string `json:"client_error"`
+	ClientCode  string `json:"client_code,omitempty"`
+	*Capture
 }
 
 // WatchBoundary is the boundary between compacted and open start revisions.
@@ -147,8 +189,10 @@ type Etcdctl struct {
 type Capture struct {
 	Args        []string `json:"args"`
 	StdoutLines int      `json:"stdout_lines"`
-	Stderr      string   `json:"stderr"`
-	ExitCode    int      `json:"exit_code"`
+	// Stdout is stdout exactly, where the lab keeps it (short outputs).
+	Stdout   *string `json:"stdout,omitempty"`
+	Stderr   string  `json:"stderr"`
+	ExitCode int     `json:"exit_code"`
 	// Events is how many watch events stdout shows (3 lines each).
 	Events int `json:"events,omitempty"`
 	// Stopped is set when the watch outlived the compaction and the lab

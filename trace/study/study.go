@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/target"
 )
@@ -71,6 +72,10 @@ type Study struct {
 	// loaded (a claim that names a verdict Analyze never gives).
 	Analyze  func(*Pass) (*Findings, error) `json:"-"`
 	Validate func(*Study) error             `json:"-"`
+	// Lab is what the study runs on a real etcd server (srctrace lab,
+	// --lab) and the scripts of its coverage runs (--observe); nil for a
+	// study without a lab. Behaviours name its scripts by Observed.
+	Lab *lab.Lab `json:"-"`
 }
 
 // Claim is one assertion of the exercise, quoted, and the verdict that
@@ -136,6 +141,9 @@ type Behaviour struct {
 	// Setup are the entries of the requests the lab makes to set the
 	// behaviour up (the compaction), which run in its coverage run too.
 	Setup []string
+	// Probe marks a demonstration the lab adds: not one of the exercise's
+	// behaviours; verdicts about the exercise ignore it.
+	Probe bool
 }
 
 // ChannelSend as a Boundary's Via means a send statement on a channel.
@@ -214,6 +222,16 @@ func (s *Study) Check() error {
 			if !seen[e] {
 				return fmt.Errorf("study %s: behaviour %s runs through %q, which is no entry", s.Name, b.ID, e)
 			}
+		}
+		if s.Lab != nil && len(s.Lab.Scripts) > 0 && b.Observed != "" {
+			if _, ok := s.Lab.Script(b.Observed); !ok {
+				return fmt.Errorf("study %s: behaviour %s is observed by script %q, which the lab does not have (it has %s)", s.Name, b.ID, b.Observed, strings.Join(s.Lab.ScriptNames(), ", "))
+			}
+		}
+	}
+	if s.Lab != nil && len(s.Lab.Scripts) > 0 {
+		if _, ok := s.Lab.Script(lab.Baseline); !ok {
+			return fmt.Errorf("study %s: the lab's coverage scripts need a %q script to compare the others with", s.Name, lab.Baseline)
 		}
 	}
 	return nil

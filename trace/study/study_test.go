@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/target"
 )
@@ -22,6 +23,14 @@ func TestCheck(t *testing.T) {
 		{"no folder", func(s *Study) { s.Module = "other" }, "no folder"},
 		{"twin entries", func(s *Study) { s.Entries = []Entry{{Name: "e", Function: "m/p.F"}, {Name: "e", Function: "m/p.G"}} }, "unique"},
 		{"claim without its fact", func(s *Study) { s.Claims = []Claim{{Says: "x", Verdict: "reopen"}} }, "a claim needs"},
+		{"behaviour without its script", func(s *Study) {
+			s.Lab = &lab.Lab{Scripts: []lab.Script{{Name: lab.Baseline}}}
+			s.Behaviours = []Behaviour{{ID: "b", Observed: "nope"}}
+		}, `script "nope", which the lab does not have`},
+		{"scripts without a baseline", func(s *Study) {
+			s.Lab = &lab.Lab{Scripts: []lab.Script{{Name: "b"}}}
+			s.Behaviours = []Behaviour{{ID: "b", Observed: "b"}}
+		}, "need a \"baseline\" script"},
 		{"claim without a signal", func(s *Study) {
 			s.Signal = nil
 			s.Claims = []Claim{{Says: "x", Verdict: "reopen", Holds: "checked-at-open"}}

@@ -39,6 +39,8 @@ var Study = &study.Study{
 		"exist, from which entry points each one is really reached, and which lab " +
 		"behaviour each belongs to.",
 
+	Lab: Lab,
+
 	Module: "go.etcd.io/etcd/server/v3",
 	Extra:  []string{"go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/etcdctl/v3"},
 	Target: target.Etcd,
@@ -171,6 +173,32 @@ var Study = &study.Study{
 			Entries:  []string{"kv-range"},
 			Prose: "Exercise 6's failed --rev read carries the same error name; the exercise " +
 				"says it is one mechanism with the watch, on another surface.",
+		},
+		// Two demonstrations the lab adds after the main round's
+		// compaction to C: requests the exercise does not make, answered
+		// with the sentinel by the two returns of it that step 6's grep
+		// finds besides its definition.
+		{
+			ID:       ProbeCompact,
+			Observed: ProbeCompact,
+			Probe:    true,
+			Setup:    []string{"kv-compact", "apply"},
+			Title:    probeCompactTitle,
+			Lab:      "etcdctl compaction C, after the compaction to C, fails",
+			Entries:  []string{"kv-compact", "apply"},
+			Prose: "Not in the exercise: a compaction to a revision the store is already " +
+				"compacted to, which the lab adds to show the compaction's own refusal run.",
+		},
+		{
+			ID:       ProbeHashKV,
+			Observed: ProbeHashKV,
+			Probe:    true,
+			Setup:    []string{"kv-compact", "apply"},
+			Title:    probeHashKVTitle,
+			Lab:      "etcdctl endpoint hashkv --rev=C-1, after the compaction to C, fails",
+			Entries:  []string{"hash-kv"},
+			Prose: "Not in the exercise: a hash of the store at a revision below the " +
+				"compaction, which the lab adds to show the hash's refusal run.",
 		},
 	},
 
