@@ -4,6 +4,7 @@ import (
 	"html"
 	"html/template"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
@@ -21,26 +22,29 @@ const hlPrefix = "hl-"
 
 // hlStyle is a light style after GitHub's, every colour at a contrast of
 // 4.5:1 or more on its background.
-var hlStyle = chroma.MustNewStyle("srctrace", chroma.StyleEntries{
-	chroma.Background:      "#1f2328 bg:#f6f8fa",
-	chroma.Keyword:         "#cf222e",
-	chroma.KeywordType:     "#953800",
-	chroma.KeywordConstant: "#0550ae",
-	chroma.NameFunction:    "#6639ba",
-	chroma.NameBuiltin:     "#6639ba",
-	chroma.NameOther:       "#1f2328",
-	chroma.LiteralString:   "#0a3069",
-	chroma.LiteralNumber:   "#0550ae",
-	chroma.Comment:         "italic #57606a",
-	chroma.Operator:        "#1f2328",
-	chroma.Error:           "#82071e",
+// It is built on first use, not at init.
+var hlStyle = sync.OnceValue(func() *chroma.Style {
+	return chroma.MustNewStyle("srctrace", chroma.StyleEntries{
+		chroma.Background:      "#1f2328 bg:#f6f8fa",
+		chroma.Keyword:         "#cf222e",
+		chroma.KeywordType:     "#953800",
+		chroma.KeywordConstant: "#0550ae",
+		chroma.NameFunction:    "#6639ba",
+		chroma.NameBuiltin:     "#6639ba",
+		chroma.NameOther:       "#1f2328",
+		chroma.LiteralString:   "#0a3069",
+		chroma.LiteralNumber:   "#0550ae",
+		chroma.Comment:         "italic #57606a",
+		chroma.Operator:        "#1f2328",
+		chroma.Error:           "#82071e",
+	})
 })
 
 // highlightCSS is the stylesheet for the classes highlightGo writes.
 func highlightCSS() string {
 	var b strings.Builder
 	f := chromahtml.New(chromahtml.WithClasses(true), chromahtml.ClassPrefix(hlPrefix))
-	if err := f.WriteCSS(&b, hlStyle); err != nil {
+	if err := f.WriteCSS(&b, hlStyle()); err != nil {
 		return "" // writes to a strings.Builder do not fail
 	}
 	return b.String()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -350,5 +351,18 @@ func TestLayoutSample(t *testing.T) {
 	root, join := r.Nodes[ids["sync-loop"]], r.Nodes[ids["choose"]]
 	if gap := join.Y - root.Y; gap > 3*(30+layLayerGap) {
 		t.Errorf("the second root is %v above its join", gap)
+	}
+}
+
+func BenchmarkRenderDoc(b *testing.B) {
+	d := loadDoc(b, filepath.Join("testdata", "doc", "notes.json"))
+	for _, format := range DocFormats {
+		b.Run(format, func(b *testing.B) {
+			for b.Loop() {
+				if err := RenderDoc(io.Discard, format, d, sampleEtcd); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
