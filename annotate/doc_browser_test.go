@@ -138,7 +138,7 @@ func TestDocHTMLBrowser(t *testing.T) {
 		chromedp.WindowSize(1280, 900),
 	)
 	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	bctx, bcancel := chromedp.NewContext(actx)
 	defer bcancel()
 	if err := chromedp.Do(bctx); err != nil {
 		t.Fatalf("starting %s: %v", chrome, err)

@@ -24,7 +24,7 @@ func docMarkdown(w io.Writer, d *report.Doc) error {
 	m.line("# " + mdInline(report.Text{report.Plain(d.Title)}, false))
 	if len(d.Lead) > 0 {
 		m.blank()
-		m.line(mdInline(d.Lead, false))
+		m.line(mdParaStart(mdInline(d.Lead, false)))
 	}
 	for _, s := range d.Sections {
 		m.section(s, 2)
@@ -76,7 +76,7 @@ func (m *mdDoc) block(b report.Block) {
 			m.line("- **" + mdEscapeText(t.Term) + "**: " + oneLine(mdInline(t.Text, false)))
 		}
 	default:
-		m.line(mdInline(b.Para, false))
+		m.line(mdParaStart(mdInline(b.Para, false)))
 	}
 }
 
@@ -284,6 +284,26 @@ func mdEscapeText(s string) string {
 
 func isWordRune(r rune) bool {
 	return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f
+}
+
+// mdParaStart escapes what would make a paragraph a heading, a quote, a
+// list or a rule: a leading '#', '>', '-', '+', '=' or "1." / "1)".
+func mdParaStart(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '#', '>', '-', '+', '=':
+		return `\` + s
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') {
+		return s[:i] + `\` + s[i:]
+	}
+	return s
 }
 
 // oneLine keeps a list item or a table cell on one line.

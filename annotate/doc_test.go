@@ -256,6 +256,8 @@ func TestDocMarkdownBlocks(t *testing.T) {
 		{Table: &report.Table{Head: []report.Text{{report.Plain("a")}, {report.Plain("b")}}, Rows: [][]report.Cell{{{Text: report.Text{report.Plain("x\ny")}}}}}},
 		{Code: &report.Code{Lang: "text", Lines: []report.CodeLine{{Text: "```"}}}},
 		{Diagram: &report.Diagram{Nodes: []report.Node{{ID: "a b", Label: `say "hi" <now>`, Class: "not-ran"}, {ID: "c", Label: "c"}}, Edges: []report.Edge{{From: "a b", To: "c", Style: "handoff", Label: "x|y"}}}},
+		{Para: report.Text{report.Plain("# not a heading")}},
+		{Para: report.Text{report.Plain("1. not a list")}},
 	}}}}
 	var md bytes.Buffer
 	if err := RenderDoc(&md, "md", d, report.Etcd{}); err != nil {
@@ -268,6 +270,8 @@ func TestDocMarkdownBlocks(t *testing.T) {
 		"  n0[\"say #quot;hi#quot; #lt;now#gt;\"]\n",
 		"  n0 -.->|\"x#124;y\"| n1\n",
 		"  class n0 not_ran\n",
+		"\n\\# not a heading\n",
+		"\n1\\. not a list\n",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("missing %q in\n%s", want, md.String())
