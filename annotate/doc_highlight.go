@@ -14,7 +14,11 @@ import (
 // Go code in the HTML page is highlighted by chroma: its Go lexer, and
 // class names with one stylesheet for the page (chroma's HTML formatter
 // writes it from the style below). chroma's styles package is not used: it
-// parses every bundled style at init; the one style here is enough.
+// parses every bundled style at init (8 ms here); the one style here is
+// enough. Its lexers package does register every bundled lexer at init:
+// 5–10 ms of every srctrace start on this 2-core machine, and it is most of
+// the 4.3 MB that chroma adds to the binary. Go's own go/scanner would do
+// with neither, at the cost of classifying tokens here.
 
 // hlPrefix prefixes chroma's class names, so that "k" or "s" cannot meet
 // the page's own classes.

@@ -28,9 +28,9 @@ package annotate
 //     favour of github.com/d2lang/d2, which the proxy here does not list):
 //     served; deterministic; good layout (dagre, run in the goja JavaScript
 //     interpreter): 140–150 ms for the one diagram; +17.2 MB (57,554,141
-//     bytes), +148 lines of `go mod graph`, 18 new modules (goja, goquery,
-//     playwright-go, gofpdf, ...); 9 ms of package init; the SVG embeds its
-//     own fonts as base64 and its own CSS.
+//     bytes), +148 lines of `go mod graph`, 18 new modules in go.mod (goja,
+//     goquery, goldmark, an older chroma, x/exp, ...); 9 ms more of package
+//     init; the SVG embeds its own fonts as base64 and its own CSS.
 //   - this file: no dependency, nothing at init, under a millisecond for the
 //     same chain, byte-identical output, and the SVG is ours: classes,
 //     links, tooltips and a font whose width the layout assumes. On the
