@@ -9,12 +9,36 @@ package annotate
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/srctrace/srctrace/trace/report"
 )
 
-// Render writes rep to w in format.
-func Render(w io.Writer, format string, rep *report.Report) error {
+// Output is what a command renders: its data, which JSON writes as it is
+// (the master copy), and the document composed from that data, which
+// Markdown, HTML and text render.
+type Output struct {
+	Data any
+	Doc  *report.Doc
+	Etcd report.Etcd
+}
+
+// Render writes out to w in format: the one switch over every output.
+func Render(w io.Writer, format string, out Output) error {
+	switch format {
+	case "json":
+		return jsonTo(w, out.Data)
+	case "markdown", "md", "html", "text":
+		if out.Doc == nil {
+			return fmt.Errorf("rendering %s: there is no document to render", format)
+		}
+		return RenderDoc(w, format, out.Doc, out.Etcd)
+	}
+	return fmt.Errorf("unknown format %q: want one of json, %s", format, strings.Join(DocFormats, ", "))
+}
+
+// RenderReport writes rep to w in format.
+func RenderReport(w io.Writer, format string, rep *report.Report) error {
 	switch format {
 	case "markdown", "md":
 		return Markdown(w, rep)

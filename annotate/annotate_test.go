@@ -45,7 +45,7 @@ func TestGolden(t *testing.T) {
 				if err := dec.Decode(&rep); err != nil {
 					t.Fatal(err)
 				}
-				render = func(w *bytes.Buffer, format string) error { return Render(w, format, &rep) }
+				render = func(w *bytes.Buffer, format string) error { return RenderReport(w, format, &rep) }
 			}
 			var js bytes.Buffer
 			if err := render(&js, "json"); err != nil {
@@ -76,7 +76,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestRenderUnknownFormat(t *testing.T) {
-	err := Render(new(bytes.Buffer), "yaml", &report.Report{})
+	err := Render(new(bytes.Buffer), "yaml", Output{Data: &report.Report{}})
 	if err == nil || !strings.Contains(err.Error(), "unknown format") {
 		t.Errorf("err = %v", err)
 	}

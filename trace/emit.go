@@ -3,7 +3,6 @@ package trace
 import (
 	"fmt"
 	"go/token"
-	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -21,19 +20,8 @@ func (r *Result) Report() (*report.Report, error) {
 	st := r.Study
 	rep := &report.Report{
 		Study: report.Study{Name: st.Name, Title: st.Title, Summary: st.Summary, Sentinel: st.Sentinel},
-		Etcd:  report.Etcd{Version: r.Source.Version, Source: r.Source.Kind, Repo: st.Tgt().Repo},
+		Etcd:  r.etcd(st.Tgt()),
 	}
-	if r.Source.Kind == "module" {
-		rep.Etcd.Ref = r.Source.Version
-	}
-	for m := range r.Source.Modules {
-		rep.Etcd.Modules = append(rep.Etcd.Modules, report.Module{Path: m, Folder: r.Source.Folder(m)})
-	}
-	sort.Slice(rep.Etcd.Modules, func(i, j int) bool { return rep.Etcd.Modules[i].Path < rep.Etcd.Modules[j].Path })
-	for m, why := range r.Source.Missing {
-		rep.Etcd.Missing = append(rep.Etcd.Missing, report.Module{Path: m, Folder: st.LayoutMap()[m], Reason: why})
-	}
-	sort.Slice(rep.Etcd.Missing, func(i, j int) bool { return rep.Etcd.Missing[i].Path < rep.Etcd.Missing[j].Path })
 	for _, p := range r.Pkgs {
 		rep.Packages = append(rep.Packages, p.PkgPath)
 	}
@@ -47,34 +35,11 @@ func (r *Result) Report() (*report.Report, error) {
 		rep.Files = append(rep.Files, report.File{File: f.Repo, Present: f.Present, Sites: f.Sites})
 	}
 
-	rep.Sites = []report.Site{}
-	for _, s := range r.Sites {
-		first, ex, err := r.lines.excerpt(s.Pos.Filename, s.Pos.Line, excerptLines, excerptLines)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", s.Repo, err)
-		}
-		fn := ""
-		if s.Func != nil {
-			fn = callpath.Name(s.Func)
-		}
-		rs := report.Site{
-			File: s.Repo, Line: s.Pos.Line, Column: s.Pos.Column,
-			Function: fn, Kind: string(s.Kind), Text: s.Text, Cited: s.Cited,
-			Excerpt: report.Excerpt{First: first, Lines: ex},
-		}
-		for _, ei := range s.Roots {
-			rs.Roots = append(rs.Roots, r.Entries[ei].Name)
-		}
-		rep.Sites = append(rep.Sites, rs)
+	var err error
+	if rep.Sites, err = r.reportSites(); err != nil {
+		return nil, err
 	}
-
-	for _, e := range r.Entries {
-		rep.Entries = append(rep.Entries, report.Entry{
-			Name: e.Name, Function: callpath.Name(e.Func), Doc: e.Doc,
-			File: r.Source.RepoPath(e.Pos.Filename), Line: e.Pos.Line,
-			Found: e.Found, Kind: string(e.Kind),
-		})
-	}
+	rep.Entries = r.reportEntries()
 	rep.Boundaries = []report.Boundary{}
 	for _, b := range r.Boundaries {
 		pos := b.Calls[0]
@@ -84,50 +49,7 @@ func (r *Result) Report() (*report.Report, error) {
 		})
 	}
 
-	rep.Paths = []report.PairPaths{}
-	for _, p := range r.Pairs {
-		s := r.Sites[p.Site]
-		pp := report.PairPaths{
-			Entry:     r.Entries[p.Entry].Name,
-			Site:      report.SiteRef{Index: p.Site, File: s.Repo, Line: s.Pos.Line},
-			Reachable: len(p.Paths) > 0,
-			Why:       p.Why,
-			Hops:      []report.Hop{},
-			Feasible:  string(p.Verdict),
-			Because:   r.because(p.Because),
-			Ways:      r.ways(p.Ways),
-			Searched:  p.Searched,
-			Cut:       p.Cut,
-		}
-		for i, path := range p.Paths {
-			hs := r.hops(path)
-			pp.Paths = append(pp.Paths, hs)
-			if i == 0 {
-				pp.Hops = hs
-			}
-		}
-		for _, l := range p.Crossing {
-			b := r.Boundaries[l.Boundary]
-			pp.Crossing = append(pp.Crossing, report.Crossing{
-				Boundary: b.Name,
-				From:     r.Entries[l.From].Name,
-				To:       r.Entries[l.To].Name,
-				Function: callpath.Name(b.From),
-				File:     r.Source.RepoPath(b.Calls[0].Filename),
-				Line:     b.Calls[0].Line,
-				Hops:     r.hops(l.Path),
-				Feasible: string(l.Res.Verdict),
-				Because:  r.because(l.Res.Because),
-				Message:  l.Message.Fields(),
-				Carried:  b.Carried,
-			})
-			if at := l.Message.At(); at.IsValid() && b.Msg != nil {
-				file, line := r.position(at)
-				pp.Crossing[len(pp.Crossing)-1].MessageAt = &report.Loc{File: file, Line: line}
-			}
-		}
-		rep.Paths = append(rep.Paths, pp)
-	}
+	rep.Paths = r.reportPaths()
 
 	for _, b := range st.Behaviours {
 		rb := report.Behaviour{ID: b.ID, Title: b.Title, Lab: b.Lab, Prose: b.Prose, Entries: b.Entries, Observed: b.Observed, Setup: b.Setup,
@@ -182,4 +104,93 @@ func (r *Result) feasiblyReached(ei, si int) bool {
 		}
 	}
 	return false
+}
+
+// reportSites converts the uses, with an excerpt of each.
+func (r *Result) reportSites() ([]report.Site, error) {
+	out := []report.Site{}
+	for _, s := range r.Sites {
+		first, ex, err := r.lines.excerpt(s.Pos.Filename, s.Pos.Line, excerptLines, excerptLines)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", s.Repo, err)
+		}
+		fn := ""
+		if s.Func != nil {
+			fn = callpath.Name(s.Func)
+		}
+		rs := report.Site{
+			File: s.Repo, Line: s.Pos.Line, Column: s.Pos.Column,
+			Function: fn, Kind: string(s.Kind), Text: s.Text, Cited: s.Cited,
+			Excerpt: report.Excerpt{First: first, Lines: ex},
+			Init:    s.Func != nil && s.Func.Synthetic == "package initializer",
+		}
+		for _, ei := range s.Roots {
+			rs.Roots = append(rs.Roots, r.Entries[ei].Name)
+		}
+		out = append(out, rs)
+	}
+
+	return out, nil
+}
+
+// reportEntries converts the entries.
+func (r *Result) reportEntries() []report.Entry {
+	out := []report.Entry{}
+	for _, e := range r.Entries {
+		out = append(out, report.Entry{
+			Name: e.Name, Function: callpath.Name(e.Func), Doc: e.Doc,
+			File: r.Source.RepoPath(e.Pos.Filename), Line: e.Pos.Line,
+			Found: e.Found, Kind: string(e.Kind),
+		})
+	}
+	return out
+}
+
+// reportPaths converts the pairs.
+func (r *Result) reportPaths() []report.PairPaths {
+	out := []report.PairPaths{}
+	for _, p := range r.Pairs {
+		s := r.Sites[p.Site]
+		pp := report.PairPaths{
+			Entry:     r.Entries[p.Entry].Name,
+			Site:      report.SiteRef{Index: p.Site, File: s.Repo, Line: s.Pos.Line},
+			Reachable: len(p.Paths) > 0,
+			Why:       p.Why,
+			Hops:      []report.Hop{},
+			Feasible:  string(p.Verdict),
+			Because:   r.because(p.Because),
+			Ways:      r.ways(p.Ways),
+			Searched:  p.Searched,
+			Cut:       p.Cut,
+		}
+		for i, path := range p.Paths {
+			hs := r.hops(path)
+			pp.Paths = append(pp.Paths, hs)
+			if i == 0 {
+				pp.Hops = hs
+			}
+		}
+		for _, l := range p.Crossing {
+			b := r.Boundaries[l.Boundary]
+			pp.Crossing = append(pp.Crossing, report.Crossing{
+				Boundary: b.Name,
+				From:     r.Entries[l.From].Name,
+				To:       r.Entries[l.To].Name,
+				Function: callpath.Name(b.From),
+				File:     r.Source.RepoPath(b.Calls[0].Filename),
+				Line:     b.Calls[0].Line,
+				Hops:     r.hops(l.Path),
+				Feasible: string(l.Res.Verdict),
+				Because:  r.because(l.Res.Because),
+				Message:  l.Message.Fields(),
+				Carried:  b.Carried,
+			})
+			if at := l.Message.At(); at.IsValid() && b.Msg != nil {
+				file, line := r.position(at)
+				pp.Crossing[len(pp.Crossing)-1].MessageAt = &report.Loc{File: file, Line: line}
+			}
+		}
+		out = append(out, pp)
+	}
+	return out
 }

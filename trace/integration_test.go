@@ -95,10 +95,11 @@ var releases = []struct {
 			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "only-if", cond: "needPrevKV", condAt: "server/etcdserver/api/v3rpc/watch.go:450"},
 			// dispatch returns early when !shouldApplyV3 (uber_applier.go:126).
 			{entry: "apply", site: "server/etcdserver/txn/range.go:181", verdict: "only-if", cond: "shouldApplyV3", condAt: "server/etcdserver/apply/uber_applier.go:126"},
-			{entry: "v3rpc.(*kvServer).Txn", site: "server/etcdserver/txn/range.go:181", verdict: "yes"},
+			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/etcdserver/txn/range.go:181", verdict: "yes"},
 		},
-		// kvServer.Txn -> EtcdServer.Txn -> txn.Txn (read-only) -> checkTxn -> checkRange.
-		roots: map[string][]string{"server/etcdserver/txn/range.go:181": {"v3rpc.(*kvServer).Txn"}},
+		// The registered KV service is quotaKVServer (v3rpc/grpc.go:80, NewQuotaKVServer):
+		// quotaKVServer.Txn -> kvServer.Txn -> EtcdServer.Txn -> txn.Txn (read-only) -> checkTxn -> checkRange.
+		roots: map[string][]string{"server/etcdserver/txn/range.go:181": {"v3rpc.(*quotaKVServer).Txn"}},
 	},
 	{
 		version: "v3.6.0",
@@ -143,9 +144,9 @@ var releases = []struct {
 			{entry: "kv-compact", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", boundary: "raft proposal", message: []string{"Compaction"}, messageAt: "server/etcdserver/v3_server.go:205"},
 			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:203", verdict: "no", cond: "r.Compaction != nil", boundary: "raft proposal", message: []string{"Alarm"}},
 			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "only-if", cond: "needPrevKV"},
-			{entry: "v3rpc.(*kvServer).Txn", site: "server/etcdserver/txn/txn.go:439", verdict: "yes"},
+			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/etcdserver/txn/txn.go:439", verdict: "yes"},
 		},
-		roots: map[string][]string{"server/etcdserver/txn/txn.go:439": {"v3rpc.(*kvServer).Txn"}},
+		roots: map[string][]string{"server/etcdserver/txn/txn.go:439": {"v3rpc.(*quotaKVServer).Txn"}},
 	},
 }
 

@@ -422,27 +422,36 @@ func (r *Result) findRoots() {
 			}
 		}
 		sort.SliceStable(cands, func(i, j int) bool { return dist[cands[i].Func] < dist[cands[j].Func] })
-		bestLen := -1
-		var found []int
+		// The feasible candidates, nearest first; of those, the ones no
+		// other candidate starts; of those, the nearest.
+		type cand struct {
+			i, n int
+		}
+		var feas []cand
 		for i, c := range cands {
-			if i >= 16 || (bestLen >= 0 && dist[c.Func] > bestLen) {
+			if i >= 16 {
 				break
 			}
 			e := study.EntryPoint{Entry: study.Entry{Name: report.ShortName(callpath.Name(c.Func)), Function: callpath.Name(c.Func)},
 				Func: c.Func, Found: "code", Kind: c.Kind}
 			ways, _, _ := r.bestWays(e, s.Func, s.Instr, nil)
-			if len(ways) == 0 {
+			if len(ways) == 0 || !feasibleVerdict(bestOf(ways).Res.Verdict) {
 				continue
 			}
-			w := bestOf(ways)
-			if !feasibleVerdict(w.Res.Verdict) {
+			feas = append(feas, cand{i, len(bestOf(ways).Path)})
+		}
+		keep := outermost(r.Graph, len(feas), func(k int) *ssa.Function { return cands[feas[k].i].Func })
+		bestLen := -1
+		var found []int
+		for k, f := range feas {
+			if !keep[k] {
 				continue
 			}
-			if bestLen < 0 || len(w.Path) < bestLen {
-				bestLen, found = len(w.Path), nil
+			if bestLen < 0 || f.n < bestLen {
+				bestLen, found = f.n, nil
 			}
-			if len(w.Path) == bestLen {
-				found = append(found, i)
+			if f.n == bestLen {
+				found = append(found, f.i)
 			}
 		}
 		if bestLen < 0 || (nearestStudy >= 0 && bestLen >= nearestStudy) {

@@ -30,7 +30,6 @@ import (
 	"github.com/srctrace/srctrace/trace/feasible"
 	"github.com/srctrace/srctrace/trace/roots"
 	"github.com/srctrace/srctrace/trace/signal"
-	"github.com/srctrace/srctrace/trace/sites"
 	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/study"
 )
@@ -265,33 +264,11 @@ func appendUnique(list []string, s string) []string {
 }
 
 func (r *Result) findSites() error {
-	ssaPkg := map[*types.Package]*ssa.Package{}
-	for _, p := range r.Graph.Pkgs {
-		ssaPkg[p.Pkg] = p
-	}
 	cited := map[string]bool{}
 	for _, f := range r.Study.Citation.Files {
 		cited[f] = true
 	}
-	for _, s := range sites.Find(r.Pkgs, r.Sentinel) {
-		site := study.Site{Site: s, Repo: r.Source.RepoPath(s.Pos.Filename)}
-		site.Cited = cited[site.Repo]
-		text, err := r.lines.line(s.Pos.Filename, s.Pos.Line)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", site.Repo, err)
-		}
-		site.Text = text
-		if s.Kind != sites.Definition {
-			if sp := ssaPkg[s.Pkg.Types]; sp != nil {
-				site.Func = ssa.EnclosingFunction(sp, s.Path)
-			}
-			if site.Func != nil {
-				site.Instr = feasible.Use(site.Func, s.Ident.Pos())
-			}
-		}
-		r.Sites = append(r.Sites, site)
-	}
-	return nil
+	return r.useSites(r.Sentinel, cited)
 }
 
 func (r *Result) resolveEntries() error {
@@ -311,7 +288,6 @@ func (r *Result) resolveEntries() error {
 	}
 	return nil
 }
-
 
 func (r *Result) resolveBoundaries() error {
 	for _, b := range r.Study.Boundaries {

@@ -181,7 +181,7 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 		observe.Apply(rep, res)
 	}
 	var buf bytes.Buffer
-	if err := annotate.Render(&buf, opts.format, rep); err != nil {
+	if err := annotate.RenderReport(&buf, opts.format, rep); err != nil {
 		return err
 	}
 	return writeOutput(opts.stdout, opts.output, buf.Bytes())

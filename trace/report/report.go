@@ -162,6 +162,9 @@ type Site struct {
 	// shortest feasible path, when they are nearer than every study entry
 	// that does (entry names).
 	Roots []string `json:"roots,omitempty"`
+	// Init is set for a use in package-level code, which runs once at
+	// package initialisation rather than through calls.
+	Init bool `json:"init,omitempty"`
 }
 
 // Excerpt is a few numbered source lines.

@@ -24,6 +24,7 @@
 package roots
 
 import (
+	"go/token"
 	"go/types"
 	"sort"
 	"strings"
@@ -168,6 +169,13 @@ func Find(g *callpath.Graph) []Root {
 				c := call.Common()
 				if _, isGo := call.(*ssa.Go); isGo {
 					if t := funcValue(c.Value); t != nil {
+						// A closure that only runs a function its maker was
+						// given (go func() { f() }()) starts what the
+						// maker's callers pass; those are the roots.
+						if i, ok := runsParam(t, fn); ok {
+							helpers[fn] = append(helpers[fn], i)
+							continue
+						}
 						add(t, Goroutine, "")
 					} else if c.StaticCallee() != nil {
 						add(c.StaticCallee(), Goroutine, "")
@@ -178,6 +186,15 @@ func Find(g *callpath.Graph) []Root {
 				}
 				if callee := c.StaticCallee(); callee != nil && isHandleFunc(callee) && len(c.Args) >= 2 {
 					add(funcValue(c.Args[len(c.Args)-1]), HTTP, "")
+				}
+			}
+			// gRPC calls back the functions given to it as its own function
+			// types (interceptors, handlers).
+			for _, ins := range b.Instrs {
+				if v, ok := ins.(ssa.Value); ok {
+					if t := funcValue(v); t != nil && flowsToGRPCFunc(v) {
+						add(t, GRPC, "")
+					}
 				}
 			}
 		}
@@ -241,6 +258,112 @@ func registrations(g *callpath.Graph, src map[*ssa.Package]bool) map[*types.Func
 		}
 	}
 	return out
+}
+
+// runsParam reports whether closure fn, made in parent, calls a function
+// value it captured from one of parent's parameters; it returns the
+// parameter's index.
+func runsParam(fn, parent *ssa.Function) (int, bool) {
+	if fn.Parent() != parent {
+		return 0, false
+	}
+	mc := makeClosure(parent, fn)
+	for _, b := range fn.Blocks {
+		for _, ins := range b.Instrs {
+			call, ok := ins.(ssa.CallInstruction)
+			if !ok || call.Common().IsInvoke() || call.Common().StaticCallee() != nil {
+				continue
+			}
+			if mc == nil {
+				continue
+			}
+			// The function value is a captured variable, or a load of one
+			// (parent keeps its parameter in a variable when it defers).
+			v := call.Common().Value
+			load := false
+			if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+				v, load = u.X, true
+			}
+			fv, ok := v.(*ssa.FreeVar)
+			if !ok {
+				continue
+			}
+			for i, x := range fn.FreeVars {
+				if x != fv || i >= len(mc.Bindings) {
+					continue
+				}
+				b := mc.Bindings[i]
+				if a, ok := b.(*ssa.Alloc); ok && load {
+					b = onlyStored(a)
+				}
+				if p, ok := b.(*ssa.Parameter); ok && p.Parent() == parent {
+					return paramIndex(p), true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// onlyStored is the value of the one store to a, or nil.
+func onlyStored(a *ssa.Alloc) ssa.Value {
+	var val ssa.Value
+	for _, r := range *a.Referrers() {
+		if st, ok := r.(*ssa.Store); ok && st.Addr == a {
+			if val != nil {
+				return nil
+			}
+			val = st.Val
+		}
+	}
+	return val
+}
+
+func makeClosure(parent, fn *ssa.Function) *ssa.MakeClosure {
+	for _, b := range parent.Blocks {
+		for _, ins := range b.Instrs {
+			if mc, ok := ins.(*ssa.MakeClosure); ok && mc.Fn == fn {
+				return mc
+			}
+		}
+	}
+	return nil
+}
+
+// flowsToGRPCFunc reports whether a function value is returned as, or
+// converted to, a named function type of the gRPC library.
+func flowsToGRPCFunc(v ssa.Value) bool {
+	isGRPC := func(t types.Type) bool {
+		n, ok := t.(*types.Named)
+		if !ok || n.Obj().Pkg() == nil {
+			return false
+		}
+		_, isFunc := n.Underlying().(*types.Signature)
+		return isFunc && strings.HasPrefix(n.Obj().Pkg().Path(), "google.golang.org/grpc")
+	}
+	if isGRPC(v.Type()) {
+		return true
+	}
+	refs := v.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, r := range *refs {
+		switch x := r.(type) {
+		case *ssa.ChangeType:
+			if isGRPC(x.Type()) {
+				return true
+			}
+		case *ssa.Return:
+			res := x.Parent().Signature.Results()
+			for i, rv := range x.Results {
+				if rv == v && i < res.Len() && isGRPC(res.At(i).Type()) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // funcValue is the function a function value denotes, when the code

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/srctrace/srctrace/annotate"
+	"github.com/srctrace/srctrace/trace"
+	"github.com/srctrace/srctrace/trace/target"
+)
+
+type whyOptions struct {
+	symbol   string
+	format   string
+	output   string
+	version  string
+	dir      string
+	paths    int
+	nearest  int
+	cacheDir string
+	env      []string
+	target   *target.Target // nil: etcd (tests set a fixture's)
+	stdout   io.Writer
+}
+
+// newWhyCmd builds the command; runF replaces runWhy in tests of flag
+// parsing.
+func newWhyCmd(runF func(context.Context, *whyOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runWhy
+	}
+	opts := &whyOptions{}
+	cmd := &cobra.Command{
+		Use:   "why [flags] SYMBOL",
+		Short: "Every use of one etcd object, and the roots that can reach each",
+		Long: `why finds every use of one package-level object of etcd's modules (an error
+variable, a function, a method, a field) by type identity, and for each use
+the roots found from the code (gRPC service methods, HTTP handlers,
+goroutines) that reach it by a call path that can run, with the shortest
+such paths. No study is needed.
+
+SYMBOL is a qualified name: pkg/path.Name, pkg/path.(*T).M, pkg/path.T.M or
+pkg/path.T.field.`,
+		Example: `  srctrace why go.etcd.io/etcd/server/v3/storage/mvcc.ErrFutureRev
+  srctrace why go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound --format json
+  srctrace why go.etcd.io/etcd/api/v3/v3rpc/rpctypes.ErrGRPCNoLeader --etcd-version v3.6.0
+  srctrace why 'go.etcd.io/etcd/server/v3/storage/mvcc.(*store).Compact' --format html -o why.html`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("why wants one symbol: srctrace why pkg/path.Name")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.symbol = args[0]
+			if err := checkFormat(opts.format, "markdown", "json", "html"); err != nil {
+				return err
+			}
+			if err := checkSource(opts.version, opts.dir); err != nil {
+				return err
+			}
+			if opts.paths < 1 || opts.nearest < 1 {
+				return usagef("--paths and --roots want 1 or more")
+			}
+			opts.stdout = cmd.OutOrStdout()
+			return runF(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.format, "format", "markdown", "output format: markdown, json or html")
+	f.StringVarP(&opts.output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	f.StringVar(&opts.version, "etcd-version", "", "etcd release to load from the Go module proxy (default: the pinned release)")
+	f.StringVar(&opts.dir, "etcd-dir", "", "root of a local etcd checkout to load instead of a release")
+	f.IntVar(&opts.paths, "paths", 3, "shortest call paths to show per (root, use)")
+	f.IntVar(&opts.nearest, "roots", 5, "nearest roots to keep per use")
+	return cmd
+}
+
+func runWhy(ctx context.Context, opts *whyOptions) error {
+	rep, err := trace.Why(ctx, trace.WhyOptions{Symbol: opts.symbol, Target: opts.target, Version: opts.version, Dir: opts.dir,
+		CacheDir: opts.cacheDir, Env: opts.env, Paths: opts.paths, Nearest: opts.nearest})
+	if err != nil {
+		return err
+	}
+	rep.Notes = annotate.WhyDoc(rep)
+	var buf bytes.Buffer
+	if err := annotate.Render(&buf, opts.format, annotate.Output{Data: rep, Doc: rep.Notes, Etcd: rep.Etcd}); err != nil {
+		return err
+	}
+	return writeOutput(opts.stdout, opts.output, buf.Bytes())
+}
