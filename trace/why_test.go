@@ -103,7 +103,7 @@ func TestWhyReleases(t *testing.T) {
 		{"go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound", map[string][]string{
 			// The lease HTTP handler compares the lessor's error (http.go:93).
 			"server/lease/leasehttp/http.go:93 comparison": {"leasehttp.(*leaseHandler).ServeHTTP"},
-			"server/lease/lessor.go:61 definition":          nil,
+			"server/lease/lessor.go:61 definition":         nil,
 		}},
 		{"go.etcd.io/etcd/api/v3/v3rpc/rpctypes.ErrGRPCNoLeader", map[string][]string{
 			// The unary interceptor returns it when there is no leader; gRPC
