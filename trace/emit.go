@@ -8,6 +8,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/feasible"
 	"github.com/srctrace/srctrace/trace/report"
 )
 
@@ -28,8 +29,12 @@ func (r *Result) Report() (*report.Report, error) {
 
 	c := st.Citation
 	rep.Citation = report.Citation{Step: c.Step, Command: GrepCommand(c.Pattern, c.Files), Files: c.Files, Lines: []report.GrepLine{}}
-	for _, h := range r.Grep {
-		rep.Citation.Lines = append(rep.Citation.Lines, report.GrepLine{File: h.Repo, Line: h.Line, Text: h.Text, Site: h.Site})
+	for i, h := range r.Grep {
+		gl := report.GrepLine{File: h.Repo, Line: h.Line, Text: h.Text, Site: h.Site}
+		if f := r.Findings; f != nil && i < len(f.Roles) {
+			gl.Behaviours = f.Roles[i]
+		}
+		rep.Citation.Lines = append(rep.Citation.Lines, gl)
 	}
 	for _, f := range r.Files {
 		rep.Files = append(rep.Files, report.File{File: f.Repo, Present: f.Present, Sites: f.Sites})
@@ -53,14 +58,10 @@ func (r *Result) Report() (*report.Report, error) {
 
 	for _, b := range st.Behaviours {
 		rb := report.Behaviour{ID: b.ID, Title: b.Title, Lab: b.Lab, Prose: b.Prose, Entries: b.Entries, Observed: b.Observed, Setup: b.Setup,
-			Sites: []int{}, CitedNotReached: []int{}}
+			Unset: b.Unset, Probe: b.Probe, Sites: []int{}, CitedNotReached: []int{}}
 		for si, s := range r.Sites {
-			reached := false
-			for _, name := range b.Entries {
-				if ei := r.EntryIndex(name); ei >= 0 && s.Func != nil && r.feasiblyReached(ei, si) {
-					reached = true
-				}
-			}
+			v, _ := r.RunsIn(b, si)
+			reached := v == feasible.Yes || v == feasible.OnlyIf
 			switch {
 			case reached:
 				rb.Sites = append(rb.Sites, si)
@@ -93,17 +94,6 @@ func (r *Result) hop(callee *ssa.Function, pos token.Position, goroutine, dynami
 // GrepCommand is the citation as a shell command.
 func GrepCommand(pattern string, files []string) string {
 	return fmt.Sprintf("git grep -n '%s' -- %s", pattern, strings.Join(files, " "))
-}
-
-// feasiblyReached reports whether entry ei reaches site si by a call path
-// that can run (yes or only-if).
-func (r *Result) feasiblyReached(ei, si int) bool {
-	for _, p := range r.Pairs {
-		if p.Entry == ei && p.Site == si {
-			return len(p.Paths) > 0 && feasibleVerdict(p.Verdict)
-		}
-	}
-	return false
 }
 
 // reportSites converts the uses, with an excerpt of each.

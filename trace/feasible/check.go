@@ -70,6 +70,9 @@ type Cond struct {
 	// condition this one contradicts (Excluded, as its Text).
 	Why   string
 	Prior *Cond
+	// Fields are the struct fields the condition's value is read from (in
+	// its function, through locals, loads and map lookups).
+	Fields []*types.Var
 }
 
 // Fixed is a value that a path fixes: an operand, its value, and where the
@@ -81,6 +84,9 @@ type Fixed struct {
 	// Set lists the fields a literal sets, when the value is a field the
 	// literal leaves unset.
 	Set []string
+	// Unset is the field the path's requests leave at zero, when the value
+	// is read from it (Path.Zero).
+	Unset *types.Var
 }
 
 // Result is the verdict on one path.
@@ -123,6 +129,10 @@ type Path struct {
 	// Want, when set, is a value of the last function to evaluate at the
 	// end of the path (see Result.Value).
 	Want ssa.Value
+	// Zero are fields the path's requests leave at their zero value
+	// (an option a request did not ask for): reading one gives zero, and
+	// looking up in one, when it is a map, finds nothing.
+	Zero []*types.Var
 }
 
 // Message is a message a sender hands to a receiver: in Dispatch, every
@@ -411,7 +421,51 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 		return c
 	}
 	w.classify(fr, &c, ifi.Cond, want)
+	c.Fields = fieldsRead(ifi.Cond)
 	return c
+}
+
+// fieldsRead lists the struct fields v is computed from within its
+// function, nearest first.
+func fieldsRead(v ssa.Value) []*types.Var {
+	var out []*types.Var
+	seen := map[ssa.Value]bool{}
+	var visit func(v ssa.Value, depth int)
+	visit = func(v ssa.Value, depth int) {
+		if v == nil || seen[v] || depth > 8 {
+			return
+		}
+		seen[v] = true
+		switch x := v.(type) {
+		case *ssa.FieldAddr:
+			if fv := fieldVar(x.X.Type(), x.Field); fv != nil {
+				out = append(out, fv)
+			}
+			visit(x.X, depth+1)
+			return
+		case *ssa.Field:
+			if fv := fieldVar(x.X.Type(), x.Field); fv != nil {
+				out = append(out, fv)
+			}
+			visit(x.X, depth+1)
+			return
+		case *ssa.Alloc:
+			for _, st := range stores(x) {
+				visit(st.Val, depth+1)
+			}
+			return
+		}
+		if ins, ok := v.(ssa.Instruction); ok {
+			var ops []*ssa.Value
+			for _, op := range ins.Operands(ops) {
+				if op != nil {
+					visit(*op, depth+1)
+				}
+			}
+		}
+	}
+	visit(v, 0)
+	return out
 }
 
 // classify decides condition v, which the path needs to be want.
@@ -446,7 +500,7 @@ func (w *walk) classify(fr *frame, c *Cond, v ssa.Value, want bool) {
 	}
 	val := fr.eval(v)
 	if val.kind == kConst && !val.isNil && val.c.Kind() == constant.Bool {
-		w.decided(c, constant.BoolVal(val.c) == want, Fixed{Name: c.Text, Value: val.show(), At: val.at})
+		w.decided(c, constant.BoolVal(val.c) == want, Fixed{Name: c.Text, Value: val.show(), At: val.at, Unset: val.unset})
 		return
 	}
 	w.byOrigin(c, val)
@@ -458,7 +512,7 @@ func (w *walk) decided(c *Cond, holds bool, fs ...Fixed) {
 		c.Class = True
 	}
 	for _, f := range fs {
-		if f.At.IsValid() {
+		if f.At.IsValid() || f.Unset != nil {
 			c.Fixed = append(c.Fixed, f)
 		}
 	}
@@ -516,8 +570,8 @@ func (w *walk) compare(fr *frame, c *Cond, b *ssa.BinOp, want bool) {
 	names := w.operands(b)
 	if r := fold(b.Op, x, y); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
 		w.decided(c, constant.BoolVal(r.c) == want,
-			Fixed{Name: names[0], Value: x.show(), At: x.at, Set: setOf(x)},
-			Fixed{Name: names[1], Value: y.show(), At: y.at, Set: setOf(y)})
+			Fixed{Name: names[0], Value: x.show(), At: x.at, Set: setOf(x), Unset: x.unset},
+			Fixed{Name: names[1], Value: y.show(), At: y.at, Set: setOf(y), Unset: y.unset})
 		return
 	}
 	// The error of a call compared with nil: either way in normal runs.

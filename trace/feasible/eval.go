@@ -159,7 +159,20 @@ func (f *frame) eval1(v ssa.Value) *value {
 		}
 		return derived(vs...)
 	case *ssa.Lookup:
-		return element(f.eval(v.X))
+		x := f.eval(v.X)
+		if x.kind == kConst && x.isNil {
+			// Nothing is found in a map the path leaves empty.
+			var elem types.Type
+			if m, ok := v.X.Type().Underlying().(*types.Map); ok {
+				elem = m.Elem()
+			}
+			if elem != nil {
+				z := zero(elem)
+				z.unset = x.unset
+				return z
+			}
+		}
+		return element(x)
 	case *ssa.Index:
 		return element(f.eval(v.X))
 	case *ssa.IndexAddr:
@@ -191,6 +204,13 @@ func (f *frame) load(addr *value) *value {
 
 // fieldOf is field i of base (a struct value or a pointer to one).
 func (f *frame) fieldOf(base *value, i int, fv *types.Var) *value {
+	for _, z := range f.p.p.Zero {
+		if fv != nil && z == fv {
+			v := zero(fv.Type())
+			v.unset = fv
+			return v
+		}
+	}
 	name := fmt.Sprint(i)
 	if fv != nil {
 		name = fv.Name()
@@ -219,7 +239,20 @@ func (f *frame) extract(v *ssa.Extract) *value {
 	case *ssa.Call:
 		return f.callResult(t.Common())
 	case *ssa.Lookup:
-		return element(f.eval(t.X))
+		x := f.eval(t.X)
+		if x.kind == kConst && x.isNil {
+			if v.Index == 1 {
+				r := constVal(constant.MakeBool(false))
+				r.unset = x.unset
+				return r
+			}
+			if m, ok := t.X.Type().Underlying().(*types.Map); ok {
+				z := zero(m.Elem())
+				z.unset = x.unset
+				return z
+			}
+		}
+		return element(x)
 	case *ssa.UnOp, *ssa.Next, *ssa.Select:
 		return opaque(state)
 	}

@@ -57,8 +57,10 @@ type value struct {
 	desc string
 	// why says where the analysis gave up (kOpaque, unknown).
 	why string
-	// lit is the literal that leaves this field unset (a zero value).
-	lit *object
+	// lit is the literal that leaves this field unset (a zero value);
+	// unset the field the path's requests leave at zero (Path.Zero).
+	lit   *object
+	unset *types.Var
 	// fn and bindings are a function value's function and what a closure
 	// captures (a bound method: its receiver).
 	fn       *ssa.Function

@@ -1,5 +1,10 @@
 package report
 
+import (
+	"strconv"
+	"strings"
+)
+
 // A Doc is a document made of generic elements: sections, paragraphs,
 // lists, tables, code and diagrams, with citations (Loc) inside the text.
 // A study composes its notes as a Doc from its report; package annotate
@@ -136,3 +141,48 @@ func Cite(l Loc) Span { return Span{Loc: &l} }
 
 // RefSpan is a link with text s to the section with id.
 func RefSpan(s, id string) Span { return Span{Text: s, Ref: id} }
+
+// Sentence turns s into text: {N} becomes a citation of lines[N], and text
+// quoted in backticks becomes inline code.
+func Sentence(s string, lines []Loc) Text {
+	var t Text
+	plain := func(x string) {
+		if x == "" {
+			return
+		}
+		if n := len(t); n > 0 && !t[n-1].Code && t[n-1].Loc == nil && t[n-1].Ref == "" && !t[n-1].Strong {
+			t[n-1].Text += x
+			return
+		}
+		t = append(t, Plain(x))
+	}
+	for s != "" {
+		i := strings.IndexAny(s, "{`")
+		if i < 0 {
+			plain(s)
+			break
+		}
+		plain(s[:i])
+		s = s[i:]
+		if s[0] == '`' {
+			end := strings.IndexByte(s[1:], '`')
+			if end < 0 {
+				plain(s)
+				break
+			}
+			t = append(t, CodeSpan(s[1:1+end]))
+			s = s[end+2:]
+			continue
+		}
+		end := strings.IndexByte(s, '}')
+		n, err := strconv.Atoi(s[1:max(end, 1)])
+		if end < 0 || err != nil || n < 0 || n >= len(lines) {
+			plain(s[:1])
+			s = s[1:]
+			continue
+		}
+		t = append(t, Cite(lines[n]))
+		s = s[end+1:]
+	}
+	return t
+}

@@ -137,6 +137,11 @@ type GrepLine struct {
 	// Site is the index in Report.Sites of the use on this line, or -1 when
 	// the line holds the name but no use of the sentinel (a comment, say).
 	Site int `json:"site"`
+	// Behaviours gives the line's role in each of the exercise's
+	// behaviours: "runs" (a path that can run with the behaviour's
+	// requests reaches it), "value" (a declaration whose object a use that
+	// runs returns, compares or looks up), or "no".
+	Behaviours map[string]string `json:"behaviours,omitempty"`
 }
 
 // File is one file the study cites.
@@ -319,6 +324,10 @@ type Behaviour struct {
 	Observed string `json:"observed,omitempty"`
 	// Setup are the entries the lab's setup runs for it (a compaction).
 	Setup []string `json:"setup,omitempty"`
+	// Unset are the fields its requests leave at zero; Probe marks a
+	// demonstration the lab adds, not one of the exercise's behaviours.
+	Unset []string `json:"unset,omitempty"`
+	Probe bool     `json:"probe,omitempty"`
 	// Sites are the indices of the sites reachable from the entries.
 	Sites []int `json:"sites"`
 	// CitedNotReached are cited sites that none of the entries reaches.

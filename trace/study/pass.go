@@ -52,6 +52,9 @@ type Findings struct {
 	Claims    []report.Claim
 	Corrected []report.Loc
 	ErrorUses []report.ErrorUse
+	// Roles are, per line of the citation's grep (in order), the line's
+	// role in each behaviour: "runs", "value" or "no".
+	Roles []map[string]string
 }
 
 // EntryIndex returns the index of the entry named name, or -1.
@@ -187,4 +190,41 @@ type FileHit struct {
 	Repo    string
 	Present bool
 	Sites   int
+}
+
+// RunsIn says whether use si runs in behaviour b: the best verdict of the
+// call paths from b's entries to it, checked again with the fields that
+// b's requests leave unset at their zero value, and the condition that
+// decides it. Paths across hand-offs are not counted: a behaviour runs
+// through its entries.
+func (p *Pass) RunsIn(b Behaviour, si int) (feasible.Verdict, *feasible.Cond) {
+	var zero []*types.Var
+	for _, name := range b.Unset {
+		if obj, _, err := p.Graph.Lookup(name); err == nil {
+			if v, ok := obj.(*types.Var); ok && v.IsField() {
+				zero = append(zero, v)
+			}
+		}
+	}
+	s := p.Sites[si]
+	best, why := feasible.Verdict(""), (*feasible.Cond)(nil)
+	for _, name := range b.Entries {
+		ei := p.EntryIndex(name)
+		if ei < 0 || s.Func == nil || !p.Entries[ei].Reach[s.Func] {
+			continue
+		}
+		for _, pr := range p.Pairs {
+			if pr.Entry != ei || pr.Site != si || len(pr.Crossing) > 0 {
+				continue
+			}
+			for _, w := range pr.Ways {
+				res, _ := p.Feas.Check(feasible.Path{Root: p.Entries[ei].Func, Hops: w.Path, Target: s.Instr, Zero: zero,
+					RootState: p.Entries[ei].Found == "code" && p.Entries[ei].Kind == roots.Goroutine})
+				if best == "" || feasible.Better(res.Verdict, best) {
+					best, why = res.Verdict, res.Because
+				}
+			}
+		}
+	}
+	return best, why
 }

@@ -94,6 +94,9 @@ type Citation struct {
 	Step    string   // where the exercise makes it, e.g. "step 6"
 	Pattern string   // fixed string searched for
 	Files   []string // repo-relative paths
+	// About are the behaviours whose code the citation means to point at
+	// (ids); empty means all of the exercise's.
+	About []string
 }
 
 // Entry is a function from which call paths start.
@@ -141,6 +144,11 @@ type Behaviour struct {
 	// Setup are the entries of the requests the lab makes to set the
 	// behaviour up (the compaction), which run in its coverage run too.
 	Setup []string
+	// Unset are the fields ("pkg.T.field") that the behaviour's requests
+	// leave at their zero value: the options its commands do not ask for
+	// (a watch without previous values). A path that needs one set does
+	// not run in the behaviour.
+	Unset []string
 	// Probe marks a demonstration the lab adds: not one of the exercise's
 	// behaviours; verdicts about the exercise ignore it.
 	Probe bool

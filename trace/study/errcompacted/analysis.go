@@ -10,8 +10,10 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/feasible"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/signal"
+	"github.com/srctrace/srctrace/trace/sites"
 	"github.com/srctrace/srctrace/trace/study"
 )
 
@@ -55,6 +57,7 @@ func (r *analysis) findings() *study.Findings {
 		}
 		f.Claims = append(f.Claims, rc)
 	}
+	f.Roles = r.Roles
 	f.Corrected = r.Locs(r.Corrected)
 	for i := range f.Corrected {
 		if t, err := r.Lines(r.Corrected[i].Filename, r.Corrected[i].Line); err == nil {
@@ -80,6 +83,19 @@ type analysis struct {
 	ErrorUses []ErrorUse
 	// Corrected are the lines a citation of what runs would name.
 	Corrected []signal.Pos
+	// Roles are, per line of the citation's grep, its role per behaviour.
+	Roles []map[string]string
+}
+
+// probesRunning names the lab's probes in which site si runs.
+func (r *analysis) probesRunning(si int) []string {
+	var out []string
+	for _, b := range r.Study.Behaviours {
+		if b.Probe && r.runs(b, si) {
+			out = append(out, b.ID)
+		}
+	}
+	return out
 }
 
 // Step is one station of a behaviour's way through the code.
@@ -963,39 +979,124 @@ func (r *analysis) sitePos(i int) signal.Pos {
 	return signal.Pos{Position: s.Pos, Func: s.Func, Text: strings.TrimSpace(s.Text)}
 }
 
+// Roles of a cited line in a behaviour.
+const (
+	roleRuns  = "runs"  // a path that can run with the behaviour's requests reaches it
+	roleValue = "value" // a declaration whose object a use that runs returns, compares or looks up
+	roleNo    = "no"
+)
+
+// exercise are the study's behaviours that are the exercise's (not the
+// lab's probes).
+func (r *analysis) exercise() []study.Behaviour {
+	var out []study.Behaviour
+	for _, b := range r.Study.Behaviours {
+		if !b.Probe {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// runs reports whether site si runs in behaviour b.
+func (r *analysis) runs(b study.Behaviour, si int) bool {
+	v, _ := r.RunsIn(b, si)
+	return v == feasible.Yes || v == feasible.OnlyIf
+}
+
+// citedRoles gives each line of the citation its role in each behaviour.
+func (r *analysis) citedRoles() []map[string]string {
+	var out []map[string]string
+	for _, h := range r.Grep {
+		roles := map[string]string{}
+		for _, b := range r.exercise() {
+			roles[b.ID] = roleNo
+			if h.Site < 0 {
+				continue
+			}
+			if r.Sites[h.Site].Func != nil {
+				if r.runs(b, h.Site) {
+					roles[b.ID] = roleRuns
+				}
+				continue
+			}
+			// The declaration: is its object the value of a use that runs?
+			for si, s := range r.Sites {
+				if s.Func != nil && s.Kind != sites.Other && r.runs(b, si) {
+					roles[b.ID] = roleValue
+				}
+			}
+		}
+		out = append(out, roles)
+	}
+	return out
+}
+
 func (r *analysis) citationVerdict() {
 	q := fmt.Sprintf("Does each line %s's citation finds run in a behaviour, and which lines should it name?", r.Study.Citation.Step)
 	v := &sentence{}
 	var runs, idle []signal.Pos
-	for _, h := range r.Grep {
+	r.Roles = r.citedRoles()
+	about := func(id string) bool {
+		if len(r.Study.Citation.About) == 0 {
+			return true
+		}
+		for _, a := range r.Study.Citation.About {
+			if a == id {
+				return true
+			}
+		}
+		return false
+	}
+	for i, h := range r.Grep {
 		pos := signal.Pos{Position: r.lineToken(h), Text: strings.TrimSpace(h.Text)}
 		if h.Site < 0 {
 			v.add("%L names the sentinel only in text. ", pos)
 			continue
 		}
 		s := r.Sites[h.Site]
-		bs := r.behavioursOf(s.Func)
-		switch {
-		case s.Func == nil:
-			v.add("%L is the declaration, which runs in no behaviour. ", pos)
-			idle = append(idle, pos)
-		case len(bs) == 0:
-			var from []string
-			for _, e := range r.Entries {
-				if e.Reach[s.Func] {
-					from = append(from, e.Name)
-				}
+		var in, as []string
+		involved := false
+		for _, b := range r.exercise() {
+			switch r.Roles[i][b.ID] {
+			case roleRuns:
+				in = append(in, b.ID)
+				involved = involved || about(b.ID)
+			case roleValue:
+				as = append(as, b.ID)
+				involved = involved || about(b.ID)
 			}
+		}
+		switch {
+		case s.Func == nil && len(as) > 0:
+			v.add(fmt.Sprintf("%%L is the declaration: it does not run, but it is the value that the uses which run in %s return, compare or look up. ", strings.Join(as, ", ")), pos)
+			if involved {
+				runs = append(runs, pos)
+			} else {
+				idle = append(idle, pos)
+			}
+		case s.Func == nil:
+			v.add("%L is the declaration, and no use that runs in a behaviour involves its value. ", pos)
+			idle = append(idle, pos)
+		case len(in) == 0:
 			v.add(fmt.Sprintf("%%L (`%s`) runs in none of the behaviours", short(s.Func)), pos)
 			idle = append(idle, pos)
-			if len(from) > 0 {
-				v.add(" (it is reached from " + strings.Join(from, ", ") + ")")
+			if probes := r.probesRunning(h.Site); len(probes) > 0 {
+				v.add(" (it runs in the lab's probe " + strings.Join(probes, ", ") + ")")
 			}
 			v.add(". ")
 		default:
-			v.add(fmt.Sprintf("%%L (`%s`) runs in %s. ", short(s.Func), strings.Join(bs, ", ")), pos)
-			runs = append(runs, pos)
+			v.add(fmt.Sprintf("%%L (`%s`) runs in %s. ", short(s.Func), strings.Join(in, ", ")), pos)
+			if involved {
+				runs = append(runs, pos)
+			} else {
+				idle = append(idle, pos)
+			}
 		}
+	}
+	of := "a behaviour"
+	if len(r.Study.Citation.About) > 0 {
+		of = strings.Join(r.Study.Citation.About, " or ")
 	}
 	v.add("A citation of what runs in the behaviours would name the decisions, the signals and what turns them into the user's error: ")
 	var lines []signal.Pos
@@ -1018,9 +1119,9 @@ func (r *analysis) citationVerdict() {
 	v.add(".")
 	switch {
 	case len(runs) > 0:
-		v.fact(FactCitedLinesRun, fmt.Sprintf("%d of the %d lines it finds run in a behaviour", len(runs), len(r.Grep)), runs...)
+		v.fact(FactCitedLinesRun, fmt.Sprintf("%d of the %d lines it finds run in %s, or are the value of a use that does", len(runs), len(r.Grep), of), runs...)
 	case len(r.Grep) > 0:
-		v.fact(FactNoCitedLineRuns, fmt.Sprintf("none of the %d lines it finds runs in a behaviour", len(r.Grep)), idle...)
+		v.fact(FactNoCitedLineRuns, fmt.Sprintf("none of the %d lines it finds runs in %s, or is the value of a use that does", len(r.Grep), of), idle...)
 	}
 	r.verdict("citation", "", q, v)
 	r.Corrected = lines

@@ -54,6 +54,9 @@ var Study = &study.Study{
 			"server/storage/mvcc/watchable_store.go",
 			"server/storage/mvcc/kvstore.go",
 		},
+		// "Cite the site" of this exercise's ErrCompacted: the eviction
+		// and the refused reopen, not exercise 6's read.
+		About: []string{"evict", "reopen"},
 	},
 
 	Entries: []study.Entry{
@@ -147,8 +150,11 @@ var Study = &study.Study{
 			Observed: "evict",
 			Setup:    []string{"kv-compact", "apply"},
 			Title:    "Behind watcher evicted mid-stream",
-			Lab:      "terminal 1, watching from the anchor revision, stops after the compaction; terminal 2 keeps delivering events",
-			Entries:  []string{"watch-open", "sync-loop"},
+			// etcdctl watch --prefix /evict/ [--rev=A]: no --prev-kv, so
+			// the watch stream keeps no previous-value option for it.
+			Unset:   []string{"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.serverWatchStream.prevKV"},
+			Lab:     "terminal 1, watching from the anchor revision, stops after the compaction; terminal 2 keeps delivering events",
+			Entries: []string{"watch-open", "sync-loop"},
 			Prose: "The behind watcher dies because the revisions it was still walking towards " +
 				"no longer exist; the current watcher survives because it is fed from the write " +
 				"path and needs no history.",
@@ -158,6 +164,7 @@ var Study = &study.Study{
 			Observed: "reopen",
 			Setup:    []string{"kv-compact", "apply"},
 			Title:    "Watch opened from a compacted revision",
+			Unset:    []string{"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.serverWatchStream.prevKV"},
 			Lab:      "etcdctl watch --rev=A after the compaction fails",
 			Entries:  []string{"watch-open", "sync-loop"},
 			Prose: "The exercise calls this a request refused at open, as opposed to a stream " +
