@@ -129,6 +129,9 @@ func (r *Result) reportSignal() *report.Signal {
 		}
 		rs.Pacing = append(rs.Pacing, rp)
 	}
+	for _, c := range s.Ceilings {
+		rs.Ceilings = append(rs.Ceilings, report.Ceiling{Loc: r.loc(c.Pos), Returns: c.Returns, Writes: r.loc(c.Writes)})
+	}
 	rs.Progress = r.field(s.Progress)
 	rs.Start = r.field(s.Start)
 	if f := r.Findings; f != nil {
@@ -164,7 +167,7 @@ func (r *Result) toolRun(t *signal.ToolRun) *report.ToolRun {
 func (r *Result) field(f signal.FieldStores) report.Field {
 	out := report.Field{Field: f.Field, Absent: f.Absent, Writes: []report.Write{}}
 	for _, w := range f.Stores {
-		out.Writes = append(out.Writes, report.Write{Loc: r.loc(w.Pos), Field: w.Field, Value: w.Value})
+		out.Writes = append(out.Writes, report.Write{Loc: r.loc(w.Pos), Field: w.Field, Value: w.Value, Past: w.Past})
 	}
 	return out
 }

@@ -25,6 +25,9 @@ type Signal struct {
 	Pacing    []Pace     `json:"pacing"`
 	Progress  Field      `json:"progress"`
 	Start     Field      `json:"start"`
+	// Ceilings are comparisons, where the compaction revision is written,
+	// that keep it from passing the current revision.
+	Ceilings []Ceiling `json:"ceilings,omitempty"`
 	// Chains are the behaviours' ways through the code, step by step.
 	Chains   []Chain   `json:"chains"`
 	Verdicts []Verdict `json:"verdicts"`
@@ -65,6 +68,8 @@ type Write struct {
 	Loc
 	Field string `json:"field"`
 	Value string `json:"value"`
+	// Past is x when the value is one past x (x + 1, or max of such).
+	Past string `json:"past,omitempty"`
 }
 
 // Mark is a read of the signal that sets the cancel flag.
@@ -225,4 +230,12 @@ type Claim struct {
 	FailsIf string `json:"fails_if"`
 	Holds   *bool  `json:"holds"`
 	Fact    *Fact  `json:"fact"`
+}
+
+// Ceiling is a comparison with the current revision that bounds the
+// compaction: its branch returns an error before the revision is written.
+type Ceiling struct {
+	Loc
+	Returns string `json:"returns"`
+	Writes  Loc    `json:"writes"`
 }

@@ -77,6 +77,9 @@ type Write struct {
 	Pos
 	Field string // qualified "pkg.T.field"
 	Value string // the value's text
+	// Past is set when the value is one past another (x + 1, or the
+	// larger of such a value and others): the text of x.
+	Past string
 }
 
 // Mark is where the wire response is marked canceled from a read of a
@@ -187,6 +190,9 @@ type Result struct {
 	Pacing      []Const
 	Progress    FieldStores
 	Start       FieldStores
+	// Ceilings say that the compaction revision cannot pass the current
+	// one (when the spec names Current).
+	Ceilings []Ceiling
 	// ProgressVar and StartVar are the resolved fields (nil when absent).
 	ProgressVar, StartVar *types.Var
 
@@ -226,6 +232,7 @@ func Analyze(in Input) (*Result, error) {
 	r.pacing()
 	r.ProgressVar, r.StartVar = r.fieldOrNil(sg.Progress), r.fieldOrNil(sg.Start)
 	r.Progress = r.stores(sg.Progress)
+	r.ceilings()
 	r.Start = r.stores(sg.Start)
 	r.tool()
 	return r, nil
@@ -771,19 +778,47 @@ func (r *Result) stores(name string) FieldStores {
 		case *ast.KeyValueExpr:
 			if r.syn.obj(x.Key) == v {
 				path, _ := r.syn.path(x.Pos(), x.End())
-				fs.Stores = append(fs.Stores, Write{Pos: r.pos(x.Pos(), r.funcAt(f, path), r.syn.src(x)), Field: name, Value: r.syn.src(x.Value)})
+				fs.Stores = append(fs.Stores, Write{Pos: r.pos(x.Pos(), r.funcAt(f, path), r.syn.src(x)), Field: name, Value: r.syn.src(x.Value), Past: r.past(x.Value, info)})
 			}
 		case *ast.AssignStmt:
 			for i, l := range x.Lhs {
 				if r.syn.obj(l) == v && i < len(x.Rhs) {
 					path, _ := r.syn.path(x.Pos(), x.End())
-					fs.Stores = append(fs.Stores, Write{Pos: r.pos(l.Pos(), r.funcAt(f, path), r.syn.src(x)), Field: name, Value: r.syn.src(x.Rhs[i])})
+					fs.Stores = append(fs.Stores, Write{Pos: r.pos(l.Pos(), r.funcAt(f, path), r.syn.src(x)), Field: name, Value: r.syn.src(x.Rhs[i]), Past: r.past(x.Rhs[i], info)})
 				}
 			}
 		}
 		return true
 	})
 	return fs
+}
+
+// past returns x when e is x + 1 (or x + k for a constant k > 0), or a
+// call of the built-in max with such an argument; "" otherwise.
+func (r *Result) past(e ast.Expr, info *types.Info) string {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.BinaryExpr:
+		if x.Op != token.ADD {
+			return ""
+		}
+		if tv, ok := info.Types[x.Y]; ok && tv.Value != nil && constant.Sign(tv.Value) > 0 {
+			return r.syn.src(x.X)
+		}
+	case *ast.CallExpr:
+		id, ok := ast.Unparen(x.Fun).(*ast.Ident)
+		if !ok {
+			return ""
+		}
+		if b, ok := info.Uses[id].(*types.Builtin); !ok || b.Name() != "max" {
+			return ""
+		}
+		for _, a := range x.Args {
+			if p := r.past(a, info); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // pacing evaluates the study's pacing objects.

@@ -10,6 +10,9 @@ type Spec struct {
 	// Revision is the store's compaction revision field ("pkg.T.field").
 	// Comparisons of a revision against a value derived from it decide.
 	Revision string
+	// Current is the store's current revision field: where the compaction
+	// revision is written, a comparison with it bounds the compaction.
+	Current string
 	// Fields carry the signal in responses, from the server's own type to
 	// the wire and the client ("pkg.T.field" each).
 	Fields []string

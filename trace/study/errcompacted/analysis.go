@@ -671,27 +671,73 @@ func (r *analysis) evictVerdict() {
 		v.add(fmt.Sprintf("compares `%s` with the compaction revision", d.Revision))
 	}
 	v.add(". ")
-	if a, ok := r.behindAdd(); ok {
-		var other []signal.GroupAccess
-		for _, x := range r.groupAddsIn(a.Func) {
-			if x.Group != sg.Behind {
-				other = append(other, x)
-			}
-		}
-		v.add(fmt.Sprintf("The current watcher is never compared: `%s` puts a watcher in `%s` only when it is behind (%%L)", short(a.Func), fieldName(sg.Behind)), a.Pos)
-		if len(other) > 0 {
-			v.add(fmt.Sprintf(" and otherwise in `%s` (%%L)", fieldName(other[0].Group)), other[0].Pos)
-		}
-		if a.CondDef.Filename != "" {
-			v.add(fmt.Sprintf(", deciding by `%s` (%%L)", a.CondDef.Text), a.CondDef)
-		}
-		if rd, ok := r.behindRead(d); ok {
-			v.add(fmt.Sprintf(", and the decision runs over the watchers taken from `%s` alone (%%L)", fieldName(sg.Behind)), rd.Pos)
-			v.fact(FactCurrentNotCompared, fmt.Sprintf("a caught-up watcher is never put in `%s`, the only group the decision runs over", fieldName(sg.Behind)), a.Pos, rd.Pos)
-		}
-		v.add(".")
-	}
+	r.currentWatcher(v)
 	r.verdict("evict", b, q, v)
+}
+
+// currentWatcher says why the decision never holds for a watcher that is
+// caught up: not because it is kept out of the behind group (Restore and
+// moveVictims put synced watchers there too), but because every way into
+// the synced group sets the watcher's progress one past a revision the
+// store has reached, and the compaction cannot pass the current revision.
+func (r *analysis) currentWatcher(v *sentence) {
+	sg := r.Study.Signal
+	s := r.Signal
+	synced := map[*ssa.Function]bool{}
+	for _, a := range s.Groups {
+		if a.Group != sg.Behind {
+			synced[a.Func] = true
+		}
+	}
+	var past []signal.Write
+	for _, w := range s.Progress.Stores {
+		if w.Past != "" && synced[w.Func] {
+			past = append(past, w)
+		}
+	}
+	var into []signal.GroupAccess // other ways into the behind group
+	open, _ := r.behindAdd()
+	for _, a := range s.Groups {
+		if a.Group == sg.Behind && a.Method == "add" && a.Func != open.Func {
+			into = append(into, a)
+		}
+	}
+	if len(past) == 0 || len(s.Ceilings) == 0 {
+		v.add("This release's code shows no bound that keeps a caught-up watcher's progress past the compaction revision: the analysis cannot say why the current watcher survives.")
+		return
+	}
+	v.add(fmt.Sprintf("The current watcher survives because it is never behind the compaction revision: the functions that keep `%s` set a watcher's progress one past a revision the store has reached (", fieldName(sg.Groups[0])))
+	var at []signal.Pos
+	for i, w := range past {
+		if i > 0 {
+			v.add(", ")
+		}
+		v.add(fmt.Sprintf("`%s` in `%s`, %%L", strings.TrimSpace(w.Text), short(w.Func)), w.Pos)
+		at = append(at, w.Pos)
+	}
+	c := s.Ceilings[0]
+	v.add(fmt.Sprintf("), and a compaction cannot pass the current revision: `%s` returns `%s` (%%L) before `%s` (%%L)", c.Text, c.Returns, c.Writes.Text), c.Pos, c.Writes)
+	at = append(at, c.Pos)
+	v.add(fmt.Sprintf(", so `%s` cannot hold for a watcher that keeps up", r.decisionText()))
+	if len(into) > 0 {
+		v.add(fmt.Sprintf(", even when it is put in `%s` (", fieldName(sg.Behind)))
+		for i, a := range into {
+			if i > 0 {
+				v.add(", ")
+			}
+			v.add(fmt.Sprintf("`%s`, %%L", short(a.Func)), a.Pos)
+		}
+		v.add(")")
+	}
+	v.add(".")
+	v.fact(FactCurrentNotCompared, fmt.Sprintf("a watcher in `%s` has its progress one past a revision the store has reached, and a compaction cannot pass the current revision: `%s` cannot hold for a watcher that keeps up", fieldName(sg.Groups[0]), r.decisionText()), at...)
+}
+
+func (r *analysis) decisionText() string {
+	if d, ok := r.signalDecision(); ok {
+		return d.Text
+	}
+	return "the decision"
 }
 
 // replayVerdict times the exercise's replay by the pacing the code sets: a

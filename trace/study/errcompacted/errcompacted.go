@@ -256,6 +256,7 @@ var Study = &study.Study{
 
 	Signal: &signal.Spec{
 		Revision: "go.etcd.io/etcd/server/v3/storage/mvcc.store.compactMainRev",
+		Current:  "go.etcd.io/etcd/server/v3/storage/mvcc.store.currentRev",
 		Fields: []string{
 			"go.etcd.io/etcd/server/v3/storage/mvcc.WatchResponse.CompactRevision",
 			"go.etcd.io/etcd/api/v3/etcdserverpb.WatchResponse.CompactRevision",
