@@ -159,7 +159,16 @@ func (r *Result) toolRun(t *signal.ToolRun) *report.ToolRun {
 		out.Stdout = append(out.Stdout, report.ToolLine{Text: l.Text, Format: l.Format, At: r.loc(l.Pos)})
 	}
 	for _, l := range t.Stderr {
-		out.Stderr = append(out.Stderr, report.ToolLine{Text: l.Text, Format: l.Format, At: r.loc(l.Pos)})
+		tl := report.ToolLine{Text: l.Text, Format: l.Format, At: r.loc(l.Pos)}
+		if l.Built.Filename != "" {
+			b := r.loc(l.Built)
+			tl.Built = &b
+		}
+		out.Stderr = append(out.Stderr, tl)
+	}
+	if t.ExitFrom.Filename != "" {
+		a, b := r.loc(t.ExitFrom), r.loc(t.ExitDecl)
+		out.ExitFrom, out.ExitDecl = &a, &b
 	}
 	return out
 }

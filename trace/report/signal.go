@@ -129,8 +129,12 @@ type ToolRun struct {
 	Exit     int        `json:"exit_code"`
 	ExitBy   string     `json:"exit_constant"`
 	ExitAt   Loc        `json:"exit_at"`
-	Assumed  []string   `json:"assumed_false"`
-	Unknown  bool       `json:"unknown,omitempty"`
+	// ExitFrom is where the command chooses its exit status (the
+	// expression naming the constant), ExitDecl the constant's declaration.
+	ExitFrom *Loc     `json:"exit_from,omitempty"`
+	ExitDecl *Loc     `json:"exit_decl,omitempty"`
+	Assumed  []string `json:"assumed_false"`
+	Unknown  bool     `json:"unknown,omitempty"`
 }
 
 // ToolLine is a printed line and the call that prints it.
@@ -138,6 +142,8 @@ type ToolLine struct {
 	Text   string `json:"text"`
 	Format string `json:"format,omitempty"`
 	At     Loc    `json:"at"`
+	// Built is where the error the line prints was made.
+	Built *Loc `json:"built,omitempty"`
 }
 
 // ReadMap is how the read's error is mapped to the wire.

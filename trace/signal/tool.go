@@ -27,6 +27,9 @@ type ToolRun struct {
 	ExitBy  string // the constant's qualified name
 	ExitPos Pos
 	Exited  bool
+	// ExitFrom is where the code chooses the exit status (the expression
+	// that names the constant), ExitDecl where the constant is declared.
+	ExitFrom, ExitDecl Pos
 	// Assumed lists the conditions the scenario does not decide and that
 	// were taken as false (the branch not taken).
 	Assumed []string
@@ -39,6 +42,9 @@ type Line struct {
 	Text   string
 	Pos    Pos
 	Format string
+	// Built is where the error value it prints was made (errors.New,
+	// fmt.Errorf), when it prints one the command made.
+	Built Pos
 }
 
 // value is what the interpreter knows of a Go value.
@@ -48,6 +54,9 @@ type value struct {
 	i     int64
 	b     bool
 	named string // qualified name of the constant it came from
+	// from is where the code names the constant; decl where it is
+	// declared; made where an error value is made.
+	from, decl, made Pos
 }
 
 const (
@@ -270,6 +279,8 @@ func (in *interp) eval(e ast.Expr, fn *ssa.Function) value {
 		v := constValue(tv.Value)
 		if c, ok := in.r.syn.obj(e).(*types.Const); ok {
 			v.named = qualified(c)
+			v.from = in.r.pos(e.Pos(), fn, lineText(in.r.syn, e.Pos()))
+			v.decl = in.r.pos(c.Pos(), nil, lineText(in.r.syn, c.Pos()))
 		}
 		return v
 	}
@@ -357,17 +368,24 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 			vals = args(1)
 		}
 		text := in.format(f.Name(), format, vals)
-		in.print(stream, text, x, fn, format)
+		var built Pos
+		for _, v := range vals {
+			if v.kind == vError && v.made.Filename != "" {
+				built = v.made
+				break
+			}
+		}
+		in.print(stream, text, x, fn, format, built)
 		return value{}
 	case pkg == "fmt" && f.Name() == "Errorf":
 		if len(x.Args) == 0 {
 			return value{}
 		}
 		fv := in.eval(x.Args[0], fn)
-		return value{kind: vError, s: in.format("Fprintf", fv.s, args(1))}
+		return value{kind: vError, s: in.format("Fprintf", fv.s, args(1)), made: in.r.pos(x.Pos(), fn, in.r.syn.src(x))}
 	case pkg == "errors" && f.Name() == "New":
 		if v := in.eval(x.Args[0], fn); v.kind == vString {
-			return value{kind: vError, s: v.s}
+			return value{kind: vError, s: v.s, made: in.r.pos(x.Pos(), fn, in.r.syn.src(x))}
 		}
 		return value{}
 	case pkg == "os" && f.Name() == "Exit":
@@ -375,6 +393,7 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 		if v.kind == vInt {
 			in.run.Exit, in.run.Exited, in.run.ExitBy = int(v.i), true, v.named
 			in.run.ExitPos = in.r.pos(x.Pos(), fn, in.r.syn.src(x))
+			in.run.ExitFrom, in.run.ExitDecl = v.from, v.decl
 		}
 		return value{}
 	case f.Name() == "Err" && len(x.Args) == 0:
@@ -454,12 +473,12 @@ func (in *interp) format(verb, format string, vals []value) string {
 	return fmt.Sprint(args...)
 }
 
-func (in *interp) print(stream, text string, call *ast.CallExpr, fn *ssa.Function, format string) {
+func (in *interp) print(stream, text string, call *ast.CallExpr, fn *ssa.Function, format string, built Pos) {
 	for _, l := range strings.SplitAfter(text, "\n") {
 		if l == "" {
 			continue
 		}
-		line := Line{Text: strings.TrimSuffix(l, "\n"), Pos: in.r.pos(call.Pos(), fn, in.r.syn.src(call)), Format: format}
+		line := Line{Text: strings.TrimSuffix(l, "\n"), Pos: in.r.pos(call.Pos(), fn, in.r.syn.src(call)), Format: format, Built: built}
 		switch stream {
 		case "Stderr":
 			in.run.Stderr = append(in.run.Stderr, line)
