@@ -129,6 +129,42 @@ func (r *Result) reportSignal() *report.Signal {
 		}
 		rs.Pacing = append(rs.Pacing, rp)
 	}
+	if rc := s.Receive; rc != nil {
+		out := &report.Receive{Loop: r.loc(rc.Loop), Cases: []report.Case{}, Closes: r.locs(rc.Closes), Resumes: []report.Resume{}}
+		for _, c := range rc.Cases {
+			out.Cases = append(out.Cases, report.Case{Loc: r.loc(c.Pos), Takes: c.Takes, Unknown: c.Unknown})
+		}
+		if rc.Stop.Filename != "" {
+			l := r.loc(rc.Stop)
+			out.Stop = &l
+		}
+		for _, x := range rc.Resumes {
+			out.Resumes = append(out.Resumes, report.Resume{Loc: r.loc(x.Pos), Case: x.Case})
+		}
+		rs.Receive = out
+	}
+	if c := s.Created; c != nil {
+		out := &report.Created{Option: c.Option, Asks: r.locs(c.Asks)}
+		opt := func(p signal.Pos) *report.Loc {
+			if p.Filename == "" {
+				return nil
+			}
+			l := r.loc(p)
+			return &l
+		}
+		out.Hold, out.HoldAt, out.Gate = opt(c.Hold), opt(c.HoldAt), opt(c.Gate)
+		rs.Created = out
+	}
+	if c := s.Convert; c != nil {
+		opt := func(p signal.Pos) *report.Loc {
+			if p.Filename == "" {
+				return nil
+			}
+			l := r.loc(p)
+			return &l
+		}
+		rs.Convert = &report.Convert{Func: r.loc(c.Func), Path: r.locs(c.Path), Watch: opt(c.Watch), Read: opt(c.Read), Made: opt(c.Made), Comparable: c.Comparable}
+	}
 	for _, c := range s.Ceilings {
 		rs.Ceilings = append(rs.Ceilings, report.Ceiling{Loc: r.loc(c.Pos), Returns: c.Returns, Writes: r.loc(c.Writes)})
 	}

@@ -25,6 +25,13 @@ type Signal struct {
 	Pacing    []Pace     `json:"pacing"`
 	Progress  Field      `json:"progress"`
 	Start     Field      `json:"start"`
+	// Receive is how the client takes a compaction cancel; Created how a
+	// create response reaches the user, or not.
+	Receive *Receive `json:"receive,omitempty"`
+	Created *Created `json:"created,omitempty"`
+	// Convert is how the client converts the read's error, and whether it
+	// is then the same value as the watch's.
+	Convert *Convert `json:"convert,omitempty"`
 	// Ceilings are comparisons, where the compaction revision is written,
 	// that keep it from passing the current revision.
 	Ceilings []Ceiling `json:"ceilings,omitempty"`
@@ -244,4 +251,56 @@ type Ceiling struct {
 	Loc
 	Returns string `json:"returns"`
 	Writes  Loc    `json:"writes"`
+}
+
+// Receive is how the client takes a response that cancels a watch for a
+// compaction: the cases of its receive loop (takes, excludes, unknown),
+// where the substream stops after handing it out, where the user's channel
+// is closed, and the calls with which the client watches again.
+type Receive struct {
+	Loop    Loc      `json:"loop"`
+	Cases   []Case   `json:"cases"`
+	Stop    *Loc     `json:"stop,omitempty"`
+	Closes  []Loc    `json:"closes"`
+	Resumes []Resume `json:"resumes"`
+}
+
+// Case is one case of the receive loop's switch.
+type Case struct {
+	Loc
+	Takes   string `json:"takes"`
+	Unknown string `json:"unknown,omitempty"`
+}
+
+// Resume is a call that watches again, with the case it is in.
+type Resume struct {
+	Loc
+	Case string `json:"case"`
+}
+
+// Created is how a create response reaches the user, or not: the send
+// loop's hold of a watch's responses until it has announced the watch
+// (hold, and where it keeps them), the client's condition for handing out a
+// created response (gate), and the uses of the client option that asks for
+// them in the tool's packages (asks; none: the tool never asks).
+type Created struct {
+	Hold   *Loc   `json:"hold,omitempty"`
+	HoldAt *Loc   `json:"hold_at,omitempty"`
+	Gate   *Loc   `json:"gate,omitempty"`
+	Option string `json:"option,omitempty"`
+	Asks   []Loc  `json:"asks"`
+}
+
+// Convert is how the client turns the read's error into its own: the
+// conversion function, the calls from the failing client call to it; the
+// watch's client error and the read's wire error when the former is the
+// conversion of the latter; the value the conversion makes and whether its
+// type is comparable (two made from one error then compare equal).
+type Convert struct {
+	Func       Loc   `json:"func"`
+	Path       []Loc `json:"path"`
+	Watch      *Loc  `json:"watch,omitempty"`
+	Read       *Loc  `json:"read,omitempty"`
+	Made       *Loc  `json:"made,omitempty"`
+	Comparable bool  `json:"comparable"`
 }

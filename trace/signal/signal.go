@@ -193,6 +193,14 @@ type Result struct {
 	// Ceilings say that the compaction revision cannot pass the current
 	// one (when the spec names Current).
 	Ceilings []Ceiling
+	// Receive is how the client takes a compaction cancel (when the spec
+	// names its receive loop); Created how a create response reaches the
+	// user.
+	Receive *Receive
+	Created *Created
+	// Convert is how the client converts the read's error, against the
+	// watch's (when the spec names the conversion).
+	Convert *Convert
 	// ProgressVar and StartVar are the resolved fields (nil when absent).
 	ProgressVar, StartVar *types.Var
 
@@ -228,6 +236,8 @@ func Analyze(in Input) (*Result, error) {
 	r.groups()
 	r.chans(fns)
 	r.client()
+	r.receive()
+	r.created()
 	r.readPath(fns)
 	r.pacing()
 	r.ProgressVar, r.StartVar = r.fieldOrNil(sg.Progress), r.fieldOrNil(sg.Start)
@@ -235,6 +245,7 @@ func Analyze(in Input) (*Result, error) {
 	r.ceilings()
 	r.Start = r.stores(sg.Start)
 	r.tool()
+	r.convert()
 	return r, nil
 }
 

@@ -42,6 +42,15 @@ type Spec struct {
 	// ClientErr is the client response's error method; ClientBuffer the
 	// field where the client buffers responses.
 	ClientErr, ClientBuffer string
+	// ClientRecv is the client's receive loop (it switches over each wire
+	// response), ClientServe the function that hands responses to the
+	// user, ClientOut the field of the user's channel, ClientResume the
+	// function with which the client watches again.
+	ClientRecv, ClientServe, ClientOut, ClientResume string
+	// ClientCreatedOpt is the client option that asks for created
+	// responses ("pkg.Func"); ClientConvert the function with which the
+	// client turns a server's error into its own.
+	ClientCreatedOpt, ClientConvert string
 
 	// Tool is the command line tool's layer.
 	Tool ToolSpec

@@ -189,6 +189,10 @@ const (
 	// typed by hand.
 	FactReplayOutlastsTyping   = "replay-outlasts-typing"
 	FactReplayDoneBeforeTyping = "replay-done-before-typing"
+	// values: whether the eviction's and the read's errors are one value,
+	// on the server and at the client.
+	FactOneValueAtClient = "one-value-at-client"
+	FactDifferentValues  = "different-values"
 	// citation: whether any line the citation finds runs in a behaviour.
 	FactCitedLinesRun   = "cited-lines-run"
 	FactNoCitedLineRuns = "no-cited-line-runs"
@@ -202,6 +206,7 @@ var verdictFacts = map[string][]string{
 	"boundary": {FactWatchBoundaryIsC, FactWatchBoundaryNotC, FactReadBoundaryIsC, FactReadBoundaryNotC, FactOneComparison, FactSeparateComparisons},
 	"read":     {},
 	"citation": {FactCitedLinesRun, FactNoCitedLineRuns},
+	"values":   {FactOneValueAtClient, FactDifferentValues},
 }
 
 // checkClaims reports a claim that names a verdict or a fact that no
@@ -388,6 +393,7 @@ func (r *analysis) layers() {
 	r.reopenVerdict()
 	r.boundaryVerdict()
 	r.readVerdict()
+	r.valuesVerdict()
 	r.citationVerdict()
 	r.claims()
 }
@@ -1018,6 +1024,49 @@ func (r *analysis) readVerdict() {
 		}
 	}
 	r.verdict("read", b, q, v)
+}
+
+// valuesVerdict decides, layer by layer, whether the eviction and the read
+// carry one error value: on the server (what each decision produces) and
+// at the client (what the watch's Err() and the get's error are).
+func (r *analysis) valuesVerdict() {
+	s := r.Signal
+	q := "Are the eviction's and the read's errors one value, on the server and at the client?"
+	v := &sentence{}
+	d, okD := r.signalDecision()
+	reads := r.decisions(r.Study.Signal.Read)
+	if okD && len(reads) > 0 {
+		rd := reads[0]
+		v.add(fmt.Sprintf("On the server they are not one value: the eviction's decision %s (%%L), no error value; the read's %s (%%L). ", d.Consequence, rd.Consequence), d.ConsequencePos, rd.ConsequencePos)
+	}
+	c := s.Convert
+	if c == nil || s.Client == nil || c.Watch.Filename == "" || len(c.Path) == 0 || c.Made.Filename == "" {
+		v.add("The analysis does not follow both errors to one client value in this release.")
+		if okD && len(reads) > 0 {
+			v.fact(FactDifferentValues, "on the server the eviction carries no error value and the read returns the sentinel; at the client the analysis finds no common value", d.ConsequencePos, reads[0].ConsequencePos)
+		}
+		r.verdict("values", "", q, v)
+		return
+	}
+	v.add(fmt.Sprintf("At the client they are: the watch's `Err()` returns `%s` (%%L), which is `%s` (%%L); the get's error is the read's wire error (%%L) as the client receives it, passed through the same conversion (", report.ShortName(s.Client.Err.Object), strings.TrimSpace(strings.SplitN(c.Watch.Text, "=", 2)[len(strings.SplitN(c.Watch.Text, "=", 2))-1])), s.Client.Return, c.Watch, c.Read)
+	at := []signal.Pos{s.Client.Return, c.Watch, c.Read}
+	for i, p := range c.Path {
+		if i > 0 {
+			v.add(", then ")
+		}
+		v.add(fmt.Sprintf("`%s` %%L", report.ShortName(p.Text)), p)
+		at = append(at, p)
+	}
+	v.add(fmt.Sprintf("), which makes `%s` (%%L)", c.Made.Text), c.Made)
+	at = append(at, c.Made)
+	if c.Comparable {
+		v.add(fmt.Sprintf(", a comparable value: both compare equal to `%s`.", report.ShortName(s.Client.Err.Object)))
+		v.fact(FactOneValueAtClient, fmt.Sprintf("one value at the client (both equal `%s`), not on the server: the eviction sends a field, the read returns the sentinel", report.ShortName(s.Client.Err.Object)), at...)
+	} else {
+		v.add(", a value of a type that does not compare: the two are not one value.")
+		v.fact(FactDifferentValues, "the client makes each error anew, of a type that does not compare", at...)
+	}
+	r.verdict("values", "", q, v)
 }
 
 func (r *analysis) sitePos(i int) signal.Pos {

@@ -248,6 +248,11 @@ var Study = &study.Study{
 			Verdict: "evict", Holds: "current-not-compared",
 		},
 		{
+			Where:   "write down",
+			Says:    "Two different callers, two different consequences, one error value.",
+			Verdict: "values", Holds: "one-value-at-client", Fails: "different-values",
+		},
+		{
 			Where:   "step 6",
 			Says:    "Cite the site: git grep -n 'ErrCompacted' -- server/storage/mvcc/watchable_store.go server/storage/mvcc/kvstore.go",
 			Verdict: "citation", Holds: "cited-lines-run", Fails: "no-cited-line-runs",
@@ -280,6 +285,14 @@ var Study = &study.Study{
 		Send:         "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
 		ClientErr:    "go.etcd.io/etcd/client/v3.(*WatchResponse).Err",
 		ClientBuffer: "go.etcd.io/etcd/client/v3.watcherStream.buf",
+		ClientRecv:   "go.etcd.io/etcd/client/v3.(*watchGRPCStream).run",
+		ClientServe:  "go.etcd.io/etcd/client/v3.(*watchGRPCStream).serveSubstream",
+		ClientOut:    "go.etcd.io/etcd/client/v3.watcherStream.outc",
+		ClientResume: "go.etcd.io/etcd/client/v3.(*watchGRPCStream).nextResume",
+		// etcdctl's watch would ask for created responses with this option.
+		ClientCreatedOpt: "go.etcd.io/etcd/client/v3.WithCreatedNotify",
+		// The client turns a server's gRPC error into its own with this.
+		ClientConvert: "go.etcd.io/etcd/api/v3/v3rpc/rpctypes.Error",
 		Tool: signal.ToolSpec{
 			Name:    "etcdctl",
 			Watch:   "go.etcd.io/etcd/etcdctl/v3/ctlv3/command.watchCommandFunc",
