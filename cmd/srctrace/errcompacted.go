@@ -70,7 +70,7 @@ from the Go module proxy once, then read from the module cache.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.format, "format", "markdown", "output format: markdown or json")
+	f.StringVar(&opts.format, "format", "markdown", "output format: markdown, json or html")
 	f.StringVarP(&opts.output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	f.StringVar(&opts.version, "etcd-version", "", "etcd release to load from the Go module proxy (default: the pinned release)")
 	f.StringVar(&opts.dir, "etcd-dir", "", "root of a local etcd checkout to load instead of a release")
@@ -83,7 +83,7 @@ from the Go module proxy once, then read from the module cache.`,
 }
 
 func (o *errcompactedOptions) validate() error {
-	if err := checkFormat(o.format, "markdown", "json"); err != nil {
+	if err := checkFormat(o.format, "markdown", "json", "html"); err != nil {
 		return err
 	}
 	if o.paths < 1 {
@@ -180,8 +180,11 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 		}
 		observe.Apply(rep, res)
 	}
+	if opts.study.Notes != nil {
+		rep.Notes = opts.study.Notes(rep)
+	}
 	var buf bytes.Buffer
-	if err := annotate.RenderReport(&buf, opts.format, rep); err != nil {
+	if err := annotate.Render(&buf, opts.format, annotate.Output{Data: rep, Doc: rep.Notes, Etcd: rep.Etcd}); err != nil {
 		return err
 	}
 	return writeOutput(opts.stdout, opts.output, buf.Bytes())

@@ -112,6 +112,8 @@ type Etcd struct {
 	// when the source has no published name (a checkout's local changes).
 	Repo string `json:"repo,omitempty"`
 	Ref  string `json:"ref,omitempty"`
+	// Dirty is set for a checkout with uncommitted changes.
+	Dirty bool `json:"dirty,omitempty"`
 }
 
 // Module is one etcd Go module.

@@ -205,6 +205,9 @@ type Step struct {
 	// or a loop started elsewhere).
 	From     []StepLink      `json:"from"`
 	Observed map[string]bool `json:"observed,omitempty"`
+	// Feasible is the verdict of the call path from the chain's entry to
+	// the step, where the step ends one ("yes", "only-if", ...).
+	Feasible string `json:"feasible,omitempty"`
 }
 
 // StepLink is an arrow from the chain's step at index Step, by a call or,

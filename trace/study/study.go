@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/srctrace/srctrace/trace/lab"
+	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/target"
 )
@@ -70,8 +71,13 @@ type Study struct {
 	// found: its verdicts, chains and claims, from the Pass. Validate, when
 	// set, checks the study's data against its rules before anything is
 	// loaded (a claim that names a verdict Analyze never gives).
-	Analyze  func(*Pass) (*Findings, error) `json:"-"`
-	Validate func(*Study) error             `json:"-"`
+	Analyze func(*Pass) (*Findings, error) `json:"-"`
+	// Notes composes the study's notes from its report (after the lab's
+	// and coverage's records are merged in); LabNotes the document of a
+	// lab run on its own. Nil: no notes beyond the JSON.
+	Notes    func(*report.Report) *report.Doc `json:"-"`
+	LabNotes func(*report.Lab) *report.Doc    `json:"-"`
+	Validate func(*Study) error               `json:"-"`
 	// Lab is what the study runs on a real etcd server (srctrace lab,
 	// --lab) and the scripts of its coverage runs (--observe); nil for a
 	// study without a lab. Behaviours name its scripts by Observed.

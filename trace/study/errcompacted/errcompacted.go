@@ -19,6 +19,8 @@ import (
 
 func init() {
 	Study.Analyze = analyze
+	Study.Notes = Notes
+	Study.LabNotes = LabDoc
 	Study.Validate = checkClaims
 	study.Register(Study)
 }

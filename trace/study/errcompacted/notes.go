@@ -1,0 +1,913 @@
+package errcompacted
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/srctrace/srctrace/trace/report"
+)
+
+// Notes composes the study notes from a report: the answer first, then
+// how the eviction and the read come about, the comparisons that decide,
+// and an appendix. Every fact is said once and referred to after; every
+// file:line comes from the report.
+func Notes(rep *report.Report) *report.Doc {
+	n := &notes{rep: rep, sg: rep.Signal}
+	if n.sg == nil {
+		n.sg = &report.Signal{}
+	}
+	d := &report.Doc{Title: rep.Study.Title}
+	d.Lead = n.lead()
+	d.Sections = append(d.Sections, n.answer(), n.way(), n.read(), n.decide())
+	d.Sections = append(d.Sections, n.appendix()...)
+	return d
+}
+
+type notes struct {
+	rep *report.Report
+	sg  *report.Signal
+}
+
+// t builds text from parts: strings are plain text (with `code` and {N}
+// citations of the locs that follow them), report.Loc a citation,
+// report.Span as it is.
+func t(parts ...any) report.Text {
+	var out report.Text
+	var locs []report.Loc
+	var pending []string
+	flush := func() {
+		for _, s := range pending {
+			out = append(out, report.Sentence(s, locs)...)
+		}
+		pending, locs = nil, nil
+	}
+	for _, p := range parts {
+		switch x := p.(type) {
+		case string:
+			flush()
+			pending = append(pending, x)
+		case report.Loc:
+			if len(pending) > 0 && strings.Contains(pending[len(pending)-1], "{") {
+				locs = append(locs, x)
+				continue
+			}
+			flush()
+			out = append(out, report.Cite(x))
+		case report.Span:
+			flush()
+			out = append(out, x)
+		case report.Text:
+			flush()
+			out = append(out, x...)
+		}
+	}
+	flush()
+	return out
+}
+
+func code(s string) report.Span { return report.CodeSpan(s) }
+
+// verdict returns the verdict with id, if the analysis gave one.
+func (n *notes) verdict(id string) (report.Verdict, bool) {
+	for _, v := range n.sg.Verdicts {
+		if v.ID == id {
+			return v, true
+		}
+	}
+	return report.Verdict{}, false
+}
+
+// verdictText is a verdict's sentence as text.
+func (n *notes) verdictText(id string) report.Text {
+	v, ok := n.verdict(id)
+	if !ok {
+		return nil
+	}
+	return report.Sentence(v.Sentence, v.Lines)
+}
+
+func (n *notes) chain(behaviour string) *report.Chain {
+	for i := range n.sg.Chains {
+		if n.sg.Chains[i].Behaviour == behaviour {
+			return &n.sg.Chains[i]
+		}
+	}
+	return nil
+}
+
+// behaviourWith returns the first of the exercise's behaviours whose
+// chain holds a step of kind, in study order.
+func (n *notes) exercise() []report.Behaviour {
+	var out []report.Behaviour
+	for _, b := range n.rep.Behaviours {
+		if !b.Probe {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func (n *notes) probes() []report.Behaviour {
+	var out []report.Behaviour
+	for _, b := range n.rep.Behaviours {
+		if b.Probe {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func (n *notes) lead() report.Text {
+	r := n.rep
+	src := "Go modules from the module proxy"
+	if r.Etcd.Source == "dir" {
+		src = "a local checkout"
+		if r.Etcd.Dirty {
+			src += " with uncommitted changes"
+		}
+	}
+	lead := t(fmt.Sprintf("Notes written by srctrace %s from etcd %s (%s). Every file, line and code text below was read in that source", r.Study.Name, r.Etcd.Version, src))
+	if r.Lab != nil {
+		lead = append(lead, t(fmt.Sprintf("; the lab ran on a real etcd %s with the real etcdctl", r.Lab.Etcd.Version))...)
+	}
+	if r.Observe != nil {
+		lead = append(lead, t("; coverage marks what ran in each behaviour")...)
+	}
+	lead = append(lead, t(". "+r.Study.Summary)...)
+	return lead
+}
+
+// answer is the first screen: the claims, decided; the citation of what
+// runs; one sentence per behaviour.
+func (n *notes) answer() report.Section {
+	s := report.Section{ID: "answer", Title: "The answer"}
+	if len(n.sg.Claims) > 0 {
+		tb := &report.Table{Head: []report.Text{t("where"), t("the exercise says"), t("holds"), t("why, in the code of etcd " + n.rep.Etcd.Version)}}
+		for _, c := range n.sg.Claims {
+			holds, class := report.Cell{Text: t("undecided")}, "unknown"
+			switch {
+			case c.Holds == nil:
+			case *c.Holds:
+				holds, class = report.Cell{Text: t("yes")}, "yes"
+			default:
+				holds, class = report.Cell{Text: report.Text{report.StrongSpan("no")}}, "no"
+			}
+			holds.Class = class
+			why := report.Text{report.Plain("the analysis establishes neither way")}
+			if c.Fact != nil {
+				why = t(c.Fact.Text)
+				why = append(why, n.cites(c.Fact.Lines, 2)...)
+			}
+			tb.Rows = append(tb.Rows, []report.Cell{{Text: t(c.Where)}, {Text: t("“" + c.Says + "”")}, holds, {Text: why}})
+		}
+		s.Blocks = append(s.Blocks, report.Block{Table: tb})
+	}
+	if len(n.sg.Corrected) > 0 {
+		s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("In place of %s's grep, a citation of the lines that run in the behaviours, as `git grep -n` prints them:", n.rep.Citation.Step))})
+		c := &report.Code{Lang: "text"}
+		for _, l := range n.sg.Corrected {
+			l := l
+			c.Lines = append(c.Lines, report.CodeLine{Text: fmt.Sprintf("%s:%d:%s", l.File, l.Line, l.Text), Loc: &report.Loc{File: l.File, Line: l.Line}})
+		}
+		s.Blocks = append(s.Blocks, report.Block{Code: c})
+	}
+	var items []report.Text
+	for _, b := range n.exercise() {
+		items = append(items, n.behaviourSentence(b))
+	}
+	if ps := n.probes(); len(ps) > 0 {
+		items = append(items, n.probesSentence(ps))
+	}
+	if len(items) > 0 {
+		s.Blocks = append(s.Blocks, report.Block{List: &report.List{Items: items}})
+	}
+	return s
+}
+
+// cites are up to max citations in parentheses.
+func (n *notes) cites(ls []report.Loc, max int) report.Text {
+	if len(ls) == 0 {
+		return nil
+	}
+	out := report.Text{report.Plain(" (")}
+	for i, l := range ls {
+		if i == max {
+			out = append(out, report.Plain(", …"))
+			break
+		}
+		if i > 0 {
+			out = append(out, report.Plain(", "))
+		}
+		out = append(out, report.Cite(l))
+	}
+	return append(out, report.Plain(")"))
+}
+
+// behaviourSentence says what decides a behaviour and what the user sees.
+func (n *notes) behaviourSentence(b report.Behaviour) report.Text {
+	out := report.Text{report.StrongSpan(b.Title), report.Plain(": ")}
+	c := n.chain(b.ID)
+	if c == nil {
+		return append(out, t("no way through the code is drawn for it in this release")...)
+	}
+	var decision, signal, wire *report.Step
+	var tool []report.Step
+	var exit *report.Step
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		switch st.Kind {
+		case "decision":
+			if decision == nil {
+				decision = st
+			}
+		case "signal":
+			if signal == nil {
+				signal = st
+			}
+		case "wire":
+			if wire == nil && decision != nil && strings.Contains(st.Label, "accepted") {
+				wire = st
+			}
+		case "tool":
+			tool = append(tool, *st)
+		case "exit":
+			exit = st
+		}
+	}
+	for i := range c.Steps {
+		if c.Steps[i].Kind == "wire" && strings.Contains(c.Steps[i].Label, "accepted") {
+			wire = &c.Steps[i]
+		}
+	}
+	if wire != nil {
+		out = append(out, t("the watch is accepted (", wire.Loc, "), then ")...)
+	}
+	if decision != nil {
+		out = append(out, t("decided by ", code(decision.Text), " (", decision.Loc, ")")...)
+	}
+	if len(tool) > 0 {
+		last := tool[len(tool)-1]
+		out = append(out, t("; etcdctl prints ", code(strings.TrimPrefix(strings.TrimSuffix(last.Label[strings.Index(last.Label, "\"")+1:], "\""), "")))...)
+	}
+	if exit != nil {
+		out = append(out, t(" and "+strings.TrimPrefix(exit.Label, "and "))...)
+	}
+	return append(out, report.Plain("."))
+}
+
+func (n *notes) probesSentence(ps []report.Behaviour) report.Text {
+	out := t("The lab's probes show step 6's two returns running, in requests the exercise does not make: ")
+	for i, b := range ps {
+		if i > 0 {
+			out = append(out, report.Plain("; "))
+		}
+		out = append(out, report.Plain(strings.TrimSuffix(b.Lab, ".")))
+		var at []report.Loc
+		for _, si := range b.Sites {
+			if s := n.rep.Sites[si]; s.Cited {
+				at = append(at, report.Loc{File: s.File, Line: s.Line})
+			}
+		}
+		out = append(out, n.cites(at, 2)...)
+	}
+	return append(out, report.Plain(" — see "), report.RefSpan("the appendix", "step6"), report.Plain("."))
+}
+
+// way is the eviction's chain, with the reopen's differences marked in it.
+func (n *notes) way() report.Section {
+	s := report.Section{ID: "way", Title: "How the eviction comes about"}
+	ex := n.exercise()
+	if len(ex) == 0 {
+		return s
+	}
+	main := n.chain(ex[0].ID)
+	if main == nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: t("No way through the code is drawn for the eviction in this release.")})
+		return s
+	}
+	var other *report.Chain
+	var otherID string
+	for _, b := range ex[1:] {
+		if c := n.chain(b.ID); c != nil && c.Behaviour != main.Behaviour && sameWay(main, c) {
+			other, otherID = c, b.ID
+		}
+	}
+	steps := main.Steps
+	differs := map[int]bool{}
+	if other != nil {
+		steps, differs = merge(main.Steps, other.Steps)
+	}
+	s.Blocks = append(s.Blocks, report.Block{Para: t("Solid arrows are calls and what the code does next; dotted arrows are hand-offs a call graph cannot follow: a watcher group, a channel, the network. ")})
+	if other != nil {
+		s.Blocks[len(s.Blocks)-1].Para = append(s.Blocks[len(s.Blocks)-1].Para, t(fmt.Sprintf("The way of the %s is the same, with the steps marked %s.", strings.ToLower(n.title(otherID)), "“"+otherID+" only”"))...)
+	}
+	s.Blocks = append(s.Blocks, report.Block{Diagram: n.diagram(steps, differs, ex[0].ID)})
+	s.Blocks = append(s.Blocks, report.Block{List: &report.List{Ordered: true, Items: n.stepItems(steps, differs, otherID, ex[0].ID)}})
+	if v := n.verdictText("evict"); v != nil {
+		s.Sections = append(s.Sections, report.Section{ID: "why-evict", Title: "Why the behind watcher dies and the current one does not", Blocks: []report.Block{{Para: v}}})
+	}
+	if other != nil {
+		s.Sections = append(s.Sections, n.reopen(otherID))
+	}
+	if cl := n.clientPart(); len(cl.Blocks) > 0 {
+		s.Sections = append(s.Sections, cl)
+	}
+	return s
+}
+
+func (n *notes) title(id string) string {
+	for _, b := range n.rep.Behaviours {
+		if b.ID == id {
+			return b.Title
+		}
+	}
+	return id
+}
+
+// sameWay reports whether two chains share their decision.
+func sameWay(a, b *report.Chain) bool {
+	da, db := "", ""
+	for _, s := range a.Steps {
+		if s.Kind == "decision" {
+			da = fmt.Sprintf("%s:%d", s.File, s.Line)
+		}
+	}
+	for _, s := range b.Steps {
+		if s.Kind == "decision" {
+			db = fmt.Sprintf("%s:%d", s.File, s.Line)
+		}
+	}
+	return da != "" && da == db
+}
+
+// merge lays b's steps over a's: the result is a with b's extra steps in
+// place, marked.
+func merge(a, b []report.Step) ([]report.Step, map[int]bool) {
+	key := func(s report.Step) string { return fmt.Sprintf("%s|%s:%d", s.Kind, s.File, s.Line) }
+	inA := map[string]bool{}
+	for _, s := range a {
+		inA[key(s)] = true
+	}
+	// b's steps in b's order: each of a's steps keeps its arrows; an extra
+	// step of b is placed after the step b has before it.
+	var out []report.Step
+	differs := map[int]bool{}
+	index := map[string]int{}
+	for _, s := range a {
+		index[key(s)] = len(out)
+		out = append(out, s)
+	}
+	for i, s := range b {
+		if inA[key(s)] {
+			continue
+		}
+		at := len(out)
+		if i > 0 {
+			if j, ok := index[key(b[i-1])]; ok {
+				at = j + 1
+			}
+		}
+		// Insert at, renumbering the arrows.
+		s.From = nil
+		if i > 0 {
+			if j, ok := index[key(b[i-1])]; ok {
+				s.From = []report.StepLink{{Step: j}}
+			}
+		}
+		out = append(out[:at], append([]report.Step{s}, out[at:]...)...)
+		for k := range out {
+			if k == at {
+				continue
+			}
+			for m := range out[k].From {
+				if out[k].From[m].Step >= at {
+					out[k].From[m].Step++
+				}
+			}
+		}
+		shifted := map[int]bool{}
+		for k := range differs {
+			if k >= at {
+				shifted[k+1] = true
+			} else {
+				shifted[k] = true
+			}
+		}
+		differs = shifted
+		differs[at] = true
+		for k, v := range index {
+			if v >= at {
+				index[k] = v + 1
+			}
+		}
+		index[key(s)] = at
+	}
+	return out, differs
+}
+
+// label is a step's short label for a diagram node.
+func label(st report.Step) string {
+	l := st.Label
+	if i := strings.Index(l, ": "); i > 0 && st.Kind != "call" {
+		l = l[:i]
+	}
+	l = strings.TrimPrefix(l, "calls ")
+	if st.Kind == "decision" {
+		l = st.Text
+	}
+	return l
+}
+
+func (n *notes) diagram(steps []report.Step, differs map[int]bool, behaviour string) *report.Diagram {
+	g := &report.Diagram{}
+	for i, st := range steps {
+		st := st
+		node := report.Node{ID: fmt.Sprintf("s%d", i), Label: fmt.Sprintf("%d. %s", i+1, label(st)), Kind: st.Kind, Loc: &report.Loc{File: st.File, Line: st.Line}}
+		if differs[i] {
+			node.Class = "differs"
+		} else if ran, ok := st.Observed[behaviour]; ok {
+			node.Class = map[bool]string{true: "ran", false: "not-ran"}[ran]
+		}
+		g.Nodes = append(g.Nodes, node)
+		for _, f := range st.From {
+			style := "call"
+			if f.Handoff {
+				style = "handoff"
+			}
+			g.Edges = append(g.Edges, report.Edge{From: fmt.Sprintf("s%d", f.Step), To: node.ID, Style: style})
+		}
+	}
+	return g
+}
+
+func (n *notes) stepItems(steps []report.Step, differs map[int]bool, other, behaviour string) []report.Text {
+	var items []report.Text
+	for i, st := range steps {
+		item := t(st.Label+" — ", report.Loc{File: st.File, Line: st.Line})
+		var marks []string
+		if differs[i] {
+			marks = append(marks, other+" only")
+		}
+		if st.Feasible != "" && st.Feasible != "yes" {
+			marks = append(marks, "reached "+st.Feasible)
+		}
+		if ran, ok := st.Observed[behaviour]; ok && !differs[i] {
+			marks = append(marks, map[bool]string{true: "ran", false: "did not run"}[ran])
+		} else if ran, ok := st.Observed[other]; ok && differs[i] {
+			marks = append(marks, map[bool]string{true: "ran", false: "did not run"}[ran])
+		}
+		if len(marks) > 0 {
+			item = append(item, report.Plain(" ("+strings.Join(marks, "; ")+")"))
+		}
+		items = append(items, item)
+	}
+	return items
+}
+
+// reopen is how the reopened watch differs: accepted, held, canceled.
+func (n *notes) reopen(id string) report.Section {
+	s := report.Section{ID: "reopen", Title: "How the " + strings.ToLower(n.title(id)) + " differs"}
+	if v := n.verdictText("reopen"); v != nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: v})
+	}
+	if c := n.sg.Created; c != nil && (c.Hold != nil || c.Gate != nil) {
+		p := t("etcdctl never sees the create response: ")
+		if c.Hold != nil && c.HoldAt != nil {
+			p = append(p, t("the send loop holds a watch's responses while ", code(c.Hold.Text), " (", *c.Hold, "), in ", code(c.HoldAt.Text), " (", *c.HoldAt, "), until the create response has gone out; ")...)
+		}
+		if c.Gate != nil {
+			p = append(p, t("the Go client hands a created response to the user only when ", code(c.Gate.Text), " (", *c.Gate, ")")...)
+		}
+		if c.Option != "" && len(c.Asks) == 0 {
+			p = append(p, t(", and etcdctl's watch never asks for it (no use of ", code(report.ShortName(c.Option)), " in its command)")...)
+		}
+		s.Blocks = append(s.Blocks, report.Block{Para: append(p, report.Plain("."))})
+	}
+	if p := n.refusals(); p != nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: p})
+	}
+	return s
+}
+
+// refusals says which requests are refused at open with the study's error
+// text, and how the client shows it.
+func (n *notes) refusals() report.Text {
+	text := ""
+	if n.sg.Client != nil {
+		text = n.sg.Client.Error.Text
+	}
+	var out report.Text
+	for _, x := range n.sg.Refusals {
+		if text == "" || x.Text != text {
+			continue // refused for another reason (auth, say)
+		}
+		out = append(out, t("A create request with ", code(x.Cond), " is refused at open, in one response that is both created and canceled, with reason ", code(x.Reason), " (", x.Loc, ")")...)
+		if lab := n.rep.Lab; lab != nil && lab.Reopen.Negative != nil && len(lab.Reopen.Negative.Raw) > 0 {
+			r := lab.Reopen.Negative.Raw[0]
+			out = append(out, t(fmt.Sprintf("; the lab's raw stream got created=%v, canceled=%v, reason %q, and the Go client showed no created response, only the cancel", r.Created, r.Canceled, r.CancelReason))...)
+		}
+		out = append(out, report.Plain(". "))
+	}
+	return out
+}
+
+// clientPart is the client's and etcdctl's half of the way.
+func (n *notes) clientPart() report.Section {
+	s := report.Section{ID: "client", Title: "The client's and etcdctl's part"}
+	if rc := n.sg.Receive; rc != nil && len(rc.Cases) > 0 {
+		p := t("The client's receive loop (", rc.Loop, ") switches over each response: ")
+		for i, c := range rc.Cases {
+			if i > 0 {
+				p = append(p, report.Plain("; "))
+			}
+			switch c.Takes {
+			case "takes":
+				p = append(p, t(code(c.Text), " (", c.Loc, ") takes a compaction cancel")...)
+			case "excludes":
+				p = append(p, t(code(c.Text), " (", c.Loc, ") leaves it out")...)
+			default:
+				p = append(p, t(code(c.Text), " (", c.Loc, ") is not decided by it (", code(c.Unknown), ")")...)
+			}
+		}
+		p = append(p, report.Plain(". "))
+		if rc.Stop != nil {
+			p = append(p, t("The substream hands the response to the user and returns when ", code(rc.Stop.Text), " (", *rc.Stop, ")")...)
+			if len(rc.Closes) > 0 {
+				p = append(p, t("; the user's channel is closed by ", code(rc.Closes[0].Text), " in ", code(report.ShortName(rc.Closes[0].Function)), " (", rc.Closes[0], ")")...)
+				if len(rc.Closes) > 1 {
+					p = append(p, report.Plain(fmt.Sprintf(" (and in %d other places)", len(rc.Closes)-1)))
+				}
+			}
+			p = append(p, report.Plain(". "))
+		}
+		if len(rc.Resumes) > 0 {
+			p = append(p, t("The client watches again only in ")...)
+			for i, r := range rc.Resumes {
+				if i > 0 {
+					p = append(p, report.Plain(" and "))
+				}
+				p = append(p, t(code(r.Case), " (", r.Loc, ")")...)
+			}
+			p = append(p, t(": after a compaction cancel it does not resume the watch.")...)
+		}
+		s.Blocks = append(s.Blocks, report.Block{Para: p})
+	}
+	if v := n.verdictText("values"); v != nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: v})
+	}
+	if tl := n.sg.Tool; tl != nil && tl.Watch != nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: n.toolText(tl.Name, "watch", tl.Watch)})
+	}
+	return s
+}
+
+// toolText says what the tool prints and how it exits, with credits.
+func (n *notes) toolText(name, cmd string, run *report.ToolRun) report.Text {
+	p := t(fmt.Sprintf("Evaluated from its code, %s's %s prints on stderr ", name, cmd))
+	for i, l := range run.Stderr {
+		if i > 0 {
+			p = append(p, report.Plain(", then "))
+		}
+		p = append(p, t(code(l.Text), " (", l.At, ")")...)
+		if l.Built != nil {
+			p = append(p, t(", a message made at ", *l.Built)...)
+		}
+	}
+	if run.ExitAt.File != "" {
+		p = append(p, t(fmt.Sprintf(", and exits with status %d", run.Exit))...)
+		if run.ExitFrom != nil {
+			p = append(p, t(", chosen at ", *run.ExitFrom)...)
+		}
+		if run.ExitDecl != nil {
+			p = append(p, t(" (", code(report.ShortName(run.ExitBy)), ", ", *run.ExitDecl, ")")...)
+		}
+	}
+	p = append(p, t(". These are etcdctl's own lines; the client library may log a line of its own before them (the lab shows what a real run prints).")...)
+	return p
+}
+
+// read is exercise 6's historical read.
+func (n *notes) read() report.Section {
+	s := report.Section{ID: "read", Title: "Exercise 6's read"}
+	var rb *report.Behaviour
+	for _, b := range n.exercise() {
+		b := b
+		if c := n.chain(b.ID); c != nil && !sameWay(n.chain(n.exercise()[0].ID), c) {
+			rb = &b
+		}
+	}
+	if rb == nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: t("No way of the read is drawn in this release.")})
+		return s
+	}
+	c := n.chain(rb.ID)
+	s.Blocks = append(s.Blocks, report.Block{Diagram: n.diagram(c.Steps, nil, rb.ID)})
+	s.Blocks = append(s.Blocks, report.Block{List: &report.List{Ordered: true, Items: n.stepItems(c.Steps, nil, "", rb.ID)}})
+	if v := n.verdictText("read"); v != nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: v})
+	}
+	if tl := n.sg.Tool; tl != nil && tl.Get != nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: n.toolText(tl.Name, "get", tl.Get)})
+	}
+	return s
+}
+
+// decide is the table of the comparisons that decide.
+func (n *notes) decide() report.Section {
+	s := report.Section{ID: "decide", Title: "The comparisons that decide"}
+	tb := &report.Table{Head: []report.Text{t("comparison"), t("at"), t("what it guards"), t("at C"), t("reached from")}}
+	for _, c := range n.sg.Comparisons {
+		if c.Kind != "decision" {
+			continue
+		}
+		guard := t(c.Consequence)
+		if c.Guarded != nil {
+			guard = append(guard, t(" (", *c.Guarded, ")")...)
+		}
+		atC := "passes"
+		if c.Passing == "revision C fails, C+1 passes" {
+			atC = "fails"
+		}
+		tb.Rows = append(tb.Rows, []report.Cell{
+			{Text: report.Text{code(c.Text)}},
+			{Text: report.Text{report.Cite(c.Loc)}},
+			{Text: guard},
+			{Text: t(atC)},
+			{Text: t(strings.Join(n.feasibleFrom(c.Loc), ", "))},
+		})
+	}
+	s.Blocks = append(s.Blocks, report.Block{Table: tb})
+	if v := n.verdictText("boundary"); v != nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: v})
+	}
+	return s
+}
+
+// feasibleFrom names the entries that reach the use at l by a path that
+// can run, when l is a use; else the entries the comparison's table lists.
+func (n *notes) feasibleFrom(l report.Loc) []string {
+	for _, c := range n.sg.Comparisons {
+		if c.File == l.File && c.Line == l.Line {
+			return c.Entries
+		}
+	}
+	return nil
+}
+
+func (n *notes) appendix() []report.Section {
+	var out []report.Section
+	out = append(out, n.step6(), n.matrix())
+	if v := n.verdictText("replay"); v != nil {
+		out = append(out, report.Section{ID: "replay", Title: "How long the replay lasts", Appendix: true, Blocks: []report.Block{{Para: v}}})
+	}
+	if lab := n.labSection(); lab != nil {
+		out = append(out, *lab)
+	}
+	if cov := n.coverage(); cov != nil {
+		out = append(out, *cov)
+	}
+	out = append(out, n.glossary(), n.loaded())
+	return out
+}
+
+// step6 is step 6's grep on this release and what each line is.
+func (n *notes) step6() report.Section {
+	r := n.rep
+	s := report.Section{ID: "step6", Title: r.Citation.Step + "'s lines, and what each is", Appendix: true}
+	c := &report.Code{Lang: "console", Lines: []report.CodeLine{{Text: "$ " + r.Citation.Command}}}
+	for _, l := range r.Citation.Lines {
+		c.Lines = append(c.Lines, report.CodeLine{Text: fmt.Sprintf("%s:%d:%s", l.File, l.Line, l.Text), Loc: &report.Loc{File: l.File, Line: l.Line}})
+	}
+	s.Blocks = append(s.Blocks, report.Block{Code: c})
+	var empty []string
+	for _, f := range r.Files {
+		if f.Present && f.Sites == 0 {
+			empty = append(empty, "`"+f.File+"`")
+		}
+	}
+	if len(empty) > 0 {
+		s.Blocks = append(s.Blocks, report.Block{Para: t(strings.Join(empty, ", ") + ", which the grep also searches, holds no use of the sentinel.")})
+	}
+	ex := n.exercise()
+	head := []report.Text{t("line"), t("what it is")}
+	for _, b := range ex {
+		head = append(head, t(b.ID))
+	}
+	head = append(head, t("runs in"))
+	tb := &report.Table{Head: head}
+	for _, l := range r.Citation.Lines {
+		what := t("names the sentinel in text only")
+		if l.Site >= 0 {
+			st := r.Sites[l.Site]
+			fn := "package level"
+			if st.Function != "" {
+				fn = report.ShortName(st.Function)
+			}
+			what = t(st.Kind+" in ", code(fn))
+		}
+		row := []report.Cell{{Text: report.Text{report.Cite(report.Loc{File: l.File, Line: l.Line})}}, {Text: what}}
+		for _, b := range ex {
+			role := l.Behaviours[b.ID]
+			row = append(row, report.Cell{Text: t(role), Class: map[string]string{"runs": "yes", "value": "only-if", "no": "no"}[role]})
+		}
+		var elsewhere []string
+		for _, b := range n.probes() {
+			for _, si := range b.Sites {
+				if si == l.Site {
+					elsewhere = append(elsewhere, b.ID)
+				}
+			}
+		}
+		if st := l.Site; st >= 0 && len(elsewhere) == 0 {
+			for _, p := range r.Paths {
+				if p.Site.Index == st && p.Reachable && (p.Feasible == "yes" || p.Feasible == "only-if") {
+					elsewhere = append(elsewhere, p.Entry)
+				}
+			}
+		}
+		row = append(row, report.Cell{Text: t(strings.Join(elsewhere, ", "))})
+		tb.Rows = append(tb.Rows, row)
+	}
+	s.Blocks = append(s.Blocks, report.Block{Table: tb})
+	s.Blocks = append(s.Blocks, report.Block{Para: t("runs: a path that can run with the behaviour's requests reaches the line; value: the line declares the object that a use which runs returns, compares or looks up; no: neither.")})
+	if v := n.verdictText("citation"); v != nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: v})
+	}
+	return s
+}
+
+// matrix is every use against every entry, with the details that teach.
+func (n *notes) matrix() report.Section {
+	r := n.rep
+	s := report.Section{ID: "uses", Title: "Every use of the sentinel, from every entry", Appendix: true}
+	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by type identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); → (only across a hand-off, then as marked); blank: no path.", len(r.Packages)))})
+	head := []report.Text{t("use")}
+	for _, e := range r.Entries {
+		head = append(head, report.Text{code(e.Name)})
+	}
+	tb := &report.Table{Head: head}
+	type detail struct {
+		text report.Text
+	}
+	var details []report.Text
+	seen := map[string]bool{}
+	for si, st := range r.Sites {
+		fn := "package level"
+		if st.Function != "" {
+			fn = report.ShortName(st.Function)
+		}
+		row := []report.Cell{{Text: t(report.Cite(report.Loc{File: st.File, Line: st.Line}), " ", code(fn))}}
+		for _, e := range r.Entries {
+			p := n.pair(e.Name, si)
+			cell := report.Cell{}
+			if p != nil {
+				cell = n.cell(p)
+				if d := n.detail(p, st); d != nil {
+					key := fmt.Sprint(d)
+					if !seen[key] {
+						seen[key] = true
+						details = append(details, d)
+					}
+				}
+			}
+			if st.Function == "" {
+				cell = report.Cell{Text: t("·")}
+			}
+			row = append(row, cell)
+		}
+		tb.Rows = append(tb.Rows, row)
+	}
+	s.Blocks = append(s.Blocks, report.Block{Table: tb})
+	if len(details) > 0 {
+		s.Blocks = append(s.Blocks, report.Block{Para: t("Where a cell teaches something:")}, report.Block{List: &report.List{Items: details}})
+	}
+	var found []report.Text
+	for _, e := range r.Entries {
+		if e.Found == "code" {
+			found = append(found, t(code(e.Name), " (", report.Loc{File: e.File, Line: e.Line}, "): "+e.Doc+"."))
+		}
+	}
+	if len(found) > 0 {
+		s.Blocks = append(s.Blocks, report.Block{Para: t("Roots found from the code, shown where they are a use's nearest root that can reach it:")}, report.Block{List: &report.List{Items: found}})
+	}
+	return s
+}
+
+func (n *notes) pair(entry string, site int) *report.PairPaths {
+	for i := range n.rep.Paths {
+		if p := &n.rep.Paths[i]; p.Entry == entry && p.Site.Index == site {
+			return p
+		}
+	}
+	return nil
+}
+
+func (n *notes) cell(p *report.PairPaths) report.Cell {
+	v := map[string]string{"yes": "yes", "only-if": "if", "no": "no", "unknown": "?"}[p.Feasible]
+	if v == "" {
+		return report.Cell{}
+	}
+	if len(p.Crossing) > 0 {
+		v = "→ " + v
+	}
+	return report.Cell{Text: t(v), Class: p.Feasible}
+}
+
+// detail is a pair's lesson, when it has one: a path that looks as if it
+// reached the use but cannot run, a crossing, an only-if.
+func (n *notes) detail(p *report.PairPaths, st report.Site) report.Text {
+	if p.Because == nil {
+		return nil
+	}
+	at := t(report.Cite(report.Loc{File: st.File, Line: st.Line}), " from ", code(p.Entry))
+	b := p.Because
+	where := report.Loc{File: b.File, Line: b.Line}
+	switch {
+	case p.Feasible == "no" && p.Reachable:
+		return append(at, t(": looks reachable, but cannot run: "+b.Text+" (", where, ").")...)
+	case len(p.Crossing) > 0:
+		c := p.Crossing[0]
+		out := append(at, t(fmt.Sprintf(": no call path; across the %s at ", c.Boundary), report.Loc{File: c.File, Line: c.Line})...)
+		if len(c.Message) > 0 && c.MessageAt != nil {
+			out = append(out, t(", with a message that sets "+strings.Join(c.Message, ", ")+" (made at ", *c.MessageAt, ")")...)
+		}
+		if p.Feasible == "no" {
+			return append(out, t(": cannot run: "+b.Text+" (", where, ").")...)
+		}
+		return append(out, t(", then "+b.Text+" (", where, ").")...)
+	case p.Feasible == "only-if":
+		return append(at, t(": "+b.Text+" (", where, ").")...)
+	}
+	return nil
+}
+
+func (n *notes) labSection() *report.Section {
+	lab := n.rep.Lab
+	if lab == nil {
+		return nil
+	}
+	s := LabSection(lab)
+	s.ID, s.Appendix = "lab", true
+	return &s
+}
+
+func (n *notes) coverage() *report.Section {
+	o := n.rep.Observe
+	if o == nil {
+		return nil
+	}
+	s := report.Section{ID: "coverage", Title: "What ran in each behaviour (coverage)", Appendix: true}
+	tb := &report.Table{Head: []report.Text{t("run"), t("ms"), t("blocks that ran")}}
+	for _, r := range o.Runs {
+		tb.Rows = append(tb.Rows, []report.Cell{{Text: t(r.Behaviour)}, {Text: t(fmt.Sprint(r.Ms))}, {Text: t(fmt.Sprintf("%d of %d", r.Ran, r.Blocks))}})
+	}
+	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Each behaviour ran on its own etcd %s built with coverage; the baseline makes the same setup and compaction without the behaviour.", o.Release))}, report.Block{Table: tb})
+	var items []report.Text
+	for _, d := range o.Decided {
+		items = append(items, t(d.Behaviour+": ", code(d.Comparison), " (", report.Loc{File: d.File, Line: d.Line}, ") took effect: what it guards ran there and not in the baseline."))
+	}
+	for _, d := range o.Disagreements {
+		items = append(items, t(d.Behaviour+": "+d.What+" ("+d.Kind+", ", report.Loc{File: d.File, Line: d.Line}, ")."))
+	}
+	if len(items) > 0 {
+		s.Blocks = append(s.Blocks, report.Block{List: &report.List{Items: items}})
+	}
+	return &s
+}
+
+func (n *notes) glossary() report.Section {
+	return report.Section{ID: "glossary", Title: "Words these notes use", Appendix: true, Blocks: []report.Block{{Terms: []report.Term{
+		{Term: "sentinel", Text: t("the error variable under study, ", code(report.ShortName(n.rep.Study.Sentinel)), "; its uses are found by type identity, not by text")},
+		{Term: "use", Text: t("a line that names the sentinel: its definition, a return, a comparison, a translation (a map from it to another error), or other")},
+		{Term: "entry", Text: t("a function from which call paths are traced: one the study names, or a root found from the code (a gRPC method, an HTTP handler, a goroutine)")},
+		{Term: "can run (yes, if, no)", Text: t("whether the branches on a call path can all be taken: no when a value the path fixes (a constant argument, a field a literal leaves unset) makes one false; if when one depends on server state; yes when the entry's input can meet them all")},
+		{Term: "hand-off", Text: t("where a request goes on in another goroutine, which a call graph cannot follow: a raft proposal, a scheduled job, a watcher group, a channel, the network")},
+		{Term: "decision", Text: t("a comparison of a revision with the compaction revision that guards the signal or a use of the sentinel")},
+		{Term: "runs, value, no", Text: t("a cited line's role in a behaviour: a path that can run reaches it; it declares the object a use that runs returns or looks up; neither")},
+	}}}}
+}
+
+func (n *notes) loaded() report.Section {
+	r := n.rep
+	s := report.Section{ID: "loaded", Title: "What was read", Appendix: true}
+	var mods []string
+	for _, m := range r.Etcd.Modules {
+		mods = append(mods, m.Folder)
+	}
+	sort.Strings(mods)
+	p := t(fmt.Sprintf("etcd %s: the folders %s; %d packages loaded from source.", r.Etcd.Version, strings.Join(mods, ", "), len(r.Packages)))
+	for _, m := range r.Etcd.Missing {
+		p = append(p, t(fmt.Sprintf(" %s could not be had (%s): the notes say nothing of it.", m.Folder, m.Reason))...)
+	}
+	s.Blocks = append(s.Blocks, report.Block{Para: p})
+	tb := &report.Table{Head: []report.Text{t("entry"), t("function"), t("what runs it")}}
+	for _, e := range r.Entries {
+		if e.Found == "code" {
+			continue
+		}
+		tb.Rows = append(tb.Rows, []report.Cell{{Text: report.Text{code(e.Name)}}, {Text: t(code(report.ShortName(e.Function)), " ", report.Loc{File: e.File, Line: e.Line})}, {Text: t(e.Doc)}})
+	}
+	s.Blocks = append(s.Blocks, report.Block{Table: tb})
+	return s
+}
