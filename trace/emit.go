@@ -21,7 +21,7 @@ func (r *Result) Report() (*report.Report, error) {
 	st := r.Study
 	rep := &report.Report{
 		Study: report.Study{Name: st.Name, Title: st.Title, Summary: st.Summary, Sentinel: st.Sentinel},
-		Etcd:  report.Etcd{Version: r.Source.Version, Source: r.Source.Kind},
+		Etcd:  report.Etcd{Version: r.Source.Version, Source: r.Source.Kind, Dirty: r.Source.Dirty},
 	}
 	for m := range r.Source.Modules {
 		rep.Etcd.Modules = append(rep.Etcd.Modules, report.Module{Path: m, Folder: r.Source.Folder(m)})

@@ -65,7 +65,7 @@ func Open(ctx context.Context, spec source.Spec) (*Tree, error) {
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("%w: --etcd-dir %s is not a directory: it wants the root of an etcd checkout", source.ErrUsage, spec.Dir)
 		}
-		t.Version = source.Describe(ctx, root, nil)
+		t.Version, _ = source.Describe(ctx, root, nil)
 		roots[""] = root
 	} else {
 		src, err := source.Resolve(ctx, spec)
