@@ -165,10 +165,12 @@ type own struct {
 // that are not links.
 func (k *Checker) check(ctx context.Context, c cite.Citation, o own) result {
 	r := result{c: c}
-	switch c.Form {
-	case cite.Symbol:
+	if c.Form == cite.Symbol {
 		return k.checkSymbol(c)
-	case cite.GitHub:
+	}
+	if c.Form == cite.GitHub || c.Ref != "" {
+		// A link, or the text of one: at the link's tag, or carried from
+		// it to the release checked with --to.
 		if !strings.EqualFold(c.Repo, k.tgt().Repo) {
 			r.status, r.msg = Unresolved, fmt.Sprintf("a link to %s, not to %s: not checked", c.Repo, k.tgt().Repo)
 			return r
@@ -325,6 +327,9 @@ func (k *Checker) resolveFile(t *Tree, c cite.Citation) (string, fileWhy) {
 		return rp, fileWhy{}
 	}
 	if len(cands) == 0 {
+		if why, ok := t.unread(c.File); ok {
+			return "", fileWhy{Unresolved, why}
+		}
 		return "", fileWhy{Missing, fmt.Sprintf("no file %s in %s %s", c.File, k.tgt().Name, t.Version)}
 	}
 	var fit []string

@@ -333,7 +333,8 @@ func TestLinksTo(t *testing.T) {
 	data := "https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27 `if rev < s.compactMainRev {`\n" +
 		"https://github.com/etcd-io/etcd/blob/v3.8.0/server/storage/mvcc/kv.go#L1\n" +
 		"https://github.com/etcd-io/etcd/blob/main/server/storage/mvcc/kv.go#L1\n" +
-		"https://github.com/other/repo/blob/v3.9.0/x.go#L1\n"
+		"https://github.com/other/repo/blob/v3.9.0/x.go#L1\n" +
+		"[kv.go:27](https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27)\n"
 	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -346,12 +347,16 @@ func TestLinksTo(t *testing.T) {
 			"2 https://github.com/etcd-io/etcd/blob/v3.8.0/server/storage/mvcc/kv.go#L1 unresolved",
 			"3 https://github.com/etcd-io/etcd/blob/main/server/storage/mvcc/kv.go#L1 unresolved",
 			"4 https://github.com/other/repo/blob/v3.9.0/x.go#L1 unresolved",
+			"5 kv.go:27 ok", // the link's text, at the link's tag
+			"5 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27 ok",
 		}},
 		{"v3.9.1", []string{
 			"1 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27 moved server/storage/mvcc/kv_hash.go:4",
 			"2 https://github.com/etcd-io/etcd/blob/v3.8.0/server/storage/mvcc/kv.go#L1 unresolved",
 			"3 https://github.com/etcd-io/etcd/blob/main/server/storage/mvcc/kv.go#L1 unresolved",
 			"4 https://github.com/other/repo/blob/v3.9.0/x.go#L1 unresolved",
+			"5 kv.go:27 moved server/storage/mvcc/kv_hash.go:4",
+			"5 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27 moved server/storage/mvcc/kv_hash.go:4",
 		}},
 	} {
 		rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.1"], To: tc.to, Files: []string{notes}, open: open})
@@ -361,6 +366,14 @@ func TestLinksTo(t *testing.T) {
 		if diff := cmp.Diff(tc.want, summaries(rep)); diff != "" {
 			t.Errorf("--to %q (-want +got):\n%s", tc.to, diff)
 		}
+	}
+	// --fix carries a link and its text together.
+	if _, err := Run(context.Background(), Options{Dir: dirs["v3.9.1"], To: "v3.9.1", Fix: true, Files: []string{notes}, open: open}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(notes)
+	if want := "[kv_hash.go:4](https://github.com/etcd-io/etcd/blob/v3.9.1/server/storage/mvcc/kv_hash.go#L4)\n"; !strings.HasSuffix(string(got), want) {
+		t.Errorf("fixed link:\n%s", got)
 	}
 	// --to names the release checked.
 	if _, err := Run(context.Background(), Options{Dir: dirs["v3.9.1"], To: "v3.9.0", Files: []string{notes}, open: open}); err == nil || !strings.Contains(err.Error(), "--to v3.9.0, but the source checked is etcd v3.9.1") {
@@ -405,6 +418,27 @@ func TestAmbiguousFile(t *testing.T) {
 	r := (&Checker{Default: tree}).check(context.Background(), cite.Citation{Form: cite.Bare, File: "x.go", Line: 1}, own{})
 	if r.status != Ambiguous || !strings.Contains(r.msg, "a/x.go, b/x.go") {
 		t.Errorf("%+v", r)
+	}
+}
+
+// TestUnread: a release is read module by module; a file of a module it
+// lacks, or of no module, cannot be said to be missing.
+func TestUnread(t *testing.T) {
+	tree := newTree(nil)
+	tree.Version, tree.Kind = "v3.6.9", "module"
+	tree.Missing = map[string]string{"go.etcd.io/etcd/etcdctl/v3": "refused"}
+	tree.add("server/x.go", "")
+	tree.sort()
+	k := &Checker{Default: tree}
+	for file, want := range map[string]string{
+		"etcdctl/ctlv3/command/watch_command.go": "unresolved etcdctl/ of etcd v3.6.9 cannot be had",
+		"tests/e2e/x_test.go":                    "unresolved tests/e2e/x_test.go is in none of the modules",
+		"server/y.go":                            "missing no file server/y.go in etcd v3.6.9",
+	} {
+		r := k.check(context.Background(), cite.Citation{Form: cite.Path, File: file, Line: 1}, own{})
+		if got := string(r.status) + " " + r.msg; !strings.HasPrefix(got, want) {
+			t.Errorf("%s: %s, want %s…", file, got, want)
+		}
 	}
 }
 

@@ -54,6 +54,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if version == "" && o.Dir == "" {
 		version = o.To
 	}
+	if version == "" && o.Dir == "" {
+		// The pinned release, named now so that notes of that release do
+		// not open it twice.
+		if v, err := source.DefaultVersion(tgt.Main); err == nil {
+			version = v
+		}
+	}
 	type notes struct {
 		name    string
 		data    []byte

@@ -107,6 +107,9 @@ func Open(ctx context.Context, spec source.Spec) (*Tree, error) {
 }
 
 func newTree(tgt *target.Target) *Tree {
+	if tgt == nil {
+		tgt = target.Etcd
+	}
 	return &Tree{tgt: tgt, files: map[string]string{}, base: map[string][]string{}, dirs: map[string][]string{},
 		data: map[string][]byte{}, lines: map[string][]string{}, norm: map[string][]string{}, toks: map[string][][]string{}, gofiles: map[string]*goFile{}, decls: map[string][]decl{}}
 }
@@ -172,6 +175,32 @@ func (t *Tree) normalized(rp string) []string {
 	}
 	t.norm[rp] = ns
 	return ns
+}
+
+// unread says why a release's tree cannot tell whether a repo path
+// exists: its module could not be had, or it is in no module of the
+// target's layout (a release is read module by module; a checkout whole).
+func (t *Tree) unread(file string) (string, bool) {
+	if t.Kind == "dir" || !strings.Contains(file, "/") || strings.HasPrefix(file, "…/") || strings.HasPrefix(file, ".../") {
+		return "", false
+	}
+	best := target.Folder{}
+	for _, f := range t.tgt.Layout {
+		if strings.HasPrefix(file, f.Dir+"/") && len(f.Dir) > len(best.Dir) {
+			best = f
+		}
+	}
+	if best.Dir == "" {
+		var dirs []string
+		for _, f := range t.tgt.Layout {
+			dirs = append(dirs, f.Dir+"/")
+		}
+		return fmt.Sprintf("%s is in none of the modules srctrace reads of a release (%s): check it against a checkout with --%s-dir", file, strings.Join(dirs, ", "), t.tgt.Name), true
+	}
+	if _, missing := t.Missing[best.Module]; missing {
+		return fmt.Sprintf("%s/ of %s %s cannot be had: the module proxy does not serve %s@%s", best.Dir, t.tgt.Name, t.Version, best.Module, t.Version), true
+	}
+	return "", false
 }
 
 // resolve finds the repo path a citation names: the path itself, else the

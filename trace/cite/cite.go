@@ -12,7 +12,8 @@
 //     items and blockquotes (in prose, the text must start with a tab or
 //     directly after the colon, so that "file.go:12: `code`" stays a path);
 //   - GitHub links https://github.com/<owner>/<repo>/blob/<ref>/path#L123
-//     and #L120-L130;
+//     and #L120-L130 (the text of a Markdown link to one, [file.go:123](...),
+//     cites it at the link's ref);
 //   - symbols written as inline code: a Go name with its package,
 //     `mvcc.(*watcherGroup).chooseAll`, `pkg.Func`, `pkg.T.field`, or with its
 //     import path, `go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted`.
@@ -75,7 +76,8 @@ type Citation struct {
 	// Text is the source text the citation says is on the line, if any:
 	// a grep line's text, else the first of Own.
 	Text string
-	// Repo and Ref are a GitHub link's "owner/name" and tag or commit.
+	// Repo and Ref are a GitHub link's "owner/name" and tag or commit (also
+	// for a citation that is the text of such a link).
 	Repo, Ref string
 	// Name is a symbol citation's name.
 	Name *Name
@@ -679,8 +681,28 @@ func findCitations(line string, n int) []Citation {
 			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
+	// The text of a Markdown link to a blob, [kvstore.go:177](https://...),
+	// cites what the link cites: it takes the link's repository and ref.
+	for _, m := range mdLinkRE.FindAllStringSubmatchIndex(line, -1) {
+		var link *Citation
+		for i := range out {
+			if out[i].Form == GitHub && out[i].Start == m[4] {
+				link = &out[i]
+			}
+		}
+		if link == nil {
+			continue
+		}
+		for i := range out {
+			if out[i].Form != GitHub && out[i].Start >= m[2] && out[i].Stop <= m[3] {
+				out[i].Repo, out[i].Ref = link.Repo, link.Ref
+			}
+		}
+	}
 	return out
 }
+
+var mdLinkRE = regexp.MustCompile(`\[([^\]]*)\]\((https?://[^)\s]+)\)`)
 
 func atoi(s string) int {
 	n, err := strconv.Atoi(s)

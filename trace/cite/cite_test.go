@@ -1,6 +1,7 @@
 package cite
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -254,4 +255,23 @@ func FuzzParse(f *testing.F) {
 			_ = utf8.ValidString(c.Text)
 		}
 	})
+}
+
+// TestLinkText: the text of a Markdown link to a blob cites at the link's
+// ref; other link text does not.
+func TestLinkText(t *testing.T) {
+	cs, _ := Parse([]byte("[kvstore.go:177](https://github.com/etcd-io/etcd/blob/v3.6.0/server/storage/mvcc/kvstore.go#L177) and [a.go:1](https://example.com/a) and b.go:2"))
+	var got []string
+	for _, c := range cs {
+		got = append(got, fmt.Sprintf("%s %s:%d %s@%s", c.Form, c.File, c.Line, c.Repo, c.Ref))
+	}
+	want := []string{
+		"bare kvstore.go:177 etcd-io/etcd@v3.6.0",
+		"github server/storage/mvcc/kvstore.go:177 etcd-io/etcd@v3.6.0",
+		"bare a.go:1 @",
+		"bare b.go:2 @",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
 }
