@@ -558,6 +558,10 @@ func (k *Checker) carry(r result, r0, t *Tree) result {
 	a := newAnchor(r0, rp0, line0)
 	rp, _ := t.resolve(rp0)
 	if rp == "" {
+		if why, ok := t.unread(rp0); ok {
+			r.status, r.msg = Unresolved, why
+			return r
+		}
 		rp, _ = k.resolveFile(t, c)
 	}
 	r.resolved = rp
@@ -729,7 +733,7 @@ func locateExact(t *Tree, files []string, a anchor, min int) exact {
 			}
 			s := sharedContext(ns, i, a)
 			expected, inFn := a.line, false
-			if a.inFn {
+			if a.inFn && t.mentions(f, a.fn.name) {
 				if fn, ok := t.enclosing(f, i+1); ok && fn.name == a.fn.name && fn.recv == a.fn.recv {
 					s += 2 * contextLines
 					expected, inFn = fn.start+a.expectedOffset, true

@@ -430,14 +430,29 @@ func TestUnread(t *testing.T) {
 	tree.add("server/x.go", "")
 	tree.sort()
 	k := &Checker{Default: tree}
-	for file, want := range map[string]string{
-		"etcdctl/ctlv3/command/watch_command.go": "unresolved etcdctl/ of etcd v3.6.9 cannot be had",
-		"tests/e2e/x_test.go":                    "unresolved tests/e2e/x_test.go is in none of the modules",
-		"server/y.go":                            "missing no file server/y.go in etcd v3.6.9",
-	} {
-		r := k.check(context.Background(), cite.Citation{Form: cite.Path, File: file, Line: 1}, own{})
-		if got := string(r.status) + " " + r.msg; !strings.HasPrefix(got, want) {
-			t.Errorf("%s: %s, want %s…", file, got, want)
+	// The notes' release has the file: carried, it cannot be found.
+	r0 := newTree(nil)
+	r0.Version, r0.Kind = "v3.6.0", "module"
+	dir := t.TempDir()
+	for _, rp := range []string{"etcdctl/ctlv3/command/watch_command.go", "tests/e2e/x_test.go", "server/y.go"} {
+		p := filepath.Join(dir, filepath.FromSlash(rp))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("package x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r0.add(rp, p)
+	}
+	r0.sort()
+	for _, o := range []own{{}, {tree: r0, by: "flag", name: "v3.6.0"}} {
+		for file, want := range map[string]string{
+			"etcdctl/ctlv3/command/watch_command.go": "unresolved etcdctl/ of etcd v3.6.9 cannot be had",
+			"tests/e2e/x_test.go":                    "unresolved tests/e2e/x_test.go is in none of the modules",
+			"server/y.go":                            "missing no file server/y.go in etcd v3.6.9",
+		} {
+			r := k.check(context.Background(), cite.Citation{Form: cite.Path, File: file, Line: 1}, o)
+			if got := string(r.status) + " " + r.msg; !strings.HasPrefix(got, want) {
+				t.Errorf("from %q: %s: %s, want %s…", o.name, file, got, want)
+			}
 		}
 	}
 }

@@ -3,8 +3,21 @@ package check
 import (
 	"go/scanner"
 	"go/token"
+	"regexp"
 	"sort"
+	"strings"
 )
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // An edited line (a call that gained an argument, a renamed variable) is
 // found by its tokens: the line at the release checked that shares most of
@@ -37,18 +50,33 @@ func tokens(line string) []string {
 	}
 }
 
-// tokens returns the tokens of each line of rp.
-func (t *Tree) tokens(rp string) [][]string {
-	if ts, ok := t.toks[rp]; ok {
-		return ts
+// lineTokens returns the tokens of line i+1 of rp, as sorted ids.
+func (t *Tree) lineTokens(rp string, i int) []int {
+	ts, ok := t.toks[rp]
+	if !ok {
+		ts = make([][]int, len(t.normalized(rp)))
+		t.toks[rp] = ts
 	}
-	ns := t.normalized(rp)
-	ts := make([][]string, len(ns))
-	for i, l := range ns {
-		ts[i] = tokens(l)
+	if ts[i] == nil {
+		ts[i] = t.tokenIDs(t.normalized(rp)[i])
 	}
-	t.toks[rp] = ts
-	return ts
+	return ts[i]
+}
+
+// tokenIDs returns the tokens of a line as sorted ids of the tree.
+func (t *Tree) tokenIDs(line string) []int {
+	toks := tokens(line)
+	ids := make([]int, len(toks), len(toks)+1) // never nil
+	for i, tok := range toks {
+		id, ok := t.ids[tok]
+		if !ok {
+			id = len(t.ids)
+			t.ids[tok] = id
+		}
+		ids[i] = id
+	}
+	sort.Ints(ids)
+	return ids
 }
 
 // sharedContext counts the neighbours of line i+1 that are a's, leaving
@@ -69,21 +97,23 @@ func sharedContext(ns []string, i int, a anchor) int {
 	return n
 }
 
-// similarity is the Dice coefficient of two token multisets: 1 for the
-// same tokens, 0 for none in common.
-func similarity(a, b []string) float64 {
+// similarity is the Dice coefficient of two token multisets, as sorted
+// ids: 1 for the same tokens, 0 for none in common.
+func similarity(a, b []int) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	count := map[string]int{}
-	for _, t := range a {
-		count[t]++
-	}
 	common := 0
-	for _, t := range b {
-		if count[t] > 0 {
-			count[t]--
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
 			common++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
 		}
 	}
 	return 2 * float64(common) / float64(len(a)+len(b))
@@ -99,7 +129,7 @@ const (
 // locateEdited finds the line of a whose text changed, in files: the most
 // similar line that passes the thresholds.
 func locateEdited(t *Tree, files []string, a anchor) (string, int, float64) {
-	want := tokens(a.text)
+	want := t.tokenIDs(a.text)
 	if len(want) < 2 {
 		return "", 0, 0
 	}
@@ -110,23 +140,34 @@ func locateEdited(t *Tree, files []string, a anchor) (string, int, float64) {
 		score float64
 		dist  int
 	}
+	// A line that shares none of the longer words (identifiers of three
+	// letters or more) is not taken for the line edited.
+	var words []string
+	for _, w := range tokens(a.text) {
+		if len(w) >= 3 && identRE.MatchString(w) {
+			words = append(words, w)
+		}
+	}
 	var cs []cand
 	for _, f := range files {
 		ns := t.normalized(f)
-		toks := t.tokens(f)
-		for i := range ns {
-			// Dice is at most 2·min/(a+b): skip lines too short or long.
-			if n, m := len(want), len(toks[i]); 2*float64(min(n, m))/float64(n+m) < halfAlike {
+		for i, l := range ns {
+			if len(words) > 0 && !containsAny(l, words) {
 				continue
 			}
-			sim := similarity(want, toks[i])
+			toks := t.lineTokens(f, i)
+			// Dice is at most 2·min/(a+b): skip lines too short or long.
+			if n, m := len(want), len(toks); 2*float64(min(n, m))/float64(n+m) < halfAlike {
+				continue
+			}
+			sim := similarity(want, toks)
 			if sim < halfAlike {
 				continue
 			}
 			ctx := sharedContext(ns, i, a)
 			sameFn := false
 			expected := a.line
-			if a.inFn {
+			if a.inFn && t.mentions(f, a.fn.name) {
 				if fn, ok := t.enclosing(f, i+1); ok && fn.name == a.fn.name && fn.recv == a.fn.recv {
 					sameFn = true
 					expected = fn.start + a.expectedOffset

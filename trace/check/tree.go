@@ -34,7 +34,8 @@ type Tree struct {
 	data    map[string][]byte
 	lines   map[string][]string
 	norm    map[string][]string
-	toks    map[string][][]string
+	toks    map[string][][]int
+	ids     map[string]int // token -> id
 	gofiles map[string]*goFile
 	pkgs    map[string][]string // package name -> repo dirs, built on first use
 	decls   map[string][]decl   // repo path of a Go file -> its declarations
@@ -111,7 +112,7 @@ func newTree(tgt *target.Target) *Tree {
 		tgt = target.Etcd
 	}
 	return &Tree{tgt: tgt, files: map[string]string{}, base: map[string][]string{}, dirs: map[string][]string{},
-		data: map[string][]byte{}, lines: map[string][]string{}, norm: map[string][]string{}, toks: map[string][][]string{}, gofiles: map[string]*goFile{}, decls: map[string][]decl{}}
+		data: map[string][]byte{}, lines: map[string][]string{}, norm: map[string][]string{}, toks: map[string][][]int{}, ids: map[string]int{}, gofiles: map[string]*goFile{}, decls: map[string][]decl{}}
 }
 
 func (t *Tree) add(rp, abs string) {
@@ -141,6 +142,13 @@ func (t *Tree) bytes(rp string) ([]byte, error) {
 	}
 	t.data[rp] = b
 	return b, nil
+}
+
+// mentions reports whether rp's text holds word: a file that does not
+// mention a function's name need not be parsed to look for it.
+func (t *Tree) mentions(rp, word string) bool {
+	b, err := t.bytes(rp)
+	return err == nil && bytes.Contains(b, []byte(word))
 }
 
 // read returns the lines of a repo path.

@@ -713,4 +713,19 @@ func atoi(s string) int {
 }
 
 // Normalize folds white space, for comparing cited text with source text.
-func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
+func Normalize(s string) string {
+	// Most lines need no folding but of their indentation.
+	s = strings.Trim(s, " \t\r\n\v\f")
+	clean := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c >= utf8.RuneSelf || c == ' ' && i+1 < len(s) && s[i+1] == ' ' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
