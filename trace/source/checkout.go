@@ -70,7 +70,11 @@ func resolveDir(ctx context.Context, spec Spec) (*Source, error) {
 			s.Env = append(s.Env, "GOWORK="+filepath.Join(s.Dir, "go.work"))
 		}
 	} else {
-		s.Dir, s.cleanup, err2 = writeWorkModule(root, order, s.Modules, spec.Layout)
+		// One module builds from its own go.mod (and the siblings it
+		// replaces itself with); several need a module over them.
+		if len(order) > 1 {
+			s.Dir, s.cleanup, err2 = writeWorkModule(root, order, s.Modules, spec.Layout)
+		}
 		s.Env = append(s.Env, "GOWORK=off")
 	}
 	if err2 != nil {

@@ -73,6 +73,7 @@ func TestResolveDirVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	if s.Version != "v3.6.99" || s.Kind != "dir" {
 		t.Errorf("version %q kind %q, want v3.6.99 from api/version and dir", s.Version, s.Kind)
 	}
@@ -104,6 +105,7 @@ func TestResolveDirVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	if s.Version != "v3.6.98" {
 		t.Errorf("version %q, want git describe's v3.6.98", s.Version)
 	}
