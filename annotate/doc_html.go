@@ -33,6 +33,7 @@ var htmlTemplate = sync.OnceValue(func() *template.Template {
 
 type htmlPage struct {
 	Title    string
+	Marker   template.HTML
 	Lead     []htmlSpan
 	CSS      template.CSS
 	TOC      []htmlTOC
@@ -111,9 +112,10 @@ type htmlLine struct {
 func docHTML(w io.Writer, d *report.Doc, etcd report.Etcd) error {
 	h := &htmlDoc{etcd: etcd}
 	p := htmlPage{
-		Title: d.Title,
-		Lead:  h.spans(d.Lead),
-		CSS:   template.CSS(htmlCSS + "\n/* Go code: chroma */\n" + highlightCSS()),
+		Title:  d.Title,
+		Marker: template.HTML(d.Marker), // checked to be one HTML comment
+		Lead:   h.spans(d.Lead),
+		CSS:    template.CSS(htmlCSS + "\n/* Go code: chroma */\n" + highlightCSS()),
 	}
 	for _, s := range d.Sections {
 		p.Sections = append(p.Sections, h.section(s, 2))

@@ -22,6 +22,10 @@ import (
 func docMarkdown(w io.Writer, d *report.Doc) error {
 	m := &mdDoc{w: bufio.NewWriter(w)}
 	m.line("# " + mdInline(report.Text{report.Plain(d.Title)}, false))
+	if d.Marker != "" {
+		m.blank()
+		m.line(d.Marker)
+	}
 	if len(d.Lead) > 0 {
 		m.blank()
 		m.line(mdParaStart(mdInline(d.Lead, false)))

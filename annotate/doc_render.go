@@ -26,6 +26,9 @@ func RenderDoc(w io.Writer, format string, d *report.Doc, etcd report.Etcd) erro
 	if err := checkDoc(d); err != nil {
 		return err
 	}
+	if d.Marker != "" && (!strings.HasPrefix(d.Marker, "<!--") || !strings.HasSuffix(d.Marker, "-->") || strings.Contains(d.Marker[4:len(d.Marker)-3], "--") || strings.Contains(d.Marker, "\n")) {
+		return fmt.Errorf("rendering notes: the marker %q is not one HTML comment on one line", d.Marker)
+	}
 	switch format {
 	case "markdown", "md":
 		return docMarkdown(w, d)

@@ -453,7 +453,7 @@ func (r *Result) useSites(obj types.Object, cited map[string]bool) error {
 
 // etcd says what source was read.
 func (r *Result) etcd(t *target.Target) report.Etcd {
-	e := report.Etcd{Version: r.Source.Version, Source: r.Source.Kind, Repo: t.Repo}
+	e := report.Etcd{Version: r.Source.Version, Source: r.Source.Kind, Repo: t.Repo, Dirty: r.Source.Dirty}
 	if r.Source.Kind == "module" {
 		e.Ref = r.Source.Version
 	}

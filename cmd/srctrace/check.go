@@ -3,17 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/srctrace/srctrace/annotate"
 	"github.com/srctrace/srctrace/trace/check"
-	"github.com/srctrace/srctrace/trace/cite"
-	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/target"
 )
 
@@ -21,6 +16,8 @@ type checkOptions struct {
 	format   string
 	version  string
 	dir      string
+	from     string
+	to       string
 	fix      bool
 	files    []string
 	cacheDir string
@@ -39,19 +36,27 @@ func newCheckCmd(runF func(context.Context, *checkOptions) error) *cobra.Command
 		Long: `check finds the citations in notes (Markdown, plain text, code blocks) and
 checks each against the files of an etcd release or checkout:
 
-  path/to/file.go:123, file.go:123 (a bare name), file.go:120-130
-  git grep -n output: path/file.go:123:<source text>
-  https://github.com/etcd-io/etcd/blob/<tag>/path#L123 (checked at that tag)
-  a citation followed by inline code: that code is the text to find
+  path/to/file.go:123, file.go:123 (a bare name), file.go:120-130, …/file.go:123
+  git grep -n output at any indentation: path/file.go:123:<source text>
+  https://github.com/etcd-io/etcd/blob/<tag>/path#L123 (at that tag, or --to)
+  symbols as inline code: ` + "`mvcc.(*watcherGroup).chooseAll`, `pkg.Func`, `pkg.T.field`" + `
 
-Each is ok, drifted (the cited text is now at another line), missing,
-mismatch (the text is nowhere in the file), ambiguous or unresolved. Exit
-status 0 when all are ok, 3 when any is not. --fix rewrites the line
-numbers of drifted citations in place, atomically, and nothing else.`,
+A citation is ok only with evidence: the code the notes give for it (the
+grep text, inline code in its sentence, list item or table cell), a
+function named beside it whose body holds the line, or the notes' own
+release (--from, a link's tag, or the marker srctrace errcompacted writes),
+from which the line is carried by its text and its neighbours.
+
+Statuses: ok, drifted (now another line), moved (now another file),
+missing, mismatch, ambiguous, unresolved, unanchored (the line exists, but
+nothing confirms it). Exit status 0 when all are ok, 3 when any is not.
+--fix rewrites drifted and moved citations in place, atomically, and
+nothing else; with --to, also the tags of links.`,
 		Example: `  srctrace check notes.md
   srctrace check --etcd-version v3.6.0 notes.md
-  srctrace check --format json notes.md
-  srctrace check --fix notes.md`,
+  srctrace check --from v3.6.0 --etcd-version v3.7.3 notes.md   # notes written for v3.6.0
+  srctrace check --to v3.7.3 --fix notes.md                     # carry them, links too, to v3.7.3
+  srctrace check --format json notes.md`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("check wants the notes to check: srctrace check NOTES...")
@@ -60,10 +65,7 @@ numbers of drifted citations in place, atomically, and nothing else.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.files = args
-			if err := checkFormat(opts.format, "text", "json"); err != nil {
-				return err
-			}
-			if err := checkSource(opts.version, opts.dir); err != nil {
+			if err := opts.validate(); err != nil {
 				return err
 			}
 			opts.stdout = cmd.OutOrStdout()
@@ -74,145 +76,46 @@ numbers of drifted citations in place, atomically, and nothing else.`,
 	f.StringVar(&opts.format, "format", "text", "output format: text or json")
 	f.StringVar(&opts.version, "etcd-version", "", "etcd release to check against (default: the pinned release)")
 	f.StringVar(&opts.dir, "etcd-dir", "", "root of a local etcd checkout to check against")
-	f.BoolVar(&opts.fix, "fix", false, "rewrite the line numbers of drifted citations in place")
+	f.StringVar(&opts.from, "from", "", "the etcd release the notes' line numbers are of (default: the notes' marker, if any)")
+	f.StringVar(&opts.to, "to", "", "carry links to this release: check them, and everything else, against it (with --fix, rewrite their tags)")
+	f.BoolVar(&opts.fix, "fix", false, "rewrite drifted and moved citations in place")
 	return cmd
 }
 
-// checkedCitation is one citation in the JSON output.
-type checkedCitation struct {
-	Notes     string `json:"notes"`
-	NotesLine int    `json:"notes_line"`
-	Form      string `json:"form"`
-	Citation  string `json:"citation"`
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	End       int    `json:"end,omitempty"`
-	Text      string `json:"text,omitempty"`
-	Status    string `json:"status"`
-	Now       int    `json:"now,omitempty"`
-	Release   string `json:"release"`
-	Resolved  string `json:"resolved,omitempty"`
-	Message   string `json:"message,omitempty"`
-}
-
-type checkReport struct {
-	Release   string            `json:"release"`
-	Citations []checkedCitation `json:"citations"`
-	Problems  []checkProblem    `json:"problems"`
-	Fixed     []string          `json:"fixed,omitempty"`
-}
-
-type checkProblem struct {
-	Notes     string `json:"notes"`
-	NotesLine int    `json:"notes_line,omitempty"`
-	Message   string `json:"message"`
-}
-
-func treeSpec(o *checkOptions, version, dir string) source.Spec {
+func (o *checkOptions) validate() error {
+	if err := checkFormat(o.format, annotate.CheckFormats...); err != nil {
+		return err
+	}
+	if err := checkSource(o.version, o.dir); err != nil {
+		return err
+	}
 	t := target.Etcd
-	return source.Spec{Target: t, Version: version, Dir: dir, Modules: t.Modules(), CacheDir: o.cacheDir, Env: o.env}
-}
-
-func runCheck(ctx context.Context, o *checkOptions) error {
-	rep, err := checkNotes(ctx, o)
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if o.format == "json" {
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else {
-		writeCheckText(&buf, rep)
-	}
-	if _, err := o.stdout.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	bad := len(rep.Problems)
-	for _, c := range rep.Citations {
-		if c.Status != string(check.OK) {
-			bad++
+	for _, f := range []struct{ flag, v string }{{"--from", o.from}, {"--to", o.to}} {
+		if f.v != "" && !t.IsRelease(f.v) {
+			return usagef("%s %q: want an %s release such as %s", f.flag, f.v, t.Name, t.ReleaseHint)
 		}
 	}
-	if bad > 0 {
-		return problemsError{}
+	if o.to != "" && o.version != "" && o.to != o.version {
+		return usagef("--to %s and --etcd-version %s differ: links are carried to the release checked; name one", o.to, o.version)
 	}
 	return nil
 }
 
-func checkNotes(ctx context.Context, o *checkOptions) (*checkReport, error) {
-	def, err := check.Open(ctx, treeSpec(o, o.version, o.dir))
+func runCheck(ctx context.Context, o *checkOptions) error {
+	rep, err := check.Run(ctx, check.Options{Target: target.Etcd, Version: o.version, Dir: o.dir, From: o.from, To: o.to,
+		Fix: o.fix, Files: o.files, CacheDir: o.cacheDir, Env: o.env})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	k := &check.Checker{Default: def, Open: func(ctx context.Context, v string) (*check.Tree, error) {
-		t, err := check.Open(ctx, treeSpec(o, v, ""))
-		if errors.Is(err, source.ErrUsage) {
-			return nil, fmt.Errorf("the link's release %s is not an etcd release", v)
-		}
-		return t, err
-	}}
-	rep := &checkReport{Release: def.Version, Citations: []checkedCitation{}, Problems: []checkProblem{}}
-	for _, name := range o.files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("reading notes: %w", err)
-		}
-		cs, ps := cite.Parse(data)
-		for _, p := range ps {
-			rep.Problems = append(rep.Problems, checkProblem{Notes: name, NotesLine: p.NotesLine, Message: p.Msg})
-		}
-		var results []check.Result
-		for _, c := range cs {
-			r := k.Check(ctx, c)
-			results = append(results, r)
-			rep.Citations = append(rep.Citations, checkedCitation{Notes: name, NotesLine: c.NotesLine, Form: string(c.Form),
-				Citation: c.Raw, File: c.File, Line: c.Line, End: c.End, Text: c.Text, Status: string(r.Status),
-				Now: r.Now, Release: r.Release, Resolved: r.Resolved, Message: r.Msg})
-		}
-		if o.fix {
-			fixed := check.Fix(data, results)
-			if !bytes.Equal(fixed, data) {
-				if err := source.WriteFileAtomic(name, fixed); err != nil {
-					return nil, fmt.Errorf("fixing %s: %w", name, err)
-				}
-				rep.Fixed = append(rep.Fixed, name)
-			}
-		}
+	var buf bytes.Buffer
+	if err := annotate.RenderCheck(&buf, o.format, rep); err != nil {
+		return err
 	}
-	return rep, nil
-}
-
-func writeCheckText(w io.Writer, rep *checkReport) {
-	counts := map[string]int{}
-	for _, c := range rep.Citations {
-		counts[c.Status]++
-		line := fmt.Sprintf("%s:%d: %s: %s", c.Notes, c.NotesLine, c.Citation, c.Status)
-		if c.Status == string(check.Drifted) {
-			line += fmt.Sprintf(" -> %d", c.Now)
-		}
-		if c.Release != "" && c.Release != rep.Release {
-			line += " at " + c.Release
-		}
-		if c.Message != "" && c.Status != string(check.OK) {
-			line += " (" + c.Message + ")"
-		}
-		fmt.Fprintln(w, line)
+	if _, err := o.stdout.Write(buf.Bytes()); err != nil {
+		return err
 	}
-	for _, p := range rep.Problems {
-		if p.NotesLine > 0 {
-			fmt.Fprintf(w, "%s:%d: %s\n", p.Notes, p.NotesLine, p.Message)
-		} else {
-			fmt.Fprintf(w, "%s: %s\n", p.Notes, p.Message)
-		}
+	if rep.Bad() > 0 {
+		return problemsError{}
 	}
-	for _, f := range rep.Fixed {
-		fmt.Fprintf(w, "%s: drifted line numbers rewritten\n", f)
-	}
-	fmt.Fprintf(w, "%d citations checked against etcd %s: %d ok, %d drifted, %d missing, %d mismatch, %d ambiguous, %d unresolved\n",
-		len(rep.Citations), rep.Release, counts["ok"], counts["drifted"], counts["missing"], counts["mismatch"], counts["ambiguous"], counts["unresolved"])
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,7 @@ type errcompactedOptions struct {
 	drift    bool
 	observe  bool
 	stdout   io.Writer
+	stderr   io.Writer // for what --drift leaves out
 }
 
 // newErrcompactedCmd builds the command; runF replaces runErrcompacted in
@@ -65,7 +67,7 @@ from the Go module proxy once, then read from the module cache.`,
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			opts.stdout = cmd.OutOrStdout()
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return runF(cmd.Context(), opts)
 		},
 	}
@@ -108,29 +110,51 @@ func (o *errcompactedOptions) validate() error {
 	return nil
 }
 
-// runDrift runs the study at each release and renders the drift table.
+// runDrift runs the study at each release and renders the drift table. A
+// release that cannot be had (not served, not supported by the study) is
+// left out of the table, which covers the others, and named on stderr.
 func runDrift(ctx context.Context, opts *errcompactedOptions) error {
 	var reps []*report.Report
+	var skipped []string
 	for _, v := range strings.Split(opts.version, ",") {
 		v = strings.TrimSpace(v)
 		if v == "" {
 			return usagef("--etcd-version %q: an empty release in the list", opts.version)
 		}
-		res, err := trace.Run(ctx, trace.Options{Study: opts.study, Version: v, CacheDir: opts.cacheDir, Env: opts.env, Paths: opts.paths})
-		if err != nil {
+		rep, err := driftRelease(ctx, opts, v)
+		switch {
+		case err == nil:
+			reps = append(reps, rep)
+		case errors.Is(err, source.ErrUsage) || ctx.Err() != nil:
 			return err
+		default:
+			skipped = append(skipped, fmt.Sprintf("--drift leaves out etcd %s: %v", v, err))
 		}
-		rep, err := res.Report()
-		if err != nil {
-			return err
-		}
-		reps = append(reps, rep)
+	}
+	if len(reps) == 0 {
+		return fmt.Errorf("no release of %s could be had: %s", opts.version, strings.Join(skipped, "; "))
 	}
 	var buf bytes.Buffer
 	if err := annotate.RenderDrift(&buf, opts.format, trace.Drift(reps)); err != nil {
 		return err
 	}
-	return writeOutput(opts.stdout, opts.output, buf.Bytes())
+	if err := writeOutput(opts.stdout, opts.output, buf.Bytes()); err != nil {
+		return err
+	}
+	if opts.stderr != nil {
+		for _, s := range skipped {
+			fmt.Fprintf(opts.stderr, "srctrace: %s\n", s)
+		}
+	}
+	return nil
+}
+
+func driftRelease(ctx context.Context, opts *errcompactedOptions, v string) (*report.Report, error) {
+	res, err := trace.Run(ctx, trace.Options{Study: opts.study, Version: v, CacheDir: opts.cacheDir, Env: opts.env, Paths: opts.paths})
+	if err != nil {
+		return nil, err
+	}
+	return res.Report()
 }
 
 func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {

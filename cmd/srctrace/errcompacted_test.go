@@ -51,7 +51,7 @@ func TestErrcompactedFlags(t *testing.T) {
 			if opts.study != errcompacted.Study {
 				t.Errorf("study = %v, want the errcompacted study", opts.study)
 			}
-			opts.study, opts.stdout = nil, nil
+			opts.study, opts.stdout, opts.stderr = nil, nil, nil
 			if diff := cmp.Diff(tc.want, *opts, cmp.AllowUnexported(errcompactedOptions{})); diff != "" {
 				t.Errorf("opts (-want +got):\n%s", diff)
 			}

@@ -2,122 +2,471 @@ package check
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
 
-	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace/cite"
 	"github.com/srctrace/srctrace/trace/source"
 )
 
-func fixtureTree(t *testing.T) *Tree {
+// releases unpacks testdata/releases.txtar: two releases of a small tree,
+// v3.9.0 and v3.9.1 (the archive's comment says what changed), and returns
+// an opener of their trees for Options.open.
+func releases(t *testing.T) (map[string]string, func(context.Context, source.Spec) (*Tree, error)) {
 	t.Helper()
-	dir, _ := fixtures.Unpack(t, "watchshape")
-	tree, err := Open(context.Background(), source.Spec{Dir: dir, Modules: []string{"example.com/etcd/server/v3"},
-		Layout: map[string]string{"example.com/etcd/server/v3": "server"}, Env: fixtures.Env})
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "releases.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tree
+	root := t.TempDir()
+	for _, f := range ar.Files {
+		p := filepath.Join(root, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dirs := map[string]string{"v3.9.0": filepath.Join(root, "v3.9.0"), "v3.9.1": filepath.Join(root, "v3.9.1")}
+	open := func(ctx context.Context, spec source.Spec) (*Tree, error) {
+		if spec.Dir != "" {
+			return Open(ctx, spec)
+		}
+		d, ok := dirs[spec.Version]
+		if !ok {
+			return nil, fmt.Errorf("etcd release %s cannot be had: not in the fixture", spec.Version)
+		}
+		spec.Dir, spec.Version = d, ""
+		return Open(ctx, spec)
+	}
+	return dirs, open
 }
 
-// The fixture's server/storage/mvcc/store.go has `return nil, ErrCompacted`
-// at line 11 and `return ErrCompacted` at line 20 (see its // want: lines);
-// every file of the archive is in the tree.
-func TestCheck(t *testing.T) {
-	tree := fixtureTree(t)
-	if tree.Version != "v3.9.0-fixture" {
-		t.Fatalf("version %q", tree.Version)
+// notesFile copies a testdata notes file into a temporary directory, with
+// lines inserted after its first (a marker, say).
+func notesFile(t *testing.T, name string, insert ...string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
 	}
-	k := &Checker{Default: tree}
-	notes := strings.Join([]string{
-		"a server/storage/mvcc/store.go:11 b",                          // ok, no text
-		"server/storage/mvcc/store.go:11:\t\treturn nil, ErrCompacted", // ok, grep form
-		"store.go:20 `return ErrCompacted`",                            // ok, bare with text
-		"store.go:12 `return ErrCompacted`",                            // drifted to 20
-		"store.go:10-12 `return nil, ErrCompacted // want: return`",    // drifted range: 11-13
-		"store.go:11 `no such text anywhere`",                          // mismatch
-		"store.go:999",                                                 // missing: beyond the end
-		"nosuch.go:1",                                                  // missing file
-		"https://github.com/etcd-io/etcd/blob/v3.9.0-fixture/server/storage/mvcc/store.go#L19 `return ErrCompacted`", // drifted link
-		"https://github.com/other/repo/blob/v3.9.0-fixture/x.go#L1",                                                  // unresolved
-		"https://github.com/etcd-io/etcd/blob/main/x.go#L1",                                                          // unresolved
-		"https://github.com/etcd-io/etcd/blob/v3.8.8/x.go#L1",                                                        // unresolved: no opener
-		"kv.go:5 and storage/mvcc/store.go:20 `return ErrCompacted`",                                                 // ok bare in rpc/, module-relative ok
-	}, "\n") + "\n"
-	cs, ps := cite.Parse([]byte(notes))
-	if len(ps) > 0 {
-		t.Fatal(ps)
+	if len(insert) > 0 {
+		first, rest, _ := strings.Cut(string(data), "\n")
+		data = []byte(first + "\n" + strings.Join(insert, "\n") + "\n" + rest)
 	}
-	var got []string
-	var results []Result
-	for _, c := range cs {
-		r := k.Check(context.Background(), c)
-		results = append(results, r)
-		s := string(r.Status)
-		if r.Status == Drifted {
-			s += " " + itoa(r.Now)
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// summary is a citation as the tests compare it: notes line, citation,
+// status and where it is now.
+func summary(c Citation) string {
+	cited := c.Citation
+	if c.Form == "grep" {
+		cited = fmt.Sprintf("%s:%d", c.File, c.Line)
+	}
+	s := fmt.Sprintf("%d %s %s", c.NotesLine, cited, c.Status)
+	switch c.Status {
+	case "drifted":
+		s += fmt.Sprintf(" %d", c.Now)
+	case "moved":
+		s += fmt.Sprintf(" %s:%d", c.NowFile, c.Now)
+	}
+	if c.Form == "symbol" && c.Status == "ok" {
+		s += fmt.Sprintf(" %s:%d", c.File, c.Line)
+	}
+	return s
+}
+
+func summaries(rep *Report) []string {
+	var out []string
+	for _, c := range rep.Citations {
+		out = append(out, summary(c))
+	}
+	return out
+}
+
+// The expectations below were derived by reading the two releases of
+// testdata/releases.txtar line by line, not from the checker's output.
+
+// wantOwn: notes-v3.9.0.md checked at v3.9.0 with no release of their own:
+// each citation stands on the evidence beside it.
+var wantOwn = []string{
+	"3 server/storage/mvcc/kv.go:17 ok",                             // `rev < tr.s.compactMainRev` before it
+	"7 server/storage/mvcc/kv.go:5 ok",                              // grep in a fenced block
+	"8 server/storage/mvcc/kv.go:18 ok",                             // grep
+	"11 server/storage/mvcc/kv.go:28 ok",                            // grep in an indented code block
+	"13 server/storage/mvcc/kv.go:35 ok",                            // grep in a list item
+	"14 server/storage/mvcc/watch.go:10 ok",                         // grep in a blockquote
+	"16 kv.go:18 ok",                                                // bare, code after it
+	"17 …/kv.go:20 ok",                                              // line 20 is in rangeKeys, named beside it
+	"18 `mvcc.(*store).hashByRev` ok server/storage/mvcc/kv.go:26",  // a symbol
+	"18 server/storage/mvcc/kv.go:27 ok",                            // in hashByRev, named beside it
+	"19 kv.go:37 ok",                                                // `s.compactMainRev = rev` at kv.go:37
+	"20 kv.go:23 unanchored",                                        // nothing confirms it
+	"20 watch.go:14 unanchored",                                     //
+	"24 watch.go:10 ok",                                             // the row's code, \|\| read as ||
+	"25 server/storage/mvcc/kv.go:30 unanchored",                    // "returns nil" is prose
+	"27 `mvcc.ErrCompacted` ok server/storage/mvcc/kv.go:5",         //
+	"27 `mvcc.(*store).hashByRev` ok server/storage/mvcc/kv.go:26",  //
+	"27 `mvcc.store.compactMainRev` ok server/storage/mvcc/kv.go:8", // a field
+	"27 `mvcc.(*store).Compact` missing",                            // it is compact
+	"29 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L34-L36 ok", // at its own tag
+	"29 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/watch.go#L7 ok",
+	"31 server/storage/mvcc/kv.go:18 drifted 23", // `return rev, nil` is at 23
+}
+
+// wantFrom: the same notes checked at v3.9.1, from v3.9.0.
+var wantFrom = []string{
+	"3 server/storage/mvcc/kv.go:17 drifted 20",
+	"7 server/storage/mvcc/kv.go:5 ok",
+	"8 server/storage/mvcc/kv.go:18 drifted 21",
+	"11 server/storage/mvcc/kv.go:28 moved server/storage/mvcc/kv_hash.go:5", // hashByRev moved
+	"13 server/storage/mvcc/kv.go:35 drifted 31",                             // compact's return
+	"14 server/storage/mvcc/watch.go:10 drifted 11",
+	"16 kv.go:18 drifted 21",
+	"17 …/kv.go:20 drifted 23",
+	"18 `mvcc.(*store).hashByRev` ok server/storage/mvcc/kv_hash.go:3",
+	"18 server/storage/mvcc/kv.go:27 moved server/storage/mvcc/kv_hash.go:4",
+	"19 kv.go:37 mismatch", // the assignment is gone
+	"20 kv.go:23 drifted 26",
+	"20 watch.go:14 drifted 15",
+	"24 watch.go:10 drifted 11",
+	"25 server/storage/mvcc/kv.go:30 moved server/storage/mvcc/kv_hash.go:7", // hashByRev's return nil
+	"27 `mvcc.ErrCompacted` ok server/storage/mvcc/kv.go:5",
+	"27 `mvcc.(*store).hashByRev` ok server/storage/mvcc/kv_hash.go:3",
+	"27 `mvcc.store.compactMainRev` ok server/storage/mvcc/kv.go:11",
+	"27 `mvcc.(*store).Compact` missing",
+	"29 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L34-L36 ok", // links stay at their tag
+	"29 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/watch.go#L7 ok",
+	"31 server/storage/mvcc/kv.go:18 drifted 26", // wrong already at v3.9.0 (23), which is 26 now
+}
+
+func TestCheckOwnEvidence(t *testing.T) {
+	dirs, open := releases(t)
+	notes := notesFile(t, "notes-v3.9.0.md")
+	rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.0"], Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantOwn, summaries(rep)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if rep.Release != "v3.9.0" || rep.Target != "etcd" || len(rep.Notes) != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	s := rep.Notes[0]
+	wantCounts := map[string]int{"ok": 17, "drifted": 1, "missing": 1, "unanchored": 3, "moved": 0, "mismatch": 0, "ambiguous": 0, "unresolved": 0}
+	if diff := cmp.Diff(wantCounts, s.Counts); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	// Most serious first: missing, then drifted, then unanchored.
+	var order []string
+	for _, i := range s.Attention {
+		order = append(order, rep.Citations[i].Status)
+	}
+	if got := strings.Join(order, " "); got != "missing drifted unanchored unanchored unanchored" {
+		t.Errorf("attention order %q", got)
+	}
+	for _, c := range rep.Citations {
+		if c.Status == "ok" && c.Anchor == "" {
+			t.Errorf("ok without an anchor: %+v", c)
 		}
-		got = append(got, s)
 	}
-	want := []string{"ok", "ok", "ok", "drifted 20", "drifted 11", "mismatch", "missing", "missing",
-		"drifted 20", "unresolved", "unresolved", "unresolved", "ok", "ok"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("statuses (-want +got):\n%s", diff)
+}
+
+func TestCheckFromRelease(t *testing.T) {
+	dirs, open := releases(t)
+	for _, tc := range []struct {
+		name   string
+		insert []string
+		from   string
+		shift  int
+	}{
+		{"--from", nil, "v3.9.0", 0},
+		{"marker", []string{"", cite.NewMarker("etcd", "v3.9.0", "source", "module").String()}, "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			notes := notesFile(t, "notes-v3.9.0.md", tc.insert...)
+			rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.1"], From: tc.from, Files: []string{notes}, open: open})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, w := range wantFrom {
+				var n int
+				var rest string
+				fmt.Sscanf(w, "%d", &n)
+				_, rest, _ = strings.Cut(w, " ")
+				want = append(want, fmt.Sprintf("%d %s", n+tc.shift, rest))
+			}
+			if diff := cmp.Diff(want, summaries(rep)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			by := "flag"
+			if tc.from == "" {
+				by = "marker"
+			}
+			if s := rep.Notes[0]; s.From != "v3.9.0" || s.FromBy != by {
+				t.Errorf("summary from %q by %q", s.From, s.FromBy)
+			}
+			for _, c := range rep.Citations {
+				if c.Form != "symbol" && c.Form != "github" && (c.From != "v3.9.0" || c.FromBy != by) {
+					t.Errorf("%s: from %q by %q", c.Citation, c.From, c.FromBy)
+				}
+				if c.Status == "mismatch" && !strings.Contains(c.Message, "`s.compactMainRev = rev`") {
+					t.Errorf("mismatch message: %s", c.Message)
+				}
+				if c.NotesLine == 31+tc.shift && !strings.Contains(c.Message, "wrong already at v3.9.0") {
+					t.Errorf("the citation wrong at its own release says: %s", c.Message)
+				}
+			}
+		})
 	}
-	fixed := string(Fix([]byte(notes), results))
-	wantFixed := strings.NewReplacer(
-		"store.go:12 `return ErrCompacted`", "store.go:20 `return ErrCompacted`",
-		"store.go:10-12", "store.go:11-13",
-		"store.go#L19", "store.go#L20",
-	).Replace(notes)
-	if diff := cmp.Diff(wantFixed, fixed); diff != "" {
+}
+
+// TestFix: --fix rewrites drifted and moved citations, every other byte
+// stays, and fixed notes check clean from the release they were carried to.
+func TestFix(t *testing.T) {
+	dirs, open := releases(t)
+	ctx := context.Background()
+
+	// With a citation that cannot be carried, nothing carried is
+	// rewritten: the notes' lines stay v3.9.0's.
+	notes := notesFile(t, "notes-v3.9.0.md")
+	before, _ := os.ReadFile(notes)
+	rep, err := Run(ctx, Options{Dir: dirs["v3.9.1"], From: "v3.9.0", Fix: true, Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(notes); string(after) != string(before) || len(rep.Fixed) != 0 {
+		t.Errorf("notes changed although a citation cannot be carried: fixed %v", rep.Fixed)
+	}
+	if fix := rep.Notes[0].Fix; !strings.Contains(fix, "not fixed: 1 citation") || !strings.Contains(fix, "notes lines 19") {
+		t.Errorf("fix note %q", fix)
+	}
+
+	// Without it (line 19 dropped), every carried citation is rewritten,
+	// and the marker with them; --to carries the links too.
+	data := strings.Replace(string(before), "- `s.compactMainRev = rev` at kv.go:37 records it.\n", "", 1)
+	data = strings.Replace(data, "\n", "\n\n"+cite.NewMarker("etcd", "v3.9.0", "source", "module").String()+"\n", 1)
+	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Run(ctx, Options{Dir: dirs["v3.9.1"], To: "v3.9.1", Fix: true, Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(notes)
+	want := strings.NewReplacer(
+		"<!-- srctrace: etcd v3.9.0", "<!-- srctrace: etcd v3.9.1",
+		"`server/storage/mvcc/kv.go:17`", "`server/storage/mvcc/kv.go:20`",
+		"server/storage/mvcc/kv.go:18:\t\treturn 0", "server/storage/mvcc/kv.go:21:\t\treturn 0",
+		"    server/storage/mvcc/kv.go:28:", "    server/storage/mvcc/kv_hash.go:5:",
+		"- server/storage/mvcc/kv.go:35:", "- server/storage/mvcc/kv.go:31:",
+		"> server/storage/mvcc/watch.go:10:", "> server/storage/mvcc/watch.go:11:",
+		"- kv.go:18:", "- kv.go:21:",
+		"`…/kv.go:20`", "`…/kv.go:23`",
+		"(`server/storage/mvcc/kv.go:27`).", "(`server/storage/mvcc/kv_hash.go:4`).",
+		"kv.go:23 and watch.go:14", "kv.go:26 and watch.go:15",
+		"| `watch.go:10` |", "| `watch.go:11` |",
+		"| `server/storage/mvcc/kv.go:30` |", "| `server/storage/mvcc/kv_hash.go:7` |",
+		"blob/v3.9.0/server/storage/mvcc/kv.go#L34-L36", "blob/v3.9.1/server/storage/mvcc/kv.go#L30-L32",
+		"blob/v3.9.0/server/storage/mvcc/watch.go#L7", "blob/v3.9.1/server/storage/mvcc/watch.go#L8",
+		"(`server/storage/mvcc/kv.go:18`).\n", "(`server/storage/mvcc/kv.go:26`).\n",
+	).Replace(data)
+	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("fixed notes (-want +got):\n%s", diff)
 	}
-	// Fixing fixed notes changes nothing more.
-	cs, _ = cite.Parse([]byte(fixed))
-	results = results[:0]
-	for _, c := range cs {
-		results = append(results, k.Check(context.Background(), c))
+	if fix := rep.Notes[0].Fix; !strings.Contains(fix, "and the marker, which now says v3.9.1") {
+		t.Errorf("fix note %q", fix)
 	}
-	if again := string(Fix([]byte(fixed), results)); again != fixed {
-		t.Errorf("a second fix changed:\n%s", again)
+	// The fixed notes are v3.9.1's: at v3.9.1 they check as ok (but for
+	// the missing symbol), and a second --fix changes nothing.
+	rep, err = Run(ctx, Options{Dir: dirs["v3.9.1"], Fix: true, Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-func TestFixGrepAndCRLF(t *testing.T) {
-	tree := fixtureTree(t)
-	k := &Checker{Default: tree}
-	notes := "x\r\nserver/storage/mvcc/store.go:19:\t\treturn ErrCompacted // want: return\r\nkeep\xff bytes\r\n"
-	cs, _ := cite.Parse([]byte(notes))
-	var rs []Result
-	for _, c := range cs {
-		rs = append(rs, k.Check(context.Background(), c))
+	for _, c := range rep.Citations {
+		if c.Status != "ok" && c.Citation != "`mvcc.(*store).Compact`" {
+			t.Errorf("after --fix: %s", summary(c))
+		}
 	}
-	want := strings.Replace(notes, "store.go:19:", "store.go:20:", 1)
-	if got := string(Fix([]byte(notes), rs)); got != want {
-		t.Errorf("got %q, want %q", got, want)
+	if again, _ := os.ReadFile(notes); string(again) != string(got) || len(rep.Fixed) != 0 {
+		t.Errorf("a second --fix changed the notes")
 	}
 }
 
-func TestAmbiguous(t *testing.T) {
-	tree := &Tree{Version: "v", files: map[string]string{"a/x.go": "", "b/x.go": ""}, base: map[string][]string{"x.go": {"a/x.go", "b/x.go"}}}
-	r := (&Checker{Default: tree}).Check(context.Background(), cite.Citation{Form: cite.Bare, File: "x.go", Line: 1})
-	if r.Status != Ambiguous || !strings.Contains(r.Msg, "a/x.go, b/x.go") {
+// TestFixCRLF: a grep line in notes with CRLF line ends, fixed in place.
+func TestFixCRLF(t *testing.T) {
+	dirs, open := releases(t)
+	notes := filepath.Join(t.TempDir(), "crlf.md")
+	data := "x\r\nserver/storage/mvcc/kv.go:16:\t\treturn 0, ErrCompacted\r\nkeep\xff bytes\r\n"
+	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.0"], Fix: true, Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(notes)
+	if want := strings.Replace(data, "kv.go:16:", "kv.go:18:", 1); string(got) != want {
+		t.Errorf("got %q, want %q (%v)", got, want, summaries(rep))
+	}
+}
+
+// TestLinksTo: with --to, links are checked at the release checked, from
+// their tag; without it, at their tag.
+func TestLinksTo(t *testing.T) {
+	dirs, open := releases(t)
+	notes := filepath.Join(t.TempDir(), "links.md")
+	data := "https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27 `if rev < s.compactMainRev {`\n" +
+		"https://github.com/etcd-io/etcd/blob/v3.8.0/server/storage/mvcc/kv.go#L1\n" +
+		"https://github.com/etcd-io/etcd/blob/main/server/storage/mvcc/kv.go#L1\n" +
+		"https://github.com/other/repo/blob/v3.9.0/x.go#L1\n" +
+		"[kv.go:27](https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27)\n"
+	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		to   string
+		want []string
+	}{
+		{"", []string{
+			"1 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27 ok",
+			"2 https://github.com/etcd-io/etcd/blob/v3.8.0/server/storage/mvcc/kv.go#L1 unresolved",
+			"3 https://github.com/etcd-io/etcd/blob/main/server/storage/mvcc/kv.go#L1 unresolved",
+			"4 https://github.com/other/repo/blob/v3.9.0/x.go#L1 unresolved",
+			"5 kv.go:27 ok", // the link's text, at the link's tag
+			"5 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27 ok",
+		}},
+		{"v3.9.1", []string{
+			"1 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27 moved server/storage/mvcc/kv_hash.go:4",
+			"2 https://github.com/etcd-io/etcd/blob/v3.8.0/server/storage/mvcc/kv.go#L1 unresolved",
+			"3 https://github.com/etcd-io/etcd/blob/main/server/storage/mvcc/kv.go#L1 unresolved",
+			"4 https://github.com/other/repo/blob/v3.9.0/x.go#L1 unresolved",
+			"5 kv.go:27 moved server/storage/mvcc/kv_hash.go:4",
+			"5 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L27 moved server/storage/mvcc/kv_hash.go:4",
+		}},
+	} {
+		rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.1"], To: tc.to, Files: []string{notes}, open: open})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, summaries(rep)); diff != "" {
+			t.Errorf("--to %q (-want +got):\n%s", tc.to, diff)
+		}
+	}
+	// --fix carries a link and its text together.
+	if _, err := Run(context.Background(), Options{Dir: dirs["v3.9.1"], To: "v3.9.1", Fix: true, Files: []string{notes}, open: open}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(notes)
+	if want := "[kv_hash.go:4](https://github.com/etcd-io/etcd/blob/v3.9.1/server/storage/mvcc/kv_hash.go#L4)\n"; !strings.HasSuffix(string(got), want) {
+		t.Errorf("fixed link:\n%s", got)
+	}
+	// --to names the release checked.
+	if _, err := Run(context.Background(), Options{Dir: dirs["v3.9.1"], To: "v3.9.0", Files: []string{notes}, open: open}); err == nil || !strings.Contains(err.Error(), "--to v3.9.0, but the source checked is etcd v3.9.1") {
+		t.Errorf("--to another release: %v", err)
+	}
+}
+
+// TestMarkerUnusable: a marker whose release cannot be had is a problem,
+// and the citations stand on their own evidence.
+func TestMarkerUnusable(t *testing.T) {
+	dirs, open := releases(t)
+	notes := filepath.Join(t.TempDir(), "m.md")
+	data := "# x\n\n<!-- srctrace: etcd v3.8.8 source=module -->\n\nkv.go:18 `return 0, ErrCompacted` and kv.go:23.\n\n<!-- srctrace: other v1.0.0 -->\n"
+	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.0"], Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"5 kv.go:18 ok", "5 kv.go:23 unanchored"}, summaries(rep)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	var msgs []string
+	for _, p := range rep.Problems {
+		msgs = append(msgs, fmt.Sprintf("%d %s", p.NotesLine, p.Message))
+	}
+	if len(msgs) != 2 || !strings.Contains(msgs[0], "7 a marker for other, not etcd") || !strings.Contains(msgs[1], "3 the notes' release v3.8.8 (their marker) cannot be read") {
+		t.Errorf("problems %q", msgs)
+	}
+	if !strings.Contains(rep.Citations[1].Message, "their release v3.8.8 cannot be had") {
+		t.Errorf("unanchored message: %s", rep.Citations[1].Message)
+	}
+}
+
+func TestAmbiguousFile(t *testing.T) {
+	tree := newTree(nil)
+	tree.Version = "v"
+	tree.add("a/x.go", "")
+	tree.add("b/x.go", "")
+	tree.sort()
+	r := (&Checker{Default: tree}).check(context.Background(), cite.Citation{Form: cite.Bare, File: "x.go", Line: 1}, own{})
+	if r.status != Ambiguous || !strings.Contains(r.msg, "a/x.go, b/x.go") {
 		t.Errorf("%+v", r)
 	}
 }
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
+// TestUnread: a release is read module by module; a file of a module it
+// lacks, or of no module, cannot be said to be missing.
+func TestUnread(t *testing.T) {
+	tree := newTree(nil)
+	tree.Version, tree.Kind = "v3.6.9", "module"
+	tree.Missing = map[string]string{"go.etcd.io/etcd/etcdctl/v3": "refused"}
+	tree.add("server/x.go", "")
+	tree.sort()
+	k := &Checker{Default: tree}
+	// The notes' release has the file: carried, it cannot be found.
+	r0 := newTree(nil)
+	r0.Version, r0.Kind = "v3.6.0", "module"
+	dir := t.TempDir()
+	for _, rp := range []string{"etcdctl/ctlv3/command/watch_command.go", "tests/e2e/x_test.go", "server/y.go"} {
+		p := filepath.Join(dir, filepath.FromSlash(rp))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("package x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r0.add(rp, p)
 	}
-	s := ""
-	for n > 0 {
-		s = string(rune('0'+n%10)) + s
-		n /= 10
+	r0.sort()
+	for _, o := range []own{{}, {tree: r0, by: "flag", name: "v3.6.0"}} {
+		for file, want := range map[string]string{
+			"etcdctl/ctlv3/command/watch_command.go": "unresolved etcdctl/ of etcd v3.6.9 cannot be had",
+			"tests/e2e/x_test.go":                    "unresolved tests/e2e/x_test.go is in none of the modules",
+			"server/y.go":                            "missing no file server/y.go in etcd v3.6.9",
+		} {
+			r := k.check(context.Background(), cite.Citation{Form: cite.Path, File: file, Line: 1}, o)
+			if got := string(r.status) + " " + r.msg; !strings.HasPrefix(got, want) {
+				t.Errorf("from %q: %s: %s, want %s…", o.name, file, got, want)
+			}
+		}
 	}
-	return s
+}
+
+func TestRewritePath(t *testing.T) {
+	for _, tc := range []struct{ written, now, want string }{
+		{"server/storage/mvcc/kv.go", "server/storage/mvcc/kv_hash.go", "server/storage/mvcc/kv_hash.go"},
+		{"kv.go", "server/storage/mvcc/kv_hash.go", "kv_hash.go"},
+		{"mvcc/kv.go", "server/storage/mvcc/kv_hash.go", "mvcc/kv_hash.go"},
+		{"…/kv.go", "server/storage/mvcc/kv_hash.go", "…/kv_hash.go"},
+		{"./server/storage/mvcc/kv.go", "server/storage/other/kv.go", "./server/storage/other/kv.go"},
+	} {
+		if got := rewritePath(tc.written, tc.now, false); got != tc.want {
+			t.Errorf("rewritePath(%q, %q) = %q, want %q", tc.written, tc.now, got, tc.want)
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package cite
 
 import (
+	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,13 +23,38 @@ func TestParseForms(t *testing.T) {
 		{"`kvstore.go:214` `return ch, 0, ErrCompacted`", []string{"bare kvstore.go 214 0 return ch, 0, ErrCompacted"}},
 		{"kvstore.go:214: `return ch`", []string{"bare kvstore.go 214 0 return ch"}},
 		{"kvstore.go:214 — `return ch`", []string{"bare kvstore.go 214 0 return ch"}},
-		{"(`kvstore.go:214`), which `is not text`", []string{"bare kvstore.go 214 0 "}},
+		{"(`kvstore.go:214`), which `is not its text`", []string{"bare kvstore.go 214 0 "}},
 		{"at `a/b.go:12:5` (go)", []string{"path a/b.go 12 0 "}},
 		{"https://github.com/etcd-io/etcd/blob/v3.7.3/server/storage/mvcc/kvstore.go#L214", []string{"github server/storage/mvcc/kvstore.go 214 0 "}},
 		{"[x](https://github.com/etcd-io/etcd/blob/v3.6.0/a/b.go#L10-L20)", []string{"github a/b.go 10 20 "}},
 		{"two: a.go:1, b/c.go:2", []string{"bare a.go 1 0 ", "path b/c.go 2 0 "}},
 		{"no citation: v3.7.3 and etcd.io/x and 12:30 and a.go: and go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted", nil},
 		{"http://example.com/a.go:12 is a url", nil},
+		// Abbreviated paths, columns, grep lines at any indentation.
+		{"rangeKeys (`…/kvstore_txn.go:72`)", []string{"path …/kvstore_txn.go 72 0 "}},
+		{"at `server/etcdserver/server.go:1194:44`", []string{"path server/etcdserver/server.go 1194 0 "}},
+		{"    server/storage/mvcc/kvstore.go:214:\t\treturn ch, 0, ErrCompacted", []string{"grep server/storage/mvcc/kvstore.go 214 0 \t\treturn ch, 0, ErrCompacted"}},
+		{"\tserver/a.go:3: x := 1", []string{"grep server/a.go 3 0  x := 1"}},
+		{"- server/a.go:3:\tx := 1", []string{"grep server/a.go 3 0 \tx := 1"}},
+		{"> server/a.go:3:\tx := 1", []string{"grep server/a.go 3 0 \tx := 1"}},
+		{"> - server/a.go:3:func f() {", []string{"grep server/a.go 3 0 func f() {"}},
+		{"1. server/a.go:3:\tx := 1", []string{"grep server/a.go 3 0 \tx := 1"}},
+		// In prose, "path:12: words" is a citation and its explanation,
+		// "path:12:5" a column, not grep lines.
+		{"server/a.go:3: the line", []string{"path server/a.go 3 0 "}},
+		{"server/a.go:3:5: vet says", []string{"path server/a.go 3 0 "}},
+		// Code before the citation, and beside it with "at".
+		{"`rev < tr.s.compactMainRev` (server/storage/mvcc/kvstore_txn.go:80)", []string{"path server/storage/mvcc/kvstore_txn.go 80 0 rev < tr.s.compactMainRev"}},
+		{"`x := 1` at `a/b.go:3`", []string{"path a/b.go 3 0 x := 1"}},
+		// Code further away only confirms; names are not code text.
+		{"the create response (`watch.go:334`) sets `Canceled: err != nil`", []string{"bare watch.go 334 0 "}},
+		{"`mvcc.(*store).hashByRev` (`kvstore.go:177`)", []string{"symbol  0 0 ", "bare kvstore.go 177 0 "}},
+		// A table row: each cell is a unit, \| is |.
+		{"| `kvstore.go:175` | `a \\|\\| b` |", []string{"bare kvstore.go 175 0 "}},
+		{"| `x \\| y` (`kvstore.go:175`) | z |", []string{"bare kvstore.go 175 0 x | y"}},
+		// Symbols: qualified names in inline code.
+		{"Sentinel: `go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted`.", []string{"symbol  0 0 "}},
+		{"`pkg.T.field` and `(*T).M` and `rangeKeys` and `w.minRev`", []string{"symbol  0 0 ", "symbol  0 0 "}},
 	} {
 		cs, ps := Parse([]byte(tc.line))
 		if len(ps) > 0 {
@@ -39,7 +66,7 @@ func TestParseForms(t *testing.T) {
 			if c.Raw != tc.line[c.Start:c.Stop] {
 				t.Errorf("%q: raw %q is not line[%d:%d]", tc.line, c.Raw, c.Start, c.Stop)
 			}
-			if d := tc.line[c.LineAt[0]:c.LineAt[1]]; d != itoa(c.Line) {
+			if d := tc.line[c.LineAt[0]:c.LineAt[1]]; d != itoa(c.Line) && c.Form != Symbol {
 				t.Errorf("%q: line digits at %v are %q", tc.line, c.LineAt, d)
 			}
 		}
@@ -50,6 +77,123 @@ func TestParseForms(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestEvidence: what each citation's unit gives it: own code, confirming
+// code, names; sentences and code blocks are units.
+func TestEvidence(t *testing.T) {
+	notes := strings.Join([]string{
+		"# Notes", // 1
+		"",        // 2
+		"The read fails at `rev < c` (`a/kv.go:17`), in rangeKeys. It is", // 3
+		"not `other code` (`a/kv.go:30`): see `mvcc.(*store).hashByRev`.", // 4
+		"",           // 5
+		"```mermaid", // 6
+		"  s7[\"mvcc.(*watcherGroup).chooseAll<br/>a/wg.go:251<br/>\"]", // 7
+		"```",                                  // 8
+		"| `a/kv.go:9` | `x \\|\\| y` | `f` |", // 9
+		"- one `a` and `b`, then `a/kv.go:40`, then `c`.", // 10
+	}, "\n")
+	cs, ps := Parse([]byte(notes))
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	type ev struct {
+		line           int
+		file           string
+		own, conf, nms string
+	}
+	var got []ev
+	for _, c := range cs {
+		if c.Form == Symbol {
+			got = append(got, ev{c.NotesLine, "symbol " + c.Raw, "", "", ""})
+			continue
+		}
+		var nms []string
+		for _, n := range c.Names {
+			nms = append(nms, n.Raw)
+		}
+		got = append(got, ev{c.NotesLine, c.File, strings.Join(c.Own, ";"), strings.Join(c.Confirm, ";"), strings.Join(nms, ";")})
+	}
+	want := []ev{
+		{3, "a/kv.go", "rev < c", "", "rangeKeys"},
+		{4, "a/kv.go", "other code", "mvcc.(*store).hashByRev", "mvcc.(*store).hashByRev"},
+		{4, "symbol `mvcc.(*store).hashByRev`", "", "", ""},
+		{7, "a/wg.go", "", "", "mvcc.(*watcherGroup).chooseAll"},
+		{9, "a/kv.go", "", "x || y;f", "f"},
+		{10, "a/kv.go", "", "a;b;c", "a;b;c"},
+	}
+	sortEv := func(e []ev) {
+		sort.SliceStable(e, func(i, j int) bool {
+			if e[i].line != e[j].line {
+				return e[i].line < e[j].line
+			}
+			return e[i].file < e[j].file
+		})
+	}
+	sortEv(got)
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(ev{})); diff != "" {
+		t.Errorf("evidence (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseName(t *testing.T) {
+	for in, want := range map[string]string{
+		"mvcc.(*watcherGroup).chooseAll":        " mvcc/watcherGroup/chooseAll recv",
+		"mvcc.(watcherGroup).chooseAll":         " mvcc/watcherGroup/chooseAll recv",
+		"(*T).M":                                " T/M recv",
+		"pkg.Func":                              " pkg/Func",
+		"pkg.T.field":                           " pkg/T/field",
+		"rangeKeys":                             " rangeKeys",
+		"chooseAll()":                           " chooseAll",
+		"v3rpc.(*serverWatchStream).sendLoop$1": " v3rpc/serverWatchStream/sendLoop recv",
+		"go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted": "go.etcd.io/etcd/server/v3/storage/mvcc ErrCompacted",
+		"client/v3.(*watchGRPCStream).dispatchEvent":          "client/v3 watchGRPCStream/dispatchEvent recv",
+		"return ch, 0, ErrCompacted":                          "no",
+		"return":                                              "no",
+		"a.(*T)":                                              "no",
+		"(*T).M.N":                                            "no",
+		"a..b":                                                "no",
+		"x < y":                                               "no",
+		"":                                                    "no",
+	} {
+		n, ok := ParseName(in)
+		got := "no"
+		if ok {
+			got = n.Path + " " + strings.Join(n.Parts, "/")
+			if n.Recv {
+				got += " recv"
+			}
+		}
+		if got != want {
+			t.Errorf("ParseName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMarkers(t *testing.T) {
+	m := NewMarker("etcd", "v3.7.3", "source", "module")
+	if got := m.String(); got != "<!-- srctrace: etcd v3.7.3 source=module -->" {
+		t.Fatalf("String = %q", got)
+	}
+	notes := "# T\n\n" + m.String() + "\n\ntext <!-- srctrace: etcd v1.0.0 --> inline is no marker\n  <!--srctrace: etcd v3.6.0-->\r\n"
+	ms := Markers([]byte(notes))
+	if len(ms) != 2 || ms[0].NotesLine != 3 || ms[0].Release != "v3.7.3" || ms[0].Attr("source") != "module" ||
+		ms[1].NotesLine != 6 || ms[1].Release != "v3.6.0" || ms[1].Target != "etcd" {
+		t.Fatalf("Markers = %+v", ms)
+	}
+	line3 := strings.Split(notes, "\n")[2]
+	if got := line3[ms[0].ReleaseAt[0]:ms[0].ReleaseAt[1]]; got != "v3.7.3" {
+		t.Errorf("ReleaseAt points at %q", got)
+	}
+	for n, want := range map[int]string{1: "v3.7.3", 3: "v3.7.3", 5: "v3.7.3", 6: "v3.6.0", 99: "v3.6.0"} {
+		if m, ok := MarkerAt(ms, n); !ok || m.Release != want {
+			t.Errorf("MarkerAt(%d) = %v %v, want %s", n, m.Release, ok, want)
+		}
+	}
+	if _, ok := MarkerAt(nil, 1); ok {
+		t.Error("MarkerAt of no markers")
+	}
+}
 
 func TestParseBadInput(t *testing.T) {
 	if _, ps := Parse([]byte("a\x00b kvstore.go:1")); len(ps) != 1 || !strings.Contains(ps[0].Msg, "binary") {
@@ -80,6 +224,12 @@ func FuzzParse(f *testing.F) {
 		"https://github.com/etcd-io/etcd/blob/v3.7.3/server/x.go#L1-L2",
 		"a.go:1-2:3 `x` b/c.go:99999999999999999999",
 		"\xff\xfe kvstore.go:1",
+		"    server/a.go:3:\tx := 1\n> - server/a.go:3:func f() {\n1. server/a.go:3:\tx",
+		"```\nserver/a.go:3: x\n```\n~~~~\n`a` (`a/b.go:1`)\n~~~",
+		"| `kvstore.go:175` | `a \\|\\| b` |\n|x\\|",
+		"rangeKeys (`…/kvstore_txn.go:72`) `mvcc.(*store).hashByRev` at `a/b.go:1:2`.",
+		"`go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted` `(*T).M$1()` ``a`b``",
+		"<!-- srctrace: etcd v3.7.3 source=module -->\nkvstore.go:1",
 	} {
 		f.Add([]byte(s))
 	}
@@ -94,10 +244,34 @@ func FuzzParse(f *testing.F) {
 			if c.Start < 0 || c.Stop > len(l) || c.Start > c.Stop || l[c.Start:c.Stop] != c.Raw {
 				t.Fatalf("span %d:%d of %q", c.Start, c.Stop, l)
 			}
-			if c.LineAt[0] < c.Start || c.LineAt[1] > len(l) {
-				t.Fatalf("line digits %v outside %q", c.LineAt, l)
+			for _, at := range [][2]int{c.LineAt, c.EndAt, c.ColAt, c.FileAt, c.RefAt} {
+				if at != [2]int{} && (at[0] < c.Start || at[1] > c.Stop || at[0] > at[1]) {
+					t.Fatalf("offsets %v outside %d:%d of %q", at, c.Start, c.Stop, l)
+				}
+			}
+			if c.Form == Symbol && (c.Name == nil || len(c.Name.Parts) == 0) {
+				t.Fatalf("symbol without a name: %+v", c)
 			}
 			_ = utf8.ValidString(c.Text)
 		}
 	})
+}
+
+// TestLinkText: the text of a Markdown link to a blob cites at the link's
+// ref; other link text does not.
+func TestLinkText(t *testing.T) {
+	cs, _ := Parse([]byte("[kvstore.go:177](https://github.com/etcd-io/etcd/blob/v3.6.0/server/storage/mvcc/kvstore.go#L177) and [a.go:1](https://example.com/a) and b.go:2"))
+	var got []string
+	for _, c := range cs {
+		got = append(got, fmt.Sprintf("%s %s:%d %s@%s", c.Form, c.File, c.Line, c.Repo, c.Ref))
+	}
+	want := []string{
+		"bare kvstore.go:177 etcd-io/etcd@v3.6.0",
+		"github server/storage/mvcc/kvstore.go:177 etcd-io/etcd@v3.6.0",
+		"bare a.go:1 @",
+		"bare b.go:2 @",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
 }

@@ -14,6 +14,10 @@ import (
 // span with Loc is a citation, rendered as file:line (a permalink in HTML).
 type Doc struct {
 	Title string `json:"title"`
+	// Marker is a line for programs that read the rendered document (which
+	// release its line numbers are of): Markdown writes it as it is after
+	// the title, HTML as a comment; it must be an HTML comment.
+	Marker string `json:"marker,omitempty"`
 	// Lead is the paragraph under the title.
 	Lead     Text      `json:"lead,omitempty"`
 	Sections []Section `json:"sections"`

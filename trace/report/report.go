@@ -102,6 +102,9 @@ type Study struct {
 type Etcd struct {
 	Version string `json:"version"`
 	Source  string `json:"source"` // "module" or "dir"
+	// Dirty is set for a checkout with uncommitted changes to tracked
+	// files (Version then ends in "-dirty").
+	Dirty bool `json:"dirty,omitempty"`
 	// Modules are the Go modules loaded, with the folder of each.
 	Modules []Module `json:"modules"`
 	// Missing lists modules the source could not provide, with the reason.
@@ -112,8 +115,6 @@ type Etcd struct {
 	// when the source has no published name (a checkout's local changes).
 	Repo string `json:"repo,omitempty"`
 	Ref  string `json:"ref,omitempty"`
-	// Dirty is set for a checkout with uncommitted changes.
-	Dirty bool `json:"dirty,omitempty"`
 }
 
 // Module is one etcd Go module.

@@ -12,8 +12,14 @@
 // # Checkouts
 //
 // For a checkout, the server module is its server/ folder; the release is
-// what `git describe --tags` says, or, outside a git work tree, the Version
-// variable of etcd's api/version package.
+// what `git describe --tags --dirty` says, or, outside a git work tree, the
+// Version variable of etcd's api/version package. A checkout's own go.work
+// is used when it has one (etcd 3.7); otherwise the go command gets a
+// go.work outside the checkout whose main modules and replacements are
+// chosen so that etcd's go.mod files agree (etcd 3.6 has none, and a go.work
+// that uses every module fails: see planWorkspace). Nothing is written into
+// the checkout: go commands run with -mod=readonly, and git without
+// optional locks.
 //
 // # Paths
 //
@@ -79,8 +85,12 @@ type Source struct {
 	// Modules maps each available module path to its directory on disk.
 	Modules map[string]string
 	// Missing lists requested modules that this source lacks (a checkout
-	// without etcdctl/, say), with the reason.
+	// without etcdctl/, say, or a module the proxy refuses), with the reason.
 	Missing map[string]string
+	// Dirty is set for a checkout whose tracked files have uncommitted
+	// changes (its Version then ends in "-dirty", as git describe --dirty
+	// prints it).
+	Dirty bool
 
 	layout  map[string]string
 	gomod   []byte // a release's work module go.mod
@@ -210,10 +220,21 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 			if i == 0 {
 				return nil, releaseError(v, m)
 			}
-			s.Missing[m.Path] = proxySays(m.Error)
+			s.Missing[m.Path] = fmt.Sprintf("the module proxy refuses %s@%s (%q), so these notes leave out the layer in %s/", m.Path, v, proxySays(m.Error), spec.Layout[m.Path])
 			continue
 		}
 		s.Modules[m.Path] = m.Dir
+	}
+	if len(s.Missing) > 0 {
+		// A module the proxy refuses (etcdctl of some releases) must not be
+		// required: the go command would fail on it for every package.
+		var have []string
+		for _, m := range spec.Modules {
+			if _, missing := s.Missing[m]; !missing {
+				have = append(have, m)
+			}
+		}
+		s.gomod = workGoMod(have, v)
 	}
 	ok = true
 	return s, nil
@@ -379,165 +400,6 @@ func WriteFileAtomic(name string, data []byte) error {
 	return nil
 }
 
-func resolveDir(ctx context.Context, spec Spec) (*Source, error) {
-	root, err := filepath.Abs(spec.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --etcd-dir %s: %v", ErrUsage, spec.Dir, err)
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%w: --etcd-dir %s is not a directory: it wants the root of an etcd checkout", ErrUsage, spec.Dir)
-	}
-	s := &Source{Kind: "dir", Root: root, Modules: map[string]string{}, Missing: map[string]string{}, layout: map[string]string{}}
-	for i, m := range spec.Modules {
-		folder, ok := spec.Layout[m]
-		if !ok {
-			return nil, fmt.Errorf("resolving %s: the study gives no folder for module %s", spec.Dir, m)
-		}
-		d := filepath.Join(root, filepath.FromSlash(folder))
-		gm := filepath.Join(d, "go.mod")
-		path, err := modulePath(gm)
-		if err != nil {
-			if i == 0 {
-				return nil, fmt.Errorf("%w: no go.mod under %s: --etcd-dir wants the root of an etcd checkout", ErrUsage, filepath.Join(spec.Dir, folder))
-			}
-			s.Missing[m] = fmt.Sprintf("no %s/go.mod in the checkout", folder)
-			continue
-		}
-		if path != m {
-			if i == 0 {
-				return nil, fmt.Errorf("%w: %s declares module %s, not %s: --etcd-dir wants the root of an etcd checkout (3.6 or later)", ErrUsage, gm, path, m)
-			}
-			s.Missing[m] = fmt.Sprintf("%s/go.mod declares %s", folder, path)
-			continue
-		}
-		s.Modules[m] = d
-		if i == 0 {
-			s.Dir = d
-		}
-	}
-	for m, f := range spec.Layout {
-		s.layout[m] = f
-	}
-	// The checkout is the user's: its go.mod and go.sum are used as they are
-	// (-mod=readonly), never rewritten.
-	s.Env = append(append(os.Environ(), "GOFLAGS=-mod=readonly"), spec.Env...)
-	// etcd's checkouts have a go.work that puts all their modules in one
-	// build; a tree without one gets a temporary go.work outside it.
-	if _, err := os.Stat(filepath.Join(root, "go.work")); os.IsNotExist(err) && len(s.Modules) > 1 {
-		gowork, cleanup, err := writeGoWork(s.Modules)
-		if err != nil {
-			return nil, fmt.Errorf("making a go.work for %s: %w", spec.Dir, err)
-		}
-		s.cleanup = cleanup
-		s.Env = append(s.Env, "GOWORK="+gowork)
-	}
-	s.Version = describe(ctx, root, spec.tgt())
-	return s, nil
-}
-
-var goLineRE = regexp.MustCompile(`(?m)^go\s+(\S+)\s*$`)
-
-// writeGoWork writes a go.work in a new temporary directory that uses the
-// given module directories (and their neighbours in the checkout that they
-// replace themselves with), with the highest go line among them.
-func writeGoWork(mods map[string]string) (string, func(), error) {
-	dirs := map[string]bool{}
-	best := "1.22"
-	for _, d := range mods {
-		dirs[d] = true
-	}
-	// The modules' own replace directives name their siblings (../api, ...);
-	// those must be in the workspace too.
-	for d := range dirs {
-		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
-		if err != nil {
-			continue
-		}
-		for _, m := range replaceRE.FindAllSubmatch(data, -1) {
-			sib := filepath.Clean(filepath.Join(d, string(m[1])))
-			if _, err := os.Stat(filepath.Join(sib, "go.mod")); err == nil {
-				dirs[sib] = true
-			}
-		}
-	}
-	var list []string
-	for d := range dirs {
-		list = append(list, d)
-		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
-			if m := goLineRE.FindSubmatch(data); m != nil && versionLess(best, string(m[1])) {
-				best = string(m[1])
-			}
-		}
-	}
-	sort.Strings(list)
-	var b strings.Builder
-	fmt.Fprintf(&b, "// Written by srctrace for a checkout without a go.work.\n\ngo %s\n\nuse (\n", best)
-	for _, d := range list {
-		fmt.Fprintf(&b, "\t%s\n", strconv.Quote(d))
-	}
-	b.WriteString(")\n")
-	tmp, err := os.MkdirTemp("", "srctrace-work-")
-	if err != nil {
-		return "", nil, err
-	}
-	name := filepath.Join(tmp, "go.work")
-	if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
-		os.RemoveAll(tmp)
-		return "", nil, err
-	}
-	return name, func() { os.RemoveAll(tmp) }, nil
-}
-
-var replaceRE = regexp.MustCompile(`(?m)=>\s*(\.\.?/\S+)`)
-
-// versionLess compares go versions such as 1.24 and 1.25.3.
-func versionLess(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(pa) || i < len(pb); i++ {
-		var x, y int
-		if i < len(pa) {
-			x, _ = strconv.Atoi(pa[i])
-		}
-		if i < len(pb) {
-			y, _ = strconv.Atoi(pb[i])
-		}
-		if x != y {
-			return x < y
-		}
-	}
-	return false
-}
-
-// Describe names the release of a checkout: git describe --tags in a git
-// work tree whose top is root, else the target's version constant (nil:
-// target.Etcd).
-func Describe(ctx context.Context, root string, t *target.Target) string {
-	if t == nil {
-		t = target.Etcd
-	}
-	return describe(ctx, root, t)
-}
-
-// describe names the release of a checkout.
-func describe(ctx context.Context, root string, t *target.Target) string {
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-toplevel")
-	if out, err := cmd.Output(); err == nil {
-		top, _ := filepath.EvalSymlinks(strings.TrimSpace(string(out)))
-		r, _ := filepath.EvalSymlinks(root)
-		if top == r {
-			out, err := exec.CommandContext(ctx, "git", "-C", root, "describe", "--tags").Output()
-			if err == nil {
-				return strings.TrimSpace(string(out))
-			}
-		}
-	}
-	v, err := versionConst(filepath.Join(root, filepath.FromSlash(t.VersionFile)), t.VersionVar)
-	if err != nil {
-		return "unknown"
-	}
-	return "v" + strings.TrimPrefix(v, "v")
-}
-
 // versionConst reads `name = "..."` from a Go file.
 func versionConst(file, name string) (string, error) {
 	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
@@ -591,14 +453,20 @@ func (s *Source) Provides(path string) bool {
 	return false
 }
 
-// InLayout reports whether package path lies in a module of the layout.
+// InLayout reports whether package path lies in a module of the layout
+// that the source does not lack (see Missing).
 func (s *Source) InLayout(path string) bool {
+	best := ""
 	for m := range s.layout {
-		if path == m || strings.HasPrefix(path, m+"/") {
-			return true
+		if (path == m || strings.HasPrefix(path, m+"/")) && len(m) > len(best) {
+			best = m
 		}
 	}
-	return false
+	if best == "" {
+		return false
+	}
+	_, missing := s.Missing[best]
+	return !missing
 }
 
 // HasPackage reports whether the source holds package path in one of its

@@ -7,9 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/go/packages"
 )
 
 var layout = map[string]string{
@@ -69,6 +73,7 @@ func TestResolveDirVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	if s.Version != "v3.6.99" || s.Kind != "dir" {
 		t.Errorf("version %q kind %q, want v3.6.99 from api/version and dir", s.Version, s.Kind)
 	}
@@ -100,6 +105,7 @@ func TestResolveDirVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	if s.Version != "v3.6.98" {
 		t.Errorf("version %q, want git describe's v3.6.98", s.Version)
 	}
@@ -238,5 +244,156 @@ func TestLocked(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.Dir, "go.mod")); !os.IsNotExist(err) {
 		t.Errorf("checkout: go.mod written (%v)", err)
+	}
+}
+
+// checkoutTree writes a tree shaped like an etcd 3.6 checkout: a server
+// and an etcdctl module that replace their siblings api and pkg with
+// ../api and ../pkg, while api and pkg replace siblings they must not
+// depend on with ./FORBIDDEN_DEPENDENCY (as etcd's go.mod files do), so
+// that a go.work using every module has conflicting replacements. With
+// gowork, the tree has no FORBIDDEN_DEPENDENCY replacements and a go.work
+// of its own, as a 3.7 checkout has.
+func checkoutTree(t *testing.T, gowork bool) string {
+	t.Helper()
+	root := t.TempDir()
+	forbid := func(paths ...string) string {
+		if gowork {
+			return ""
+		}
+		var b strings.Builder
+		for _, p := range paths {
+			b.WriteString("replace " + p + " => ./FORBIDDEN_DEPENDENCY\n")
+		}
+		return b.String()
+	}
+	write(t, filepath.Join(root, "api", "go.mod"), "module go.etcd.io/etcd/api/v3\n\ngo 1.22\n\n"+forbid("go.etcd.io/etcd/pkg/v3", "go.etcd.io/etcd"))
+	write(t, filepath.Join(root, "api", "a", "a.go"), "package a\n\nconst Y = 1\n")
+	write(t, filepath.Join(root, "api", "version", "version.go"), "package version\n\nvar Version = \"3.6.97\"\n")
+	write(t, filepath.Join(root, "pkg", "go.mod"), "module go.etcd.io/etcd/pkg/v3\n\ngo 1.22\n\nrequire go.etcd.io/etcd/api/v3 v3.6.0\n\n"+forbid("go.etcd.io/etcd/api/v3"))
+	write(t, filepath.Join(root, "pkg", "p", "p.go"), "package p\n\nimport \"go.etcd.io/etcd/api/v3/a\"\n\nconst Z = a.Y\n")
+	sib := "replace (\n\tgo.etcd.io/etcd/api/v3 => ../api\n\tgo.etcd.io/etcd/pkg/v3 => ../pkg\n)\n\n"
+	for _, m := range []string{"server", "etcdctl"} {
+		write(t, filepath.Join(root, m, "go.mod"), "module go.etcd.io/etcd/"+m+"/v3\n\ngo 1.23.0\n\nrequire (\n\tgo.etcd.io/etcd/api/v3 v3.6.0\n\tgo.etcd.io/etcd/pkg/v3 v3.6.0\n)\n\n"+sib+forbid("go.etcd.io/etcd"))
+		write(t, filepath.Join(root, m, "x", "x.go"), "package x\n\nimport (\n\t\"go.etcd.io/etcd/api/v3/a\"\n\t\"go.etcd.io/etcd/pkg/v3/p\"\n)\n\nconst X = a.Y + p.Z\n")
+	}
+	if gowork {
+		write(t, filepath.Join(root, "go.work"), "go 1.23.0\n\nuse (\n\t./api\n\t./etcdctl\n\t./pkg\n\t./server\n)\n")
+	}
+	return root
+}
+
+// snapshot lists every file under root (also in .git) with its size and
+// modification time.
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		out[p] = fmt.Sprintf("%v %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestResolveCheckout: a checkout without a go.work (etcd 3.6) and one with
+// its own (3.7) both load, from the checkout's folders, and nothing in the
+// checkout is written.
+func TestResolveCheckout(t *testing.T) {
+	for _, gowork := range []bool{false, true} {
+		t.Run(fmt.Sprintf("go.work=%v", gowork), func(t *testing.T) {
+			root := checkoutTree(t, gowork)
+			before := snapshot(t, root)
+			s, err := Resolve(context.Background(), Spec{Dir: root, Modules: []string{"go.etcd.io/etcd/server/v3", "go.etcd.io/etcd/etcdctl/v3"},
+				Env: []string{"GOPROXY=off"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			pkgs, err := s.Load(context.Background(), packages.NeedName|packages.NeedFiles|packages.NeedModule|packages.NeedDeps|packages.NeedImports,
+				"go.etcd.io/etcd/server/v3/x", "go.etcd.io/etcd/etcdctl/v3/x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Errors(pkgs); err != nil {
+				t.Fatal(err)
+			}
+			var files []string
+			packages.Visit(pkgs, nil, func(p *packages.Package) {
+				for _, f := range p.GoFiles {
+					files = append(files, s.RepoPath(f))
+				}
+			})
+			sort.Strings(files)
+			want := []string{"api/a/a.go", "etcdctl/x/x.go", "pkg/p/p.go", "server/x/x.go"}
+			if strings.Join(files, " ") != strings.Join(want, " ") {
+				t.Errorf("files %v, want %v (all from the checkout)", files, want)
+			}
+			if s.Version != "v3.6.97" || s.Dirty {
+				t.Errorf("version %q dirty %v, want v3.6.97 from api/version, not dirty", s.Version, s.Dirty)
+			}
+			s.Close()
+			if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+				t.Errorf("the checkout changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+	// A go.work that uses every module of the 3.6-shaped tree is what fails.
+	root := checkoutTree(t, false)
+	write(t, filepath.Join(root, "go.work"), "go 1.23.0\n\nuse (\n\t./api\n\t./etcdctl\n\t./pkg\n\t./server\n)\n")
+	cmd := exec.Command("go", "list", "go.etcd.io/etcd/server/v3/x")
+	cmd.Dir = filepath.Join(root, "server")
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly", "GOWORK="+filepath.Join(root, "go.work"))
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "conflicting replacements") {
+		t.Errorf("a naive go.work: err %v, output %s; the fixture no longer has etcd's conflict", err, out)
+	}
+}
+
+// TestDescribeDirty: in a git work tree, the version is git describe's,
+// with -dirty when a tracked file has changed (an untracked file does not
+// count, as for git describe --dirty), and git writes nothing, not even
+// .git/index.
+func TestDescribeDirty(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := checkoutTree(t, false)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "x")
+	git("tag", "v3.6.98")
+	ctx := context.Background()
+	for _, tc := range []struct {
+		change  func()
+		version string
+		dirty   bool
+	}{
+		{func() {}, "v3.6.98", false},
+		{func() { write(t, filepath.Join(root, "notes.txt"), "untracked") }, "v3.6.98", false},
+		{func() { write(t, filepath.Join(root, "api", "a", "a.go"), "package a\n\nconst Y = 2\n") }, "v3.6.98-dirty", true},
+	} {
+		tc.change()
+		// Let a rewrite of .git/index show as a new modification time.
+		time.Sleep(10 * time.Millisecond)
+		before := snapshot(t, root)
+		v, dirty := Describe(ctx, root, nil)
+		if v != tc.version || dirty != tc.dirty {
+			t.Errorf("Describe = %q, %v; want %q, %v", v, dirty, tc.version, tc.dirty)
+		}
+		if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+			t.Errorf("describing changed the tree (-before +after):\n%s", diff)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/srctrace/srctrace/trace/cite"
 	"github.com/srctrace/srctrace/trace/report"
 )
 
@@ -17,7 +18,7 @@ func Notes(rep *report.Report) *report.Doc {
 	if n.sg == nil {
 		n.sg = &report.Signal{}
 	}
-	d := &report.Doc{Title: rep.Study.Title}
+	d := &report.Doc{Title: rep.Study.Title, Marker: cite.NewMarker(Study.Tgt().Name, rep.Etcd.Version, "source", rep.Etcd.Source).String()}
 	d.Lead = n.lead()
 	d.Sections = append(d.Sections, n.answer(), n.way(), n.read(), n.decide())
 	d.Sections = append(d.Sections, n.appendix()...)
