@@ -36,15 +36,3 @@ func Render(w io.Writer, format string, out Output) error {
 	}
 	return fmt.Errorf("unknown format %q: want one of json, %s", format, strings.Join(DocFormats, ", "))
 }
-
-// RenderReport writes rep to w in format.
-func RenderReport(w io.Writer, format string, rep *report.Report) error {
-	switch format {
-	case "markdown", "md":
-		return Markdown(w, rep)
-	case "json":
-		return JSON(w, rep)
-	default:
-		return fmt.Errorf("unknown format %q: want one of markdown, json", format)
-	}
-}

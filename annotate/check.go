@@ -2,75 +2,67 @@ package annotate
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/srctrace/srctrace/trace/check"
-	"github.com/srctrace/srctrace/trace/cite"
 	"github.com/srctrace/srctrace/trace/report"
-	"github.com/srctrace/srctrace/trace/target"
 )
 
-// CheckFormats lists the output formats of srctrace check, the default
-// first.
-var CheckFormats = []string{"text", "json"}
-
-// RenderCheck writes a check report in format.
-func RenderCheck(w io.Writer, format string, rep *check.Report) error {
-	switch format {
-	case "text":
-		return CheckText(w, rep)
-	case "json":
-		return jsonTo(w, rep)
-	default:
-		return fmt.Errorf("unknown format %q: want one of %s", format, strings.Join(CheckFormats, ", "))
-	}
-}
-
-// CheckText writes a reviewer's summary of each notes file (its counts by
-// status, then the citations that need attention, most serious first),
-// then the problems, what --fix did, and a line of totals.
-func CheckText(w io.Writer, rep *check.Report) error {
-	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+// CheckDoc composes a check report as a document: a reviewer's summary
+// of each notes file (its counts by status, then the citations that need
+// attention, most serious first), then the problems, what --fix did, and
+// a line of totals.
+func CheckDoc(rep *check.Report) *report.Doc {
 	release := rep.Release
 	if rep.Dirty {
 		release += " (a checkout with uncommitted changes)"
 	}
+	d := &report.Doc{Title: "srctrace check: " + rep.Target + " " + release}
 	total := map[string]int{}
-	for _, s := range rep.Notes {
+	for i, s := range rep.Notes {
 		n := 0
 		for _, c := range s.Counts {
 			n += c
 		}
-		p("%s: %d citations checked against %s %s", s.Notes, n, rep.Target, release)
+		head := fmt.Sprintf("%d citations checked against %s %s", n, rep.Target, release)
 		if s.From != "" {
-			p(", lines of %s (%s)", s.From, fromText(s.FromBy))
+			head += fmt.Sprintf(", lines of %s (%s)", s.From, fromText(s.FromBy))
 		}
-		p(": %s\n", counts(s.Counts))
+		sec := report.Section{ID: fmt.Sprintf("notes-%d", i+1), Title: s.Notes,
+			Blocks: []report.Block{{Para: report.Text{report.Plain(head + ": " + counts(s.Counts) + ".")}}}}
 		for k, v := range s.Counts {
 			total[k] += v
 		}
+		// One line per citation, as a compiler prints problems: for the
+		// eye and for grep.
+		code := &report.Code{Lang: "text"}
 		for _, i := range s.Attention {
-			p("  %s\n", citationLine(rep.Citations[i], rep.Release))
+			code.Lines = append(code.Lines, report.CodeLine{Text: citationLine(rep.Citations[i], rep.Release)})
+		}
+		if len(code.Lines) > 0 {
+			sec.Blocks = append(sec.Blocks, report.Block{Code: code})
 		}
 		if s.Fix != "" {
-			p("  --fix: %s\n", s.Fix)
+			sec.Blocks = append(sec.Blocks, report.Block{Para: report.Text{report.Plain("--fix: " + s.Fix)}})
 		}
+		d.Sections = append(d.Sections, sec)
 	}
+	var items []report.Text
 	for _, pr := range rep.Problems {
 		if pr.NotesLine > 0 {
-			p("%s:%d: %s\n", pr.Notes, pr.NotesLine, pr.Message)
+			items = append(items, report.Text{report.Plain(fmt.Sprintf("%s:%d: %s", pr.Notes, pr.NotesLine, pr.Message))})
 		} else {
-			p("%s: %s\n", pr.Notes, pr.Message)
+			items = append(items, report.Text{report.Plain(fmt.Sprintf("%s: %s", pr.Notes, pr.Message))})
 		}
 	}
 	for _, f := range rep.Fixed {
-		p("%s: rewritten\n", f)
+		items = append(items, report.Text{report.Plain(f + ": rewritten")})
 	}
-	p("%d citations checked against %s %s: %s\n", len(rep.Citations), rep.Target, rep.Release, counts(total))
-	_, err := io.WriteString(w, b.String())
-	return err
+	if len(items) > 0 {
+		d.Sections = append(d.Sections, report.Section{ID: "problems", Title: "Problems and fixes", Blocks: []report.Block{{List: &report.List{Items: items}}}})
+	}
+	d.Lead = report.Text{report.Plain(fmt.Sprintf("%d citations checked against %s %s: %s.", len(rep.Citations), rep.Target, rep.Release, counts(total)))}
+	return d
 }
 
 func fromText(by string) string {
@@ -113,10 +105,4 @@ func citationLine(c check.Citation, release string) string {
 		line += " (" + c.Message + ")"
 	}
 	return line
-}
-
-// marker is the line that says, in the notes, which release their line
-// numbers are of (see cite.Marker); srctrace check reads it.
-func marker(e report.Etcd) string {
-	return cite.NewMarker(target.Etcd.Name, e.Version, "source", e.Source).String()
 }

@@ -37,13 +37,13 @@ func TestCheckGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var js, txt bytes.Buffer
-			if err := RenderCheck(&js, "json", &rep); err != nil {
+			if err := Render(&js, "json", Output{Data: &rep}); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(string(data), js.String()); diff != "" {
 				t.Errorf("JSON round trip (-stored +rendered):\n%s", diff)
 			}
-			if err := RenderCheck(&txt, "text", &rep); err != nil {
+			if err := Render(&txt, "text", Output{Data: &rep, Doc: CheckDoc(&rep)}); err != nil {
 				t.Fatal(err)
 			}
 			golden := strings.TrimSuffix(in, ".json") + ".txt"
@@ -61,18 +61,20 @@ func TestCheckGolden(t *testing.T) {
 			}
 		})
 	}
-	if err := RenderCheck(new(bytes.Buffer), "markdown", &check.Report{}); err == nil || !strings.Contains(err.Error(), "want one of text, json") {
-		t.Errorf("unknown format: %v", err)
-	}
 }
 
-// TestMarker: the notes' header carries the marker srctrace check reads.
+// TestMarker: a document's marker is written after the title, as it is.
 func TestMarker(t *testing.T) {
 	var md bytes.Buffer
-	if err := Markdown(&md, &report.Report{Study: report.Study{Title: "T"}, Etcd: report.Etcd{Version: "v3.7.3", Source: "module"}}); err != nil {
+	d := &report.Doc{Title: "T", Marker: "<!-- srctrace: etcd v3.7.3 source=module -->"}
+	if err := RenderDoc(&md, "markdown", d, report.Etcd{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(md.String(), "# T\n\n<!-- srctrace: etcd v3.7.3 source=module -->\n\n") {
-		t.Errorf("header:\n%s", md.String()[:min(200, md.Len())])
+	if !strings.HasPrefix(md.String(), "# T\n\n<!-- srctrace: etcd v3.7.3 source=module -->\n") {
+		t.Errorf("header:\n%s", md.String())
+	}
+	d.Marker = "<!-- a -- b -->"
+	if err := RenderDoc(&md, "markdown", d, report.Etcd{}); err == nil {
+		t.Error("a marker that is no single HTML comment was rendered")
 	}
 }

@@ -161,13 +161,16 @@ func TestDocMarkdownCitationsCheck(t *testing.T) {
 	}
 	got := map[string]int{}
 	for _, c := range cs {
+		if c.Form == cite.Symbol {
+			continue // a name in code (`pkg.Func`), checked to exist, not a line
+		}
 		if c.Form == cite.Bare {
 			t.Errorf("line %d: bare citation %s", c.NotesLine, c.Raw)
 		}
 		got[fmt.Sprintf("%s:%d", c.File, c.Line)]++
-		// A citation followed by inline code claims that code is on the
-		// line; the sample has it only where that is so.
-		if c.Text != "" && c.Form != cite.Grep && texts[fmt.Sprintf("%s:%d", c.File, c.Line)] != c.Text {
+		// A citation beside inline code claims that code is on the line;
+		// where the sample says what the line holds, it must be that.
+		if want, ok := texts[fmt.Sprintf("%s:%d", c.File, c.Line)]; ok && c.Text != "" && c.Form != cite.Grep && !strings.Contains(want, c.Text) {
 			t.Errorf("line %d: %s is followed by code %q, which check would look for on the line", c.NotesLine, c.Raw, c.Text)
 		}
 	}

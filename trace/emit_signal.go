@@ -141,6 +141,11 @@ func (r *Result) reportSignal() *report.Signal {
 		for _, x := range rc.Resumes {
 			out.Resumes = append(out.Resumes, report.Resume{Loc: r.loc(x.Pos), Case: x.Case})
 		}
+		if x := rc.Close; x != nil {
+			l := r.loc(x.Pos)
+			l.Text = x.Text
+			out.Close = &report.Resume{Loc: l, Case: x.Case}
+		}
 		rs.Receive = out
 	}
 	if c := s.Created; c != nil {

@@ -73,7 +73,7 @@ nothing else; with --to, also the tags of links.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.format, "format", "text", "output format: text or json")
+	f.StringVar(&opts.format, "format", "text", "output format: text, json, markdown or html")
 	f.StringVar(&opts.version, "etcd-version", "", "etcd release to check against (default: the pinned release)")
 	f.StringVar(&opts.dir, "etcd-dir", "", "root of a local etcd checkout to check against")
 	f.StringVar(&opts.from, "from", "", "the etcd release the notes' line numbers are of (default: the notes' marker, if any)")
@@ -83,7 +83,7 @@ nothing else; with --to, also the tags of links.`,
 }
 
 func (o *checkOptions) validate() error {
-	if err := checkFormat(o.format, annotate.CheckFormats...); err != nil {
+	if err := checkFormat(o.format, "text", "json", "markdown", "html"); err != nil {
 		return err
 	}
 	if err := checkSource(o.version, o.dir); err != nil {
@@ -108,7 +108,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := annotate.RenderCheck(&buf, o.format, rep); err != nil {
+	if err := annotate.Render(&buf, o.format, annotate.Output{Data: rep, Doc: annotate.CheckDoc(rep)}); err != nil {
 		return err
 	}
 	if _, err := o.stdout.Write(buf.Bytes()); err != nil {

@@ -33,7 +33,7 @@ func TestCheckFlags(t *testing.T) {
 		{args: []string{"--to", "v3.7.3", "--format", "json", "n.md"}, want: checkOptions{format: "json", to: "v3.7.3", files: []string{"n.md"}}},
 		{args: []string{"--to", "v3.7.3", "--etcd-version", "v3.7.3", "n.md"}, want: checkOptions{format: "text", to: "v3.7.3", version: "v3.7.3", files: []string{"n.md"}}},
 		{args: nil, wantErr: "wants the notes"},
-		{args: []string{"--format", "markdown", "n.md"}, wantErr: `--format "markdown": want text or json`},
+		{args: []string{"--format", "yaml", "n.md"}, wantErr: `--format "yaml": want text or json or markdown or html`},
 		{args: []string{"--from", "3.6.0", "n.md"}, wantErr: `--from "3.6.0": want an etcd release such as v3.7.3`},
 		{args: []string{"--to", "main", "n.md"}, wantErr: `--to "main"`},
 		{args: []string{"--to", "v3.7.3", "--etcd-version", "v3.7.1", "n.md"}, wantErr: "--to v3.7.3 and --etcd-version v3.7.1 differ"},

@@ -206,6 +206,8 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 	}
 	if opts.study.Notes != nil {
 		rep.Notes = opts.study.Notes(rep)
+	} else {
+		rep.Notes = annotate.ReportDoc(rep)
 	}
 	var buf bytes.Buffer
 	if err := annotate.Render(&buf, opts.format, annotate.Output{Data: rep, Doc: rep.Notes, Etcd: rep.Etcd}); err != nil {

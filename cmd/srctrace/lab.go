@@ -68,7 +68,7 @@ Everything the lab wrote is deleted at the end, also on error and on Ctrl-C.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.format, "format", "markdown", "output format: markdown or json")
+	f.StringVar(&opts.format, "format", "markdown", "output format: markdown, json or html")
 	f.StringVarP(&opts.output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	f.StringSliceVar(&opts.endpoints, "endpoints", nil, "use the etcd server at these loopback endpoints instead of an embedded one")
 	f.BoolVar(&opts.allowCompact, "allow-compact", false, "allow compacting the server given by --endpoints (compaction is cluster-wide)")
@@ -80,7 +80,7 @@ Everything the lab wrote is deleted at the end, also on error and on Ctrl-C.`,
 }
 
 func (o *labOptions) validate() error {
-	if err := checkFormat(o.format, "markdown", "json"); err != nil {
+	if err := checkFormat(o.format, "markdown", "json", "html"); err != nil {
 		return err
 	}
 	if c := o.study.Lab.Check; c != nil {
@@ -129,8 +129,11 @@ func runLab(ctx context.Context, o *labOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.study.LabNotes != nil {
+		rep.Doc = o.study.LabNotes(rep)
+	}
 	var buf bytes.Buffer
-	if err := annotate.RenderLab(&buf, o.format, rep); err != nil {
+	if err := annotate.Render(&buf, o.format, annotate.Output{Data: rep, Doc: rep.Doc, Etcd: report.Etcd{Version: rep.Etcd.Version, Repo: o.study.Tgt().Repo, Ref: rep.Etcd.Version}}); err != nil {
 		return err
 	}
 	return writeOutput(o.stdout, o.output, buf.Bytes())

@@ -30,7 +30,7 @@ func TestLabFlags(t *testing.T) {
 		{args: []string{"--writes", "5"}, wantErr: "--writes 5"},
 		{args: []string{"--by-hand-delay", "-1s"}, wantErr: "--by-hand-delay"},
 		{args: []string{"--etcdctl", "x", "--no-etcdctl"}, wantErr: "exclude each other"},
-		{args: []string{"--format", "html"}, wantErr: `--format "html"`},
+		{args: []string{"--format", "yaml"}, wantErr: `--format "yaml"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var got *labOptions

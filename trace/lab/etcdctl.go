@@ -107,6 +107,20 @@ func buildRelease(ctx context.Context, cacheDir string, modules []string, layout
 		return "", err
 	}
 	defer src.Close()
+	// The package's module must be the release's own: a work module that
+	// lacks it would let the go command build another version.
+	for _, m := range modules {
+		if pkg != m && !strings.HasPrefix(pkg, m+"/") {
+			continue
+		}
+		if _, ok := src.Modules[m]; !ok {
+			why := src.Missing[m]
+			if why == "" {
+				why = "not in the work module"
+			}
+			return "", fmt.Errorf("%s %s cannot be had: %s", m, version, why)
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return "", err
 	}
@@ -123,6 +137,9 @@ func buildRelease(ctx context.Context, cacheDir string, modules []string, layout
 	})
 	if err != nil {
 		return "", err
+	}
+	if v, err := versionOf(ctx, tmp); err != nil || v != version {
+		return "", fmt.Errorf("go build %s@%s made a binary of %s (%v)", pkg, version, v, err)
 	}
 	if err := os.Rename(tmp, bin); err != nil {
 		return "", err

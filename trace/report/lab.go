@@ -31,6 +31,8 @@ type Lab struct {
 	Notes []string `json:"notes,omitempty"`
 	// Millis is how long the lab took, server start to teardown.
 	Millis int64 `json:"ms"`
+	// Doc is the record as a document, for Markdown and HTML.
+	Doc *Doc `json:"doc,omitempty"`
 }
 
 // LabEtcd names the server.

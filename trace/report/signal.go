@@ -261,10 +261,13 @@ type Ceiling struct {
 // where the substream stops after handing it out, where the user's channel
 // is closed, and the calls with which the client watches again.
 type Receive struct {
-	Loop    Loc      `json:"loop"`
-	Cases   []Case   `json:"cases"`
-	Stop    *Loc     `json:"stop,omitempty"`
-	Closes  []Loc    `json:"closes"`
+	Loop   Loc    `json:"loop"`
+	Cases  []Case `json:"cases"`
+	Stop   *Loc   `json:"stop,omitempty"`
+	Closes []Loc  `json:"closes"`
+	// Close is the loop's call (with its case) of the function that
+	// closes the user's channel.
+	Close   *Resume  `json:"close,omitempty"`
 	Resumes []Resume `json:"resumes"`
 }
 

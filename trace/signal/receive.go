@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/callpath"
 )
 
 // Receive is how the client takes a response that cancels a watch for a
@@ -23,8 +25,10 @@ type Receive struct {
 	// Stop is the comparison of a response's error with nil that returns
 	// from the substream, in the function that hands responses out.
 	Stop Pos
-	// Closes are the closes of the user's channel.
+	// Closes are the closes of the user's channel; Close is the loop's call,
+	// and its case, of a function that makes one (nil when none does).
 	Closes []Pos
+	Close  *Resume
 	// Resumes are the calls that watch again, each with the case of the
 	// loop it is in.
 	Resumes []Resume
@@ -128,6 +132,23 @@ func (r *Result) receive() {
 	if sg.ClientOut != "" {
 		if out := r.fieldOrNil(sg.ClientOut); out != nil {
 			rc.Closes = r.closesOf(out)
+			for _, c := range rc.Closes {
+				if c.Func == nil {
+					continue
+				}
+				// The call in a case that receives from a channel: the loop
+				// closes a substream when the substream says it is done.
+				for _, x := range r.callsIn(fd, loop, c.Func) {
+					if strings.Contains(x.Case, "<-") {
+						x.Text = callpath.Name(c.Func)
+						rc.Close = &x
+						break
+					}
+				}
+				if rc.Close != nil {
+					break
+				}
+			}
 		}
 	}
 	if sg.ClientResume != "" {

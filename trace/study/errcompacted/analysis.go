@@ -499,7 +499,7 @@ func (st *steps) tool(name string, run *signal.ToolRun) {
 		st.add("tool", fmt.Sprintf("%s prints %q", name, l.Text), l.Pos)
 	}
 	if run.Exited {
-		st.add("exit", fmt.Sprintf("and exits with status %d (%s)", run.Exit, run.ExitBy), run.ExitPos)
+		st.add("exit", fmt.Sprintf("and exits with status %d (%s)", run.Exit, report.ShortName(run.ExitBy)), run.ExitPos)
 	}
 }
 

@@ -2,6 +2,7 @@ package errcompacted
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -49,7 +50,7 @@ func t(parts ...any) report.Text {
 			flush()
 			pending = append(pending, x)
 		case report.Loc:
-			if len(pending) > 0 && strings.Contains(pending[len(pending)-1], "{") {
+			if len(pending) > 0 && placeholder.MatchString(pending[len(pending)-1]) {
 				locs = append(locs, x)
 				continue
 			}
@@ -66,6 +67,8 @@ func t(parts ...any) report.Text {
 	flush()
 	return out
 }
+
+var placeholder = regexp.MustCompile(`\{\d+\}`)
 
 func code(s string) report.Span { return report.CodeSpan(s) }
 
@@ -357,6 +360,7 @@ func merge(a, b []report.Step) ([]report.Step, map[int]bool) {
 	index := map[string]int{}
 	for _, s := range a {
 		index[key(s)] = len(out)
+		s.From = append([]report.StepLink(nil), s.From...) // the report's own stay as they are
 		out = append(out, s)
 	}
 	for i, s := range b {
@@ -407,17 +411,42 @@ func merge(a, b []report.Step) ([]report.Step, map[int]bool) {
 	return out, differs
 }
 
+// codeLabel reports whether the step's label is prose, a colon, then the
+// code that does it.
+func codeLabel(st report.Step) bool {
+	switch st.Kind {
+	case "handoff", "decision", "signal", "mark", "wire", "client":
+		return strings.Contains(st.Label, ": ") && !strings.Contains(st.Label, "\"")
+	}
+	return false
+}
+
 // label is a step's short label for a diagram node.
 func label(st report.Step) string {
 	l := st.Label
-	if i := strings.Index(l, ": "); i > 0 && st.Kind != "call" {
-		l = l[:i]
+	if st.Kind == "decision" {
+		return st.Text
+	}
+	if codeLabel(st) {
+		l = l[:strings.Index(l, ": ")]
 	}
 	l = strings.TrimPrefix(l, "calls ")
-	if st.Kind == "decision" {
-		l = st.Text
+	if r := []rune(l); len(r) > 64 {
+		l = string(r[:63]) + "…"
 	}
 	return l
+}
+
+// stepText is a step's label as text: its prose, and its code as code.
+func stepText(st report.Step) report.Text {
+	if codeLabel(st) {
+		i := strings.Index(st.Label, ": ")
+		return report.Text{report.Plain(st.Label[:i] + ": "), code(st.Label[i+2:])}
+	}
+	if strings.HasPrefix(st.Label, "calls ") {
+		return report.Text{report.Plain("calls "), code(strings.TrimPrefix(st.Label, "calls "))}
+	}
+	return t(st.Label)
 }
 
 func (n *notes) diagram(steps []report.Step, differs map[int]bool, behaviour string) *report.Diagram {
@@ -445,7 +474,7 @@ func (n *notes) diagram(steps []report.Step, differs map[int]bool, behaviour str
 func (n *notes) stepItems(steps []report.Step, differs map[int]bool, other, behaviour string) []report.Text {
 	var items []report.Text
 	for i, st := range steps {
-		item := t(st.Label+" — ", report.Loc{File: st.File, Line: st.Line})
+		item := append(stepText(st), t(" — ", report.Loc{File: st.File, Line: st.Line})...)
 		var marks []string
 		if differs[i] {
 			marks = append(marks, other+" only")
@@ -503,12 +532,20 @@ func (n *notes) refusals() report.Text {
 		if text == "" || x.Text != text {
 			continue // refused for another reason (auth, say)
 		}
-		out = append(out, t("A create request with ", code(x.Cond), " is refused at open, in one response that is both created and canceled, with reason ", code(x.Reason), " (", x.Loc, ")")...)
-		if lab := n.rep.Lab; lab != nil && lab.Reopen.Negative != nil && len(lab.Reopen.Negative.Raw) > 0 {
-			r := lab.Reopen.Negative.Raw[0]
-			out = append(out, t(fmt.Sprintf("; the lab's raw stream got created=%v, canceled=%v, reason %q, and the Go client showed no created response, only the cancel", r.Created, r.Canceled, r.CancelReason))...)
+		lab := n.rep.Lab
+		if lab == nil || lab.Reopen.Negative == nil || len(lab.Reopen.Negative.Raw) == 0 {
+			continue
 		}
-		out = append(out, report.Plain(". "))
+		r := lab.Reopen.Negative.Raw[0]
+		out = append(out, t(fmt.Sprintf("The refusal (%s), seen in the lab on a raw watch stream: one response, created=%v and canceled=%v, reason %q; the Go client's Watch delivered ", x.Cond, r.Created, r.Canceled, r.CancelReason))...)
+		neg := lab.Reopen.Negative
+		switch {
+		case neg.Created:
+			out = append(out, t("the created response, then the cancel")...)
+		default:
+			out = append(out, t("no created response, only the cancel")...)
+		}
+		out = append(out, t(" (", report.RefSpan("the lab's record", "lab-reopen"), ").")...)
 	}
 	return out
 }
@@ -534,11 +571,16 @@ func (n *notes) clientPart() report.Section {
 		p = append(p, report.Plain(". "))
 		if rc.Stop != nil {
 			p = append(p, t("The substream hands the response to the user and returns when ", code(rc.Stop.Text), " (", *rc.Stop, ")")...)
-			if len(rc.Closes) > 0 {
-				p = append(p, t("; the user's channel is closed by ", code(rc.Closes[0].Text), " in ", code(report.ShortName(rc.Closes[0].Function)), " (", rc.Closes[0], ")")...)
-				if len(rc.Closes) > 1 {
-					p = append(p, report.Plain(fmt.Sprintf(" (and in %d other places)", len(rc.Closes)-1)))
+			if rc.Close != nil {
+				p = append(p, t("; the loop's ", code(rc.Close.Case), " (", rc.Close.Loc, ") calls ", code(report.ShortName(rc.Close.Text)), ", which closes the user's channel")...)
+				for _, c := range rc.Closes {
+					if c.Function == rc.Close.Text {
+						p = append(p, t(" (", c, ")")...)
+						break
+					}
 				}
+			} else if len(rc.Closes) > 0 {
+				p = append(p, t("; the user's channel is closed by ", code(rc.Closes[0].Text), " in ", code(report.ShortName(rc.Closes[0].Function)), " (", rc.Closes[0], ")")...)
 			}
 			p = append(p, report.Plain(". "))
 		}
@@ -645,13 +687,34 @@ func (n *notes) decide() report.Section {
 	return s
 }
 
-// feasibleFrom names the entries that reach the use at l by a path that
-// can run, when l is a use; else the entries the comparison's table lists.
+// feasibleFrom names the entries that reach what the comparison at l
+// guards by a path that can run: the pairs of the use it guards, when it
+// guards one (→ marks a crossing); else the entries its chain starts from.
 func (n *notes) feasibleFrom(l report.Loc) []string {
 	for _, c := range n.sg.Comparisons {
-		if c.File == l.File && c.Line == l.Line {
-			return c.Entries
+		if c.File != l.File || c.Line != l.Line {
+			continue
 		}
+		if c.Guarded != nil {
+			for si, s := range n.rep.Sites {
+				if s.File != c.Guarded.File || s.Line != c.Guarded.Line {
+					continue
+				}
+				var out []string
+				for _, p := range n.rep.Paths {
+					if p.Site.Index != si || (p.Feasible != "yes" && p.Feasible != "only-if") {
+						continue
+					}
+					name := p.Entry
+					if len(p.Crossing) > 0 {
+						name = "→ " + name
+					}
+					out = append(out, name)
+				}
+				return out
+			}
+		}
+		return c.Entries
 	}
 	return nil
 }
