@@ -312,7 +312,6 @@ func (r *Result) resolveEntries() error {
 	return nil
 }
 
-
 func (r *Result) resolveBoundaries() error {
 	for _, b := range r.Study.Boundaries {
 		if r.EntryIndex(b.To) < 0 {

@@ -74,7 +74,6 @@ type Result struct {
 	Runs    []*Profile
 }
 
-
 // Covers reports whether a statement of a coverage block is on file:line
 // (a package-level declaration is in none, and is not measured).
 func (p *Profile) Covers(file string, line int) bool {
