@@ -563,6 +563,18 @@ func (m *md) loaded() {
 // short is report.ShortName: "mvcc.(*store).Compact".
 var short = report.ShortName
 
+// shortKey shortens the qualified names among the words of k.
+func shortKey(k string) string {
+	var out []string
+	for _, f := range strings.Fields(k) {
+		if strings.Contains(f, "/") && !strings.HasPrefix(f, "`") {
+			f = short(f)
+		}
+		out = append(out, f)
+	}
+	return strings.Join(out, " ")
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

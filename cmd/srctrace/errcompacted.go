@@ -59,7 +59,8 @@ from the Go module proxy once, then read from the module cache.`,
   srctrace errcompacted --etcd-dir ~/src/etcd    # a local checkout (repo root)
   srctrace errcompacted --lab                    # with the lab's observations merged in
   srctrace errcompacted --observe                # mark what ran in each behaviour (coverage)
-  srctrace errcompacted --etcd-version v3.6.0,v3.7.1,v3.7.3 --drift   # lines across releases`,
+  srctrace errcompacted --etcd-version v3.6.0,v3.7.1,v3.7.3 --drift   # positions across releases
+  srctrace errcompacted --etcd-version v3.6.0,v3.7.3 --drift --format html -o drift.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.validate(); err != nil {
@@ -70,20 +71,24 @@ from the Go module proxy once, then read from the module cache.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.format, "format", "markdown", "output format: markdown or json")
+	f.StringVar(&opts.format, "format", "markdown", "output format: markdown or json (with --drift also html or text)")
 	f.StringVarP(&opts.output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	f.StringVar(&opts.version, "etcd-version", "", "etcd release to load from the Go module proxy (default: the pinned release)")
 	f.StringVar(&opts.dir, "etcd-dir", "", "root of a local etcd checkout to load instead of a release")
 	f.IntVar(&opts.paths, "paths", 3, "shortest call paths to show per (entry, site) pair")
 	f.BoolVar(&opts.observe, "observe", false, "run the lab's behaviours on a coverage-instrumented etcd and mark what ran")
-	f.BoolVar(&opts.drift, "drift", false, "with several releases (--etcd-version A,B,C): the line of every entry, site and hop at each")
+	f.BoolVar(&opts.drift, "drift", false, "with several releases (--etcd-version A,B,C): where every position the notes cite is in each, and whether its code changed")
 	f.BoolVar(&opts.lab, "lab", false, "also run the lab on an embedded etcd and merge what it observed into the notes")
 	f.BoolVar(&opts.noCache, "no-cache", false, "do not read or write a result cache (srctrace keeps none yet; the flag is accepted for scripts)")
 	return cmd
 }
 
 func (o *errcompactedOptions) validate() error {
-	if err := checkFormat(o.format, "markdown", "json"); err != nil {
+	formats := []string{"markdown", "json"}
+	if o.drift {
+		formats = annotate.DriftFormats
+	}
+	if err := checkFormat(o.format, formats...); err != nil {
 		return err
 	}
 	if o.paths < 1 {
