@@ -67,7 +67,7 @@ func TestPositions(t *testing.T) {
 		"hop|p.Open|call of p.G|a.go:2|",
 		"hop|p.G|call of p.F|a.go:20|",
 		"hop|p.Apply|call of p.H|b.go:5|",
-		"condition|p.Apply|condition wanted true|b.go:4|x > 0",
+		"condition|p.Apply|condition a path needs true|b.go:4|x > 0",
 		"crossing|p.G|hand-off by queue to apply|a.go:21|",
 		"crossing||message handed off by queue|a.go:22|m{}",
 		"comparison|p.F|decision|a.go:9|rev < c",

@@ -147,19 +147,16 @@ func (w *walker) because(b *report.Because) {
 	if b == nil {
 		return
 	}
-	w.pos("condition", "what decides "+want(b.Cond), b.Cond.Function, b.File, b.Line, b.Text)
+	w.pos("condition", "what decides a path", b.Cond.Function, b.File, b.Line, b.Text)
 	w.cond(b.Cond)
 }
 
 func (w *walker) cond(c report.Cond) {
-	w.pos("condition", "condition "+want(c), c.Function, c.File, c.Line, c.Text)
-}
-
-func want(c report.Cond) string {
+	what := "condition a path needs false"
 	if c.Want {
-		return "wanted true"
+		what = "condition a path needs true"
 	}
-	return "wanted false"
+	w.pos("condition", what, c.Function, c.File, c.Line, c.Text)
 }
 
 func (w *walker) pair(p report.PairPaths) {
