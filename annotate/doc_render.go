@@ -143,13 +143,21 @@ func checkDiagram(g *report.Diagram) error {
 // locText is a citation as `srctrace check` reads it: path:line.
 func locText(l *report.Loc) string { return l.File + ":" + strconv.Itoa(l.Line) }
 
-// permalink is the GitHub address of l at etcd.Ref, or "" without a ref.
+// permalink is the GitHub address of l at its own ref (l.Ref), else at
+// etcd.Ref, or "" without a ref.
 func permalink(etcd report.Etcd, l *report.Loc) string {
-	if etcd.Ref == "" || etcd.Repo == "" || l == nil || l.File == "" {
+	if l == nil {
+		return ""
+	}
+	ref := l.Ref
+	if ref == "" {
+		ref = etcd.Ref
+	}
+	if ref == "" || etcd.Repo == "" || l.File == "" {
 		return ""
 	}
 	t := target.Target{Repo: etcd.Repo}
-	return t.Permalink(etcd.Ref, l.File, l.Line, 0)
+	return t.Permalink(ref, l.File, l.Line, 0)
 }
 
 // plainText is t without markup, citations as path:line (or their text).

@@ -1,17 +1,19 @@
 package annotate
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/srctrace/srctrace/trace/report"
 )
 
-// md builds Markdown text for the drift table (until the drift is a Doc).
-type md struct{ b strings.Builder }
-
-func (m *md) p(format string, args ...any) { fmt.Fprintf(&m.b, format, args...) }
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-func short(q string) string { return report.ShortName(q) }
+// shortKey shortens the qualified names in a drift key.
+func shortKey(k string) string {
+	var out []string
+	for _, f := range strings.Fields(k) {
+		if strings.Contains(f, "/") && !strings.HasPrefix(f, "`") {
+			f = report.ShortName(f)
+		}
+		out = append(out, f)
+	}
+	return strings.Join(out, " ")
+}

@@ -61,7 +61,8 @@ from the Go module proxy once, then read from the module cache.`,
   srctrace errcompacted --etcd-dir ~/src/etcd    # a local checkout (repo root)
   srctrace errcompacted --lab                    # with the lab's observations merged in
   srctrace errcompacted --observe                # mark what ran in each behaviour (coverage)
-  srctrace errcompacted --etcd-version v3.6.0,v3.7.1,v3.7.3 --drift   # lines across releases`,
+  srctrace errcompacted --etcd-version v3.6.0,v3.7.1,v3.7.3 --drift   # positions across releases
+  srctrace errcompacted --etcd-version v3.6.0,v3.7.3 --drift --format html -o drift.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.validate(); err != nil {
@@ -72,20 +73,20 @@ from the Go module proxy once, then read from the module cache.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.format, "format", "markdown", "output format: markdown, json or html")
+	f.StringVar(&opts.format, "format", "markdown", "output format: markdown, json, html or text")
 	f.StringVarP(&opts.output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	f.StringVar(&opts.version, "etcd-version", "", "etcd release to load from the Go module proxy (default: the pinned release)")
 	f.StringVar(&opts.dir, "etcd-dir", "", "root of a local etcd checkout to load instead of a release")
 	f.IntVar(&opts.paths, "paths", 3, "shortest call paths to show per (entry, site) pair")
 	f.BoolVar(&opts.observe, "observe", false, "run the lab's behaviours on a coverage-instrumented etcd and mark what ran")
-	f.BoolVar(&opts.drift, "drift", false, "with several releases (--etcd-version A,B,C): the line of every entry, site and hop at each")
+	f.BoolVar(&opts.drift, "drift", false, "with several releases (--etcd-version A,B,C): where every position the notes cite is in each, and whether its code changed")
 	f.BoolVar(&opts.lab, "lab", false, "also run the lab on an embedded etcd and merge what it observed into the notes")
 	f.BoolVar(&opts.noCache, "no-cache", false, "do not read or write a result cache (srctrace keeps none yet; the flag is accepted for scripts)")
 	return cmd
 }
 
 func (o *errcompactedOptions) validate() error {
-	if err := checkFormat(o.format, "markdown", "json", "html"); err != nil {
+	if err := checkFormat(o.format, "markdown", "json", "html", "text"); err != nil {
 		return err
 	}
 	if o.paths < 1 {
@@ -135,7 +136,8 @@ func runDrift(ctx context.Context, opts *errcompactedOptions) error {
 		return fmt.Errorf("no release of %s could be had: %s", opts.version, strings.Join(skipped, "; "))
 	}
 	var buf bytes.Buffer
-	if err := annotate.RenderDrift(&buf, opts.format, trace.Drift(reps)); err != nil {
+	d := trace.Drift(reps)
+	if err := annotate.Render(&buf, opts.format, annotate.Output{Data: d, Doc: annotate.DriftDoc(d), Etcd: report.Etcd{Repo: d.Repo}}); err != nil {
 		return err
 	}
 	if err := writeOutput(opts.stdout, opts.output, buf.Bytes()); err != nil {

@@ -51,6 +51,9 @@ type Loc struct {
 	Column   int    `json:"column,omitempty"`
 	Function string `json:"function,omitempty"`
 	Text     string `json:"text,omitempty"`
+	// Ref is the tag or commit at which File:Line is meant, when it is not
+	// the release of the document that cites it (a drift cites several).
+	Ref string `json:"ref,omitempty"`
 }
 
 // Comparison is a revision compared with the compaction revision.

@@ -410,9 +410,9 @@ func (r *analysis) withCreate(steps []Step) []Step {
 		return steps
 	}
 	out := make([]Step, 0, len(steps)+1)
-	for i, s := range steps {
+	for _, s := range steps {
 		out = append(out, s)
-		if s.Kind == "handoff" && (i+1 == len(steps) || steps[i+1].Kind != "handoff") && len(out) <= 4 {
+		if s.ID == behindGroup {
 			out = append(out, Step{Kind: "wire", Label: "the watch is accepted: its create response sets `" + at.Text + "`", At: at})
 		}
 	}
@@ -479,6 +479,18 @@ func (r *analysis) behindRead(d signal.Comparison) (signal.GroupAccess, bool) {
 	return signal.GroupAccess{}, false
 }
 
+// callPos is where a chain's call is, with the call's line as its code:
+// what a reader compares between releases.
+func (r *analysis) callPos(h callpath.Hop) signal.Pos {
+	at := signal.Pos{Position: h.Pos, Func: h.Caller}
+	if r.Lines != nil {
+		if l, err := r.Lines(h.Pos.Filename, h.Pos.Line); err == nil {
+			at.Text = strings.TrimSpace(l)
+		}
+	}
+	return at
+}
+
 // steps collects a chain's steps; a step without a position is dropped.
 type steps []Step
 
@@ -519,6 +531,15 @@ func (r *analysis) watchChain() []Step {
 		add("go", "the stream's receive loop is started", g.Pos)
 	}
 	if a, ok := r.behindAdd(); ok {
+		// The receive loop's own calls down to where the watcher is put in
+		// the group: the first hands the store the request's start revision.
+		if recv, err := r.Graph.Func(sg.Recv); err == nil {
+			if ps := r.Graph.Paths(recv, a.Func, 1); len(ps) > 0 {
+				for _, h := range ps[0] {
+					add("call", "calls "+short(h.Callee), r.callPos(h))
+				}
+			}
+		}
 		cond := ""
 		if a.Cond != "" {
 			cond = " when `" + a.Cond + "`"
@@ -538,13 +559,12 @@ func (r *analysis) watchChain() []Step {
 	if sync := r.entryFunc(sg.Sync); sync != nil {
 		if ps := r.Graph.Paths(sync, d.Func, 1); len(ps) > 0 {
 			for _, h := range ps[0] {
-				at := signal.Pos{Position: h.Pos, Func: h.Caller}
 				if hasRead && h.Pos.Filename == rd.Filename && h.Pos.Line == rd.Line {
-					add("handoff", "the sync loop takes the behind group's watchers: "+rd.Text, at).Join = behindGroup
+					add("handoff", "the sync loop takes the behind group's watchers: "+rd.Text, r.callPos(h)).Join = behindGroup
 					hasRead = false
 					continue
 				}
-				add("call", "calls "+short(h.Callee), at)
+				add("call", "calls "+short(h.Callee), r.callPos(h))
 			}
 		}
 	}
@@ -609,7 +629,7 @@ func (r *analysis) readChain() []Step {
 	add("entry", "a client reads at a revision: "+sg.Read, r.entryPos(sg.Read))
 	if ps := r.Graph.Paths(entry, d.Func, 1); len(ps) > 0 {
 		for _, h := range ps[0] {
-			add("call", "calls "+short(h.Callee), signal.Pos{Position: h.Pos, Func: h.Caller})
+			add("call", "calls "+short(h.Callee), r.callPos(h))
 		}
 	}
 	add("decision", "decision: "+d.Text, d.Pos)
