@@ -139,12 +139,10 @@ func (r *Result) reportSignal() *report.Signal {
 			out.Stop = &l
 		}
 		for _, x := range rc.Resumes {
-			out.Resumes = append(out.Resumes, report.Resume{Loc: r.loc(x.Pos), Case: x.Case})
+			out.Resumes = append(out.Resumes, report.Resume{Loc: r.loc(x.Pos), Case: x.Case, Inner: x.Inner})
 		}
 		if x := rc.Close; x != nil {
-			l := r.loc(x.Pos)
-			l.Text = x.Text
-			out.Close = &report.Resume{Loc: l, Case: x.Case}
+			out.Close = &report.Resume{Loc: r.loc(x.Pos), Case: x.Case, Inner: x.Inner, Callee: x.Callee}
 		}
 		rs.Receive = out
 	}

@@ -202,17 +202,15 @@ func TestOwnNotesAcrossReleases(t *testing.T) {
 	file := notesOf(t, "v3.6.0")
 	rep := checkJSON(t, &checkOptions{version: "v3.7.3", files: []string{file}})
 	want := map[string]string{
-		"server/storage/mvcc/kvstore.go:177":                    "drifted server/storage/mvcc/kvstore.go:188", // hashByRev's return
-		"server/storage/mvcc/kvstore.go:203":                    "drifted server/storage/mvcc/kvstore.go:214", // updateCompactRev's return
-		"server/storage/mvcc/kvstore.go:37":                     "drifted server/storage/mvcc/kvstore.go:38",  // the declaration
-		"server/storage/mvcc/watcher_group.go:251":              "drifted server/storage/mvcc/watcher_group.go:255",
-		"server/storage/mvcc/kvstore_txn.go:80":                 "drifted server/storage/mvcc/kvstore_txn.go:81",
-		"server/storage/mvcc/kvstore_txn.go:81":                 "drifted server/storage/mvcc/kvstore_txn.go:82",
-		"server/storage/mvcc/watchable_store.go:135":            "drifted server/storage/mvcc/watchable_store.go:141",
-		"server/etcdserver/txn/txn.go:176:13":                   "moved server/etcdserver/txn/range.go:71",
-		"server/etcdserver/apply/apply_auth.go:59:9":            "moved server/etcdserver/apply/auth.go:59",
-		"`mvcc.(*watcherGroup).chooseAll`":                      "ok server/storage/mvcc/watcher_group.go:241",
-		"`go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted`": "ok server/storage/mvcc/kvstore.go:38",
+		"server/storage/mvcc/kvstore.go:177":         "drifted server/storage/mvcc/kvstore.go:188", // hashByRev's return
+		"server/storage/mvcc/kvstore.go:203":         "drifted server/storage/mvcc/kvstore.go:214", // updateCompactRev's return
+		"server/storage/mvcc/kvstore.go:37":          "drifted server/storage/mvcc/kvstore.go:38",  // the declaration
+		"server/storage/mvcc/watcher_group.go:251":   "drifted server/storage/mvcc/watcher_group.go:255",
+		"server/storage/mvcc/kvstore_txn.go:80":      "drifted server/storage/mvcc/kvstore_txn.go:81",
+		"server/storage/mvcc/kvstore_txn.go:81":      "drifted server/storage/mvcc/kvstore_txn.go:82",
+		"server/storage/mvcc/watchable_store.go:137": "drifted server/storage/mvcc/watchable_store.go:143", // wa.minRev = s.store.currentRev + 1
+		"server/etcdserver/txn/txn.go:176":           "moved server/etcdserver/txn/range.go:71",
+		"`mvcc.(*watcherGroup).chooseAll`":           "ok server/storage/mvcc/watcher_group.go:241",
 	}
 	seen := map[string]bool{}
 	counts := map[string]int{}
@@ -349,6 +347,11 @@ func TestCheckoutWithoutGoWork(t *testing.T) {
 		t.Errorf("etcd %+v", e)
 	}
 	dirRep.Etcd, modRep.Etcd = report.Etcd{}, report.Etcd{}
+	// The notes say where their source came from; the rest is the same.
+	if dirRep.Notes == nil || !strings.Contains(dirRep.Notes.Marker, "source=dir") {
+		t.Errorf("the checkout's notes are not marked as from a checkout: %+v", dirRep.Notes)
+	}
+	dirRep.Notes, modRep.Notes = nil, nil
 	if diff := cmp.Diff(modRep, dirRep); diff != "" {
 		t.Errorf("the checkout's analysis differs from the release's (-module +dir):\n%s", diff)
 	}

@@ -289,7 +289,7 @@ func (w *walker) signal(s *report.Signal) {
 			w.loc("receive", "call that closes", rc.Close.Loc)
 		}
 		for _, x := range rc.Resumes {
-			w.loc("receive", "watch again in "+x.Case, x.Loc)
+			w.loc("receive", "watch again in "+strings.TrimSuffix(x.Case+", "+x.Inner, ", "), x.Loc)
 		}
 	}
 	if c := s.Created; c != nil {

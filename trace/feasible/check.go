@@ -183,7 +183,7 @@ type Checker struct {
 func New(g *callpath.Graph) *Checker {
 	return &Checker{
 		sites:     g.Sites,
-		text:      &texts{file: g.File, index: map[*ast.File]*fileIndex{}},
+		text:      &texts{file: g.File, fset: g.Fset(), data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}},
 		MaxLeaves: 16,
 	}
 }
@@ -620,7 +620,7 @@ func (w *walk) operands(b *ssa.BinOp) [2]string {
 		if f := w.c.text.file(b.Pos()); f != nil {
 			ast.Inspect(f, func(n ast.Node) bool {
 				if be, ok := n.(*ast.BinaryExpr); ok && be.OpPos == b.Pos() {
-					out[0], out[1] = types.ExprString(be.X), types.ExprString(be.Y)
+					out[0], out[1] = w.c.text.src(be.X), w.c.text.src(be.Y)
 					return false
 				}
 				return out[0] == ""

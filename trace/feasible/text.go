@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"os"
 	"sort"
 	"strings"
 
@@ -13,7 +14,27 @@ import (
 // texts finds the source text of branch conditions.
 type texts struct {
 	file  func(token.Pos) *ast.File
+	fset  *token.FileSet
+	data  map[string][]byte // file contents, by name
 	index map[*ast.File]*fileIndex
+}
+
+// src is n's source text as written, its runs of white space made one
+// space, so that a condition is quoted as the file has it (gofmt's spacing
+// differs from types.ExprString's: ai+max, not ai + max).
+func (t *texts) src(n ast.Node) string {
+	if t.fset != nil {
+		p, e := t.fset.Position(n.Pos()), t.fset.Position(n.End())
+		data, ok := t.data[p.Filename]
+		if !ok {
+			data, _ = os.ReadFile(p.Filename)
+			t.data[p.Filename] = data
+		}
+		if p.Filename == e.Filename && p.Offset >= 0 && p.Offset < e.Offset && e.Offset <= len(data) {
+			return strings.Join(strings.Fields(string(data[p.Offset:e.Offset])), " ")
+		}
+	}
+	return types.ExprString(n.(ast.Expr))
 }
 
 type fileIndex struct {
@@ -39,23 +60,23 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.BinaryExpr:
-			ix.exprs[x.OpPos] = types.ExprString(x)
+			ix.exprs[x.OpPos] = t.src(x)
 		case *ast.UnaryExpr:
-			ix.exprs[x.OpPos] = types.ExprString(x)
+			ix.exprs[x.OpPos] = t.src(x)
 		case *ast.CallExpr:
-			ix.exprs[x.Lparen] = types.ExprString(x)
+			ix.exprs[x.Lparen] = t.src(x)
 		case *ast.IfStmt:
-			ix.conds = append(ix.conds, condStmt{body: x.Body.Lbrace, end: x.Body.Rbrace, text: types.ExprString(x.Cond)})
+			ix.conds = append(ix.conds, condStmt{body: x.Body.Lbrace, end: x.Body.Rbrace, text: t.src(x.Cond)})
 		case *ast.SwitchStmt:
 			tag := ""
 			if x.Tag != nil {
-				tag = types.ExprString(x.Tag)
+				tag = t.src(x.Tag)
 			}
 			for _, st := range x.Body.List {
 				cc := st.(*ast.CaseClause)
 				var parts []string
 				for _, e := range cc.List {
-					s := types.ExprString(e)
+					s := t.src(e)
 					if tag != "" {
 						s = tag + " == " + s
 						ix.exprs[e.Pos()] = s
@@ -71,18 +92,18 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 			switch a := x.Assign.(type) {
 			case *ast.AssignStmt:
 				if ta, ok := a.Rhs[0].(*ast.TypeAssertExpr); ok {
-					subject = types.ExprString(ta.X)
+					subject = t.src(ta.X)
 				}
 			case *ast.ExprStmt:
 				if ta, ok := a.X.(*ast.TypeAssertExpr); ok {
-					subject = types.ExprString(ta.X)
+					subject = t.src(ta.X)
 				}
 			}
 			for _, st := range x.Body.List {
 				cc := st.(*ast.CaseClause)
 				var parts []string
 				for _, e := range cc.List {
-					parts = append(parts, types.ExprString(e))
+					parts = append(parts, t.src(e))
 				}
 				if len(parts) > 0 && subject != "" {
 					ix.exprs[cc.Case] = subject + " is " + strings.Join(parts, " or ")
@@ -105,7 +126,7 @@ func (t *texts) condText(ifi *ssa.If) (string, token.Pos, bool) {
 	blk := ifi.Block()
 	for i := len(blk.Instrs) - 1; i >= 0; i-- {
 		if d, ok := blk.Instrs[i].(*ssa.DebugRef); ok && d.X == ifi.Cond {
-			return types.ExprString(d.Expr), d.Expr.Pos(), false
+			return t.src(d.Expr), d.Expr.Pos(), false
 		}
 	}
 	if pos := valuePos(ifi.Cond); pos.IsValid() {

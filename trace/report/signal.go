@@ -284,7 +284,10 @@ type Case struct {
 // Resume is a call that watches again, with the case it is in.
 type Resume struct {
 	Loc
-	Case string `json:"case"`
+	Case  string `json:"case"`
+	Inner string `json:"inner,omitempty"` // the switch case inside Case
+	// Callee is the function the call calls (for the loop's close).
+	Callee string `json:"callee,omitempty"`
 }
 
 // Created is how a create response reaches the user, or not: the send

@@ -49,7 +49,9 @@ type Case struct {
 // Resume is a call that watches again, and the case it is in.
 type Resume struct {
 	Pos
-	Case string // the select or switch case, as written
+	Case   string // the select case (or the switch case outside one), as written
+	Inner  string // the switch case inside Case, if any
+	Callee string // the function called, qualified (for the loop's close)
 }
 
 // receive analyses the client's receive loop (Spec.ClientRecv), when the
@@ -140,7 +142,7 @@ func (r *Result) receive() {
 				// closes a substream when the substream says it is done.
 				for _, x := range r.callsIn(fd, loop, c.Func) {
 					if strings.Contains(x.Case, "<-") {
-						x.Text = callpath.Name(c.Func)
+						x.Callee = callpath.Name(c.Func)
 						rc.Close = &x
 						break
 					}
@@ -352,11 +354,10 @@ func (r *Result) callsIn(fd *ast.FuncDecl, fn *ssa.Function, target *ssa.Functio
 			}
 			break
 		}
-		switch {
-		case res.Case == "":
+		if res.Case == "" {
 			res.Case = inner
-		case inner != "":
-			res.Case += ", " + inner
+		} else {
+			res.Inner = inner
 		}
 		out = append(out, res)
 		return true

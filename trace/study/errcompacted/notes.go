@@ -252,7 +252,8 @@ func (n *notes) behaviourSentence(b report.Behaviour) report.Text {
 	}
 	if len(tool) > 0 {
 		last := tool[len(tool)-1]
-		out = append(out, t("; etcdctl prints ", code(strings.TrimPrefix(strings.TrimSuffix(last.Label[strings.Index(last.Label, "\"")+1:], "\""), "")))...)
+		// The step's label says what the tool prints, quoted.
+		out = append(out, t("; "+last.Label)...)
 	}
 	if exit != nil {
 		out = append(out, t(" and "+strings.TrimPrefix(exit.Label, "and "))...)
@@ -572,9 +573,9 @@ func (n *notes) clientPart() report.Section {
 		if rc.Stop != nil {
 			p = append(p, t("The substream hands the response to the user and returns when ", code(rc.Stop.Text), " (", *rc.Stop, ")")...)
 			if rc.Close != nil {
-				p = append(p, t("; the loop's ", code(rc.Close.Case), " (", rc.Close.Loc, ") calls ", code(report.ShortName(rc.Close.Text)), ", which closes the user's channel")...)
+				p = append(p, t("; then the loop's ", code(rc.Close.Case), " runs ", code(rc.Close.Text), " (", rc.Close.Loc, "), which closes the user's channel")...)
 				for _, c := range rc.Closes {
-					if c.Function == rc.Close.Text {
+					if c.Function == rc.Close.Callee {
 						p = append(p, t(" (", c, ")")...)
 						break
 					}
@@ -585,12 +586,15 @@ func (n *notes) clientPart() report.Section {
 			p = append(p, report.Plain(". "))
 		}
 		if len(rc.Resumes) > 0 {
-			p = append(p, t("The client watches again only in ")...)
+			p = append(p, t("The client watches again only at ")...)
 			for i, r := range rc.Resumes {
 				if i > 0 {
-					p = append(p, report.Plain(" and "))
+					p = append(p, report.Plain(" and at "))
 				}
-				p = append(p, t(code(r.Case), " (", r.Loc, ")")...)
+				p = append(p, t(code(r.Text), " (", r.Loc, "), in ", code(r.Case))...)
+				if r.Inner != "" {
+					p = append(p, t(" when ", code(r.Inner))...)
+				}
 			}
 			p = append(p, t(": after a compaction cancel it does not resume the watch.")...)
 		}
@@ -612,7 +616,8 @@ func (n *notes) toolText(name, cmd string, run *report.ToolRun) report.Text {
 		if i > 0 {
 			p = append(p, report.Plain(", then "))
 		}
-		p = append(p, t(code(l.Text), " (", l.At, ")")...)
+		// What it prints is output, not code: quoted, with where it is printed.
+		p = append(p, t(`"`+l.Text+`" (printed at `, l.At, ")")...)
 		if l.Built != nil {
 			p = append(p, t(", a message made at ", *l.Built)...)
 		}
@@ -764,11 +769,10 @@ func (n *notes) step6() report.Section {
 		what := t("names the sentinel in text only")
 		if l.Site >= 0 {
 			st := r.Sites[l.Site]
-			fn := "package level"
+			what = t(st.Kind + " at package level")
 			if st.Function != "" {
-				fn = report.ShortName(st.Function)
+				what = t(st.Kind+" in ", code(report.ShortName(st.Function)))
 			}
-			what = t(st.Kind+" in ", code(fn))
 		}
 		row := []report.Cell{{Text: report.Text{report.Cite(report.Loc{File: l.File, Line: l.Line})}}, {Text: what}}
 		for _, b := range ex {
@@ -817,11 +821,11 @@ func (n *notes) matrix() report.Section {
 	var details []report.Text
 	seen := map[string]bool{}
 	for si, st := range r.Sites {
-		fn := "package level"
+		where := t(" at package level")
 		if st.Function != "" {
-			fn = report.ShortName(st.Function)
+			where = t(" ", code(report.ShortName(st.Function)))
 		}
-		row := []report.Cell{{Text: t(report.Cite(report.Loc{File: st.File, Line: st.Line}), " ", code(fn))}}
+		row := []report.Cell{{Text: append(t(report.Cite(report.Loc{File: st.File, Line: st.Line})), where...)}}
 		for _, e := range r.Entries {
 			p := n.pair(e.Name, si)
 			cell := report.Cell{}
