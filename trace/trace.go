@@ -28,6 +28,7 @@ import (
 
 	"github.com/srctrace/srctrace/trace/callpath"
 	"github.com/srctrace/srctrace/trace/feasible"
+	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/roots"
 	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/source"
@@ -80,6 +81,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if k == 0 {
 		k = 3
 	}
+	ph := progress.Start(ctx, "the "+st.Name+" study", 0)
+	defer ph.Done()
 	src, err := source.Resolve(ctx, source.Spec{
 		Version:  opts.Version,
 		Dir:      opts.Dir,
@@ -121,6 +124,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("etcd %s has no %s in package %s (%s): this release is not supported by the study", src.Version, sentName, sentPkg, from)
 	}
 
+	ph.Next("building the call graph of " + src.Version)
 	g, err := callpath.Build(pkgs)
 	if err != nil {
 		return nil, fmt.Errorf("analysing etcd %s: %w", src.Version, err)
@@ -129,6 +133,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	r.Feas = feasible.New(g)
 	r.Roots = roots.Find(g)
 
+	ph.Next("tracing the paths to each use")
 	if err := r.findSites(); err != nil {
 		return nil, err
 	}
@@ -145,6 +150,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if st.Signal != nil {
+		ph.Next("following the signal")
 		in := signal.Input{Spec: st.Signal, Pkgs: pkgs, Graph: g, Sentinel: r.Sentinel,
 			Entries: map[string]*ssa.Function{}, Reach: map[string]map[*ssa.Function]bool{}}
 		for _, e := range r.Entries {
@@ -155,6 +161,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	if st.Analyze != nil {
+		ph.Next("the study's own analysis")
 		if r.Findings, err = st.Analyze(r.Pass); err != nil {
 			return nil, fmt.Errorf("analysing etcd %s for the %s study: %w", src.Version, st.Name, err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/srctrace/srctrace/trace/callpath"
 	"github.com/srctrace/srctrace/trace/feasible"
+	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/roots"
 	"github.com/srctrace/srctrace/trace/sites"
@@ -33,7 +34,6 @@ type WhyOptions struct {
 	Env          []string
 	Paths        int // k, the shortest paths per (root, use); default 3
 	Nearest      int // roots kept per use; default 5
-	Progress     func(phase string)
 }
 
 // ErrNoObject is wrapped by Why's error when the symbol names nothing.
@@ -71,11 +71,8 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	if mod != t.Main {
 		mods = append(mods, mod)
 	}
-	progress := opts.Progress
-	if progress == nil {
-		progress = func(string) {}
-	}
-	progress("resolving " + t.Name)
+	ph := progress.Start(ctx, "why "+opts.Symbol, 0)
+	defer ph.Done()
 	src, err := source.Resolve(ctx, source.Spec{Target: t, Version: opts.Version, Dir: opts.Dir, Modules: mods, CacheDir: opts.CacheDir, Env: opts.Env})
 	if err != nil {
 		return nil, err
@@ -84,7 +81,6 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	if !src.HasPackage(pkgPath) {
 		return nil, fmt.Errorf("%w: %s %s has no package %s", ErrNoObject, t.Name, src.Version, pkgPath)
 	}
-	progress("loading the packages that import " + pkgPath)
 	pkgs, err := loadImporters(ctx, src, t, pkgPath)
 	if err != nil {
 		return nil, err
@@ -102,7 +98,7 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s %s: %v", ErrNoObject, t.Name, src.Version, err)
 	}
-	progress("building the call graph")
+	ph.Next("building the call graph of " + src.Version)
 	g, err := callpath.Build(pkgs)
 	if err != nil {
 		return nil, fmt.Errorf("analysing %s %s: %w", t.Name, src.Version, err)
@@ -113,7 +109,7 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	if err := r.useSites(obj, nil); err != nil {
 		return nil, err
 	}
-	progress("finding the roots that reach each use")
+	ph.Next("finding the roots that reach each use")
 	rep := &report.Why{Symbol: opts.Symbol, Etcd: r.etcd(t), Nearest: nearest, Roots: map[string]int{},
 		Sites: []report.Site{}, Entries: []report.Entry{}, Paths: []report.PairPaths{}}
 	for _, x := range r.Roots {

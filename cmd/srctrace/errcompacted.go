@@ -14,6 +14,7 @@ import (
 	"github.com/srctrace/srctrace/annotate"
 	"github.com/srctrace/srctrace/trace"
 	"github.com/srctrace/srctrace/trace/observe"
+	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/study"
@@ -117,11 +118,16 @@ func (o *errcompactedOptions) validate() error {
 func runDrift(ctx context.Context, opts *errcompactedOptions) error {
 	var reps []*report.Report
 	var skipped []string
-	for _, v := range strings.Split(opts.version, ",") {
-		v = strings.TrimSpace(v)
-		if v == "" {
+	vs := strings.Split(opts.version, ",")
+	for i, v := range vs {
+		if vs[i] = strings.TrimSpace(v); vs[i] == "" {
 			return usagef("--etcd-version %q: an empty release in the list", opts.version)
 		}
+	}
+	ph := progress.Start(ctx, fmt.Sprintf("drift over %d releases", len(vs)), len(vs))
+	defer ph.Done()
+	for _, v := range vs {
+		ph.Next("etcd " + v)
 		rep, err := driftRelease(ctx, opts, v)
 		switch {
 		case err == nil:
@@ -132,6 +138,7 @@ func runDrift(ctx context.Context, opts *errcompactedOptions) error {
 			skipped = append(skipped, fmt.Sprintf("--drift leaves out etcd %s: %v", v, err))
 		}
 	}
+	ph.Done()
 	if len(reps) == 0 {
 		return fmt.Errorf("no release of %s could be had: %s", opts.version, strings.Join(skipped, "; "))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/source"
 )
 
@@ -21,6 +22,8 @@ const (
 	exitError    = 1
 	exitUsage    = 2
 	exitProblems = 3
+	// exitInterrupted is the shell's code for a command ended by SIGINT.
+	exitInterrupted = 130
 )
 
 // usageError is an error in what the user typed: it prints usage, exit 2.
@@ -54,7 +57,7 @@ func checkSource(version, dir string) error {
 	return nil
 }
 
-func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer, quiet *bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "srctrace",
 		Short: "Prove from the etcd source how a behaviour seen in a lab comes about",
@@ -65,6 +68,10 @@ points, and writes annotated study notes.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	if quiet == nil {
+		quiet = new(bool)
+	}
+	root.PersistentFlags().BoolVarP(quiet, "quiet", "q", false, "do not show the progress of long work on stderr")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -77,11 +84,25 @@ points, and writes annotated study notes.`,
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRootCmd(stdin, stdout, stderr)
+	// After the first Ctrl-C the work cleans up and stops; a second one
+	// ends the program at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	var quiet bool
+	prog := newPrinter(stderr)
+	root := newRootCmd(stdin, stdout, stderr, &quiet)
+	root.PersistentPreRun = func(*cobra.Command, []string) { prog.setQuiet(quiet) }
 	root.SetArgs(args)
-	cmd, err := root.ExecuteContextC(ctx)
+	cmd, err := root.ExecuteContextC(progress.With(ctx, prog))
+	prog.Close()
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "srctrace: interrupted")
+		return exitInterrupted
 	}
 	var pe problemsError
 	if errors.As(err, &pe) {
@@ -90,7 +111,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitProblems
 	}
-	fmt.Fprintf(stderr, "srctrace: %v\n", err)
+	// ErrUsage marks the error for the exit code; the user reads the rest.
+	fmt.Fprintf(stderr, "srctrace: %s\n", strings.TrimPrefix(err.Error(), "usage: "))
 	var ue usageError
 	if errors.As(err, &ue) || errors.Is(err, source.ErrUsage) || isCobraUsage(err) {
 		if cmd != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/source"
 )
@@ -126,6 +127,8 @@ func buildRelease(ctx context.Context, cacheDir string, modules []string, layout
 	}
 	tmp := bin + ".tmp" + strconv.Itoa(os.Getpid())
 	defer os.Remove(tmp)
+	ph := progress.Start(ctx, "building "+name+" "+version, 0)
+	defer ph.Done()
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, pkg)
 	cmd.Dir = src.Dir
 	cmd.Env = src.WithOnline().Env

@@ -34,6 +34,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/report"
 )
 
@@ -161,7 +162,7 @@ func Run(ctx context.Context, l *Lab, opts Options) (rep *report.Lab, err error)
 		}
 	}
 	start := time.Now()
-	env := &Env{Opts: opts}
+	env := &Env{Opts: opts, prog: progress.Start(ctx, "the lab", len(l.AllPhases()))}
 	defer func() {
 		env.announce(PhaseTeardown)
 		if terr := env.teardown(); terr != nil && err == nil {
@@ -170,6 +171,7 @@ func Run(ctx context.Context, l *Lab, opts Options) (rep *report.Lab, err error)
 		if err == nil {
 			rep.Millis = time.Since(start).Milliseconds()
 		}
+		env.prog.Done()
 	}()
 	env.announce(PhaseServer)
 	if err := env.start(ctx); err != nil {
@@ -233,6 +235,7 @@ type Env struct {
 	base                    string   // the run's unique prefix
 	written                 []string // prefixes to delete
 	notes                   []string
+	prog                    *progress.Phase
 }
 
 // Phase announces that phase name begins and returns ctx's error, so that
@@ -243,6 +246,9 @@ func (e *Env) Phase(ctx context.Context, name string) error {
 }
 
 func (e *Env) announce(name string) {
+	if e.prog != nil {
+		e.prog.Next(name)
+	}
 	if e.Opts.Phase != nil {
 		e.Opts.Phase(name)
 	}

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/srctrace/srctrace/trace/lab"
+	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/source"
 )
 
@@ -126,7 +127,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if built {
 		res.BuildMs = time.Since(start).Milliseconds()
 	}
+	ph := progress.Start(ctx, "running the coverage scripts", len(o.Scripts))
+	defer ph.Done()
 	for _, s := range o.Scripts {
+		ph.Next(s)
 		p, err := runScript(ctx, src, bin, o.Lab, s, o.Writes)
 		if err != nil {
 			return nil, fmt.Errorf("observing %s: %w", s, err)
@@ -169,6 +173,8 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 	// The runner's own package is covered too: a program whose main package
 	// is not covered writes no coverage data.
 	cover := strings.Join(append(pkgs, source.WorkModule+"/runner"), ",")
+	ph := progress.Start(ctx, "building etcd "+src.Version+" with coverage", 0)
+	defer ph.Done()
 	cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+cover, "-o", tmp, "./runner")
 	cmd.Dir = src.Dir
 	cmd.Env = src.WithOnline().Env

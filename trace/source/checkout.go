@@ -27,7 +27,7 @@ func resolveDir(ctx context.Context, spec Spec) (*Source, error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%w: --etcd-dir %s is not a directory: it wants the root of an etcd checkout", ErrUsage, spec.Dir)
 	}
-	s := &Source{Kind: "dir", Root: root, Modules: map[string]string{}, Missing: map[string]string{}, layout: map[string]string{}}
+	s := &Source{Kind: "dir", tname: spec.tgt().Name, Root: root, Modules: map[string]string{}, Missing: map[string]string{}, layout: map[string]string{}}
 	var order []string
 	for i, m := range spec.Modules {
 		folder, ok := spec.Layout[m]

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/srctrace/srctrace/trace/progress"
 )
 
 // Load runs go/packages in the source's module context. Packages that the
@@ -46,6 +48,8 @@ func (s *Source) load(ctx context.Context, mode packages.LoadMode, patterns []st
 		Env:     s.Env,
 	}
 	var pkgs []*packages.Package
+	ph := progress.Start(ctx, strings.TrimSpace("loading the packages of "+s.tname+" "+s.Version), 0)
+	defer ph.Done()
 	err := s.Locked(ctx, func() error {
 		var err error
 		pkgs, err = packages.Load(cfg, patterns...)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/srctrace/srctrace/trace/progress"
 )
 
 // Locked runs fn, a go command in the source's module context, without
@@ -40,6 +42,12 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
+	var wait *progress.Phase
+	defer func() {
+		if wait != nil {
+			wait.Done()
+		}
+	}()
 	for {
 		ok, err := tryLock(f)
 		if err != nil {
@@ -48,6 +56,9 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 		}
 		if ok {
 			return func() { unlock(f); f.Close() }, nil
+		}
+		if wait == nil {
+			wait = progress.Start(ctx, "waiting for another srctrace working in "+dir, 0)
 		}
 		select {
 		case <-ctx.Done():

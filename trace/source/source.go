@@ -48,6 +48,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
+	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/target"
 )
 
@@ -92,6 +93,7 @@ type Source struct {
 	// prints it).
 	Dirty bool
 
+	tname   string // the target's name, for progress
 	layout  map[string]string
 	gomod   []byte // a release's work module go.mod
 	cleanup func()
@@ -186,7 +188,7 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	s := &Source{Version: v, Kind: "module", Dir: dir, layout: spec.Layout, gomod: workGoMod(spec.Modules, v)}
+	s := &Source{Version: v, tname: spec.tgt().Name, Kind: "module", Dir: dir, layout: spec.Layout, gomod: workGoMod(spec.Modules, v)}
 
 	base := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	base = append(base, spec.Env...)
@@ -203,7 +205,9 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 			s.Env = offline
 			return nil
 		}
+		ph := progress.Start(ctx, "downloading etcd "+v+" from the module proxy", 0)
 		mods, err = download(ctx, dir, base, args)
+		ph.Done()
 		if err != nil {
 			return fmt.Errorf("fetching etcd %s: %w", v, err)
 		}
