@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"os"
 	"os/exec"
@@ -56,6 +57,9 @@ type geometry struct {
 	Details    int  `json:"details"`
 	DetailOpen bool `json:"detailOpen"`
 	Appendix   rect `json:"appendix"` // the first block inside the appendix
+	// Wide are the elements that reach past the page's right edge (the
+	// page would scroll sideways, or be cut in print).
+	Wide []string `json:"wide"`
 }
 
 type rect struct{ X, Y, W, H float64 }
@@ -87,6 +91,16 @@ const geometryJS = `(() => {
     details: document.querySelectorAll('details.appendix').length,
     detailOpen: [...document.querySelectorAll('details.appendix')].some(d => d.open),
     appendix: appendixBlock ? r(appendixBlock) : {X: 0, Y: 0, W: 0, H: 0},
+    wide: [...document.querySelectorAll('main *')].filter(el => {
+      const b = el.getBoundingClientRect();
+      if (b.width === 0 || b.right <= document.documentElement.clientWidth + 1) return false;
+      // Inside a box that scrolls on its own, being wide is fine.
+      for (let p = el.parentElement; p && p.tagName !== 'MAIN'; p = p.parentElement) {
+        const o = getComputedStyle(p).overflowX;
+        if (o === 'auto' || o === 'scroll' || o === 'hidden') return false;
+      }
+      return true;
+    }).slice(0, 5).map(el => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ': ' + (el.textContent || '').slice(0, 60)),
   };
 })()`
 
@@ -104,22 +118,7 @@ func TestDocHTMLBrowser(t *testing.T) {
 	if !ok {
 		t.Fatal("no Chromium: this test opens the HTML notes in a real browser. Install one with `bash .ci/run` (it installs Debian's chromium when missing) or `apt-get install chromium`, or set CHROME=/path/to/chrome")
 	}
-	start := time.Now()
-	d := loadDoc(t, filepath.Join("testdata", "doc", "notes.json"))
 	dir := t.TempDir()
-	page := filepath.Join(dir, "notes.html")
-	f, err := os.Create(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := RenderDoc(f, "html", d, sampleEtcd); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	pageURL := (&url.URL{Scheme: "file", Path: page}).String()
-
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// The flags of this machine's browser tests: without the
@@ -159,7 +158,67 @@ func TestDocHTMLBrowser(t *testing.T) {
 		_, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{})
 		return err
 	})
-	if err := chromedp.Do(bctx, enableNetwork, chromedp.Navigate(pageURL)); err != nil {
+	// The sample notes, and the notes srctrace wrote for the real v3.7.3
+	// (kept with the study, made again by its golden test).
+	var rep report.Report
+	data, err := os.ReadFile(filepath.Join("..", "trace", "study", "errcompacted", "testdata", "errcompacted-v3.7.3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Notes == nil {
+		t.Fatalf("the stored v3.7.3 notes: %v", err)
+	}
+	for _, pg := range []struct {
+		name string
+		doc  *report.Doc
+		etcd report.Etcd
+	}{
+		{"sample", loadDoc(t, filepath.Join("testdata", "doc", "notes.json")), sampleEtcd},
+		{"errcompacted-v3.7.3", rep.Notes, rep.Etcd},
+	} {
+		t.Run(pg.name, func(t *testing.T) {
+			mu.Lock()
+			requests = nil
+			mu.Unlock()
+			checkPage(t, bctx, dir, pg.name, pg.doc, pg.etcd, func(u string) error {
+				return chromedp.Do(bctx, enableNetwork, chromedp.Navigate(u))
+			}, func() []string {
+				mu.Lock()
+				defer mu.Unlock()
+				return append([]string(nil), requests...)
+			})
+		})
+	}
+}
+
+// checkPage renders d into dir/name.html, opens it in the browser of bctx
+// and checks what TestDocHTMLBrowser says.
+func checkPage(t *testing.T, bctx context.Context, dir, name string, d *report.Doc, etcd report.Etcd, navigate func(url string) error, requested func() []string) {
+	start := time.Now()
+	page := filepath.Join(dir, name+".html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderDoc(f, "html", d, etcd); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	pageURL := (&url.URL{Scheme: "file", Path: page}).String()
+	// The tab is shared between pages: the last one left it in print.
+	screen := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, emulation.ClearDeviceMetricsOverride, cdp.Empty{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "screen"})
+		return err
+	})
+	if err := chromedp.Do(bctx, screen); err != nil {
+		t.Fatal(err)
+	}
+	if err := navigate(pageURL); err != nil {
 		t.Fatal(err)
 	}
 	g, err := chromedp.Run(bctx, chromedp.Evaluate[geometry](geometryJS))
@@ -208,8 +267,8 @@ func TestDocHTMLBrowser(t *testing.T) {
 					t.Errorf("diagram %d: boxes of nodes %d and %d overlap: %+v %+v", i, k, j, dg.Nodes[k].Box, n.Box)
 				}
 			}
-			if l := want[i].Nodes[j].Loc; l != nil && n.Href != permalink(sampleEtcd, l) {
-				t.Errorf("diagram %d node %d links to %q, want %q", i, j, n.Href, permalink(sampleEtcd, l))
+			if l := want[i].Nodes[j].Loc; l != nil && n.Href != permalink(etcd, l) {
+				t.Errorf("diagram %d node %d links to %q, want %q", i, j, n.Href, permalink(etcd, l))
 			}
 		}
 		for j, a := range texts {
@@ -251,16 +310,23 @@ func TestDocHTMLBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	keep("notes.png", shot)
+	keep(name+".png", shot)
 	out := os.Getenv("SRCTRACE_SCREENSHOT")
+	if out != "" {
+		out = strings.TrimSuffix(out, ".png") + "-" + name + ".png"
+	}
 	if out != "" {
 		if err := os.WriteFile(out, shot, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	// In print the appendix is open.
+	// In print, on an A4 page's width (794 CSS pixels less the margins),
+	// the appendix is open and nothing is cut at the right.
 	print := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 700, Height: 1000, DeviceScaleFactor: 1}); err != nil {
+			return err
+		}
 		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
 		return err
 	})
@@ -270,6 +336,12 @@ func TestDocHTMLBrowser(t *testing.T) {
 	pg, err := chromedp.Run(bctx, chromedp.Evaluate[geometry](geometryJS))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, w := range g.Wide {
+		t.Errorf("on screen, wider than the page: %s", w)
+	}
+	for _, w := range pg.Wide {
+		t.Errorf("in print, wider than the page: %s", w)
 	}
 	if pg.Appendix.H <= 0 {
 		t.Errorf("in print the appendix is still closed: its first block is %+v", pg.Appendix)
@@ -285,8 +357,7 @@ func TestDocHTMLBrowser(t *testing.T) {
 	}
 
 	// Nothing but the file itself (and data: URLs) was requested.
-	mu.Lock()
-	defer mu.Unlock()
+	requests := requested()
 	seen := false
 	for _, u := range requests {
 		switch {
@@ -300,5 +371,5 @@ func TestDocHTMLBrowser(t *testing.T) {
 	if !seen {
 		t.Errorf("the network events did not show the page itself (%d requests: %q): the check saw nothing", len(requests), requests)
 	}
-	t.Logf("browser test: %v, %d requests, screenshot %s", time.Since(start).Round(time.Millisecond), len(requests), filepath.Join(dir, "notes.png"))
+	t.Logf("browser test: %v, %d requests, screenshot %s", time.Since(start).Round(time.Millisecond), len(requests), filepath.Join(dir, name+".png"))
 }

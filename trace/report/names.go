@@ -23,3 +23,23 @@ func ShortName(q string) string {
 }
 
 var majorRE = regexp.MustCompile(`^v[0-9]+\.`)
+
+// Literal splits off the suffix go/ssa gives the functions it makes: a
+// func literal is named after the function it is in with $1, $2, … (nested
+// ones $1$1), a method value with $bound, a method expression with $thunk.
+// It returns the function written in the source and what the suffix made
+// of it ("", "func literal", "method value", "method expression").
+func Literal(q string) (base, kind string) {
+	i := strings.Index(q, "$")
+	if i < 0 {
+		return q, ""
+	}
+	switch suffix := q[i+1:]; {
+	case strings.HasPrefix(suffix, "bound"):
+		return q[:i], "method value"
+	case strings.HasPrefix(suffix, "thunk"):
+		return q[:i], "method expression"
+	default:
+		return q[:i], "func literal"
+	}
+}

@@ -413,7 +413,7 @@ func (r *analysis) withCreate(steps []Step) []Step {
 	for _, s := range steps {
 		out = append(out, s)
 		if s.ID == behindGroup {
-			out = append(out, Step{Kind: "wire", Label: "the watch is accepted: its create response sets `" + at.Text + "`", At: at})
+			out = append(out, Step{Kind: "wire", Label: "the watch is accepted: " + at.Text, At: at})
 		}
 	}
 	return link(out)

@@ -431,7 +431,10 @@ func label(st report.Step) string {
 	if codeLabel(st) {
 		l = l[:strings.Index(l, ": ")]
 	}
-	l = strings.TrimPrefix(l, "calls ")
+	if strings.HasPrefix(l, "calls ") {
+		l = funcLabel(strings.TrimPrefix(l, "calls "))
+	}
+	l = strings.ReplaceAll(l, "`", "")
 	if r := []rune(l); len(r) > 64 {
 		l = string(r[:63]) + "…"
 	}
@@ -442,12 +445,44 @@ func label(st report.Step) string {
 func stepText(st report.Step) report.Text {
 	if codeLabel(st) {
 		i := strings.Index(st.Label, ": ")
-		return report.Text{report.Plain(st.Label[:i] + ": "), code(st.Label[i+2:])}
+		return append(quoted(st.Label[:i]+": "), code(st.Label[i+2:]))
 	}
 	if strings.HasPrefix(st.Label, "calls ") {
-		return report.Text{report.Plain("calls "), code(strings.TrimPrefix(st.Label, "calls "))}
+		return append(t("calls "), funcText(strings.TrimPrefix(st.Label, "calls "))...)
 	}
-	return t(st.Label)
+	return quoted(st.Label)
+}
+
+// funcText names a function as the source writes it: the compiler's names
+// of func literals and method values become words.
+func funcText(name string) report.Text {
+	if base, kind := report.Literal(name); kind != "" {
+		return t("a "+kind+" in ", code(base))
+	}
+	return report.Text{code(name)}
+}
+
+// funcLabel is funcText as plain text, for a diagram's node.
+func funcLabel(name string) string {
+	if base, kind := report.Literal(name); kind != "" {
+		return "a " + kind + " in " + base
+	}
+	return name
+}
+
+// quoted is prose whose parts in backticks are code.
+func quoted(s string) report.Text {
+	var out report.Text
+	for i, part := range strings.Split(s, "`") {
+		switch {
+		case part == "":
+		case i%2 == 1:
+			out = append(out, code(part))
+		default:
+			out = append(out, report.Plain(part))
+		}
+	}
+	return out
 }
 
 func (n *notes) diagram(steps []report.Step, differs map[int]bool, behaviour string) *report.Diagram {
@@ -566,7 +601,7 @@ func (n *notes) clientPart() report.Section {
 			case "excludes":
 				p = append(p, t(code(c.Text), " (", c.Loc, ") leaves it out")...)
 			default:
-				p = append(p, t(code(c.Text), " (", c.Loc, ") is not decided by it (", code(c.Unknown), ")")...)
+				p = append(p, t("whether ", code(c.Text), " (", c.Loc, ") takes it depends on ", code(c.Unknown), ", which this analysis does not decide")...)
 			}
 		}
 		p = append(p, report.Plain(". "))
@@ -771,7 +806,7 @@ func (n *notes) step6() report.Section {
 			st := r.Sites[l.Site]
 			what = t(st.Kind + " at package level")
 			if st.Function != "" {
-				what = t(st.Kind+" in ", code(report.ShortName(st.Function)))
+				what = append(t(st.Kind+" in "), funcText(report.ShortName(st.Function))...)
 			}
 		}
 		row := []report.Cell{{Text: report.Text{report.Cite(report.Loc{File: l.File, Line: l.Line})}}, {Text: what}}
@@ -823,7 +858,7 @@ func (n *notes) matrix() report.Section {
 	for si, st := range r.Sites {
 		where := t(" at package level")
 		if st.Function != "" {
-			where = t(" ", code(report.ShortName(st.Function)))
+			where = append(t(" "), funcText(report.ShortName(st.Function))...)
 		}
 		row := []report.Cell{{Text: append(t(report.Cite(report.Loc{File: st.File, Line: st.Line})), where...)}}
 		for _, e := range r.Entries {
