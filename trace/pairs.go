@@ -177,14 +177,6 @@ func bestWay(ways []study.Way) study.Way {
 	return best
 }
 
-// worst is the worse of two verdicts.
-func worst(a, b feasible.Verdict) feasible.Verdict {
-	if feasible.Better(a, b) {
-		return b
-	}
-	return a
-}
-
 type recvKey struct {
 	entry, site int
 	msg         *feasible.Value

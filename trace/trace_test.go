@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace"
@@ -20,33 +21,88 @@ import (
 	"github.com/srctrace/srctrace/trace/study"
 )
 
-// runFixture runs the study stored in a fixture archive on the archive's
-// checkout and returns the report.
-func runFixture(t *testing.T, name string) (*report.Report, string, []byte) {
-	t.Helper()
-	dir, ar := fixtures.Unpack(t, name)
-	st, err := study.Parse(fixtures.File(ar, "study.json"))
-	if err != nil {
-		t.Fatal(err)
+// TestFixtures is the one driver of the fixture archives (fixtures/*.txtar):
+// each holds a small module shaped like etcd, the study to run on it
+// (study.json) and its expectations, which this test reads and checks:
+//
+//   - `// want: KIND` on a line: exactly one use of the sentinel, of that
+//     kind, is found there, and no use is found on an unmarked line;
+//   - `// want comparison: KIND` on a line: the signal's comparisons are
+//     exactly the lines so marked (decision or boundary), when the study
+//     follows a signal;
+//   - a want file: one expectation a line (see checkWant), about pairs,
+//     paths, feasibility, roots, the citation, and srctrace why.
+func TestFixtures(t *testing.T) {
+	archives, err := filepath.Glob(filepath.Join(fixtures.Dir(), "*.txtar"))
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no fixture archives in %s: %v", fixtures.Dir(), err)
 	}
-	res, err := trace.Run(context.Background(), trace.Options{Study: st, Dir: dir, Env: fixtures.Env})
-	if err != nil {
-		t.Fatal(err)
+	for _, a := range archives {
+		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			dir, ar := fixtures.Unpack(t, name)
+			st, err := study.Parse(fixtures.File(ar, "study.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := trace.Run(context.Background(), trace.Options{Study: st, Dir: dir, Env: fixtures.Env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := res.Report()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The release is the archive's version file's, read as a checkout.
+			v := versionRE.FindSubmatch(fixtures.File(ar, "api/version/version.go"))
+			if v == nil || rep.Etcd.Version != "v"+string(v[1]) || rep.Etcd.Source != "dir" {
+				t.Errorf("etcd = %+v, want the version of api/version/version.go and source dir", rep.Etcd)
+			}
+			sites, comparisons := marks(t, dir)
+			if len(sites) == 0 {
+				t.Fatal("the archive marks no use of the sentinel with // want: KIND")
+			}
+			var got []string
+			for _, s := range rep.Sites {
+				got = append(got, fmt.Sprintf("%s:%d %s", s.File, s.Line, s.Kind))
+			}
+			sort.Strings(got)
+			if diff := cmp.Diff(sites, got); diff != "" {
+				t.Errorf("uses of the sentinel (-want +got):\n%s", diff)
+			}
+			if rep.Signal != nil {
+				got = nil
+				for _, c := range rep.Signal.Comparisons {
+					got = append(got, fmt.Sprintf("%s:%d %s", c.File, c.Line, c.Kind))
+				}
+				sort.Strings(got)
+				if diff := cmp.Diff(comparisons, got); diff != "" {
+					t.Errorf("the signal's comparisons (-want +got):\n%s", diff)
+				}
+			} else if len(comparisons) > 0 {
+				t.Errorf("comparisons marked, but the study follows no signal: %q", comparisons)
+			}
+			if want := fixtures.File(ar, "want"); want != nil {
+				checkWant(t, rep, want, func() *report.Why {
+					w, err := trace.Why(context.Background(), trace.WhyOptions{Symbol: st.Sentinel, Target: st.Tgt(), Dir: dir, Env: fixtures.Env})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return w
+				})
+			}
+		})
 	}
-	rep, err := res.Report()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep, dir, fixtures.File(ar, "want")
 }
 
-var wantRE = regexp.MustCompile(`// want: (\w+)`)
+var (
+	versionRE      = regexp.MustCompile(`\bVersion\s+= "([^"]+)"`)
+	siteMark       = regexp.MustCompile(`// want: (\w+)`)
+	comparisonMark = regexp.MustCompile(`// want comparison: (\w+)`)
+)
 
-// TestFixtureSites checks that every `// want: KIND` comment in the fixture
-// marks exactly one site of that kind on its line, and nothing else is found.
-func TestFixtureSites(t *testing.T) {
-	rep, dir, _ := runFixture(t, "watchshape")
-	var want []string
+// marks reads the // want comments of the unpacked archive's Go files.
+func marks(t *testing.T, dir string) (sites, comparisons []string) {
 	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
 		if err != nil || !strings.HasSuffix(path, ".go") {
 			return err
@@ -57,8 +113,12 @@ func TestFixtureSites(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(dir, path)
 		for i, line := range strings.Split(string(data), "\n") {
-			if m := wantRE.FindStringSubmatch(line); m != nil {
-				want = append(want, fmt.Sprintf("%s:%d %s", filepath.ToSlash(rel), i+1, m[1]))
+			at := fmt.Sprintf("%s:%d ", filepath.ToSlash(rel), i+1)
+			if m := siteMark.FindStringSubmatch(line); m != nil {
+				sites = append(sites, at+m[1])
+			}
+			if m := comparisonMark.FindStringSubmatch(line); m != nil {
+				comparisons = append(comparisons, at+m[1])
 			}
 		}
 		return nil
@@ -66,30 +126,29 @@ func TestFixtureSites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, s := range rep.Sites {
-		got = append(got, fmt.Sprintf("%s:%d %s", s.File, s.Line, s.Kind))
-	}
-	sort.Strings(want)
-	sort.Strings(got)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("sites (-want +got):\n%s", diff)
-	}
+	sort.Strings(sites)
+	sort.Strings(comparisons)
+	return sites, comparisons
 }
 
-// TestFixtureWant checks each archive's want file: reachability and
-// feasibility per pair, shortest paths, roots found from the code, the
-// citation's grep and the cited files.
-func TestFixtureWant(t *testing.T) {
-	for _, name := range []string{"watchshape", "feasible"} {
-		t.Run(name, func(t *testing.T) {
-			rep, _, want := runFixture(t, name)
-			checkWant(t, rep, want)
-		})
-	}
-}
-
-func checkWant(t *testing.T, rep *report.Report, want []byte) {
+// checkWant checks a want file's lines against the report (and, for why
+// lines, against srctrace why on the sentinel, run once when needed):
+//
+//	reach|unreachable|definition|init ENTRY SITE   whether the pair has a path
+//	cross ENTRY SITE BOUNDARY TO                   only across one hand-off
+//	path ENTRY SITE HOP...                         the shortest path's hops
+//	feasible ENTRY SITE VERDICT [WORDS]            the pair's verdict and reason
+//	root KIND NAME                                 a root found from the code
+//	siteroot SITE ROOT                             a nearest feasible root of a use
+//	grep FILE:LINE site|text                       a line of the citation's grep
+//	file FILE present|absent N                     a cited file and its uses
+//	carries N                                      sends that carry the signal
+//	why SITE KIND [ROOT...]                        srctrace why's roots of a use
+//	whyobject KIND FILE:LINE                       the object why describes
+//
+// Every path srctrace why keeps can run (yes or only-if).
+func checkWant(t *testing.T, rep *report.Report, want []byte, why func() *report.Why) {
+	var w *report.Why
 	siteAt := map[string]int{}
 	for i, s := range rep.Sites {
 		siteAt[fmt.Sprintf("%s:%d", s.File, s.Line)] = i
@@ -211,6 +270,47 @@ func checkWant(t *testing.T, rep *report.Report, want []byte) {
 			if !found {
 				t.Errorf("%s: roots = %v", sc.Text(), rep.Sites[i].Roots)
 			}
+		case "carries":
+			var carries int
+			for _, h := range rep.Signal.Handoffs {
+				if h.Kind == "send" && strings.Contains(h.Detail, "carries the signal") {
+					carries++
+				}
+			}
+			if fmt.Sprint(carries) != f[1] {
+				t.Errorf("%s: %d sends carry the signal: %+v", sc.Text(), carries, rep.Signal.Handoffs)
+			}
+		case "why", "whyobject":
+			if w == nil {
+				w = why()
+				for _, p := range w.Paths {
+					if p.Feasible != "yes" && p.Feasible != "only-if" {
+						t.Errorf("why: %s -> %s:%d kept with verdict %q", p.Entry, p.Site.File, p.Site.Line, p.Feasible)
+					}
+				}
+			}
+			if f[0] == "whyobject" {
+				if got := fmt.Sprintf("%s %s:%d", w.Object.Kind, w.Object.File, w.Object.Line); got != f[1]+" "+f[2] {
+					t.Errorf("%s: why's object is %s", sc.Text(), got)
+				}
+				continue
+			}
+			var use *report.Site
+			for i := range w.Sites {
+				if s := &w.Sites[i]; fmt.Sprintf("%s:%d", s.File, s.Line) == f[1] {
+					use = s
+				}
+			}
+			switch {
+			case use == nil:
+				t.Errorf("%s: why finds no use there", sc.Text())
+			case use.Kind != f[2]:
+				t.Errorf("%s: why says the use is a %s", sc.Text(), use.Kind)
+			default:
+				if diff := cmp.Diff(f[3:], use.Roots, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%s: why's roots (-want +got):\n%s", sc.Text(), diff)
+				}
+			}
 		default:
 			t.Fatalf("want: unknown line %q", sc.Text())
 		}
@@ -226,9 +326,6 @@ func checkWant(t *testing.T, rep *report.Report, want []byte) {
 	}
 	if grepLines > 0 && len(rep.Citation.Lines) != grepLines {
 		t.Errorf("citation has %d lines, want %d: %+v", len(rep.Citation.Lines), grepLines, rep.Citation.Lines)
-	}
-	if !strings.HasPrefix(rep.Etcd.Version, "v3.9.0-") || rep.Etcd.Source != "dir" {
-		t.Errorf("etcd = %+v, want version from api/version and source dir", rep.Etcd)
 	}
 }
 

@@ -24,42 +24,6 @@ func whyRoots(w *report.Why) map[string][]string {
 	return out
 }
 
-// TestWhyFixture: the uses of the fixture's sentinel and the roots the
-// code starts that reach each one (the fixture's want file says which
-// paths can run).
-func TestWhyFixture(t *testing.T) {
-	dir, ar := fixtures.Unpack(t, "feasible")
-	st, err := study.Parse(fixtures.File(ar, "study.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := trace.Why(context.Background(), trace.WhyOptions{Symbol: st.Sentinel, Target: st.Tgt(), Dir: dir, Env: fixtures.Env})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string][]string{
-		"server/storage/mvcc/store.go:5 definition": nil,
-		// Check passes 0 and Old excludes rev > 0: neither is a root; the
-		// gRPC-style method and the HTTP handler are.
-		"server/storage/mvcc/store.go:15 return": {"server.(*hashServer).Hash", "server.(*peerHandler).ServeHTTP"},
-		// Range is reached by the dispatch of the apply loop, which no
-		// root starts by calls (the proposal is a channel send).
-		"server/storage/mvcc/store.go:22 return": nil,
-		"server/storage/mvcc/store.go:29 return": {"server.(*Server).compactLoop"},
-	}
-	if diff := cmp.Diff(want, whyRoots(w)); diff != "" {
-		t.Errorf("roots per use (-want +got):\n%s", diff)
-	}
-	if w.Object.Kind != "var" || w.Object.File != "server/storage/mvcc/store.go" || w.Object.Line != 5 {
-		t.Errorf("object = %+v", w.Object)
-	}
-	for _, p := range w.Paths {
-		if p.Feasible != "yes" && p.Feasible != "only-if" {
-			t.Errorf("%s -> %s:%d kept with verdict %q", p.Entry, p.Site.File, p.Site.Line, p.Feasible)
-		}
-	}
-}
-
 // TestWhyNoObject: a name that is not there is one error naming the
 // closest names.
 func TestWhyNoObject(t *testing.T) {

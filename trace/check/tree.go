@@ -250,13 +250,6 @@ type fnSpan struct {
 	start, end int
 }
 
-func (f fnSpan) String() string {
-	if f.recv != "" {
-		return "(" + f.recv + ")." + f.name
-	}
-	return f.name
-}
-
 // goFile parses a Go file of the tree (nil for other files).
 func (t *Tree) goFile(rp string) *goFile {
 	if g, ok := t.gofiles[rp]; ok {

@@ -17,13 +17,6 @@ func readFile(name string) []byte {
 	return data
 }
 
-// errorText follows an error variable's initializer to the text it carries:
-// errors.New("..."), status.Error(codes.X, "..."), or a call of another
-// error variable (rpctypes.Error(ErrGRPCCompacted)).
-func (r *Result) errorText(v *types.Var) ErrorText {
-	return r.errorTextDepth(v, 0)
-}
-
 func (r *Result) errorTextDepth(v *types.Var, depth int) ErrorText {
 	et := ErrorText{Object: qualified(v)}
 	if v.Pkg() == nil || depth > 6 {

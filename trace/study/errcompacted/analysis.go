@@ -329,27 +329,6 @@ func (r *analysis) entryPos(name string) signal.Pos {
 	return signal.Pos{Position: r.Entries[i].Pos, Func: r.Entries[i].Func, Text: r.Entries[i].Function}
 }
 
-// behavioursOf names the behaviours whose entries reach fn.
-func (r *analysis) behavioursOf(fn *ssa.Function) []string {
-	var out []string
-	for _, b := range r.Study.Behaviours {
-		if b.Probe {
-			// Guard added on the lab branch: a probe is the lab's
-			// demonstration, not the exercise's behaviour, and verdicts
-			// about the exercise ignore it. For the engine's rewrite to
-			// replace.
-			continue
-		}
-		for _, e := range b.Entries {
-			if r.reachedFrom(e, fn) {
-				out = append(out, b.ID)
-				break
-			}
-		}
-	}
-	return out
-}
-
 // decisions returns the decisions reachable from an entry.
 func (r *analysis) decisions(entry string) []signal.Comparison {
 	var out []signal.Comparison
