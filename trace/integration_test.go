@@ -46,7 +46,7 @@ var releases = []struct {
 			"server/etcdserver/api/v3compactor/revision.go:93 comparison",
 			"server/etcdserver/api/v3rpc/util.go:45 translation",
 			"server/etcdserver/apply/uber_applier.go:97 comparison",
-			"server/etcdserver/corrupt.go:606 other",
+			"server/etcdserver/corrupt.go:606 text-comparison", // strings.Contains(string(b), mvcc.ErrCompacted.Error())
 			"server/etcdserver/txn/range.go:181 return",
 			"server/storage/mvcc/kvstore.go:38 definition",
 			"server/storage/mvcc/kvstore.go:188 return",
@@ -113,7 +113,7 @@ var releases = []struct {
 			"server/etcdserver/api/v3compactor/revision.go:93 comparison",
 			"server/etcdserver/api/v3rpc/util.go:45 translation",
 			"server/etcdserver/apply/uber_applier.go:128 comparison",
-			"server/etcdserver/corrupt.go:606 other",
+			"server/etcdserver/corrupt.go:606 text-comparison", // strings.Contains(string(b), mvcc.ErrCompacted.Error())
 			"server/etcdserver/txn/txn.go:439 return",
 			"server/storage/mvcc/kvstore.go:37 definition",
 			"server/storage/mvcc/kvstore.go:177 return",

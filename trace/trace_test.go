@@ -97,7 +97,7 @@ func TestFixtures(t *testing.T) {
 
 var (
 	versionRE      = regexp.MustCompile(`\bVersion\s+= "([^"]+)"`)
-	siteMark       = regexp.MustCompile(`// want: (\w+)`)
+	siteMark       = regexp.MustCompile(`// want: ([\w-]+)`)
 	comparisonMark = regexp.MustCompile(`// want comparison: (\w+)`)
 )
 

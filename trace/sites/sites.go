@@ -21,7 +21,11 @@ const (
 	Return      Kind = "return"      // the value is returned
 	Comparison  Kind = "comparison"  // compared with ==, !=, errors.Is or a switch case
 	Translation Kind = "translation" // a key or value in a map literal: translated to something else
-	Other       Kind = "other"
+	// TextComparison: the object's text (its Error()) is compared with a
+	// string, with == or a function of package strings: how an error that
+	// came as text (over the network, say) is recognised.
+	TextComparison Kind = "text-comparison"
+	Other          Kind = "other"
 )
 
 // Site is one use of the object.
@@ -103,6 +107,9 @@ func classify(info *types.Info, path []ast.Node) Kind {
 	if i+1 >= len(path) {
 		return Other
 	}
+	if textCompared(info, path[i+1:]) {
+		return TextComparison
+	}
 	switch parent := path[i+1].(type) {
 	case *ast.BinaryExpr:
 		if parent.Op == token.EQL || parent.Op == token.NEQ {
@@ -136,6 +143,35 @@ func classify(info *types.Info, path []ast.Node) Kind {
 		}
 	}
 	return Other
+}
+
+// textCompared reports whether path, from the parent of an expression x
+// outwards, is x.Error() used as an operand of == or != or as an argument
+// of a function of package strings.
+func textCompared(info *types.Info, path []ast.Node) bool {
+	if len(path) < 3 {
+		return false
+	}
+	sel, ok := path[0].(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Error" {
+		return false
+	}
+	call, ok := path[1].(*ast.CallExpr)
+	if !ok || call.Fun != sel || len(call.Args) != 0 {
+		return false
+	}
+	switch parent := path[2].(type) {
+	case *ast.BinaryExpr:
+		return parent.Op == token.EQL || parent.Op == token.NEQ
+	case *ast.CallExpr:
+		f, ok := ast.Unparen(parent.Fun).(*ast.SelectorExpr)
+		if !ok || !contains(parent.Args, call) {
+			return false
+		}
+		fn, ok := info.Uses[f.Sel].(*types.Func)
+		return ok && fn.Pkg() != nil && fn.Pkg().Path() == "strings"
+	}
+	return false
 }
 
 func isErrorsIs(info *types.Info, fun ast.Expr) bool {

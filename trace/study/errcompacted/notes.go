@@ -850,11 +850,15 @@ func (n *notes) matrix() report.Section {
 		head = append(head, report.Text{code(e.Name)})
 	}
 	tb := &report.Table{Head: head}
-	type detail struct {
-		text report.Text
+	// Lessons are grouped: the entries and uses that teach the same thing
+	// are named once, with it.
+	type group struct {
+		lesson  report.Text
+		entries []string
+		uses    []report.Loc
 	}
-	var details []report.Text
-	seen := map[string]bool{}
+	var groups []*group
+	byKey := map[string]*group{}
 	for si, st := range r.Sites {
 		where := t(" at package level")
 		if st.Function != "" {
@@ -866,12 +870,15 @@ func (n *notes) matrix() report.Section {
 			cell := report.Cell{}
 			if p != nil {
 				cell = n.cell(p)
-				if d := n.detail(p, st); d != nil {
-					key := fmt.Sprint(d)
-					if !seen[key] {
-						seen[key] = true
-						details = append(details, d)
+				if d := n.detail(p); d != nil {
+					key := textKey(d) + "\x00" + e.Name
+					g := byKey[key]
+					if g == nil {
+						g = &group{lesson: d, entries: []string{e.Name}}
+						byKey[key] = g
+						groups = append(groups, g)
 					}
+					g.uses = append(g.uses, report.Loc{File: st.File, Line: st.Line})
 				}
 			}
 			if st.Function == "" {
@@ -882,6 +889,36 @@ func (n *notes) matrix() report.Section {
 		tb.Rows = append(tb.Rows, row)
 	}
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
+	// Entries with the same lesson for the same uses share a line.
+	var merged []*group
+	byUses := map[string]*group{}
+	for _, g := range groups {
+		key := textKey(g.lesson) + "\x00" + fmt.Sprint(g.uses)
+		if m := byUses[key]; m != nil {
+			m.entries = append(m.entries, g.entries...)
+			continue
+		}
+		byUses[key] = g
+		merged = append(merged, g)
+	}
+	var details []report.Text
+	for _, g := range merged {
+		d := t("From ")
+		for i, e := range g.entries {
+			if i > 0 {
+				d = append(d, report.Plain(", "))
+			}
+			d = append(d, code(e))
+		}
+		d = append(d, report.Plain(" to "))
+		for i, u := range g.uses {
+			if i > 0 {
+				d = append(d, report.Plain(", "))
+			}
+			d = append(d, report.Cite(u))
+		}
+		details = append(details, append(d, g.lesson...))
+	}
 	if len(details) > 0 {
 		s.Blocks = append(s.Blocks, report.Block{Para: t("Where a cell teaches something:")}, report.Block{List: &report.List{Items: details}})
 	}
@@ -895,6 +932,18 @@ func (n *notes) matrix() report.Section {
 		s.Blocks = append(s.Blocks, report.Block{Para: t("Roots found from the code, shown where they are a use's nearest root that can reach it:")}, report.Block{List: &report.List{Items: found}})
 	}
 	return s
+}
+
+// textKey is a text's content, for comparing texts (spans hold pointers).
+func textKey(x report.Text) string {
+	var b strings.Builder
+	for _, s := range x {
+		fmt.Fprintf(&b, "%q %v %v %q|", s.Text, s.Code, s.Strong, s.Ref)
+		if s.Loc != nil {
+			fmt.Fprintf(&b, "%s:%d|", s.Loc.File, s.Loc.Line)
+		}
+	}
+	return b.String()
 }
 
 func (n *notes) pair(entry string, site int) *report.PairPaths {
@@ -919,11 +968,11 @@ func (n *notes) cell(p *report.PairPaths) report.Cell {
 
 // detail is a pair's lesson, when it has one: a path that looks as if it
 // reached the use but cannot run, a crossing, an only-if.
-func (n *notes) detail(p *report.PairPaths, st report.Site) report.Text {
+func (n *notes) detail(p *report.PairPaths) report.Text {
 	if p.Because == nil {
 		return nil
 	}
-	at := t(report.Cite(report.Loc{File: st.File, Line: st.Line}), " from ", code(p.Entry))
+	var at report.Text
 	b := p.Because
 	where := report.Loc{File: b.File, Line: b.Line}
 	switch {
@@ -982,7 +1031,7 @@ func (n *notes) coverage() *report.Section {
 func (n *notes) glossary() report.Section {
 	return report.Section{ID: "glossary", Title: "Words these notes use", Appendix: true, Blocks: []report.Block{{Terms: []report.Term{
 		{Term: "sentinel", Text: t("the error variable under study, ", code(report.ShortName(n.rep.Study.Sentinel)), "; its uses are found by type identity, not by text")},
-		{Term: "use", Text: t("a line that names the sentinel: its definition, a return, a comparison, a translation (a map from it to another error), or other")},
+		{Term: "use", Text: t("a line that names the sentinel: its definition, a return, a comparison, a translation (a map from it to another error), a text-comparison (its text, Error(), compared with a string, as an error that came over the network is recognised), or other")},
 		{Term: "entry", Text: t("a function from which call paths are traced: one the study names, or a root found from the code (a gRPC method, an HTTP handler, a goroutine)")},
 		{Term: "can run (yes, if, no)", Text: t("whether the branches on a call path can all be taken: no when a value the path fixes (a constant argument, a field a literal leaves unset) makes one false; if when one depends on server state; yes when the entry's input can meet them all")},
 		{Term: "hand-off", Text: t("where a request goes on in another goroutine, which a call graph cannot follow: a raft proposal, a scheduled job, a watcher group, a channel, the network")},
