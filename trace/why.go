@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/types"
 	"sort"
@@ -36,8 +37,17 @@ type WhyOptions struct {
 	Nearest      int // roots kept per use; default 5
 }
 
-// ErrNoObject is wrapped by Why's error when the symbol names nothing.
-var ErrNoObject = fmt.Errorf("no such object")
+// ErrNoObject is matched (errors.Is) by Why's error when the symbol names
+// nothing; the error's text is the one sentence that says so.
+var ErrNoObject = errors.New("no such object")
+
+// noObject is the error of a symbol that names nothing.
+type noObject struct{ msg string }
+
+func (e noObject) Error() string        { return e.msg }
+func (e noObject) Is(target error) bool { return target == ErrNoObject }
+
+func noObjectf(format string, args ...any) error { return noObject{fmt.Sprintf(format, args...)} }
 
 // Why finds every use of an object by identity and the roots found from
 // the code that reach each use by a path that can run. No study is needed:
@@ -79,7 +89,7 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	}
 	defer src.Close()
 	if !src.HasPackage(pkgPath) {
-		return nil, fmt.Errorf("%w: %s %s has no package %s", ErrNoObject, t.Name, src.Version, pkgPath)
+		return nil, noObjectf("%s %s has no package %s", t.Name, src.Version, pkgPath)
 	}
 	pkgs, err := loadImporters(ctx, src, t, pkgPath)
 	if err != nil {
@@ -92,11 +102,11 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 		}
 	}
 	if pkg == nil || pkg.Types == nil {
-		return nil, fmt.Errorf("%w: %s %s has no package %s", ErrNoObject, t.Name, src.Version, pkgPath)
+		return nil, noObjectf("%s %s has no package %s", t.Name, src.Version, pkgPath)
 	}
 	obj, kind, err := lookupObject(pkg.Types, strings.TrimPrefix(opts.Symbol, pkgPath+"."))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %s: %v", ErrNoObject, t.Name, src.Version, err)
+		return nil, noObjectf("%s %s: %v", t.Name, src.Version, err)
 	}
 	ph.Next("building the call graph of " + src.Version)
 	g, err := callpath.Build(pkgs)
@@ -259,7 +269,7 @@ func loadImporters(ctx context.Context, src *source.Source, t *target.Target, pk
 	}
 	sort.Strings(set)
 	if len(set) == 0 {
-		return nil, fmt.Errorf("%w: no package of %s %s is %s", ErrNoObject, t.Name, src.Version, pkgPath)
+		return nil, noObjectf("no package of %s %s is %s", t.Name, src.Version, pkgPath)
 	}
 	pkgs, err := src.Load(ctx, fullMode, set...)
 	if err != nil {
