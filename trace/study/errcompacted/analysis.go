@@ -252,6 +252,10 @@ type ErrorUse struct {
 	Callee  string
 	Uses    []string
 	Dropped bool
+	// Verdict and Because are the pair's feasibility: whether the call can
+	// run on the watch's path, and the condition that decides it.
+	Verdict feasible.Verdict
+	Because *feasible.Cond
 }
 
 // sentence builds a verdict sentence: each %L in format takes the next
@@ -353,14 +357,12 @@ func (r *analysis) signalDecision() (signal.Comparison, bool) {
 func (r *analysis) layers() {
 	sg := r.Study.Signal
 	r.errorUses()
-	watch := r.watchChain()
+	// Every watch that opens gets its create response, the one evicted
+	// mid-stream as much as the one opened behind the compaction.
+	watch := r.withCreate(r.watchChain())
 	read := r.readChain()
-	first := r.behaviourWith(sg.Sync, "")
 	for _, b := range r.Study.Behaviours {
 		switch {
-		case contains(b.Entries, sg.Sync) && b.ID != first:
-			// A watch that opens behind: its create response comes first.
-			r.Chains = append(r.Chains, Chain{Behaviour: b.ID, Steps: r.withCreate(watch)})
 		case contains(b.Entries, sg.Sync):
 			r.Chains = append(r.Chains, Chain{Behaviour: b.ID, Steps: watch})
 		case contains(b.Entries, sg.Read):
@@ -616,8 +618,11 @@ func (r *analysis) readChain() []Step {
 	if rp := s.Read; rp != nil {
 		for _, c := range rp.Called {
 			add("wire", "the handler maps the error: "+report.ShortName(c.Text), c)
+			for _, ix := range lookupsIn(rp, c.Text) {
+				add("wire", "which looks it up by identity in the translation map: "+ix.Text, ix)
+			}
 		}
-		add("wire", "through the translation map: "+rp.Key.Text, rp.Key)
+		add("wire", "the translation map's entry for the sentinel: "+rp.Key.Text, rp.Key)
 		if len(rp.Wire.Chain) > 0 {
 			last := rp.Wire.Chain[len(rp.Wire.Chain)-1]
 			add("wire", fmt.Sprintf("a gRPC %s error with the text %q", rp.Wire.Code, rp.Wire.Text), last)
@@ -680,62 +685,93 @@ func (r *analysis) evictVerdict() {
 	r.verdict("evict", b, q, v)
 }
 
-// currentWatcher says why the decision never holds for a watcher that is
-// caught up: not because it is kept out of the behind group (Restore and
-// moveVictims put synced watchers there too), but because every way into
-// the synced group sets the watcher's progress one past a revision the
-// store has reached, and the compaction cannot pass the current revision.
+// currentWatcher says why the decision leaves a caught-up watcher alone,
+// in terms that hold for every run: the decision runs only over the
+// watchers the sync loop takes from the behind group; a watch opened at the
+// current revision goes to the other group, where new events are sent to it
+// as they are written. It is compared only once something moves it into the
+// behind group (Restore, moveVictims), and then a compaction past its
+// progress cancels it like any behind watcher; since a synced watcher's
+// progress is written only where the code says (at open, when the sync loop
+// moves it, when events are sent to it), that can happen after a Restore
+// even to a watcher that missed nothing.
 func (r *analysis) currentWatcher(v *sentence) {
 	sg := r.Study.Signal
 	s := r.Signal
-	synced := map[*ssa.Function]bool{}
-	for _, a := range s.Groups {
-		if a.Group != sg.Behind {
-			synced[a.Func] = true
+	d, okD := r.signalDecision()
+	rd, okR := r.behindRead(d)
+	open, okO := r.behindAdd()
+	if !okD || !okR || !okO {
+		v.add("The analysis does not find which group of watchers the decision runs over in this release: it cannot say why the current watcher survives.")
+		return
+	}
+	var syncedAdd *signal.GroupAccess // where the open path puts a caught-up watch
+	for i, a := range s.Groups {
+		if a.Group != sg.Behind && a.Method == "add" && a.Func == open.Func {
+			syncedAdd = &s.Groups[i]
+			break
 		}
 	}
-	var past []signal.Write
-	for _, w := range s.Progress.Stores {
-		if w.Past != "" && synced[w.Func] {
-			past = append(past, w)
+	if syncedAdd == nil {
+		v.add(fmt.Sprintf("The decision runs only over the watchers taken from `%s` (%%L), but the analysis finds no other group the open path puts a watcher in: it cannot say why the current watcher survives.", fieldName(sg.Behind)), rd.Pos)
+		return
+	}
+	synced := fieldName(syncedAdd.Group)
+	var fed []signal.Write // progress writes in functions that use the synced group, past the open
+	inSynced := map[*ssa.Function]bool{}
+	for _, a := range s.Groups {
+		if a.Group == syncedAdd.Group {
+			inSynced[a.Func] = true
 		}
 	}
 	var into []signal.GroupAccess // other ways into the behind group
-	open, _ := r.behindAdd()
+	moves := map[*ssa.Function]bool{}
 	for _, a := range s.Groups {
 		if a.Group == sg.Behind && a.Method == "add" && a.Func != open.Func {
 			into = append(into, a)
+			moves[a.Func] = true
 		}
 	}
-	if len(past) == 0 || len(s.Ceilings) == 0 {
-		v.add("This release's code shows no bound that keeps a caught-up watcher's progress past the compaction revision: the analysis cannot say why the current watcher survives.")
-		return
-	}
-	v.add(fmt.Sprintf("The current watcher survives because it is never behind the compaction revision: the functions that keep `%s` set a watcher's progress one past a revision the store has reached (", fieldName(sg.Groups[0])))
-	var at []signal.Pos
-	for i, w := range past {
-		if i > 0 {
-			v.add(", ")
+	for _, w := range s.Progress.Stores {
+		if inSynced[w.Func] && w.Func != open.Func && !moves[w.Func] && !r.reachedFrom(sg.Sync, w.Func) {
+			fed = append(fed, w)
 		}
-		v.add(fmt.Sprintf("`%s` in `%s`, %%L", strings.TrimSpace(w.Text), short(w.Func)), w.Pos)
-		at = append(at, w.Pos)
 	}
-	c := s.Ceilings[0]
-	v.add(fmt.Sprintf("), and a compaction cannot pass the current revision: `%s` returns `%s` (%%L) before `%s` (%%L)", c.Text, c.Returns, c.Writes.Text), c.Pos, c.Writes)
-	at = append(at, c.Pos)
-	v.add(fmt.Sprintf(", so `%s` cannot hold for a watcher that keeps up", r.decisionText()))
+	v.add(fmt.Sprintf("The current watcher survives because the decision never looks at it: `%s` runs only over the watchers the sync loop takes from `%s` (`%s`, %%L), and a watch opened at the current revision is put in `%s` instead (`%s` in `%s`, %%L", r.decisionText(), fieldName(sg.Behind), strings.TrimSpace(rd.Text), synced, strings.TrimSpace(syncedAdd.Text), short(syncedAdd.Func)), rd.Pos, syncedAdd.Pos)
+	at := []signal.Pos{rd.Pos, syncedAdd.Pos}
+	if syncedAdd.Cond != "" {
+		v.add(fmt.Sprintf(", when `%s`", syncedAdd.Cond))
+		if syncedAdd.CondDef.Text != "" {
+			v.add(fmt.Sprintf(": `%s`, %%L", strings.TrimSpace(syncedAdd.CondDef.Text)), syncedAdd.CondDef)
+		}
+	}
+	v.add(")")
+	if len(fed) > 0 {
+		v.add(", where new events are sent to it as they are written, with no history to read (")
+		for i, w := range fed {
+			if i > 0 {
+				v.add(", ")
+			}
+			v.add(fmt.Sprintf("`%s` in `%s`, %%L", strings.TrimSpace(w.Text), short(w.Func)), w.Pos)
+		}
+		v.add(")")
+	}
+	v.add(".")
 	if len(into) > 0 {
-		v.add(fmt.Sprintf(", even when it is put in `%s` (", fieldName(sg.Behind)))
+		v.add(fmt.Sprintf(" It is compared only if it is moved into `%s` (", fieldName(sg.Behind)))
 		for i, a := range into {
 			if i > 0 {
 				v.add(", ")
 			}
 			v.add(fmt.Sprintf("`%s`, %%L", short(a.Func)), a.Pos)
 		}
-		v.add(")")
+		v.add("); then a compaction past its progress cancels it like a behind watcher")
+		if len(fed) > 0 {
+			v.add(fmt.Sprintf(", even one that missed no event: in `%s` its progress `%s` is written only where events are sent to it (as above), not as the store's revision grows", synced, s.ProgressVar.Name()))
+		}
+		v.add(".")
 	}
-	v.add(".")
-	v.fact(FactCurrentNotCompared, fmt.Sprintf("a watcher in `%s` has its progress one past a revision the store has reached, and a compaction cannot pass the current revision: `%s` cannot hold for a watcher that keeps up", fieldName(sg.Groups[0]), r.decisionText()), at...)
+	v.fact(FactCurrentNotCompared, fmt.Sprintf("`%s` runs only over the watchers taken from `%s`; a watch opened at the current revision is put in `%s`, where new events are sent to it as they are written: it needs no history while it stays there", r.decisionText(), fieldName(sg.Behind), synced), at...)
 }
 
 func (r *analysis) decisionText() string {
@@ -991,6 +1027,18 @@ func (r *analysis) boundaryVerdict() {
 	r.verdict("boundary", "", q, v)
 }
 
+// lookupsIn are the lookups of the read's translation map made by the
+// function named fn (a qualified name, as ReadPath.Called has it).
+func lookupsIn(rp *signal.ReadPath, fn string) []signal.Pos {
+	var out []signal.Pos
+	for _, ix := range rp.Indexed {
+		if ix.Func != nil && callpath.Name(ix.Func) == fn {
+			out = append(out, ix)
+		}
+	}
+	return out
+}
+
 func (r *analysis) readVerdict() {
 	sg := r.Study.Signal
 	s := r.Signal
@@ -1006,7 +1054,11 @@ func (r *analysis) readVerdict() {
 	d := ds[0]
 	v.add(fmt.Sprintf("The read reaches `%s`, which %s when `%s` (%%L)", short(d.Func), d.Consequence, d.Text), d.Pos)
 	if rp := s.Read; rp != nil && len(rp.Called) > 0 {
-		v.add(fmt.Sprintf("; the handler maps it with `%s` (%%L) through the translation map (%%L)", report.ShortName(rp.Called[0].Text)), rp.Called[0], rp.Key)
+		if ix := lookupsIn(rp, rp.Called[0].Text); len(ix) > 0 {
+			v.add(fmt.Sprintf("; the handler maps it with `%s` (%%L), which looks the error up by identity, `%s` (%%L), in the translation map (%%L)", report.ShortName(rp.Called[0].Text), ix[0].Text), rp.Called[0], ix[0], rp.Key)
+		} else {
+			v.add(fmt.Sprintf("; the handler maps it with `%s` (%%L) through the translation map (%%L)", report.ShortName(rp.Called[0].Text)), rp.Called[0], rp.Key)
+		}
 		if len(rp.Wire.Chain) > 0 {
 			v.add(fmt.Sprintf(" to a gRPC %s error with the text %q (%%L)", rp.Wire.Code, rp.Wire.Text), rp.Wire.Chain[len(rp.Wire.Chain)-1])
 		}
@@ -1016,10 +1068,21 @@ func (r *analysis) readVerdict() {
 	}
 	v.add(".")
 	for _, u := range r.ErrorUses {
+		if u.Verdict == feasible.No {
+			continue // the call cannot reach the return on the watch's path
+		}
+		v.add(fmt.Sprintf(" On the watch side, `%s` calls `%s` (%%L)", short(u.Call.Func), report.ShortName(u.Callee)), u.Call)
+		if c := u.Because; u.Verdict == feasible.OnlyIf && c != nil && c.Text != "" {
+			not := ""
+			if !c.Want {
+				not = "not "
+			}
+			v.add(fmt.Sprintf(" only when %s`%s` (%%L)", not, c.Text), r.condPos(c))
+		}
 		if u.Dropped {
-			v.add(fmt.Sprintf(" On the watch side, the send loop's call of `%s` (%%L) reaches the same return of the sentinel (%%L) after a compaction; its error is only %s: the event goes out without that value and the stream is not ended.", report.ShortName(u.Callee), strings.Join(u.Uses, ", ")), u.Call, r.sitePos(u.Site))
+			v.add(fmt.Sprintf(", which can reach the same return of the sentinel (%%L) after a compaction; its error is only %s: the event goes out without that value and the stream is not ended.", strings.Join(u.Uses, ", ")), r.sitePos(u.Site))
 		} else {
-			v.add(fmt.Sprintf(" On the watch side, the call of `%s` (%%L) can fail with the sentinel; its error is %s.", report.ShortName(u.Callee), strings.Join(u.Uses, ", ")), u.Call)
+			v.add(fmt.Sprintf(", which can fail with the sentinel; its error is %s.", strings.Join(u.Uses, ", ")))
 		}
 	}
 	r.verdict("read", b, q, v)
@@ -1260,8 +1323,17 @@ func (r *analysis) errorUses() {
 			}
 			uses, dropped := r.Signal.ErrorUses(h.Site)
 			r.ErrorUses = append(r.ErrorUses, ErrorUse{Site: p.Site, Entry: sg.Open,
-				Call: signal.Pos{Position: h.Pos, Func: send}, Callee: callpath.Name(h.Callee), Uses: uses, Dropped: dropped})
+				Call: signal.Pos{Position: h.Pos, Func: send}, Callee: callpath.Name(h.Callee), Uses: uses, Dropped: dropped,
+				Verdict: p.Verdict, Because: p.Because})
 			break
 		}
 	}
+}
+
+// condPos is where condition c is written, with its text.
+func (r *analysis) condPos(c *feasible.Cond) signal.Pos {
+	if c == nil || !c.Pos.IsValid() {
+		return signal.Pos{}
+	}
+	return signal.Pos{Position: r.Graph.Fset().Position(c.Pos), Func: c.Func, Text: c.Text}
 }

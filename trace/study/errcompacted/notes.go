@@ -304,8 +304,12 @@ func (n *notes) way() report.Section {
 		steps, differs = merge(main.Steps, other.Steps)
 	}
 	s.Blocks = append(s.Blocks, report.Block{Para: t("Solid arrows are calls and what the code does next; dotted arrows are hand-offs a call graph cannot follow: a watcher group, a channel, the network. ")})
-	if other != nil {
+	switch {
+	case other != nil && len(differs) > 0:
 		s.Blocks[len(s.Blocks)-1].Para = append(s.Blocks[len(s.Blocks)-1].Para, t(fmt.Sprintf("The way of the %s is the same, with the steps marked %s.", strings.ToLower(n.title(otherID)), "“"+otherID+" only”"))...)
+	case other != nil:
+		s.Blocks[len(s.Blocks)-1].Para = append(s.Blocks[len(s.Blocks)-1].Para, t(fmt.Sprintf("The %s takes the same way, step for step; what differs is when the compaction comes (", strings.ToLower(n.title(otherID))))...)
+		s.Blocks[len(s.Blocks)-1].Para = append(s.Blocks[len(s.Blocks)-1].Para, report.RefSpan("below", "reopen"), report.Plain(")."))
 	}
 	s.Blocks = append(s.Blocks, report.Block{Diagram: n.diagram(steps, differs, ex[0].ID)})
 	s.Blocks = append(s.Blocks, report.Block{List: &report.List{Ordered: true, Items: n.stepItems(steps, differs, otherID, ex[0].ID)}})
