@@ -45,6 +45,9 @@ func (r *Result) Report() (*report.Report, error) {
 		return nil, err
 	}
 	rep.Entries = r.reportEntries()
+	for _, e := range r.Absent {
+		rep.EntriesAbsent = append(rep.EntriesAbsent, report.AbsentEntry{Name: e.Name, Function: e.Function, Doc: e.Doc})
+	}
 	rep.Boundaries = []report.Boundary{}
 	for _, b := range r.Boundaries {
 		pos := b.Calls[0]

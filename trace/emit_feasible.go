@@ -38,6 +38,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 	}
 	rc := r.cond(c)
 	b := &report.Because{Cond: rc, File: rc.File, Line: rc.Line}
+	if c.Near != nil {
+		near := r.cond(c.Near)
+		b.Near = &near
+	}
 	text := "`" + c.Text + "`"
 	if c.Text == "" {
 		text = "a condition"

@@ -53,7 +53,7 @@ func (r *Result) reportSignal() *report.Signal {
 		Refusals: []report.Refusal{}, Handoffs: []report.Handoff{}, ErrorUses: []report.ErrorUse{},
 		Pacing: []report.Pace{}, Chains: []report.Chain{}, Verdicts: []report.Verdict{}, Claims: []report.Claim{}}
 	for _, c := range s.Comparisons {
-		rc := report.Comparison{Loc: r.loc(c.Pos), Op: c.Op, Revision: c.Revision, Kind: "boundary",
+		rc := report.Comparison{Loc: r.loc(c.Pos), Op: c.Op, Revision: c.Revision, Guard: c.Guard, LowestPassing: c.LowestPassing, Kind: "boundary",
 			Consequence: c.Consequence, Entries: r.entriesReaching(c.Pos), Behaviours: r.behavioursOf(c.Func)}
 		if rc.Behaviours == nil {
 			rc.Behaviours = []string{}
@@ -78,7 +78,16 @@ func (r *Result) reportSignal() *report.Signal {
 		rs.Marks = append(rs.Marks, report.Mark{Read: r.loc(m.Read), Write: r.loc(m.Write)})
 	}
 	for _, x := range s.Refusals {
-		rs.Refusals = append(rs.Refusals, report.Refusal{Loc: r.loc(x.Pos), Cond: x.Cond, Reason: x.Reason, Text: x.Text})
+		rf := report.Refusal{Loc: r.loc(x.Pos), Cond: x.Cond, Reason: x.Reason, Text: x.Text}
+		if x.CondAt.Filename != "" {
+			l := r.loc(x.CondAt)
+			rf.CondAt = &l
+		}
+		if x.ReasonAt.Filename != "" {
+			l := r.loc(x.ReasonAt)
+			rf.ReasonAt = &l
+		}
+		rs.Refusals = append(rs.Refusals, rf)
 	}
 	for _, g := range s.GoStmts {
 		rs.Handoffs = append(rs.Handoffs, report.Handoff{Loc: r.loc(g.Pos), Kind: "go", Detail: "starts " + report.ShortName(g.Loop), Entries: r.entriesReaching(g.Pos)})

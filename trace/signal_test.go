@@ -211,7 +211,7 @@ func TestSignal(t *testing.T) {
 			if !strings.HasPrefix(verdicts["reopen"], "Accepted, then canceled") {
 				t.Errorf("reopen verdict: %q", verdicts["reopen"])
 			}
-			if got := strings.Contains(verdicts["reopen"], "Refused at open with the same text"); got != (w.refusal != "") {
+			if got := strings.Contains(verdicts["reopen"], "The only refusal at open with the same text"); got != (w.refusal != "") {
 				t.Errorf("reopen verdict names a refusal = %v: %q", got, verdicts["reopen"])
 			}
 			if !strings.Contains(verdicts["evict"], "progress") {

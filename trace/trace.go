@@ -281,6 +281,10 @@ func (r *Result) findSites() error {
 func (r *Result) resolveEntries() error {
 	for _, e := range r.Study.Entries {
 		fn, err := r.Graph.Func(e.Function)
+		if err != nil && e.Optional {
+			r.Absent = append(r.Absent, e)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("entry %s: %s is not in etcd %s: %w", e.Name, e.Function, r.Source.Version, err)
 		}

@@ -149,6 +149,9 @@ func (w *walker) because(b *report.Because) {
 	}
 	w.pos("condition", "what decides a path", b.Cond.Function, b.File, b.Line, b.Text)
 	w.cond(b.Cond)
+	if b.Near != nil {
+		w.cond(*b.Near)
+	}
 }
 
 func (w *walker) cond(c report.Cond) {
@@ -217,6 +220,12 @@ func (w *walker) signal(s *report.Signal) {
 			text += " → " + r.Reason
 		}
 		w.pos("refusal", "refusal", r.Function, r.File, r.Line, text)
+		if r.CondAt != nil {
+			w.loc("refusal", "condition of a refusal", *r.CondAt)
+		}
+		if r.ReasonAt != nil {
+			w.loc("refusal", "reason of a refusal", *r.ReasonAt)
+		}
 	}
 	for _, h := range s.Handoffs {
 		w.loc("handoff", h.Kind, h.Loc)

@@ -70,6 +70,10 @@ type Cond struct {
 	// condition this one contradicts (Excluded, as its Text).
 	Why   string
 	Prior *Cond
+	// Near is, on the condition that decides an OnlyIf verdict, the
+	// path's last condition of state, when it is another one: the one
+	// nearest the target (often the guard of the target itself).
+	Near *Cond
 	// Fields are the struct fields the condition's value is read from (in
 	// its function, through locals, loads and map lookups).
 	Fields []*types.Var
@@ -300,8 +304,20 @@ func (w *walk) result(cs []Cond, sites []ssa.CallInstruction) Result {
 		}
 		return false
 	}
-	if pick(No, False, Excluded) || pick(Unknown, Gave) || pick(OnlyIf, State) {
+	if pick(No, False, Excluded) || pick(Unknown, Gave) {
 		return r
+	}
+	if pick(OnlyIf, State) {
+		for j := len(cs) - 1; j >= 0; j-- {
+			if cs[j].Class == State {
+				if &cs[j] != r.Because {
+					b := *r.Because
+					b.Near = &cs[j]
+					r.Because = &b
+				}
+				break
+			}
+		}
 	}
 	return r
 }
@@ -420,9 +436,35 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 		c.Class = Ordinary
 		return c
 	}
+	// An assertion: the branch the path does not take only panics, so
+	// the condition restricts no run that goes on.
+	other := ifi.Block().Succs[0]
+	if want {
+		other = ifi.Block().Succs[1]
+	}
+	if onlyPanics(other, 0) {
+		c.Class = Ordinary
+		return c
+	}
 	w.classify(fr, &c, ifi.Cond, want)
 	c.Fields = fieldsRead(ifi.Cond)
 	return c
+}
+
+// onlyPanics reports whether every way on from block b ends in a panic.
+func onlyPanics(b *ssa.BasicBlock, depth int) bool {
+	if b == nil || depth > 8 || len(b.Instrs) == 0 {
+		return false
+	}
+	switch b.Instrs[len(b.Instrs)-1].(type) {
+	case *ssa.Panic:
+		return true
+	case *ssa.Jump:
+		return onlyPanics(b.Succs[0], depth+1)
+	case *ssa.If:
+		return onlyPanics(b.Succs[0], depth+1) && onlyPanics(b.Succs[1], depth+1)
+	}
+	return false
 }
 
 // fieldsRead lists the struct fields v is computed from within its

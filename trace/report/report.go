@@ -9,16 +9,18 @@ package report
 
 // Report is the result of one study on one etcd source.
 type Report struct {
-	Study      Study       `json:"study"`
-	Etcd       Etcd        `json:"etcd"`
-	Packages   []string    `json:"packages"` // loaded from source, sorted
-	Citation   Citation    `json:"citation"`
-	Files      []File      `json:"files"`
-	Sites      []Site      `json:"sites"`
-	Entries    []Entry     `json:"entries"`
-	Boundaries []Boundary  `json:"boundaries"`
-	Paths      []PairPaths `json:"paths"`
-	Behaviours []Behaviour `json:"behaviours"`
+	Study    Study    `json:"study"`
+	Etcd     Etcd     `json:"etcd"`
+	Packages []string `json:"packages"` // loaded from source, sorted
+	Citation Citation `json:"citation"`
+	Files    []File   `json:"files"`
+	Sites    []Site   `json:"sites"`
+	Entries  []Entry  `json:"entries"`
+	// EntriesAbsent are the study's optional entries this release lacks.
+	EntriesAbsent []AbsentEntry `json:"entries_absent,omitempty"`
+	Boundaries    []Boundary    `json:"boundaries"`
+	Paths         []PairPaths   `json:"paths"`
+	Behaviours    []Behaviour   `json:"behaviours"`
 	// Signal follows the sentinel's meaning layer by layer.
 	Signal *Signal `json:"signal,omitempty"`
 	// Lab is what a run of the lab observed, when it was asked for.
@@ -196,6 +198,13 @@ type Entry struct {
 	Kind  string `json:"kind,omitempty"`
 }
 
+// AbsentEntry is an entry of the study that the release lacks.
+type AbsentEntry struct {
+	Name     string `json:"name"`
+	Function string `json:"function"`
+	Doc      string `json:"doc"`
+}
+
 // Boundary is an asynchronous hand-off the call graph cannot follow.
 type Boundary struct {
 	Name   string `json:"name"`
@@ -269,6 +278,9 @@ type Because struct {
 	// path fixes), "excluded" (contradicts an earlier condition),
 	// "unknown", "state" (server state only).
 	Cond Cond `json:"cond"`
+	// Near is, for an only-if, the path's last condition of state when it
+	// is another one: the one nearest the use.
+	Near *Cond `json:"near,omitempty"`
 }
 
 // Cond is a branch condition of a path.

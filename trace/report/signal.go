@@ -61,6 +61,12 @@ type Comparison struct {
 	Loc
 	Op       string `json:"op"`
 	Revision string `json:"revision"` // the other operand
+	// Guard is the whole condition the comparison is part of, when it is
+	// more than the comparison.
+	Guard string `json:"guard,omitempty"`
+	// LowestPassing is the lowest revision that passes relative to the
+	// compaction revision C: 0 when C passes and C-1 fails, 1 when C fails.
+	LowestPassing int `json:"lowest_passing"`
 	// Kind is "decision" (it guards the signal or the sentinel) or
 	// "boundary" (it decides something else at the same revision).
 	Kind        string `json:"kind"`
@@ -94,6 +100,10 @@ type Refusal struct {
 	Cond   string `json:"cond"`
 	Reason string `json:"reason"`
 	Text   string `json:"reason_text,omitempty"`
+	// CondAt is where the condition is tested, ReasonAt where the reason
+	// is set.
+	CondAt   *Loc `json:"cond_at,omitempty"`
+	ReasonAt *Loc `json:"reason_at,omitempty"`
 }
 
 // Handoff is a hand-off between goroutines.

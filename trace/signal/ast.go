@@ -99,18 +99,18 @@ func (s *syntax) obj(e ast.Expr) types.Object {
 // statement whose condition holds the expression at path[0], or of the case
 // clause that lists it; and the guarding statement. A comparison used as a
 // value (assigned, returned) guards nothing.
-func guard(path []ast.Node) (body []ast.Stmt, stmt ast.Node) {
+func guard(path []ast.Node) (body []ast.Stmt, cond ast.Expr) {
 	for i := 1; i < len(path); i++ {
 		switch x := path[i].(type) {
 		case *ast.IfStmt:
 			if path[i-1] == x.Cond {
-				return x.Body.List, x
+				return x.Body.List, x.Cond
 			}
 			return nil, nil
 		case *ast.CaseClause:
 			for _, e := range x.List {
 				if path[i-1] == e {
-					return x.Body, x
+					return x.Body, e
 				}
 			}
 			return nil, nil

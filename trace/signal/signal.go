@@ -63,6 +63,14 @@ type Comparison struct {
 	// the sentinel; Consequence says which, or what the guarded code does.
 	Decision    bool
 	Consequence string
+	// Guard is the whole condition the comparison is part of, when it is
+	// more than the comparison ("rev > 0 && rev < compactRev").
+	Guard string
+	// Signals is set when the guarded code writes a signal field: the
+	// decision signals without the sentinel. NoWait is set when that
+	// signal is sent in a select with a default case: when the channel is
+	// full, nothing is sent on that run.
+	Signals, NoWait bool
 	// ConsequencePos is the position of the guarded write or use.
 	ConsequencePos Pos
 	// LowestPassing is the lowest revision that passes relative to the
@@ -95,6 +103,9 @@ type Refusal struct {
 	Cond   string // the condition that leads to it
 	Reason string // the cancel reason's expression
 	Text   string // the reason's text, when it can be evaluated
+	// CondAt is where the condition is tested, ReasonAt where the reason
+	// is set.
+	CondAt, ReasonAt Pos
 }
 
 // GoStmt is a go statement that starts a loop.
@@ -328,8 +339,14 @@ func (r *Result) comparisons(d *deriver) {
 		if op == token.LEQ {
 			c.LowestPassing = 1
 		}
-		body, _ := guard(path)
-		c.Decision, c.Consequence, c.ConsequencePos = r.consequence(body, b.Parent())
+		body, cond := guard(path)
+		if cond != nil && cond != ast.Expr(be) {
+			c.Guard = r.syn.src(cond)
+		}
+		c.Decision, c.Consequence, c.ConsequencePos, c.Signals = r.consequence(body, b.Parent())
+		if c.Signals {
+			c.NoWait = r.sentWithoutWaiting(c.ConsequencePos.pos)
+		}
 		r.Comparisons = append(r.Comparisons, c)
 	}
 	sortBy(r.Comparisons, func(a, b Comparison) bool { return posLess(a.Position, b.Position) })
@@ -343,9 +360,11 @@ func posLess(a, b token.Position) bool {
 }
 
 // consequence looks into the statements a comparison guards.
-func (r *Result) consequence(body []ast.Stmt, fn *ssa.Function) (bool, string, Pos) {
+// It reports whether they decide something (a signal write or a use of the
+// sentinel), what, where, and whether it is a signal write.
+func (r *Result) consequence(body []ast.Stmt, fn *ssa.Function) (decides bool, what string, at Pos, signals bool) {
 	if len(body) == 0 {
-		return false, "", Pos{}
+		return false, "", Pos{}, false
 	}
 	signal := map[*types.Var]string{}
 	for _, f := range r.in.Spec.Fields {
@@ -353,8 +372,6 @@ func (r *Result) consequence(body []ast.Stmt, fn *ssa.Function) (bool, string, P
 			signal[v] = f
 		}
 	}
-	var what string
-	var at Pos
 	for _, st := range body {
 		ast.Inspect(st, func(n ast.Node) bool {
 			if what != "" {
@@ -366,6 +383,7 @@ func (r *Result) consequence(body []ast.Stmt, fn *ssa.Function) (bool, string, P
 					if name, ok := signal[v]; ok {
 						what = "sends " + shortField(name) + " = " + r.syn.src(x.Value)
 						at = r.pos(x.Pos(), fn, r.syn.src(x))
+						signals = true
 					}
 				}
 			case *ast.Ident:
@@ -377,10 +395,41 @@ func (r *Result) consequence(body []ast.Stmt, fn *ssa.Function) (bool, string, P
 			return true
 		})
 		if what != "" {
-			return true, what, at
+			return true, what, at, signals
 		}
 	}
-	return false, r.syn.src(body[0]), r.pos(body[0].Pos(), fn, r.syn.src(body[0]))
+	return false, r.syn.src(body[0]), r.pos(body[0].Pos(), fn, r.syn.src(body[0])), false
+}
+
+// sentWithoutWaiting reports whether the code at pos is the send of a
+// select case whose select has a default case.
+func (r *Result) sentWithoutWaiting(pos token.Pos) bool {
+	path, _ := r.syn.path(pos, pos)
+	for _, n := range path {
+		sel, ok := n.(*ast.SelectStmt)
+		if !ok {
+			continue
+		}
+		inComm := false
+		for _, st := range sel.Body.List {
+			c := st.(*ast.CommClause)
+			if c.Comm != nil {
+				if _, send := c.Comm.(*ast.SendStmt); send && c.Comm.Pos() <= pos && pos <= c.Comm.End() {
+					inComm = true
+				}
+			}
+		}
+		if !inComm {
+			return false
+		}
+		for _, st := range sel.Body.List {
+			if st.(*ast.CommClause).Comm == nil {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // shortField turns "pkg/path.T.f" into "T.f".
@@ -566,12 +615,17 @@ func (r *Result) refusals() {
 			return true
 		}
 		path, _ := r.syn.path(cl.Pos(), cl.End())
-		ref := Refusal{Pos: r.pos(cl.Pos(), r.funcAt(f, path), "")}
+		fn := r.funcAt(f, path)
+		ref := Refusal{Pos: r.pos(cl.Pos(), fn, "")}
 		if why != nil {
 			ref.Reason = r.syn.src(why)
 			ref.Text = r.exprText(why).Text
+			ref.ReasonAt = r.pos(why.Pos(), fn, lineText(r.syn, why.Pos()))
 		}
 		ref.Cond = r.condAbove(path)
+		if c := r.condExprAbove(path); c != nil {
+			ref.CondAt = r.pos(c.Pos(), fn, lineText(r.syn, c.Pos()))
+		}
 		r.Refusals = append(r.Refusals, ref)
 		return true
 	})
@@ -592,6 +646,20 @@ func (r *Result) condAbove(path []ast.Node) string {
 		}
 	}
 	return ""
+}
+
+// condExprAbove returns the condition of the nearest if statement whose
+// body or else branch holds the path.
+func (r *Result) condExprAbove(path []ast.Node) ast.Expr {
+	for i := 1; i < len(path); i++ {
+		if ifs, ok := path[i].(*ast.IfStmt); ok && (path[i-1] == ifs.Body || path[i-1] == ifs.Else) {
+			return ifs.Cond
+		}
+		if _, ok := path[i].(*ast.FuncDecl); ok {
+			return nil
+		}
+	}
+	return nil
 }
 
 // condIdent returns the guarding if statement's condition when it is a

@@ -94,4 +94,8 @@ type Pace struct {
 type Replay struct {
 	Revisions  int
 	TypedAfter time.Duration
+	// Short is how many revisions before the head the compaction is to
+	// (the exercise compacts to N-10): once the watcher's progress reaches
+	// that revision, the compaction can no longer evict it.
+	Short int
 }

@@ -32,8 +32,10 @@ type Pass struct {
 	// Roots are the roots found from the code.
 	Roots []roots.Root
 
-	Sites      []Site
-	Entries    []EntryPoint
+	Sites   []Site
+	Entries []EntryPoint
+	// Absent are the study's optional entries the release lacks.
+	Absent     []Entry
 	Boundaries []HandOff
 	Pairs      []Pair
 	Grep       []GrepHit

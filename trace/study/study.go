@@ -110,6 +110,9 @@ type Entry struct {
 	Name     string // short name used in reports, e.g. "watch-open"
 	Function string // qualified: "pkg/path.(*T).M" or "pkg/path.F"
 	Doc      string // one sentence: what runs this function
+	// Optional marks an entry that some releases lack (a handler added
+	// later): where it is absent it is left out, and the report says so.
+	Optional bool
 }
 
 // Boundary is an asynchronous hand-off between two entries.

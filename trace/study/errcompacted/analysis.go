@@ -100,8 +100,8 @@ func (r *analysis) probesRunning(si int) []string {
 
 // Step is one station of a behaviour's way through the code.
 type Step struct {
-	// Kind is entry, go, call, handoff, decision, signal, mark, wire,
-	// client, tool or exit.
+	// Kind is entry, go, call, handoff, create (the create response),
+	// decision, signal, mark, wire, client, tool or exit.
 	Kind  string
 	Label string
 	At    signal.Pos
@@ -347,7 +347,7 @@ func (r *analysis) decisions(entry string) []signal.Comparison {
 // signalDecision is the sync loop's decision that sends the signal.
 func (r *analysis) signalDecision() (signal.Comparison, bool) {
 	for _, c := range r.decisions(r.Study.Signal.Sync) {
-		if strings.HasPrefix(c.Consequence, "sends ") {
+		if c.Signals {
 			return c, true
 		}
 	}
@@ -394,7 +394,7 @@ func (r *analysis) withCreate(steps []Step) []Step {
 	for _, s := range steps {
 		out = append(out, s)
 		if s.ID == behindGroup {
-			out = append(out, Step{Kind: "wire", Label: "the watch is accepted: " + at.Text, At: at})
+			out = append(out, Step{Kind: "create", Label: "the watch is accepted: " + at.Text, At: at})
 		}
 	}
 	return link(out)
@@ -827,7 +827,17 @@ func (r *analysis) replayVerdict() {
 		v.add(" (the client takes responses off the stream into a buffer without bound, %L)", c.Buffer[0])
 	}
 	v.add(". ")
-	if done < typed {
+	// The watcher's progress starts at the anchor, n-1 revisions before
+	// the head, and the compaction is to Short before the head: after
+	// `closes` passes its progress is at or past the compaction revision,
+	// and the decision can no longer hold for it.
+	closes, window := passes, done
+	if need := int64(n - 1 - sg.Replay.Short); sg.Replay.Short > 0 && need > 0 {
+		closes = (need + batch.Int - 1) / batch.Int
+		window = time.Duration(closes * period.Int)
+		v.add(fmt.Sprintf("A compaction to %d revisions before the head evicts the watcher only if it lands before pass %d, at most about %s after the watch opens: from then on its progress is at or past the compaction revision. ", sg.Replay.Short, closes, window))
+	}
+	if window < typed {
 		var moved []signal.Pos
 		if d, ok := r.signalDecision(); ok {
 			if rd, ok := r.behindRead(d); ok {
@@ -842,11 +852,11 @@ func (r *analysis) replayVerdict() {
 		if len(moved) > 0 {
 			v.add(", the sync loop has moved it out of `"+fieldName(sg.Behind)+"` ("+strings.Repeat("%L, ", len(moved)-1)+"%L),", moved...)
 		}
-		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come within about %s of opening the watch.", done))
-		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart: it is over about %s after the watch opens, before a compaction typed %s later", n, passes, period.Value, done, typed), append(lines, moved...)...)
+		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come within about %s of opening the watch.", window))
+		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart, and a compaction to %d before the head can evict the watcher only before pass %d, about %s after the watch opens: long before a compaction typed by hand (taken as %s)", n, passes, period.Value, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
 	} else {
 		v.add(fmt.Sprintf("A compaction typed %s after the watch opens lands while the watcher is still behind.", typed))
-		v.fact(FactReplayOutlastsTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart: about %s, longer than the %s it takes to type the compaction", n, passes, period.Value, done, typed), lines...)
+		v.fact(FactReplayOutlastsTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart, and the watcher can be evicted until about %s: longer than the %s it takes to type the compaction", n, passes, period.Value, window, typed), lines...)
 	}
 	r.verdict("replay", b, q, v)
 }
@@ -896,7 +906,11 @@ func (r *analysis) reopenVerdict() {
 		if created := r.createResponse(recv); created.Filename != "" {
 			v.add(fmt.Sprintf("; the create response (%%L) sets `%s`", created.Text), created)
 		}
-		v.add(fmt.Sprintf("; the watcher waits among the behind ones until the sync loop's next pass, where `%s` (%%L) sends the cancel.", d.Text), d.Pos)
+		v.add(fmt.Sprintf("; the watcher waits among the behind ones until the sync loop's next pass, where `%s` (%%L) sends the cancel", d.Text), d.Pos)
+		if d.NoWait {
+			v.add(" (a send that does not wait: when the watcher's channel is full, nothing is sent on that pass, %L)", d.ConsequencePos)
+		}
+		v.add(".")
 		lines := []signal.Pos{}
 		if created := r.createResponse(recv); created.Filename != "" {
 			lines = append(lines, created)
@@ -925,8 +939,14 @@ func (r *analysis) reopenVerdict() {
 	}
 	if len(same) > 0 {
 		for _, x := range same {
-			v.add(fmt.Sprintf(" Refused at open with the same text: a request with `%s` gets a response created and canceled at once, with reason `%s` (%%L).", x.Cond, x.Reason), x.Pos)
-			v.fact(FactRefusedSameText, fmt.Sprintf("a request with `%s` is refused at open with the same text", x.Cond), x.Pos)
+			at := []signal.Pos{x.Pos}
+			if x.CondAt.Filename != "" && x.ReasonAt.Filename != "" {
+				at = []signal.Pos{x.CondAt, x.ReasonAt}
+				v.add(fmt.Sprintf(" The only refusal at open with the same text is for another request, one with `%s` (%%L): it gets a response created and canceled at once, with reason `%s` (%%L).", x.Cond, x.Reason), x.CondAt, x.ReasonAt)
+			} else {
+				v.add(fmt.Sprintf(" The only refusal at open with the same text is for another request, one with `%s`: it gets a response created and canceled at once, with reason `%s` (%%L).", x.Cond, x.Reason), x.Pos)
+			}
+			v.fact(FactRefusedSameText, fmt.Sprintf("a request with `%s` is refused at open with the same text", x.Cond), at...)
 		}
 	} else {
 		v.add(" No request is refused at open with that text in this release.")

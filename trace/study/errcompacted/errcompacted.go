@@ -75,7 +75,13 @@ var Study = &study.Study{
 		{
 			Name:     "kv-range",
 			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*kvServer).Range",
-			Doc:      "the gRPC Range handler: every get, including exercise 6's get --rev",
+			Doc:      "the gRPC Range handler: a get (without --stream), including exercise 6's get --rev",
+		},
+		{
+			Name:     "kv-range-stream",
+			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*kvServer).RangeStream",
+			Doc:      "the gRPC RangeStream handler: etcdctl get --stream",
+			Optional: true,
 		},
 		{
 			Name:     "kv-compact",
@@ -309,8 +315,9 @@ var Study = &study.Study{
 		},
 		// The exercise's setup: an anchor and 2000 puts, so the behind
 		// watcher opens 2001 revisions back; by hand, the compaction comes
-		// from a third terminal, typed some 1.5 s after the watch opens.
-		Replay: &signal.Replay{Revisions: 2001, TypedAfter: 1500 * time.Millisecond},
+		// from a third terminal, typed some 1.5 s after the watch opens, to
+		// 10 revisions before the head.
+		Replay: &signal.Replay{Revisions: 2001, TypedAfter: 1500 * time.Millisecond, Short: 10},
 		Load: []string{
 			"go.etcd.io/etcd/client/v3",
 			"go.etcd.io/etcd/api/v3/v3rpc/rpctypes",

@@ -177,8 +177,12 @@ func (n *notes) answer() report.Section {
 		s.Blocks = append(s.Blocks, report.Block{Code: c})
 	}
 	var items []report.Text
-	for _, b := range n.exercise() {
-		items = append(items, n.behaviourSentence(b))
+	ex := n.exercise()
+	for i, b := range ex {
+		// A behaviour that takes the first one's way differs by when the
+		// compaction comes: its watch is accepted, then canceled.
+		again := i > 0 && n.chain(b.ID) != nil && n.chain(ex[0].ID) != nil && sameWay(n.chain(ex[0].ID), n.chain(b.ID))
+		items = append(items, n.behaviourSentence(b, again))
 	}
 	if ps := n.probes(); len(ps) > 0 {
 		items = append(items, n.probesSentence(ps))
@@ -208,16 +212,24 @@ func (n *notes) cites(ls []report.Loc, max int) report.Text {
 	return append(out, report.Plain(")"))
 }
 
-// behaviourSentence says what decides a behaviour and what the user sees.
-func (n *notes) behaviourSentence(b report.Behaviour) report.Text {
+// toolName is the command line tool's name ("" when there is none).
+func (n *notes) toolName() string {
+	if n.sg != nil && n.sg.Tool != nil {
+		return n.sg.Tool.Name
+	}
+	return ""
+}
+
+// behaviourSentence says what decides a behaviour and what the user sees;
+// accepted says that its watch is accepted before it is decided.
+func (n *notes) behaviourSentence(b report.Behaviour, accepted bool) report.Text {
 	out := report.Text{report.StrongSpan(b.Title), report.Plain(": ")}
 	c := n.chain(b.ID)
 	if c == nil {
 		return append(out, t("no way through the code is drawn for it in this release")...)
 	}
-	var decision, signal, wire *report.Step
+	var decision, create, exit *report.Step
 	var tool []report.Step
-	var exit *report.Step
 	for i := range c.Steps {
 		st := &c.Steps[i]
 		switch st.Kind {
@@ -225,35 +237,27 @@ func (n *notes) behaviourSentence(b report.Behaviour) report.Text {
 			if decision == nil {
 				decision = st
 			}
-		case "signal":
-			if signal == nil {
-				signal = st
-			}
-		case "wire":
-			if wire == nil && decision != nil && strings.Contains(st.Label, "accepted") {
-				wire = st
-			}
+		case "create":
+			create = st
 		case "tool":
 			tool = append(tool, *st)
 		case "exit":
 			exit = st
 		}
 	}
-	for i := range c.Steps {
-		if c.Steps[i].Kind == "wire" && strings.Contains(c.Steps[i].Label, "accepted") {
-			wire = &c.Steps[i]
-		}
-	}
-	if wire != nil {
-		out = append(out, t("the watch is accepted (", wire.Loc, "), then ")...)
+	if accepted && create != nil {
+		out = append(out, t("the watch is accepted (", create.Loc, "), then ")...)
 	}
 	if decision != nil {
 		out = append(out, t("decided by ", code(decision.Text), " (", decision.Loc, ")")...)
 	}
-	if len(tool) > 0 {
-		last := tool[len(tool)-1]
+	for i, st := range tool {
 		// The step's label says what the tool prints, quoted.
-		out = append(out, t("; "+last.Label)...)
+		if i == 0 {
+			out = append(out, t("; "+st.Label)...)
+		} else {
+			out = append(out, t(", then "+strings.TrimPrefix(st.Label, n.toolName()+" prints "))...)
+		}
 	}
 	if exit != nil {
 		out = append(out, t(" and "+strings.TrimPrefix(exit.Label, "and "))...)
@@ -420,7 +424,7 @@ func merge(a, b []report.Step) ([]report.Step, map[int]bool) {
 // code that does it.
 func codeLabel(st report.Step) bool {
 	switch st.Kind {
-	case "handoff", "decision", "signal", "mark", "wire", "client":
+	case "handoff", "create", "decision", "signal", "mark", "wire", "client":
 		return strings.Contains(st.Label, ": ") && !strings.Contains(st.Label, "\"")
 	}
 	return false
@@ -542,17 +546,18 @@ func (n *notes) reopen(id string) report.Section {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})
 	}
 	if c := n.sg.Created; c != nil && (c.Hold != nil || c.Gate != nil) {
-		p := t("etcdctl never sees the create response: ")
+		var p report.Text
 		if c.Hold != nil && c.HoldAt != nil {
-			p = append(p, t("the send loop holds a watch's responses while ", code(c.Hold.Text), " (", *c.Hold, "), in ", code(c.HoldAt.Text), " (", *c.HoldAt, "), until the create response has gone out; ")...)
+			p = append(p, t("The server sends the create response before anything else of the watch: the send loop holds a watch's responses while ", code(c.Hold.Text), " (", *c.Hold, "), in ", code(c.HoldAt.Text), " (", *c.HoldAt, "), until its create response has gone out. ")...)
 		}
 		if c.Gate != nil {
-			p = append(p, t("the Go client hands a created response to the user only when ", code(c.Gate.Text), " (", *c.Gate, ")")...)
+			p = append(p, t("etcdctl does not show it: the Go client hands a created response to the user only when ", code(c.Gate.Text), " (", *c.Gate, ")")...)
+			if c.Option != "" && len(c.Asks) == 0 {
+				p = append(p, t(", and etcdctl's watch never asks for that (no use of ", code(report.ShortName(c.Option)), " in its command)")...)
+			}
+			p = append(p, report.Plain("."))
 		}
-		if c.Option != "" && len(c.Asks) == 0 {
-			p = append(p, t(", and etcdctl's watch never asks for it (no use of ", code(report.ShortName(c.Option)), " in its command)")...)
-		}
-		s.Blocks = append(s.Blocks, report.Block{Para: append(p, report.Plain("."))})
+		s.Blocks = append(s.Blocks, report.Block{Para: p})
 	}
 	if p := n.refusals(); p != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: p})
@@ -594,18 +599,18 @@ func (n *notes) refusals() report.Text {
 func (n *notes) clientPart() report.Section {
 	s := report.Section{ID: "client", Title: "The client's and etcdctl's part"}
 	if rc := n.sg.Receive; rc != nil && len(rc.Cases) > 0 {
-		p := t("The client's receive loop (", rc.Loop, ") switches over each response: ")
+		p := t("The client's loop that handles each response of the stream (", rc.Loop, ") tries its cases in order on a compaction cancel: ")
 		for i, c := range rc.Cases {
 			if i > 0 {
 				p = append(p, report.Plain("; "))
 			}
 			switch c.Takes {
 			case "takes":
-				p = append(p, t(code(c.Text), " (", c.Loc, ") takes a compaction cancel")...)
+				p = append(p, t(code(c.Text), " (", c.Loc, ") matches it")...)
 			case "excludes":
-				p = append(p, t(code(c.Text), " (", c.Loc, ") leaves it out")...)
+				p = append(p, t(code(c.Text), " (", c.Loc, ") does not match it")...)
 			default:
-				p = append(p, t("whether ", code(c.Text), " (", c.Loc, ") takes it depends on ", code(c.Unknown), ", which this analysis does not decide")...)
+				p = append(p, t("whether ", code(c.Text), " (", c.Loc, ") matches it depends on ", code(c.Unknown), ", which this analysis does not decide")...)
 			}
 		}
 		p = append(p, report.Plain(". "))
@@ -625,17 +630,17 @@ func (n *notes) clientPart() report.Section {
 			p = append(p, report.Plain(". "))
 		}
 		if len(rc.Resumes) > 0 {
-			p = append(p, t("The client watches again only at ")...)
+			p = append(p, t(fmt.Sprintf("The client sends a watch's create request again in %d places only: ", len(rc.Resumes)))...)
 			for i, r := range rc.Resumes {
 				if i > 0 {
-					p = append(p, report.Plain(" and at "))
+					p = append(p, report.Plain("; "))
 				}
 				p = append(p, t(code(r.Text), " (", r.Loc, "), in ", code(r.Case))...)
 				if r.Inner != "" {
-					p = append(p, t(" when ", code(r.Inner))...)
+					p = append(p, t(", under ", code(r.Inner))...)
 				}
 			}
-			p = append(p, t(": after a compaction cancel it does not resume the watch.")...)
+			p = append(p, t(". None of them is on a compaction cancel's way: the client does not resume a canceled watch.")...)
 		}
 		s.Blocks = append(s.Blocks, report.Block{Para: p})
 	}
@@ -713,11 +718,15 @@ func (n *notes) decide() report.Section {
 			guard = append(guard, t(" (", *c.Guarded, ")")...)
 		}
 		atC := "passes"
-		if c.Passing == "revision C fails, C+1 passes" {
+		if c.LowestPassing == 1 {
 			atC = "fails"
 		}
+		cmp := report.Text{code(c.Text)}
+		if c.Guard != "" {
+			cmp = report.Text{code(c.Text), report.Plain(", in "), code(c.Guard)}
+		}
 		tb.Rows = append(tb.Rows, []report.Cell{
-			{Text: report.Text{code(c.Text)}},
+			{Text: cmp},
 			{Text: report.Text{report.Cite(c.Loc)}},
 			{Text: guard},
 			{Text: t(atC)},
@@ -991,11 +1000,43 @@ func (n *notes) detail(p *report.PairPaths) report.Text {
 		if p.Feasible == "no" {
 			return append(out, t(": cannot run: "+b.Text+" (", where, ").")...)
 		}
-		return append(out, t(", then "+b.Text+" (", where, ").")...)
+		return append(append(out, t(", then "+b.Text+" (", where, ")")...), received(p)...)
 	case p.Feasible == "only-if":
-		return append(at, t(": "+b.Text+" (", where, ").")...)
+		return append(append(at, t(": "+b.Text+" (", where, ")")...), nearest(b.Near, "nearest the use")...)
 	}
 	return nil
+}
+
+// nearest ends an only-if's lesson with the condition c, the path's last
+// condition of state, when there is one: "…, and, where, only if c."
+func nearest(c *report.Cond, where string) report.Text {
+	if c == nil || c.Text == "" {
+		return t(".")
+	}
+	not := ""
+	if !c.Want {
+		not = "not "
+	}
+	return t(", and, "+where+", only if "+not, code(c.Text), " (", report.Loc{File: c.File, Line: c.Line}, ").")
+}
+
+// received is the condition of state nearest the use on the receiving
+// side of a crossing: its best way's last one.
+func received(p *report.PairPaths) report.Text {
+	for _, w := range p.Ways {
+		if w.Feasible != "only-if" || w.Because == nil {
+			continue
+		}
+		c := w.Because.Near
+		if c == nil {
+			c = &w.Because.Cond
+		}
+		if b := p.Because; b != nil && b.Cond.File == c.File && b.Cond.Line == c.Line && b.Cond.Text == c.Text {
+			return t(".") // the crossing's verdict is this very condition
+		}
+		return nearest(c, "after the hand-off")
+	}
+	return t(".")
 }
 
 func (n *notes) labSection() *report.Section {
@@ -1037,7 +1078,7 @@ func (n *notes) glossary() report.Section {
 		{Term: "sentinel", Text: t("the error variable under study, ", code(report.ShortName(n.rep.Study.Sentinel)), "; its uses are found by type identity, not by text")},
 		{Term: "use", Text: t("a line that names the sentinel: its definition, a return, a comparison, a translation (a map from it to another error), a text-comparison (its text, Error(), compared with a string, as an error that came over the network is recognised), or other")},
 		{Term: "entry", Text: t("a function from which call paths are traced: one the study names, or a root found from the code (a gRPC method, an HTTP handler, a goroutine)")},
-		{Term: "can run (yes, if, no)", Text: t("whether the branches on a call path can all be taken: no when a value the path fixes (a constant argument, a field a literal leaves unset) makes one false; if when one depends on server state; yes when the entry's input can meet them all")},
+		{Term: "can run (yes, if, no)", Text: t("whether the branches on a call path can all be taken: no when a value the path fixes (a constant argument, a field a literal leaves unset) makes one false; if when one depends on server state; yes when the entry's input can meet them all. A branch whose other side only panics restricts nothing. The analysis reads each branch with the values the path fixes; it does not use what the store keeps true across calls (that the compaction revision never passes the current one, that a lock keeps it still), nor what an earlier call on the path returned: so an if can be one that never holds, and a yes one that an earlier check on the path already refuses")},
 		{Term: "hand-off", Text: t("where a request goes on in another goroutine, which a call graph cannot follow: a raft proposal, a scheduled job, a watcher group, a channel, the network")},
 		{Term: "decision", Text: t("a comparison of a revision with the compaction revision that guards the signal or a use of the sentinel")},
 		{Term: "runs, value, no", Text: t("a cited line's role in a behaviour: a path that can run reaches it; it declares the object a use that runs returns or looks up; neither")},
@@ -1055,6 +1096,9 @@ func (n *notes) loaded() report.Section {
 	p := t(fmt.Sprintf("etcd %s: the folders %s; %d packages loaded from source.", r.Etcd.Version, strings.Join(mods, ", "), len(r.Packages)))
 	for _, m := range r.Etcd.Missing {
 		p = append(p, t(fmt.Sprintf(" %s could not be had (%s): the notes say nothing of it.", m.Folder, m.Reason))...)
+	}
+	for _, e := range r.EntriesAbsent {
+		p = append(p, t(" The entry ", code(e.Name), fmt.Sprintf(" (%s) is not in this release.", e.Doc))...)
 	}
 	s.Blocks = append(s.Blocks, report.Block{Para: p})
 	tb := &report.Table{Head: []report.Text{t("entry"), t("function"), t("what runs it")}}
