@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -194,10 +195,12 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 		if err != nil {
 			return err
 		}
-		if lr.Etcd.Version != rep.Etcd.Version {
-			lr.Notes = append(lr.Notes, fmt.Sprintf("the lab ran etcd %s, the notes read the source of %s: positions are %s's", lr.Etcd.Version, rep.Etcd.Version, rep.Etcd.Version))
+		if run := lr.Run(); run.Etcd.Version != rep.Etcd.Version {
+			run.Notes = append(run.Notes, fmt.Sprintf("the lab ran etcd %s, the notes read the source of %s: positions are %s's", run.Etcd.Version, rep.Etcd.Version, rep.Etcd.Version))
 		}
-		rep.Lab = lr
+		if rep.Lab, err = json.Marshal(lr); err != nil {
+			return fmt.Errorf("recording the lab: %w", err)
+		}
 	}
 	if opts.observe {
 		var pkgs []string

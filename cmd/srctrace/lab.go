@@ -102,7 +102,7 @@ func (o *labOptions) validate() error {
 
 // labRun runs the study's lab with the options shared by `lab` and
 // `errcompacted --lab`.
-func labRun(ctx context.Context, o *labOptions) (*report.Lab, error) {
+func labRun(ctx context.Context, o *labOptions) (lab.Record, error) {
 	st := o.study
 	delay := o.byHand
 	if delay == 0 {
@@ -129,11 +129,12 @@ func runLab(ctx context.Context, o *labOptions) error {
 	if err != nil {
 		return err
 	}
+	run := rep.Run()
 	if o.study.LabNotes != nil {
-		rep.Doc = o.study.LabNotes(rep)
+		run.Doc = o.study.LabNotes(rep)
 	}
 	var buf bytes.Buffer
-	if err := annotate.Render(&buf, o.format, annotate.Output{Data: rep, Doc: rep.Doc, Etcd: report.Etcd{Version: rep.Etcd.Version, Repo: o.study.Tgt().Repo, Ref: rep.Etcd.Version}}); err != nil {
+	if err := annotate.Render(&buf, o.format, annotate.Output{Data: rep, Doc: run.Doc, Etcd: report.Etcd{Version: run.Etcd.Version, Repo: o.study.Tgt().Repo, Ref: run.Etcd.Version}}); err != nil {
 		return err
 	}
 	return writeOutput(o.stdout, o.output, buf.Bytes())

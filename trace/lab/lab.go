@@ -51,12 +51,19 @@ type Lab struct {
 	// Check validates the options, the defaults applied, before a server
 	// is started. An error wrapping ErrUsage is the user's mistake.
 	Check func(Options) error
-	// Run runs the lab in env and returns its record. The driver fills in
-	// the record's server (Etcd), Prefix, Notes and Millis.
-	Run func(ctx context.Context, env *Env) (*report.Lab, error)
+	// Run runs the lab in env and returns its record, of the study's own
+	// type. The driver fills in the record's server (Etcd), Prefix, Notes
+	// and Millis.
+	Run func(ctx context.Context, env *Env) (Record, error)
 	// Scripts are the behaviours a coverage run drives, one per server
 	// process. The one named Baseline is what the others are compared with.
 	Scripts []Script
+}
+
+// Record is a lab run's record: a value of the study's own type, which holds
+// the part every run has (report.LabRun).
+type Record interface {
+	Run() *report.LabRun
 }
 
 // Script is one behaviour driven on its own, for a coverage run.
@@ -146,7 +153,7 @@ var ErrUsage = errors.New("usage")
 // Run runs lab l. Whatever happens, and also when ctx is canceled, it
 // deletes what was written, stops its processes, closes an embedded server
 // and removes its data dir before returning.
-func Run(ctx context.Context, l *Lab, opts Options) (rep *report.Lab, err error) {
+func Run(ctx context.Context, l *Lab, opts Options) (rep Record, err error) {
 	if l == nil || l.Run == nil {
 		return nil, fmt.Errorf("%w: the study has no lab", ErrUsage)
 	}
@@ -169,7 +176,7 @@ func Run(ctx context.Context, l *Lab, opts Options) (rep *report.Lab, err error)
 			rep, err = nil, terr
 		}
 		if err == nil {
-			rep.Millis = time.Since(start).Milliseconds()
+			rep.Run().Millis = time.Since(start).Milliseconds()
 		}
 		env.prog.Done()
 	}()
@@ -184,12 +191,13 @@ func Run(ctx context.Context, l *Lab, opts Options) (rep *report.Lab, err error)
 	if err != nil {
 		return nil, err
 	}
-	if rep == nil {
-		rep = &report.Lab{}
+	if rep == nil || rep.Run() == nil {
+		return nil, fmt.Errorf("the lab returned no record")
 	}
-	rep.Etcd = env.Etcd
-	rep.Prefix = env.base
-	rep.Notes = append(append([]string{}, env.notes...), rep.Notes...)
+	run := rep.Run()
+	run.Etcd = env.Etcd
+	run.Prefix = env.base
+	run.Notes = append(append([]string{}, env.notes...), run.Notes...)
 	return rep, nil
 }
 
@@ -273,13 +281,12 @@ func (e *Env) Note(format string, args ...any) {
 // HasEtcdctl reports whether the real etcdctl is at hand.
 func (e *Env) HasEtcdctl() bool { return e.etcdctl != "" }
 
-// EtcdctlRecord returns a record naming the etcdctl in use, for the lab to
-// add its captures to, or nil without etcdctl.
-func (e *Env) EtcdctlRecord() *report.Etcdctl {
+// Etcdctl names the etcdctl in use, or nil without etcdctl.
+func (e *Env) Etcdctl() *report.LabTool {
 	if e.etcdctl == "" {
 		return nil
 	}
-	return &report.Etcdctl{Path: e.etcdctl, Version: e.etcdctlVersion}
+	return &report.LabTool{Path: e.etcdctl, Version: e.etcdctlVersion}
 }
 
 func (e *Env) start(ctx context.Context) error {

@@ -37,8 +37,8 @@ var tiny = &lab.Lab{
 		}
 		return nil
 	},
-	Run: func(ctx context.Context, env *lab.Env) (*report.Lab, error) {
-		rep := &report.Lab{Writes: env.Opts.Writes, Etcdctl: env.EtcdctlRecord()}
+	Run: func(ctx context.Context, env *lab.Env) (lab.Record, error) {
+		rep := &tinyRecord{Writes: env.Opts.Writes, Etcdctl: env.Etcdctl()}
 		if err := env.Phase(ctx, "write"); err != nil {
 			return nil, err
 		}
@@ -58,7 +58,7 @@ var tiny = &lab.Lab{
 			if err != nil {
 				return nil, err
 			}
-			rep.Etcdctl.Read = cp
+			rep.Read = cp
 		}
 		return rep, nil
 	},
@@ -68,6 +68,17 @@ var tiny = &lab.Lab{
 	}}},
 }
 
+// tinyRecord is the tiny lab's record.
+type tinyRecord struct {
+	report.LabRun
+	Writes       int             `json:"writes"`
+	HeadRevision int64           `json:"head_revision"`
+	Etcdctl      *report.LabTool `json:"etcdctl,omitempty"`
+	Read         *report.Capture `json:"read,omitempty"`
+}
+
+func (r *tinyRecord) Run() *report.LabRun { return &r.LabRun }
+
 // TestRun runs a tiny lab on an embedded etcd with the real etcdctl: the
 // driver fills in the server, the prefix and the time; Exec keeps
 // etcdctl's stdout exactly.
@@ -76,10 +87,11 @@ func TestRun(t *testing.T) {
 		t.Skip("runs a real etcd server")
 	}
 	var phases []string
-	rep, err := lab.Run(context.Background(), tiny, lab.Options{Build: builder(), Phase: func(p string) { phases = append(phases, p) }})
+	rec, err := lab.Run(context.Background(), tiny, lab.Options{Build: builder(), Phase: func(p string) { phases = append(phases, p) }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := rec.(*tinyRecord)
 	if rep.Etcd.Version != lab.EmbeddedVersion() || rep.Etcd.Server != "embedded" || !strings.HasPrefix(rep.Prefix, "/srctrace-lab/") || rep.Writes != 3 {
 		t.Errorf("rep = %+v", rep)
 	}
@@ -88,7 +100,7 @@ func TestRun(t *testing.T) {
 	}
 	// etcdctl get --print-value-only prints the last value, 2, on a line
 	// of its own (etcdctl/ctlv3/command/util.go, printKV: fmt.Println(v)).
-	r := rep.Etcdctl.Read
+	r := rep.Read
 	if r == nil || r.Stdout == nil || *r.Stdout != "2\n" || r.StdoutLines != 1 || r.ExitCode != 0 || r.Stderr != "" {
 		t.Errorf("etcdctl get = %+v", r)
 	}
@@ -134,10 +146,11 @@ func TestRunEndpoints(t *testing.T) {
 	if _, err := cli.Put(ctx, "/someone-else/key", "v"); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := lab.Run(ctx, tiny, lab.Options{Endpoints: eps, AllowCompact: true, NoEtcdctl: true})
+	rec, err := lab.Run(ctx, tiny, lab.Options{Endpoints: eps, AllowCompact: true, NoEtcdctl: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := rec.(*tinyRecord)
 	if rep.Etcd.Server != "endpoints" || rep.Etcdctl != nil || len(rep.Notes) != 1 {
 		t.Errorf("etcd %+v etcdctl %+v notes %q", rep.Etcd, rep.Etcdctl, rep.Notes)
 	}

@@ -7,6 +7,8 @@
 // renders exactly like the one the analysis produced.
 package report
 
+import "encoding/json"
+
 // Report is the result of one study on one etcd source.
 type Report struct {
 	Study    Study    `json:"study"`
@@ -23,8 +25,9 @@ type Report struct {
 	Behaviours    []Behaviour   `json:"behaviours"`
 	// Signal follows the sentinel's meaning layer by layer.
 	Signal *Signal `json:"signal,omitempty"`
-	// Lab is what a run of the lab observed, when it was asked for.
-	Lab *Lab `json:"lab,omitempty"`
+	// Lab is what a run of the lab observed, when it was asked for: the
+	// study's own record (lab.Record) as JSON, which the study reads.
+	Lab json.RawMessage `json:"lab,omitempty"`
 	// Observe is the coverage run, when it was asked for.
 	Observe *Observe `json:"observe,omitempty"`
 	// Notes is the study's notes, composed from the rest of the report:

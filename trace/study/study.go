@@ -76,7 +76,7 @@ type Study struct {
 	// and coverage's records are merged in); LabNotes the document of a
 	// lab run on its own. Nil: no notes beyond the JSON.
 	Notes    func(*report.Report) *report.Doc `json:"-"`
-	LabNotes func(*report.Lab) *report.Doc    `json:"-"`
+	LabNotes func(lab.Record) *report.Doc     `json:"-"`
 	Validate func(*Study) error               `json:"-"`
 	// Lab is what the study runs on a real etcd server (srctrace lab,
 	// --lab) and the scripts of its coverage runs (--observe); nil for a

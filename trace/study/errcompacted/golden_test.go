@@ -52,7 +52,7 @@ func TestNotesGolden(t *testing.T) {
 			var etcd report.Etcd
 			var value any
 			if strings.HasPrefix(filepath.Base(in), "lab-") {
-				var lab report.Lab
+				var lab errcompacted.LabRecord
 				if err := json.Unmarshal(data, &lab); err != nil {
 					t.Fatal(err)
 				}

@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/srctrace/srctrace/trace/lab"
-	"github.com/srctrace/srctrace/trace/report"
 )
 
 // The exercise's lab.
@@ -96,12 +95,12 @@ func checkLab(o lab.Options) error {
 type labRun struct {
 	env    *lab.Env
 	cli    *clientv3.Client
-	rep    *report.Lab
+	rep    *LabRecord
 	prefix string // the main round's
 }
 
-func runLab(ctx context.Context, env *lab.Env) (*report.Lab, error) {
-	l := &labRun{env: env, cli: env.Client, rep: &report.Lab{Writes: env.Opts.Writes, Etcdctl: env.EtcdctlRecord()}}
+func runLab(ctx context.Context, env *lab.Env) (lab.Record, error) {
+	l := &labRun{env: env, cli: env.Client, rep: &LabRecord{Writes: env.Opts.Writes, Etcdctl: etcdctlRecord(env)}}
 	for _, s := range labSteps {
 		if err := env.Phase(ctx, s.name); err != nil {
 			return nil, err
@@ -148,7 +147,7 @@ func setup(ctx context.Context, env *lab.Env, name string) (prefix string, a, n 
 
 // watchState follows one watch channel.
 type watchState struct {
-	w       report.Watcher
+	w       Watcher
 	opened  time.Time
 	ch      clientv3.WatchChan
 	compact time.Time
@@ -160,7 +159,7 @@ func (s *watchState) ms(t time.Time) int64 { return t.Sub(s.opened).Milliseconds
 func (s *watchState) take(resp clientv3.WatchResponse, now time.Time) bool {
 	if n := len(resp.Events); n > 0 {
 		first, last := resp.Events[0].Kv.ModRevision, resp.Events[n-1].Kv.ModRevision
-		s.w.Responses = append(s.w.Responses, report.Batch{Events: n, AtMs: s.ms(now), First: first, Last: last})
+		s.w.Responses = append(s.w.Responses, Batch{Events: n, AtMs: s.ms(now), First: first, Last: last})
 		if s.w.Events == 0 {
 			s.w.FirstRevision = first
 		}
@@ -182,8 +181,8 @@ func (s *watchState) take(resp clientv3.WatchResponse, now time.Time) bool {
 	return false
 }
 
-func cancelOf(resp clientv3.WatchResponse) *report.Cancel {
-	return &report.Cancel{Canceled: resp.Canceled, Created: resp.Created, CompactRevision: resp.CompactRevision,
+func cancelOf(resp clientv3.WatchResponse) *Cancel {
+	return &Cancel{Canceled: resp.Canceled, Created: resp.Created, CompactRevision: resp.CompactRevision,
 		CancelReason: resp.CancelReason, HeaderRevision: resp.Header.GetRevision()}
 }
 
@@ -193,7 +192,7 @@ func openWatch(ctx context.Context, cli *clientv3.Client, name, prefix string, r
 	if rev != 0 {
 		opts = append(opts, clientv3.WithRev(rev))
 	}
-	s := &watchState{w: report.Watcher{Name: name, StartRevision: rev}, opened: time.Now()}
+	s := &watchState{w: Watcher{Name: name, StartRevision: rev}, opened: time.Now()}
 	s.ch = cli.Watch(ctx, prefix, opts...)
 	select {
 	case resp, ok := <-s.ch:
@@ -302,7 +301,7 @@ func round(ctx context.Context, env *lab.Env, name string, delay time.Duration) 
 			return roundResult{}, err
 		}
 	}
-	return roundResult{prefix, a, n, c, []report.Watcher{behind.w, current.w}}, nil
+	return roundResult{prefix, a, n, c, []Watcher{behind.w, current.w}}, nil
 }
 
 // roundResult is a round's prefix, anchor A, head N, compaction C and
@@ -310,7 +309,7 @@ func round(ctx context.Context, env *lab.Env, name string, delay time.Duration) 
 type roundResult struct {
 	prefix  string
 	a, n, c int64
-	ws      []report.Watcher
+	ws      []Watcher
 }
 
 func (l *labRun) byHand(ctx context.Context) error {
@@ -321,7 +320,7 @@ func (l *labRun) byHand(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	l.rep.ByHand = &report.ByHand{AnchorRevision: rd.a, HeadRevision: rd.n, CompactRevision: rd.c,
+	l.rep.ByHand = &ByHand{AnchorRevision: rd.a, HeadRevision: rd.n, CompactRevision: rd.c,
 		DelayMs: l.env.Opts.Delay.Milliseconds(), Watchers: rd.ws, Evicted: rd.ws[0].Ended}
 	return nil
 }
@@ -394,8 +393,8 @@ func (l *labRun) reopen(ctx context.Context) error {
 	return nil
 }
 
-func reopenAt(ctx context.Context, cli *clientv3.Client, prefix string, rev int64) (report.Reopen, error) {
-	r := report.Reopen{StartRevision: rev}
+func reopenAt(ctx context.Context, cli *clientv3.Client, prefix string, rev int64) (Reopen, error) {
+	r := Reopen{StartRevision: rev}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ch := cli.Watch(wctx, prefix, clientv3.WithPrefix(), clientv3.WithRev(rev), clientv3.WithCreatedNotify())
@@ -437,7 +436,7 @@ func reopenAt(ctx context.Context, cli *clientv3.Client, prefix string, rev int6
 // rawWatch sends one create request on a gRPC watch stream of its own,
 // past the Go client's Watch, and records the server's responses exactly,
 // up to the one that cancels it (or the first with events, or 5 s).
-func rawWatch(ctx context.Context, cli *clientv3.Client, prefix string, rev int64) ([]report.RawWatchResponse, error) {
+func rawWatch(ctx context.Context, cli *clientv3.Client, prefix string, rev int64) ([]RawWatchResponse, error) {
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	stream, err := pb.NewWatchClient(cli.ActiveConnection()).Watch(wctx)
@@ -450,7 +449,7 @@ func rawWatch(ctx context.Context, cli *clientv3.Client, prefix string, rev int6
 	if err := stream.Send(req); err != nil {
 		return nil, fmt.Errorf("sending the create request: %w", err)
 	}
-	out := []report.RawWatchResponse{}
+	out := []RawWatchResponse{}
 	for {
 		resp, err := stream.Recv()
 		if err != nil {
@@ -462,7 +461,7 @@ func rawWatch(ctx context.Context, cli *clientv3.Client, prefix string, rev int6
 			}
 			return nil, fmt.Errorf("receiving on the watch stream: %w", err)
 		}
-		out = append(out, report.RawWatchResponse{WatchID: resp.WatchId, Created: resp.Created, Canceled: resp.Canceled,
+		out = append(out, RawWatchResponse{WatchID: resp.WatchId, Created: resp.Created, Canceled: resp.Canceled,
 			CancelReason: resp.CancelReason, CompactRevision: resp.CompactRevision, HeaderRevision: resp.Header.GetRevision(),
 			Events: len(resp.Events), AtMs: time.Since(start).Milliseconds()})
 		if resp.Canceled || len(resp.Events) > 0 {
@@ -474,14 +473,14 @@ func rawWatch(ctx context.Context, cli *clientv3.Client, prefix string, rev int6
 
 // probeWatch reports whether a watch from rev opens: it delivers events
 // (open) or is canceled (compacted).
-func probeWatch(ctx context.Context, cli *clientv3.Client, prefix string, rev int64) (report.Probe, error) {
+func probeWatch(ctx context.Context, cli *clientv3.Client, prefix string, rev int64) (Probe, error) {
 	r, err := reopenAt(ctx, cli, prefix, rev)
 	if err != nil {
-		return report.Probe{}, err
+		return Probe{}, err
 	}
 	// What the Go client saw; etcdctl's own first line replaces it where
 	// the lab has etcdctl (see boundary).
-	p := report.Probe{Revision: rev, By: "client"}
+	p := Probe{Revision: rev, By: "client"}
 	switch {
 	case r.Canceled || r.Error != "":
 		p.Result = "canceled: " + r.Error
@@ -499,7 +498,7 @@ func probeWatch(ctx context.Context, cli *clientv3.Client, prefix string, rev in
 func (l *labRun) boundary(ctx context.Context) error {
 	prefix := l.prefix
 	n, c := l.rep.HeadRevision, l.rep.CompactRevision
-	b := report.WatchBoundary{CompactRevision: c}
+	b := WatchBoundary{CompactRevision: c}
 	for _, r := range []int64{n - 12, n - 11, n - 10, n - 9} {
 		p, err := probeWatch(ctx, l.cli, prefix, r)
 		if err != nil {
@@ -548,9 +547,9 @@ func search(lo, hi int64, ok func(int64) (bool, error)) (int64, int, error) {
 func (l *labRun) read(ctx context.Context) error {
 	key := l.prefix + "k"
 	c := l.rep.CompactRevision
-	get := func(r int64) report.ReadProbe {
+	get := func(r int64) ReadProbe {
 		_, err := l.cli.Get(ctx, key, clientv3.WithRev(r))
-		p := report.ReadProbe{Revision: r, OK: err == nil}
+		p := ReadProbe{Revision: r, OK: err == nil}
 		if err != nil {
 			p.Error = err.Error()
 		}
@@ -585,7 +584,7 @@ func (l *labRun) read(ctx context.Context) error {
 // the Go client's Compact, then `etcdctl compaction C`.
 func (l *labRun) probeCompact(ctx context.Context) error {
 	c := l.rep.CompactRevision
-	p := report.RequestProbe{Name: ProbeCompact, Title: probeCompactTitle, Revision: c, CompactRevision: c}
+	p := RequestProbe{Name: ProbeCompact, Title: probeCompactTitle, Revision: c, CompactRevision: c}
 	_, err := l.cli.Compact(ctx, c)
 	return l.probe(ctx, p, err, "compaction", strconv.FormatInt(c, 10))
 }
@@ -595,13 +594,13 @@ func (l *labRun) probeCompact(ctx context.Context) error {
 // hashkv --rev=C-1`.
 func (l *labRun) probeHashKV(ctx context.Context) error {
 	c := l.rep.CompactRevision
-	p := report.RequestProbe{Name: ProbeHashKV, Title: probeHashKVTitle, Revision: c - 1, CompactRevision: c}
+	p := RequestProbe{Name: ProbeHashKV, Title: probeHashKVTitle, Revision: c - 1, CompactRevision: c}
 	_, err := l.cli.HashKV(ctx, l.env.Endpoints()[0], c-1)
 	return l.probe(ctx, p, err, "endpoint", "hashkv", "--rev="+strconv.FormatInt(c-1, 10))
 }
 
 // probe records the Go client's error and etcdctl's run of args.
-func (l *labRun) probe(ctx context.Context, p report.RequestProbe, err error, args ...string) error {
+func (l *labRun) probe(ctx context.Context, p RequestProbe, err error, args ...string) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
 	}
@@ -630,4 +629,14 @@ func clientError(err error) (text, code string) {
 		return err.Error(), s.Code().String()
 	}
 	return err.Error(), ""
+}
+
+// etcdctlRecord names the etcdctl in use, for the lab to add its captures
+// to, or nil without etcdctl.
+func etcdctlRecord(env *lab.Env) *Etcdctl {
+	t := env.Etcdctl()
+	if t == nil {
+		return nil
+	}
+	return &Etcdctl{LabTool: *t}
 }

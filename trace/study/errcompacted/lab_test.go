@@ -10,7 +10,6 @@ import (
 
 	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/lab/labtest"
-	"github.com/srctrace/srctrace/trace/report"
 )
 
 // The expected texts below are etcd's, derived by reading the release's
@@ -52,10 +51,11 @@ func TestLab(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real etcd server")
 	}
-	rep, err := lab.Run(context.Background(), Lab, lab.Options{Build: builder()})
+	rec, err := lab.Run(context.Background(), Lab, lab.Options{Build: builder()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := rec.(*LabRecord)
 	if rep.Etcd.Version != lab.EmbeddedVersion() || rep.Etcd.Server != "embedded" || rep.Writes != 2000 {
 		t.Errorf("etcd = %+v, writes %d", rep.Etcd, rep.Writes)
 	}
@@ -135,7 +135,7 @@ func TestLab(t *testing.T) {
 // the substream without a channel; closeSubstream then sends a response of
 // its own, canceled, with that error and nothing else: the user sees no
 // created response, no cancel reason, no header revision.
-func checkNegative373(t *testing.T, rep *report.Lab) {
+func checkNegative373(t *testing.T, rep *LabRecord) {
 	t.Helper()
 	n := rep.Reopen.Negative
 	if n == nil {
@@ -148,7 +148,7 @@ func checkNegative373(t *testing.T, rep *report.Lab) {
 	if raw.WatchID != -1 || !raw.Created || !raw.Canceled || raw.CancelReason != compactedText || raw.CompactRevision != 0 || raw.Events != 0 || raw.HeaderRevision < rep.HeadRevision {
 		t.Errorf("raw = %+v", raw)
 	}
-	want := report.Cancel{Canceled: true}
+	want := Cancel{Canceled: true}
 	if n.Created || !n.Canceled || n.Error != compactedText || n.Cancel == nil || *n.Cancel != want {
 		t.Errorf("the client's view = %+v (cancel %+v), want canceled only, with %q", n, n.Cancel, compactedText)
 	}
@@ -159,7 +159,7 @@ func checkNegative373(t *testing.T, rep *report.Lab) {
 // C-1 by mvcc.(*store).hashByRev (`rev > 0 && rev < compactRev`), both with
 // mvcc.ErrCompacted, which the gRPC layer translates to ErrGRPCCompacted
 // (server/etcdserver/api/v3rpc/util.go); the same at v3.6.0 and v3.7.3.
-func checkProbes(t *testing.T, rep *report.Lab, etcdctl bool) {
+func checkProbes(t *testing.T, rep *LabRecord, etcdctl bool) {
 	t.Helper()
 	c := rep.CompactRevision
 	if len(rep.Probes) != 2 || rep.Probes[0].Name != ProbeCompact || rep.Probes[1].Name != ProbeHashKV {
@@ -286,7 +286,7 @@ func TestLabNoEtcdctl(t *testing.T) {
 
 // runRelease runs the lab against the etcd server of a release.
 // With writes 0 it makes the exercise's; it skips the by-hand round.
-func runRelease(t *testing.T, version string, build func(context.Context, string) (string, error), writes int) *report.Lab {
+func runRelease(t *testing.T, version string, build func(context.Context, string) (string, error), writes int) *LabRecord {
 	t.Helper()
 	ctx := context.Background()
 	bin, err := lab.ServerBuilder("", Study.Module, Study.LayoutMap(), nil)(ctx, version)
@@ -302,7 +302,7 @@ func runRelease(t *testing.T, version string, build func(context.Context, string
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rep
+	return rep.(*LabRecord)
 }
 
 func TestSearch(t *testing.T) {

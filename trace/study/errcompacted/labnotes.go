@@ -4,17 +4,23 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/report"
 )
 
-// LabDoc is the document of a lab run on its own (srctrace lab).
-func LabDoc(lab *report.Lab) *report.Doc {
-	s := LabSection(lab)
+// LabDoc is the document of a lab run on its own (srctrace lab); rec is
+// the record the study's lab returns.
+func LabDoc(rec lab.Record) *report.Doc {
+	l, ok := rec.(*LabRecord)
+	if !ok {
+		return nil
+	}
+	s := LabSection(l)
 	return &report.Doc{Title: s.Title, Lead: s.Blocks[0].Para, Sections: s.Sections}
 }
 
 // LabSection is what the lab observed, step by step, as one section.
-func LabSection(lab *report.Lab) report.Section {
+func LabSection(lab *LabRecord) report.Section {
 	s := report.Section{ID: "lab", Title: fmt.Sprintf("The lab, run on etcd %s", lab.Etcd.Version)}
 	srv := "an etcd server embedded in srctrace, on loopback, with a fresh data dir"
 	if lab.Etcd.Server == "endpoints" {
@@ -49,7 +55,7 @@ func LabSection(lab *report.Lab) report.Section {
 	return s
 }
 
-func watchers(ws []report.Watcher) (b, c report.Watcher) {
+func watchers(ws []Watcher) (b, c Watcher) {
 	for _, w := range ws {
 		switch w.Name {
 		case "behind":
@@ -61,7 +67,7 @@ func watchers(ws []report.Watcher) (b, c report.Watcher) {
 	return b, c
 }
 
-func watcherTable(ws []report.Watcher) *report.Table {
+func watcherTable(ws []Watcher) *report.Table {
 	tb := &report.Table{Head: []report.Text{t("watcher"), t("from revision"), t("events before the compaction"), t("revisions"), t("ended"), t("error")}}
 	for _, w := range ws {
 		from := "now (no --rev)"
@@ -92,7 +98,7 @@ func watcherTable(ws []report.Watcher) *report.Table {
 	return tb
 }
 
-func labEvict(lab *report.Lab) report.Section {
+func labEvict(lab *LabRecord) report.Section {
 	s := report.Section{ID: "lab-evict", Title: "Steps 1–3: two watchers, a compaction while the behind one replays"}
 	b, c := watchers(lab.Watchers)
 	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Anchor A = %d, head N = %d; the compaction to N−10 = %d was issued as soon as the behind watcher's first batch arrived (%d ms after it opened).", lab.AnchorRevision, lab.HeadRevision, lab.CompactRevision, b.CompactedAtMs))})
@@ -121,7 +127,7 @@ func labEvict(lab *report.Lab) report.Section {
 	return s
 }
 
-func labByHand(h *report.ByHand) report.Section {
+func labByHand(h *ByHand) report.Section {
 	s := report.Section{ID: "lab-by-hand", Title: fmt.Sprintf("The compaction typed by hand, %d ms after the watch opens", h.DelayMs)}
 	s.Blocks = append(s.Blocks, report.Block{Table: watcherTable(h.Watchers)})
 	if h.Evicted {
@@ -146,7 +152,7 @@ func labByHand(h *report.ByHand) report.Section {
 	return s
 }
 
-func labReopen(lab *report.Lab) report.Section {
+func labReopen(lab *LabRecord) report.Section {
 	r := lab.Reopen
 	s := report.Section{ID: "lab-reopen", Title: "Step 4: a watch opened from the compacted revision"}
 	p := t(fmt.Sprintf("A watch from A = %d after the compaction: ", r.StartRevision))
@@ -189,7 +195,7 @@ func labReopen(lab *report.Lab) report.Section {
 	return s
 }
 
-func labBoundary(lab *report.Lab) report.Section {
+func labBoundary(lab *LabRecord) report.Section {
 	b := lab.Boundary
 	s := report.Section{ID: "lab-boundary", Title: "Step 5: the boundary"}
 	c := &report.Code{Lang: "text"}
@@ -217,7 +223,7 @@ func labBoundary(lab *report.Lab) report.Section {
 	return s
 }
 
-func labProbes(lab *report.Lab) report.Section {
+func labProbes(lab *LabRecord) report.Section {
 	s := report.Section{ID: "lab-probes", Title: "Probes: requests the exercise does not make"}
 	for _, p := range lab.Probes {
 		q := t(fmt.Sprintf("%s: revision %d, the server compacted to %d. ", p.Title, p.Revision, p.CompactRevision))

@@ -1,6 +1,7 @@
 package errcompacted
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -15,7 +16,7 @@ import (
 // and an appendix. Every fact is said once and referred to after; every
 // file:line comes from the report.
 func Notes(rep *report.Report) *report.Doc {
-	n := &notes{rep: rep, sg: rep.Signal}
+	n := &notes{rep: rep, sg: rep.Signal, lab: labOf(rep)}
 	if n.sg == nil {
 		n.sg = &report.Signal{}
 	}
@@ -29,6 +30,19 @@ func Notes(rep *report.Report) *report.Doc {
 type notes struct {
 	rep *report.Report
 	sg  *report.Signal
+	lab *LabRecord // the lab's record merged in, if any
+}
+
+// labOf reads the lab's record merged into rep, if there is one.
+func labOf(rep *report.Report) *LabRecord {
+	if len(rep.Lab) == 0 {
+		return nil
+	}
+	var l LabRecord
+	if err := json.Unmarshal(rep.Lab, &l); err != nil {
+		return nil
+	}
+	return &l
 }
 
 // t builds text from parts: strings are plain text (with `code` and {N}
@@ -132,8 +146,8 @@ func (n *notes) lead() report.Text {
 		}
 	}
 	lead := t(fmt.Sprintf("Notes written by srctrace %s from etcd %s (%s). Every file, line and code text below was read in that source", r.Study.Name, r.Etcd.Version, src))
-	if r.Lab != nil {
-		lead = append(lead, t(fmt.Sprintf("; the lab ran on a real etcd %s with the real etcdctl", r.Lab.Etcd.Version))...)
+	if n.lab != nil {
+		lead = append(lead, t(fmt.Sprintf("; the lab ran on a real etcd %s with the real etcdctl", n.lab.Etcd.Version))...)
 	}
 	if r.Observe != nil {
 		lead = append(lead, t("; coverage marks what ran in each behaviour")...)
@@ -577,7 +591,7 @@ func (n *notes) refusals() report.Text {
 		if text == "" || x.Text != text {
 			continue // refused for another reason (auth, say)
 		}
-		lab := n.rep.Lab
+		lab := n.lab
 		if lab == nil || lab.Reopen.Negative == nil || len(lab.Reopen.Negative.Raw) == 0 {
 			continue
 		}
@@ -1040,11 +1054,10 @@ func received(p *report.PairPaths) report.Text {
 }
 
 func (n *notes) labSection() *report.Section {
-	lab := n.rep.Lab
-	if lab == nil {
+	if n.lab == nil {
 		return nil
 	}
-	s := LabSection(lab)
+	s := LabSection(n.lab)
 	s.ID, s.Appendix = "lab", true
 	return &s
 }
