@@ -177,6 +177,14 @@ func (r *Result) reportSignal() *report.Signal {
 		}
 		rs.Convert = &report.Convert{Func: r.loc(c.Func), Path: r.locs(c.Path), Watch: opt(c.Watch), Read: opt(c.Read), Made: opt(c.Made), Comparable: c.Comparable}
 	}
+	for _, a := range s.RevisionAccesses {
+		ra := report.RevisionAccess{Loc: r.loc(a.Pos), Write: a.Write}
+		if a.Lock != nil {
+			l := r.loc(*a.Lock)
+			ra.Lock = &l
+		}
+		rs.RevisionAccesses = append(rs.RevisionAccesses, ra)
+	}
 	for _, c := range s.Ceilings {
 		rs.Ceilings = append(rs.Ceilings, report.Ceiling{Loc: r.loc(c.Pos), Returns: c.Returns, Writes: r.loc(c.Writes)})
 	}

@@ -3,6 +3,7 @@ package trace_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,6 +37,10 @@ type signalWant struct {
 	called    string
 	errorUse  string
 	pacing    []string
+	// revWrite and revRead are the compaction's write of the compaction
+	// revision and the sync loop's read of it, each "file:line lock".
+	revWrite, revRead string
+	lookup            string // the lookup of the read's translation map
 }
 
 const compacted = "etcdserver: mvcc: required revision has been compacted"
@@ -66,6 +71,9 @@ var signalWants = []signalWant{
 		called:     "server/etcdserver/api/v3rpc/key.go:55",
 		errorUse:   "server/etcdserver/api/v3rpc/watch.go:452",
 		pacing:     []string{"1000 server/storage/mvcc/watcher_group.go:28", "100ms server/storage/mvcc/watchable_store.go:227", "128 server/storage/mvcc/watchable_store.go:38"},
+		revWrite:   "server/storage/mvcc/kvstore.go:221 s.revMu.Lock()",
+		revRead:    "server/storage/mvcc/watchable_store.go:361 s.store.revMu.RLock()",
+		lookup:     "server/etcdserver/api/v3rpc/util.go:103",
 	},
 	{
 		version: "v3.6.0",
@@ -91,6 +99,9 @@ var signalWants = []signalWant{
 		called:     "server/etcdserver/api/v3rpc/key.go:48",
 		errorUse:   "server/etcdserver/api/v3rpc/watch.go:425",
 		pacing:     []string{"1000 server/storage/mvcc/watcher_group.go:28", "100ms server/storage/mvcc/watchable_store.go:222", "128 server/storage/mvcc/watchable_store.go:36"},
+		revWrite:   "server/storage/mvcc/kvstore.go:210 s.revMu.Lock()",
+		revRead:    "server/storage/mvcc/watchable_store.go:357 s.store.revMu.RLock()",
+		lookup:     "server/etcdserver/api/v3rpc/util.go:102",
 	},
 }
 
@@ -203,6 +214,32 @@ func TestSignal(t *testing.T) {
 			}
 			if diff := cmp.Diff(w.pacing, pacing); diff != "" {
 				t.Errorf("pacing (-want +got):\n%s", diff)
+			}
+			var writes, reads []string
+			for _, a := range s.RevisionAccesses {
+				if a.Lock == nil {
+					continue
+				}
+				x := at(a.Loc) + " " + a.Lock.Text
+				if a.Write {
+					writes = append(writes, x)
+				} else {
+					reads = append(reads, x)
+				}
+			}
+			if !slices.Contains(writes, w.revWrite) || !slices.Contains(reads, w.revRead) {
+				t.Errorf("accesses of the compaction revision under a lock: writes %q, reads %q; want %q and %q", writes, reads, w.revWrite, w.revRead)
+			}
+			var chain []string
+			for _, c := range s.Chains {
+				for _, st := range c.Steps {
+					chain = append(chain, at(st.Loc))
+				}
+			}
+			for _, want := range []string{strings.Fields(w.revWrite)[0], strings.Fields(w.revRead)[0], w.lookup} {
+				if !slices.Contains(chain, want) {
+					t.Errorf("no chain has a step at %s", want)
+				}
 			}
 			verdicts := map[string]string{}
 			for _, v := range s.Verdicts {

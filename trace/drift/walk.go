@@ -66,6 +66,11 @@ var Kinds = []struct{ Kind, Title string }{
 	{"fact", "lines of the verdicts' facts"},
 	{"claim", "lines of the checked claims"},
 	{"corrected", "lines of the corrected citation"},
+	{"ceiling", "what keeps the compaction revision from passing the current one"},
+	{"revision", "reads and writes of the compaction revision, and the locks held there"},
+	{"receive", "the client's handling of each response"},
+	{"created", "how a create response reaches the user, or not"},
+	{"convert", "how the client converts the read's error"},
 }
 
 // Positions lists every position rep cites, in the report's order; a
@@ -286,6 +291,14 @@ func (w *walker) signal(s *report.Signal) {
 	for _, c := range s.Ceilings {
 		w.loc("ceiling", "comparison with the current revision", c.Loc)
 		w.loc("ceiling", "write of the compaction revision", c.Writes)
+	}
+	for _, a := range s.RevisionAccesses {
+		what := "read of the compaction revision"
+		if a.Write {
+			what = "write of the compaction revision"
+		}
+		w.loc("revision", what, a.Loc)
+		w.opt("revision", "lock held at an access of the compaction revision", a.Lock)
 	}
 	if rc := s.Receive; rc != nil {
 		w.loc("receive", "receive loop", rc.Loop)

@@ -35,6 +35,9 @@ type Signal struct {
 	// Ceilings are comparisons, where the compaction revision is written,
 	// that keep it from passing the current revision.
 	Ceilings []Ceiling `json:"ceilings,omitempty"`
+	// RevisionAccesses are the reads and writes of the compaction revision,
+	// each with the lock held there.
+	RevisionAccesses []RevisionAccess `json:"revision_accesses,omitempty"`
 	// Chains are the behaviours' ways through the code, step by step.
 	Chains   []Chain   `json:"chains"`
 	Verdicts []Verdict `json:"verdicts"`
@@ -77,6 +80,14 @@ type Comparison struct {
 	Entries    []string        `json:"entries"`
 	Behaviours []string        `json:"behaviours"`
 	Observed   map[string]bool `json:"observed,omitempty"`
+}
+
+// RevisionAccess is a read or write of the compaction revision.
+type RevisionAccess struct {
+	Loc
+	Write bool `json:"write,omitempty"`
+	// Lock is the lock call held there, if any.
+	Lock *Loc `json:"lock,omitempty"`
 }
 
 // Write is a write of a signal field.

@@ -204,6 +204,9 @@ type Result struct {
 	// Ceilings say that the compaction revision cannot pass the current
 	// one (when the spec names Current).
 	Ceilings []Ceiling
+	// RevisionAccesses are the reads and writes of the compaction
+	// revision, with the lock held there.
+	RevisionAccesses []RevisionAccess
 	// Receive is how the client takes a compaction cancel (when the spec
 	// names its receive loop); Created how a create response reaches the
 	// user.
@@ -254,6 +257,7 @@ func Analyze(in Input) (*Result, error) {
 	r.ProgressVar, r.StartVar = r.fieldOrNil(sg.Progress), r.fieldOrNil(sg.Start)
 	r.Progress = r.stores(sg.Progress)
 	r.ceilings()
+	r.revisionAccesses()
 	r.Start = r.stores(sg.Start)
 	r.tool()
 	r.convert()

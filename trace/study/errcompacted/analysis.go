@@ -439,6 +439,41 @@ func (r *analysis) groupAddsIn(fn *ssa.Function) []signal.GroupAccess {
 	return out
 }
 
+// revisionHandOff is where a compaction writes the compaction revision
+// (the write its ceiling guards) and where the sync loop reads it on its
+// way to decision d: in the function that takes the behind group's
+// watchers, the last read before that call.
+func (r *analysis) revisionHandOff(d signal.Comparison) (write, read *signal.RevisionAccess) {
+	s := r.Signal
+	if len(s.Ceilings) == 0 {
+		return nil, nil
+	}
+	w := s.Ceilings[0].Writes
+	for i, a := range s.RevisionAccesses {
+		if a.Write && a.Filename == w.Filename && a.Line == w.Line {
+			write = &s.RevisionAccesses[i]
+		}
+	}
+	rd, ok := r.behindRead(d)
+	if !ok || write == nil {
+		return write, nil
+	}
+	for i, a := range s.RevisionAccesses {
+		if !a.Write && a.Func == rd.Func && a.Filename == rd.Filename && a.Offset < rd.Offset {
+			read = &s.RevisionAccesses[i]
+		}
+	}
+	return write, read
+}
+
+// heldText says which lock is held, when one is.
+func heldText(lock *signal.Pos) string {
+	if lock == nil {
+		return ""
+	}
+	return ", holding `" + strings.TrimSpace(lock.Text) + "`"
+}
+
 // behindRead is where the sync loop reads the behind group on its way to
 // the decision.
 func (r *analysis) behindRead(d signal.Comparison) (signal.GroupAccess, bool) {
@@ -499,6 +534,10 @@ func (st *steps) tool(name string, run *signal.ToolRun) {
 // behindGroup is the ID of the step that puts a watcher in the behind group.
 const behindGroup = "behind-group"
 
+// compactionRev is the ID of the step where a compaction sets the
+// compaction revision that the sync loop reads.
+const compactionRev = "compaction-rev"
+
 func (r *analysis) watchChain() []Step {
 	sg := r.Study.Signal
 	s := r.Signal
@@ -524,13 +563,23 @@ func (r *analysis) watchChain() []Step {
 		cond := ""
 		if a.Cond != "" {
 			cond = " when `" + a.Cond + "`"
+			if d := strings.TrimSpace(a.CondDef.Text); d != "" {
+				cond += ", where `" + d + "`"
+			}
 		}
 		add("handoff", "the watcher is put in the behind group"+cond+": "+a.Text, a.Pos).ID = behindGroup
+	}
+	d, ok := r.signalDecision()
+	// Where a compaction sets the compaction revision, which the sync loop
+	// reads: a way of its own, joined to the sync loop by the field.
+	write, read := r.revisionHandOff(d)
+	if write != nil {
+		add("handoff", "a compaction sets the compaction revision"+heldText(write.Lock)+": "+strings.TrimSpace(write.Text), write.Pos).Root = true
+		st[len(st)-1].ID = compactionRev
 	}
 	if g, ok := r.goStmt(callpath.Name(r.entryFunc(sg.Sync))); ok {
 		add("go", "the sync loop runs in its own goroutine, started with the store", g.Pos).Root = true
 	}
-	d, ok := r.signalDecision()
 	if !ok {
 		return link(st)
 	}
@@ -541,6 +590,9 @@ func (r *analysis) watchChain() []Step {
 		if ps := r.Graph.Paths(sync, d.Func, 1); len(ps) > 0 {
 			for _, h := range ps[0] {
 				if hasRead && h.Pos.Filename == rd.Filename && h.Pos.Line == rd.Line {
+					if read != nil && write != nil {
+						add("handoff", "the sync loop reads the compaction revision"+heldText(read.Lock)+": "+strings.TrimSpace(read.Text), read.Pos).Join = compactionRev
+					}
 					add("handoff", "the sync loop takes the behind group's watchers: "+rd.Text, r.callPos(h)).Join = behindGroup
 					hasRead = false
 					continue

@@ -453,6 +453,12 @@ func label(st report.Step) string {
 	if codeLabel(st) {
 		l = l[:strings.Index(l, ": ")]
 	}
+	// A diagram's node names the condition; the list under it defines it.
+	for _, cut := range []string{", where `", ", holding `"} {
+		if i := strings.Index(l, cut); i >= 0 {
+			l = l[:i]
+		}
+	}
 	if strings.HasPrefix(l, "calls ") {
 		l = funcLabel(strings.TrimPrefix(l, "calls "))
 	}
