@@ -208,7 +208,8 @@ func TestOwnNotesAcrossReleases(t *testing.T) {
 		"server/storage/mvcc/watcher_group.go:251":   "drifted server/storage/mvcc/watcher_group.go:255",
 		"server/storage/mvcc/kvstore_txn.go:80":      "drifted server/storage/mvcc/kvstore_txn.go:81",
 		"server/storage/mvcc/kvstore_txn.go:81":      "drifted server/storage/mvcc/kvstore_txn.go:82",
-		"server/storage/mvcc/watchable_store.go:137": "drifted server/storage/mvcc/watchable_store.go:143", // wa.minRev = s.store.currentRev + 1
+		"server/storage/mvcc/kvstore.go:210":         "drifted server/storage/mvcc/kvstore.go:221",         // s.compactMainRev = rev
+		"server/storage/mvcc/watchable_store.go:357": "drifted server/storage/mvcc/watchable_store.go:361", // compactionRev := s.store.compactMainRev
 		"server/etcdserver/txn/txn.go:176":           "moved server/etcdserver/txn/range.go:71",
 		"`mvcc.(*watcherGroup).chooseAll`":           "ok server/storage/mvcc/watcher_group.go:241",
 	}

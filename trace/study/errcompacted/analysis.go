@@ -1040,6 +1040,7 @@ func (r *analysis) boundaryVerdict() {
 	v := &sentence{}
 	n := 0
 	var all []signal.Pos
+	var conseq []string
 	for gi, g := range groups {
 		if gi > 0 {
 			v.add(" ")
@@ -1065,6 +1066,7 @@ func (r *analysis) boundaryVerdict() {
 			v.add(fmt.Sprintf("`%s` (%%L), so %s", c.Text, what), c.Pos)
 			at = append(at, c.Pos)
 			texts = append(texts, "`"+c.Text+"`")
+			conseq = append(conseq, fmt.Sprintf("`%s` %s", c.Text, c.Consequence))
 		}
 		v.add(".")
 		keys := [2][2]string{{FactWatchBoundaryIsC, FactWatchBoundaryNotC}, {FactReadBoundaryIsC, FactReadBoundaryNotC}}[gi]
@@ -1087,7 +1089,7 @@ func (r *analysis) boundaryVerdict() {
 	case n == 1:
 		v.fact(FactOneComparison, "one comparison decides for watches and reads", all...)
 	case n > 1:
-		v.fact(FactSeparateComparisons, fmt.Sprintf("not one mechanism: %d separate comparisons decide, each against the compaction revision", n), all...)
+		v.fact(FactSeparateComparisons, fmt.Sprintf("not one mechanism: one value, `%s`, compared by %d separate comparisons with different consequences: %s", fieldName(sg.Revision), n, strings.Join(conseq, "; ")), all...)
 	}
 	if n > 1 {
 		v.add(fmt.Sprintf(" Not one mechanism: %d separate comparisons, each against the compaction revision", n))

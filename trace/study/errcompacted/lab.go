@@ -197,6 +197,9 @@ func openWatch(ctx context.Context, cli *clientv3.Client, name, prefix string, r
 	select {
 	case resp, ok := <-s.ch:
 		if !ok {
+			if err := ctx.Err(); err != nil {
+				return nil, err // interrupted: the client closed the channel
+			}
 			return nil, fmt.Errorf("watch %s closed before it was created", name)
 		}
 		if s.take(resp, time.Now()) {
