@@ -22,7 +22,7 @@ func (r *Result) position(p token.Pos) (string, int) {
 
 func (r *Result) cond(c *feasible.Cond) report.Cond {
 	file, line := r.position(c.Pos)
-	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class)}
+	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole}
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
 	}
@@ -69,6 +69,9 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.Text = "only if " + text
 		} else {
 			b.Text = "only if not " + text
+		}
+		if c.Whole != "" {
+			b.Text += " (part of `" + c.Whole + "`)"
 		}
 	default:
 		b.Text = text

@@ -70,6 +70,9 @@ type Cond struct {
 	// condition this one contradicts (Excluded, as its Text).
 	Why   string
 	Prior *Cond
+	// Whole is the if statement's whole condition, when Text is one part
+	// of it (`a` of `a && b`).
+	Whole string
 	// Near is, on the condition that decides an OnlyIf verdict, the
 	// path's last condition of state, when it is another one: the one
 	// nearest the target (often the guard of the target itself).
@@ -432,6 +435,7 @@ var loopHeads = map[string]bool{
 func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 	text, pos, flip := w.c.text.condText(ifi)
 	c := Cond{Func: fr.fn, If: ifi, Text: text, Pos: pos, Want: want != flip}
+	c.Whole = w.c.text.whole(pos, text)
 	if loopHeads[ifi.Block().Comment] {
 		c.Class = Ordinary
 		return c

@@ -40,6 +40,13 @@ func (t *texts) src(n ast.Node) string {
 type fileIndex struct {
 	exprs map[token.Pos]string // by operator, paren or start position
 	conds []condStmt           // if statements and case clauses, by body start
+	ifs   []span               // the conditions of if statements
+}
+
+// span is an expression's extent and text.
+type span struct {
+	pos, end token.Pos
+	text     string
 }
 
 // condStmt is a statement whose body runs under a condition.
@@ -67,6 +74,7 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 			ix.exprs[x.Lparen] = t.src(x)
 		case *ast.IfStmt:
 			ix.conds = append(ix.conds, condStmt{body: x.Body.Lbrace, end: x.Body.Rbrace, text: t.src(x.Cond)})
+			ix.ifs = append(ix.ifs, span{pos: x.Cond.Pos(), end: x.Cond.End(), text: t.src(x.Cond)})
 		case *ast.SwitchStmt:
 			tag := ""
 			if x.Tag != nil {
@@ -158,6 +166,28 @@ func (t *texts) condText(ifi *ssa.If) (string, token.Pos, bool) {
 		}
 	}
 	return "", token.NoPos, false
+}
+
+// whole is the condition of the if statement whose condition holds pos,
+// when it is more than text: the branch is one part of it (go/ssa splits
+// `a && b` and `a || b` into a branch each).
+func (t *texts) whole(pos token.Pos, text string) string {
+	if !pos.IsValid() {
+		return ""
+	}
+	ix := t.of(pos)
+	if ix == nil {
+		return ""
+	}
+	for _, s := range ix.ifs {
+		if s.pos <= pos && pos < s.end {
+			if s.text == text || s.text == "!"+text || s.text == "!("+text+")" {
+				return "" // the whole, or its negation: the branch says it all
+			}
+			return s.text
+		}
+	}
+	return ""
 }
 
 // valuePos is the position go/ssa records for a condition value: the

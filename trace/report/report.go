@@ -294,6 +294,9 @@ type Cond struct {
 	Function string `json:"function,omitempty"`
 	Want     bool   `json:"want"`
 	Class    string `json:"class"`
+	// Whole is the if statement's whole condition, when Text is a part
+	// of it (`a` of `a && b`).
+	Whole string `json:"whole,omitempty"`
 }
 
 // Crossing is one leg across an asynchronous boundary.

@@ -68,9 +68,10 @@ type Comparison struct {
 	Guard string
 	// Signals is set when the guarded code writes a signal field: the
 	// decision signals without the sentinel. NoWait is set when that
-	// signal is sent in a select with a default case: when the channel is
-	// full, nothing is sent on that run.
+	// signal is sent in a select with a default case (at NoWaitAt): when
+	// the channel is full, nothing is sent on that run.
 	Signals, NoWait bool
+	NoWaitAt        Pos
 	// ConsequencePos is the position of the guarded write or use.
 	ConsequencePos Pos
 	// LowestPassing is the lowest revision that passes relative to the
@@ -349,7 +350,9 @@ func (r *Result) comparisons(d *deriver) {
 		}
 		c.Decision, c.Consequence, c.ConsequencePos, c.Signals = r.consequence(body, b.Parent())
 		if c.Signals {
-			c.NoWait = r.sentWithoutWaiting(c.ConsequencePos.pos)
+			if def := r.sentWithoutWaiting(c.ConsequencePos.pos); def != nil {
+				c.NoWait, c.NoWaitAt = true, r.pos(def.Pos(), b.Parent(), lineText(r.syn, def.Pos()))
+			}
 		}
 		r.Comparisons = append(r.Comparisons, c)
 	}
@@ -405,9 +408,9 @@ func (r *Result) consequence(body []ast.Stmt, fn *ssa.Function) (decides bool, w
 	return false, r.syn.src(body[0]), r.pos(body[0].Pos(), fn, r.syn.src(body[0])), false
 }
 
-// sentWithoutWaiting reports whether the code at pos is the send of a
-// select case whose select has a default case.
-func (r *Result) sentWithoutWaiting(pos token.Pos) bool {
+// sentWithoutWaiting returns the default case of the select whose send
+// holds pos, nil when pos is not in such a send.
+func (r *Result) sentWithoutWaiting(pos token.Pos) *ast.CommClause {
 	path, _ := r.syn.path(pos, pos)
 	for _, n := range path {
 		sel, ok := n.(*ast.SelectStmt)
@@ -424,16 +427,16 @@ func (r *Result) sentWithoutWaiting(pos token.Pos) bool {
 			}
 		}
 		if !inComm {
-			return false
+			return nil
 		}
 		for _, st := range sel.Body.List {
-			if st.(*ast.CommClause).Comm == nil {
-				return true
+			if c := st.(*ast.CommClause); c.Comm == nil {
+				return c
 			}
 		}
-		return false
+		return nil
 	}
-	return false
+	return nil
 }
 
 // shortField turns "pkg/path.T.f" into "T.f".

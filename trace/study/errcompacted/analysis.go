@@ -712,7 +712,7 @@ func (r *analysis) evictVerdict() {
 			v.add(" (the sync loop advances it as batches go out: "+strings.Repeat("%L, ", len(adv)-1)+"%L)", adv...)
 		}
 		v.add(", with the compaction revision")
-		v.fact(FactComparesProgress, fmt.Sprintf("`%s` compares the watcher's progress, the next revision it needs, with the compaction revision", d.Text), d.Pos)
+		v.fact(FactComparesProgress, fmt.Sprintf("`%s` compares the watcher's progress, the next revision it needs, with the compaction revision: by number, whether or not the events it needs were removed", d.Text), d.Pos)
 		if s.StartVar != nil {
 			var set []signal.Pos
 			for _, w := range s.Start.Stores {
@@ -874,9 +874,25 @@ func (r *analysis) replayVerdict() {
 	} else {
 		v.add(" (%L)", period.Pos)
 	}
-	v.add(fmt.Sprintf(": %d passes, the last at most about %s after the watch opens, as long as the client keeps up", passes, done))
-	if c := r.Signal.Client; c != nil && len(c.Buffer) > 0 {
-		v.add(" (the client takes responses off the stream into a buffer without bound, %L)", c.Buffer[0])
+	// The loop's ticker runs on its own: the first pass comes within one
+	// period of the watch's opening, each later one a period after the
+	// one before.
+	v.add(fmt.Sprintf(": %d passes; the loop's ticker does not start with the watch, so the first pass comes within %s of its opening and the last about %s to %s after it", passes, period.Value, time.Duration((passes-1)*period.Int), done))
+	var buf *signal.Const
+	for _, p := range sg.Pacing {
+		for i := range r.Signal.Pacing {
+			c := &r.Signal.Pacing[i]
+			if c.Object == p.Object && p.Role == "" && c.IsInt && c.Int > passes {
+				buf = c
+			}
+		}
+	}
+	if buf != nil {
+		v.add(fmt.Sprintf(". The server does not wait for the client: a pass's response goes into the watch's channel, which holds %d (%%L)", buf.Int), buf.Pos)
+		if c := r.Signal.Client; c != nil && len(c.Buffer) > 0 {
+			v.add(", and the client takes responses off the stream into a buffer without bound (%L)", c.Buffer[0])
+		}
+		v.add("; what terminal 1 prints can lag behind what the server has sent")
 	}
 	v.add(". ")
 	// The watcher's progress starts at the anchor, n-1 revisions before
@@ -887,7 +903,7 @@ func (r *analysis) replayVerdict() {
 	if need := int64(n - 1 - sg.Replay.Short); sg.Replay.Short > 0 && need > 0 {
 		closes = (need + batch.Int - 1) / batch.Int
 		window = time.Duration(closes * period.Int)
-		v.add(fmt.Sprintf("A compaction to %d revisions before the head evicts the watcher only if it lands before pass %d, at most about %s after the watch opens: from then on its progress is at or past the compaction revision. ", sg.Replay.Short, closes, window))
+		v.add(fmt.Sprintf("A compaction to N−%d (%d revisions before the head N) evicts the watcher only if it lands before pass %d, which comes about %s to %s after the watch opens: from then on its progress is at or past the compaction revision. Only a compaction within %s is sure to evict it. ", sg.Replay.Short, sg.Replay.Short, closes, time.Duration((closes-1)*period.Int), window, time.Duration((closes-1)*period.Int)))
 	}
 	if window < typed {
 		var moved []signal.Pos
@@ -904,8 +920,8 @@ func (r *analysis) replayVerdict() {
 		if len(moved) > 0 {
 			v.add(", the sync loop has moved it out of `"+fieldName(sg.Behind)+"` ("+strings.Repeat("%L, ", len(moved)-1)+"%L),", moved...)
 		}
-		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come within about %s of opening the watch.", window))
-		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart, and a compaction to %d before the head can evict the watcher only before pass %d, about %s after the watch opens: long before a compaction typed by hand (taken as %s)", n, passes, period.Value, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
+		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come within %s of opening the watch, and is sure to only within %s.", window, time.Duration((closes-1)*period.Int)))
+		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart, and a compaction to N−%d can evict the watcher only before pass %d, at most %s after the watch opens: long before a compaction typed by hand (taken as %s)", n, passes, period.Value, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
 	} else {
 		v.add(fmt.Sprintf("A compaction typed %s after the watch opens lands while the watcher is still behind.", typed))
 		v.fact(FactReplayOutlastsTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart, and the watcher can be evicted until about %s: longer than the %s it takes to type the compaction", n, passes, period.Value, window, typed), lines...)
@@ -960,7 +976,7 @@ func (r *analysis) reopenVerdict() {
 		}
 		v.add(fmt.Sprintf("; the watcher waits among the behind ones until the sync loop's next pass, where `%s` (%%L) sends the cancel", d.Text), d.Pos)
 		if d.NoWait {
-			v.add(" (a send that does not wait: when the watcher's channel is full, nothing is sent on that pass, %L)", d.ConsequencePos)
+			v.add(" (a send that does not wait: when the watcher's channel is full, its default case, %L, sends nothing on that pass)", d.NoWaitAt)
 		}
 		v.add(".")
 		lines := []signal.Pos{}
@@ -1151,7 +1167,11 @@ func (r *analysis) readVerdict() {
 			if !c.Want {
 				not = "not "
 			}
-			v.add(fmt.Sprintf(" only when %s`%s` (%%L)", not, c.Text), r.condPos(c))
+			if c.Whole != "" {
+				v.add(fmt.Sprintf(" only when %s`%s` (part of `%s`, %%L)", not, c.Text, c.Whole), r.condPos(c))
+			} else {
+				v.add(fmt.Sprintf(" only when %s`%s` (%%L)", not, c.Text), r.condPos(c))
+			}
 		}
 		if u.Dropped {
 			v.add(fmt.Sprintf(", which can reach the same return of the sentinel (%%L) after a compaction; its error is only %s: the event goes out without that value and the stream is not ended.", strings.Join(u.Uses, ", ")), r.sitePos(u.Site))

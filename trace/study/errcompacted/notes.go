@@ -226,6 +226,17 @@ func (n *notes) cites(ls []report.Loc, max int) report.Text {
 	return append(out, report.Plain(")"))
 }
 
+// sameWayAsFirst reports whether behaviour id takes the way of the
+// exercise's first behaviour (the eviction's).
+func (n *notes) sameWayAsFirst(id string) bool {
+	ex := n.exercise()
+	if len(ex) == 0 {
+		return false
+	}
+	a, b := n.chain(ex[0].ID), n.chain(id)
+	return a != nil && b != nil && sameWay(a, b)
+}
+
 // toolName is the command line tool's name ("" when there is none).
 func (n *notes) toolName() string {
 	if n.sg != nil && n.sg.Tool != nil {
@@ -264,6 +275,10 @@ func (n *notes) behaviourSentence(b report.Behaviour, accepted bool) report.Text
 	}
 	if decision != nil {
 		out = append(out, t("decided by ", code(decision.Text), " (", decision.Loc, ")")...)
+		if _, ok := n.verdict("replay"); ok && !accepted && n.sameWayAsFirst(b.ID) {
+			// Mid-stream: only while the watcher is still behind.
+			out = append(out, t(", when the compaction lands before the watcher has caught up (", report.RefSpan("how long the replay lasts", "replay"), ")")...)
+		}
 	}
 	for i, st := range tool {
 		// The step's label says what the tool prints, quoted.
@@ -630,7 +645,7 @@ func (n *notes) clientPart() report.Section {
 			case "excludes":
 				p = append(p, t(code(c.Text), " (", c.Loc, ") does not match it")...)
 			default:
-				p = append(p, t("whether ", code(c.Text), " (", c.Loc, ") matches it depends on ", code(c.Unknown), ", which this analysis does not decide")...)
+				p = append(p, t("whether ", code(c.Text), " (", c.Loc, ") matches it depends on ", code(c.Unknown), ", which this analysis does not decide (the cases after it match only when it does not)")...)
 			}
 		}
 		p = append(p, report.Plain(". "))
@@ -1012,51 +1027,106 @@ func (n *notes) detail(p *report.PairPaths) report.Text {
 	case p.Feasible == "no" && p.Reachable:
 		return append(at, t(": looks reachable, but cannot run: "+b.Text+" (", where, ").")...)
 	case len(p.Crossing) > 0:
+		// In the order the code runs: what the sender needs, the hand-off,
+		// what the receiver needs.
 		c := p.Crossing[0]
-		out := append(at, t(fmt.Sprintf(": no call path; across the %s at ", c.Boundary), report.Loc{File: c.File, Line: c.Line})...)
+		out := append(at, t(": no call path")...)
+		if cb := c.Because; cb != nil && c.Feasible == "only-if" && p.Feasible != "no" {
+			out = append(out, t("; "+cb.Text+" (", report.Loc{File: cb.File, Line: cb.Line}, "), then")...)
+		} else {
+			out = append(out, t(";")...)
+		}
+		out = append(out, t(fmt.Sprintf(" across the %s at ", c.Boundary), report.Loc{File: c.File, Line: c.Line})...)
 		if len(c.Message) > 0 && c.MessageAt != nil {
 			out = append(out, t(", with a message that sets "+strings.Join(c.Message, ", ")+" (made at ", *c.MessageAt, ")")...)
 		}
 		if p.Feasible == "no" {
 			return append(out, t(": cannot run: "+b.Text+" (", where, ").")...)
 		}
-		return append(append(out, t(", then "+b.Text+" (", where, ")")...), received(p)...)
+		return append(out, received(p)...)
 	case p.Feasible == "only-if":
-		return append(append(at, t(": "+b.Text+" (", where, ")")...), nearest(b.Near, "nearest the use")...)
+		ways := onlyIfWays(p)
+		if len(ways) < 2 {
+			return append(append(at, t(": "+b.Text+" (", where, ")")...), nearest(b.Near, "nearest the use")...)
+		}
+		// Paths that need other conditions: each is a way in, and the
+		// shortest is not the only one.
+		out := at
+		for i, w := range ways {
+			lead := []string{": by its shortest path, ", "; by another, ", "; by a third, "}[i]
+			wb := w.Because
+			out = append(out, t(lead+wb.Text+" (", report.Loc{File: wb.File, Line: wb.Line}, ")")...)
+			out = append(out, nearestEnd(wb.Near, "nearest the use", "")...)
+		}
+		return append(out, report.Plain("."))
 	}
 	return nil
+}
+
+// onlyIfWays are a pair's only-if paths that need different conditions,
+// the shortest first (at most three).
+func onlyIfWays(p *report.PairPaths) []report.Way {
+	var out []report.Way
+	seen := map[string]bool{}
+	for _, w := range p.Ways {
+		if w.Feasible != "only-if" || w.Because == nil {
+			continue
+		}
+		k := w.Because.Text + "|" + w.Because.File + fmt.Sprint(w.Because.Line)
+		if n := w.Because.Near; n != nil {
+			k += "|" + n.Text + n.File + fmt.Sprint(n.Line)
+		}
+		if seen[k] || len(out) == 3 {
+			continue
+		}
+		seen[k] = true
+		out = append(out, w)
+	}
+	return out
 }
 
 // nearest ends an only-if's lesson with the condition c, the path's last
 // condition of state, when there is one: "…, and, where, only if c."
 func nearest(c *report.Cond, where string) report.Text {
+	return nearestEnd(c, where, ".")
+}
+
+// nearestEnd is nearest, ended with end.
+func nearestEnd(c *report.Cond, where, end string) report.Text {
 	if c == nil || c.Text == "" {
-		return t(".")
+		if end == "" {
+			return nil
+		}
+		return t(end)
 	}
 	not := ""
 	if !c.Want {
 		not = "not "
 	}
-	return t(", and, "+where+", only if "+not, code(c.Text), " (", report.Loc{File: c.File, Line: c.Line}, ").")
+	out := t(", and, "+where+", only if "+not, code(c.Text), " (")
+	if c.Whole != "" {
+		out = append(out, t("part of ", code(c.Whole), ", ")...)
+	}
+	return append(out, t(report.Loc{File: c.File, Line: c.Line}, ")"+end)...)
 }
 
-// received is the condition of state nearest the use on the receiving
-// side of a crossing: its best way's last one.
+// received is what the receiving side of a crossing needs: its best
+// way's conditions of state, the first and the one nearest the use.
 func received(p *report.PairPaths) report.Text {
-	for _, w := range p.Ways {
-		if w.Feasible != "only-if" || w.Because == nil {
-			continue
-		}
-		c := w.Because.Near
-		if c == nil {
-			c = &w.Because.Cond
-		}
-		if b := p.Because; b != nil && b.Cond.File == c.File && b.Cond.Line == c.Line && b.Cond.Text == c.Text {
-			return t(".") // the crossing's verdict is this very condition
-		}
-		return nearest(c, "after the hand-off")
+	ways := onlyIfWays(p)
+	if len(ways) == 0 {
+		return t(".")
 	}
-	return t(".")
+	out := t("; after it, ")
+	for i, w := range ways {
+		if len(ways) > 1 {
+			out = append(out, t([]string{"by its shortest path, ", "; by another, ", "; by a third, "}[i])...)
+		}
+		wb := w.Because
+		out = append(out, t(wb.Text+" (", report.Loc{File: wb.File, Line: wb.Line}, ")")...)
+		out = append(out, nearestEnd(wb.Near, "nearest the use", "")...)
+	}
+	return append(out, report.Plain("."))
 }
 
 func (n *notes) labSection() *report.Section {
@@ -1097,7 +1167,7 @@ func (n *notes) glossary() report.Section {
 		{Term: "sentinel", Text: t("the error variable under study, ", code(report.ShortName(n.rep.Study.Sentinel)), "; its uses are found by type identity, not by text")},
 		{Term: "use", Text: t("a line that names the sentinel: its definition, a return, a comparison, a translation (a map from it to another error), a text-comparison (its text, Error(), compared with a string, as an error that came over the network is recognised), or other")},
 		{Term: "entry", Text: t("a function from which call paths are traced: one the study names, or a root found from the code (a gRPC method, an HTTP handler, a goroutine)")},
-		{Term: "can run (yes, if, no)", Text: t("whether the branches on a call path can all be taken: no when a value the path fixes (a constant argument, a field a literal leaves unset) makes one false; if when one depends on server state; yes when the entry's input can meet them all. A branch whose other side only panics restricts nothing. The analysis reads each branch with the values the path fixes; it does not use what the store keeps true across calls (that the compaction revision never passes the current one, that a lock keeps it still), nor what an earlier call on the path returned: so an if can be one that never holds, and a yes one that an earlier check on the path already refuses")},
+		{Term: "can run (yes, if, no)", Text: t("whether the branches on a call path can all be taken. no: a value the path fixes (a constant argument, a field a literal leaves unset) makes one false. if: a branch compares only values the request does not choose (server state, stored data). yes: the request can choose values that meet every branch, given the state a branch compares them with (a compaction already done, say). A branch whose other side only panics restricts nothing. The analysis reads each branch with the values the path fixes; it does not use what the store keeps true across calls (that the compaction revision never passes the current one; that the lock a sync pass holds keeps it from changing), nor what an earlier call on the path returned: so an if may never hold, and a yes may be refused by an earlier check on the path")},
 		{Term: "hand-off", Text: t("where a request goes on in another goroutine, which a call graph cannot follow: a raft proposal, a scheduled job, a watcher group, a channel, the network")},
 		{Term: "decision", Text: t("a comparison of a revision with the compaction revision that guards the signal or a use of the sentinel")},
 		{Term: "runs, value, no", Text: t("a cited line's role in a behaviour: a path that can run reaches it; it declares the object a use that runs returns or looks up; neither")},
