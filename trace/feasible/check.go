@@ -661,19 +661,10 @@ func (w *walk) compare(fr *frame, c *Cond, b *ssa.BinOp, want bool) {
 
 // operands are the source texts of a comparison's operands.
 func (w *walk) operands(b *ssa.BinOp) [2]string {
-	var out [2]string
 	if ix := w.c.text.of(b.Pos()); ix != nil {
-		if f := w.c.text.file(b.Pos()); f != nil {
-			ast.Inspect(f, func(n ast.Node) bool {
-				if be, ok := n.(*ast.BinaryExpr); ok && be.OpPos == b.Pos() {
-					out[0], out[1] = w.c.text.src(be.X), w.c.text.src(be.Y)
-					return false
-				}
-				return out[0] == ""
-			})
-		}
+		return ix.operands[b.Pos()]
 	}
-	return out
+	return [2]string{}
 }
 
 // setOf lists the fields set by the literal that leaves v unset.

@@ -41,6 +41,9 @@ type fileIndex struct {
 	exprs map[token.Pos]string // by operator, paren or start position
 	conds []condStmt           // if statements and case clauses, by body start
 	ifs   []span               // the conditions of if statements
+	// operands are a binary expression's operands, by its operator's
+	// position.
+	operands map[token.Pos][2]string
 }
 
 // span is an expression's extent and text.
@@ -63,11 +66,14 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	if ix, ok := t.index[f]; ok {
 		return ix
 	}
-	ix := &fileIndex{exprs: map[token.Pos]string{}}
+	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.BinaryExpr:
 			ix.exprs[x.OpPos] = t.src(x)
+			if _, ok := ix.operands[x.OpPos]; !ok {
+				ix.operands[x.OpPos] = [2]string{t.src(x.X), t.src(x.Y)}
+			}
 		case *ast.UnaryExpr:
 			ix.exprs[x.OpPos] = t.src(x)
 		case *ast.CallExpr:
