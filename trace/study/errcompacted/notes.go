@@ -295,7 +295,7 @@ func (n *notes) behaviourSentence(b report.Behaviour, accepted bool) report.Text
 }
 
 func (n *notes) probesSentence(ps []report.Behaviour) report.Text {
-	out := t("The lab's probes show step 6's two returns running, in requests the exercise does not make: ")
+	out := t(fmt.Sprintf("The lab adds %d probes, requests the exercise does not make, each reaching a line of %s's grep by a path that can run (with `--observe`, coverage shows whether it ran): ", len(ps), n.rep.Citation.Step))
 	for i, b := range ps {
 		if i > 0 {
 			out = append(out, report.Plain("; "))
