@@ -17,7 +17,8 @@ func WhyDoc(w *report.Why) *report.Doc {
 	d.Lead = report.Text{
 		report.Plain(fmt.Sprintf("The %s is declared at ", o.Kind)), report.Cite(report.Loc{File: o.File, Line: o.Line}),
 		report.Plain(" ("), report.CodeSpan(o.Text), report.Plain(fmt.Sprintf("). Found in etcd %s by type identity, in the %d packages that import its package, loaded from source; ", w.Etcd.Version, len(w.Packages))),
-		report.Plain(fmt.Sprintf("roots are the functions the code itself starts (%s), and for each use the %d nearest that reach it by a path that can run are kept.", rootKinds(w.Roots), w.Nearest)),
+		report.Plain(fmt.Sprintf("roots are where the server's code is entered or started (%s), and for each use the %d nearest that reach it by a path that can run are kept. ", rootKinds(w.Roots), w.Nearest)),
+		report.Plain("A path can run when no branch on it is refuted by a value the path fixes; the analysis does not use what an earlier call on the path returned (a check that a transaction is read-only, say) nor what the store keeps true across calls, so a root listed may be one whose path such a check rules out, and an only-if may name a condition that never holds."),
 	}
 	entry := map[string]report.Entry{}
 	for _, e := range w.Entries {
@@ -118,6 +119,19 @@ func verdictSpans(v string, b *report.Because) report.Text {
 		t = append(t, codeText(b.Text)...)
 		if b.File != "" {
 			t = append(t, report.Plain(" ("), report.Cite(report.Loc{File: b.File, Line: b.Line}), report.Plain(")"))
+		}
+		if c := b.Near; c != nil && v == "only-if" && c.Text != "" {
+			not := ""
+			if !c.Want {
+				not = "not "
+			}
+			t = append(t, report.Plain(", and, nearest the use, only if "+not), report.CodeSpan(c.Text))
+			if c.Whole != "" {
+				t = append(t, report.Plain(" (part of "), report.CodeSpan(c.Whole), report.Plain(")"))
+			}
+			if c.File != "" {
+				t = append(t, report.Plain(" ("), report.Cite(report.Loc{File: c.File, Line: c.Line}), report.Plain(")"))
+			}
 		}
 	}
 	return t
