@@ -127,7 +127,21 @@ func Apply(rep *report.Report, res *Result) {
 		sort.Strings(lines)
 		ob.Only = append(ob.Only, report.ObserveOnly{Behaviour: b.id, Lines: lines})
 	}
-	// Static and dynamic disagreements, per behaviour.
+	// Static and dynamic disagreements, per behaviour. What the analysis
+	// expects to run in a behaviour is the uses a path reaches that can
+	// run with the behaviour's requests (its Sites), not every use its
+	// entries reach by calls.
+	runsIn := map[string]map[int]bool{}
+	for _, b := range rep.Behaviours {
+		runsIn[b.ID] = map[int]bool{}
+		for _, si := range b.Sites {
+			runsIn[b.ID][si] = true
+		}
+	}
+	siteAt := map[string]int{}
+	for i, s := range rep.Sites {
+		siteAt[fmt.Sprintf("%s:%d", s.File, s.Line)] = i
+	}
 	for _, b := range behs {
 		if b.id == Baseline {
 			continue
@@ -136,11 +150,8 @@ func Apply(rep *report.Report, res *Result) {
 			if s.Observed == nil {
 				continue
 			}
-			static, setup := false, false
+			static, setup := runsIn[b.id][i], false
 			for _, p := range rep.Paths {
-				if p.Site.Index == i && p.Reachable && contains(b.entries, p.Entry) {
-					static = true
-				}
 				if p.Site.Index == i && p.Reachable && contains(b.setup, p.Entry) {
 					setup = true
 				}
@@ -162,6 +173,12 @@ func Apply(rep *report.Report, res *Result) {
 					continue
 				}
 				static := contains(c.Behaviours, b.id)
+				if c.Guarded != nil {
+					// A comparison that guards a use is expected where the use is.
+					if si, ok := siteAt[fmt.Sprintf("%s:%d", c.Guarded.File, c.Guarded.Line)]; ok {
+						static = runsIn[b.id][si]
+					}
+				}
 				if !static && c.Observed[b.id] && reachedFromAny(c.Entries, b.setup) {
 					continue // the lab's own compaction explains it
 				}

@@ -199,8 +199,14 @@ var Study = &study.Study{
 			Probe:    true,
 			Setup:    []string{"kv-compact", "apply"},
 			Title:    probeCompactTitle,
-			Lab:      "etcdctl compaction C, after the compaction to C, fails",
-			Entries:  []string{"kv-compact", "apply"},
+			// Its only request is a Compaction: the raft request it
+			// proposes sets no Txn and no Range.
+			Unset: []string{
+				"go.etcd.io/etcd/api/v3/etcdserverpb.InternalRaftRequest.Txn",
+				"go.etcd.io/etcd/api/v3/etcdserverpb.InternalRaftRequest.Range",
+			},
+			Lab:     "etcdctl compaction C, after the compaction to C, fails",
+			Entries: []string{"kv-compact", "apply"},
 			Prose: "Not in the exercise: a compaction to a revision the store is already " +
 				"compacted to, which the lab adds to show the compaction's own refusal run.",
 		},

@@ -157,8 +157,10 @@ func labReopen(lab *LabRecord) report.Section {
 	s := report.Section{ID: "lab-reopen", Title: "Step 4: a watch opened from the compacted revision"}
 	p := t(fmt.Sprintf("A watch from A = %d after the compaction: ", r.StartRevision))
 	switch {
+	case r.Created && r.Canceled && r.Cancel != nil && !r.Cancel.Created && r.Cancel.CompactRevision != 0:
+		p = append(p, t(fmt.Sprintf("the server accepted it (a created response that did not cancel it) and %d ms later, in this run, sent a cancel with compact_revision=%d", r.MsBetween, r.Cancel.CompactRevision))...)
 	case r.Created && r.Canceled:
-		p = append(p, t(fmt.Sprintf("the server accepted it (a created response came first) and canceled it %d ms later", r.MsBetween))...)
+		p = append(p, t(fmt.Sprintf("the client saw a created response and a cancel, %d ms apart", r.MsBetween))...)
 	case r.Canceled:
 		p = append(p, t("the server refused it in its first response")...)
 	default:
@@ -207,14 +209,22 @@ func labBoundary(lab *LabRecord) report.Section {
 		c.Lines = append(c.Lines, report.CodeLine{Text: fmt.Sprintf("%d: %s%s", p.Revision, by, p.Result)})
 	}
 	s.Blocks = append(s.Blocks, report.Block{Para: t("The first line of a watch from each of the exercise's revisions:")}, report.Block{Code: c})
-	p := t(fmt.Sprintf("The lowest revision that still opens a watch is %d", b.LowestOpenRevision))
+	p := t(fmt.Sprintf("The lowest start revision whose watch is not canceled is %d (found in %d probes; a watch from below it is accepted, then canceled)", b.LowestOpenRevision, b.Searched))
 	if b.LowestOpenRevision == b.CompactRevision {
 		p = append(p, t(fmt.Sprintf(", the compaction revision C = %d", b.CompactRevision))...)
 	} else {
 		p = append(p, t(fmt.Sprintf("; the compaction revision is %d", b.CompactRevision))...)
 	}
 	if r := lab.Read; r.LowestReadableRevision != 0 {
-		p = append(p, t(fmt.Sprintf(". For exercise 6's get --rev, the lowest readable revision is %d", r.LowestReadableRevision))...)
+		var tried []string
+		for _, rp := range r.Probes {
+			if rp.OK {
+				tried = append(tried, fmt.Sprintf("%d reads", rp.Revision))
+			} else {
+				tried = append(tried, fmt.Sprintf("%d fails", rp.Revision))
+			}
+		}
+		p = append(p, t(fmt.Sprintf(". For exercise 6's get --rev, the lowest readable revision is %d (%s)", r.LowestReadableRevision, strings.Join(tried, ", ")))...)
 	}
 	s.Blocks = append(s.Blocks, report.Block{Para: append(p, report.Plain("."))})
 	if lab.Etcdctl != nil && lab.Etcdctl.Read != nil {

@@ -182,7 +182,7 @@ func (n *notes) answer() report.Section {
 		s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	}
 	if len(n.sg.Corrected) > 0 {
-		s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("In place of %s's grep, a citation of the lines that run in the behaviours, as `git grep -n` prints them:", n.rep.Citation.Step))})
+		s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("In place of %s's grep, a citation of what the behaviours involve (the lines that run in them, and the declarations of the values they return), as `git grep -n` prints them:", n.rep.Citation.Step))})
 		c := &report.Code{Lang: "text"}
 		for _, l := range n.sg.Corrected {
 			l := l
@@ -1144,11 +1144,15 @@ func (n *notes) coverage() *report.Section {
 		return nil
 	}
 	s := report.Section{ID: "coverage", Title: "What ran in each behaviour (coverage)", Appendix: true}
-	tb := &report.Table{Head: []report.Text{t("run"), t("ms"), t("blocks that ran")}}
+	tb := &report.Table{Head: []report.Text{t("run"), t("what it does"), t("ms"), t("blocks that ran")}}
 	for _, r := range o.Runs {
-		tb.Rows = append(tb.Rows, []report.Cell{{Text: t(r.Behaviour)}, {Text: t(fmt.Sprint(r.Ms))}, {Text: t(fmt.Sprintf("%d of %d", r.Ran, r.Blocks))}})
+		doc := ""
+		if sc, ok := Lab.Script(r.Behaviour); ok {
+			doc = sc.Doc
+		}
+		tb.Rows = append(tb.Rows, []report.Cell{{Text: t(r.Behaviour)}, {Text: t(doc)}, {Text: t(fmt.Sprint(r.Ms))}, {Text: t(fmt.Sprintf("%d of %d", r.Ran, r.Blocks))}})
 	}
-	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Each behaviour ran on its own etcd %s built with coverage; the baseline makes the same setup and compaction without the behaviour.", o.Release))}, report.Block{Table: tb})
+	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Each run is a new etcd %s process built with coverage (the server only: the client's and etcdctl's lines are not measured, nor are package-level declarations, which run at start in every process). What ran in a run and not in the baseline is its own.", o.Release))}, report.Block{Table: tb})
 	var items []report.Text
 	for _, d := range o.Decided {
 		items = append(items, t(d.Behaviour+": ", code(d.Comparison), " (", report.Loc{File: d.File, Line: d.Line}, ") took effect: what it guards ran there and not in the baseline."))
@@ -1158,6 +1162,9 @@ func (n *notes) coverage() *report.Section {
 	}
 	if len(items) > 0 {
 		s.Blocks = append(s.Blocks, report.Block{List: &report.List{Items: items}})
+	}
+	if len(o.Disagreements) > 0 {
+		s.Blocks = append(s.Blocks, report.Block{Para: t("static-only: the analysis has a path to the line that can run with the behaviour's requests, and the run did not take it: an if whose condition did not hold in this run, or a path the analysis cannot refute (see the glossary's can run).")})
 	}
 	return &s
 }
