@@ -120,18 +120,9 @@ func verdictSpans(v string, b *report.Because) report.Text {
 		if b.File != "" {
 			t = append(t, report.Plain(" ("), report.Cite(report.Loc{File: b.File, Line: b.Line}), report.Plain(")"))
 		}
-		if c := b.Near; c != nil && v == "only-if" && c.Text != "" {
-			not := ""
-			if !c.Want {
-				not = "not "
-			}
-			t = append(t, report.Plain(", and, nearest the use, only if "+not), report.CodeSpan(c.Text))
-			if c.Whole != "" {
-				t = append(t, report.Plain(" (part of "), report.CodeSpan(c.Whole), report.Plain(")"))
-			}
-			if c.File != "" {
-				t = append(t, report.Plain(" ("), report.Cite(report.Loc{File: c.File, Line: c.Line}), report.Plain(")"))
-			}
+		if c := b.Near; c != nil && v == "only-if" && c.Text != "" && c.File != "" {
+			t = append(t, report.Plain(", and, nearest the use, "))
+			t = append(t, report.OnlyIf(*c)...)
 		}
 	}
 	return t

@@ -190,3 +190,17 @@ func Sentence(s string, lines []Loc) Text {
 	}
 	return t
 }
+
+// OnlyIf says what a path needs of condition c: "only if [not] `c` (part
+// of `whole`, file:line)", the way the documents of every command say it.
+func OnlyIf(c Cond) Text {
+	not := ""
+	if !c.Want {
+		not = "not "
+	}
+	out := Text{Plain("only if " + not), CodeSpan(c.Text), Plain(" (")}
+	if c.Whole != "" {
+		out = append(out, Plain("part of "), CodeSpan(c.Whole), Plain(", "))
+	}
+	return append(out, Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
+}

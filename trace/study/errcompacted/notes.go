@@ -1099,15 +1099,11 @@ func nearestEnd(c *report.Cond, where, end string) report.Text {
 		}
 		return t(end)
 	}
-	not := ""
-	if !c.Want {
-		not = "not "
+	out := append(t(", and, "+where+", "), report.OnlyIf(*c)...)
+	if end == "" {
+		return out
 	}
-	out := t(", and, "+where+", only if "+not, code(c.Text), " (")
-	if c.Whole != "" {
-		out = append(out, t("part of ", code(c.Whole), ", ")...)
-	}
-	return append(out, t(report.Loc{File: c.File, Line: c.Line}, ")"+end)...)
+	return append(out, report.Plain(end))
 }
 
 // received is what the receiving side of a crossing needs: its best
