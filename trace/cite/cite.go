@@ -10,7 +10,8 @@
 //   - git grep -n output, path/file.go:123:<source text>, at the start of a
 //     line at any indentation: in fenced and indented code blocks, list
 //     items and blockquotes (in prose, the text must start with a tab or
-//     directly after the colon, so that "file.go:12: `code`" stays a path);
+//     directly after the colon, so that a path, a colon and `code` in prose
+//     stays a path);
 //   - GitHub links https://github.com/<owner>/<repo>/blob/<ref>/path#L123
 //     and #L120-L130 (the text of a Markdown link to one, [file.go:123](...),
 //     cites it at the link's ref);

@@ -23,19 +23,18 @@ func Apply(rep *report.Report, res *Result) {
 		byScript[p.Script] = p
 	}
 	type beh struct {
-		id      string
-		prof    *Profile
-		entries []string
-		setup   []string
+		id    string
+		prof  *Profile
+		setup []string
 	}
 	var behs []beh
 	for _, b := range rep.Behaviours {
 		if p := byScript[b.Observed]; p != nil {
-			behs = append(behs, beh{b.ID, p, b.Entries, b.Setup})
+			behs = append(behs, beh{b.ID, p, b.Setup})
 		}
 	}
 	if p := byScript[Baseline]; p != nil {
-		behs = append(behs, beh{Baseline, p, nil, nil})
+		behs = append(behs, beh{Baseline, p, nil})
 	}
 	mark := func(file string, line int) map[string]bool {
 		var m map[string]bool

@@ -131,6 +131,23 @@ func enclosingFunc(path []ast.Node) *ast.FuncDecl {
 	return nil
 }
 
+// inspectIn walks the files that can name obj: those of its package when
+// it is not exported, every loaded file otherwise.
+func (s *syntax) inspectIn(obj types.Object, visit func(f *ast.File, info *types.Info, n ast.Node) bool) {
+	if obj.Exported() || obj.Pkg() == nil {
+		s.inspectAll(visit)
+		return
+	}
+	s.inspectAll(func(f *ast.File, info *types.Info, n ast.Node) bool {
+		if _, ok := n.(*ast.File); ok {
+			if p := s.pkg[f]; p == nil || p.Types != obj.Pkg() {
+				return false // not its package: skip the file
+			}
+		}
+		return visit(f, info, n)
+	})
+}
+
 // inspectAll walks every loaded file.
 func (s *syntax) inspectAll(visit func(f *ast.File, info *types.Info, n ast.Node) bool) {
 	// Deterministic order: by file name.

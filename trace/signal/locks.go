@@ -22,7 +22,8 @@ func (r *Result) revisionAccesses() {
 	if rev == nil {
 		return
 	}
-	r.syn.inspectAll(func(f *ast.File, info *types.Info, n ast.Node) bool {
+	// An unexported field is named only in its own package's files.
+	r.syn.inspectIn(rev, func(f *ast.File, info *types.Info, n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok || r.syn.obj(sel.Sel) != rev {
 			return true
@@ -81,7 +82,7 @@ func (r *Result) lockHeld(path []ast.Node, sel *ast.SelectorExpr, info *types.In
 				continue
 			}
 			m, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || owner == nil || structOf(info.TypeOf(m.X)) == nil {
+			if !ok || owner == nil {
 				continue
 			}
 			mx, ok := m.X.(*ast.SelectorExpr) // the mutex, a field: x.mu
