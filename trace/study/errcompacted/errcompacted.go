@@ -34,8 +34,8 @@ func init() {
 var Study = &study.Study{
 	Name:  "errcompacted",
 	Title: "Delete the history a watcher is still standing in",
-	Summary: "Compacting past the revision a watcher still needs ends that watcher's " +
-		"stream, while a watcher that is caught up is untouched. Step 6 of the exercise " +
+	Summary: "The exercise says that compacting past the revision a watcher still needs " +
+		"ends that watcher's stream, while a watcher that is caught up is untouched. Step 6 of the exercise " +
 		"cites \"the site\" with a git grep for ErrCompacted. These notes check that " +
 		"citation against the code of the release loaded: which uses of the sentinel " +
 		"exist, from which entry points each one is really reached, and which lab " +
