@@ -156,7 +156,7 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, why func() *report
 	pair := func(entry, site string) *report.PairPaths {
 		i, ok := siteAt[site]
 		if !ok {
-			t.Fatalf("no site at %s", site)
+			t.Fatalf("no site at %s (sites: %v)", site, siteAt)
 		}
 		for k := range rep.Paths {
 			if p := &rep.Paths[k]; p.Entry == entry && p.Site.Index == i {

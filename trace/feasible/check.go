@@ -5,8 +5,8 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
-	"sort"
 
+	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/srctrace/srctrace/trace/callpath"
@@ -80,6 +80,12 @@ type Cond struct {
 	// Fields are the struct fields the condition's value is read from (in
 	// its function, through locals, loads and map lookups).
 	Fields []*types.Var
+	// Refuted, for Excluded, are what the path already needs that rules
+	// the condition out: earlier conditions, what earlier calls returned,
+	// what every element of a slice passed, invariants of the store.
+	// Implied, for True, are what makes it hold without the path fixing a
+	// value.
+	Refuted, Implied []Reason
 }
 
 // Fixed is a value that a path fixes: an operand, its value, and where the
@@ -181,17 +187,43 @@ func (v *Value) At() token.Pos {
 // Checker checks paths of one program.
 type Checker struct {
 	sites func(caller, callee *ssa.Function) []ssa.CallInstruction
+	edges func(site ssa.CallInstruction) []*callgraph.Edge
+	g     *callpath.Graph
 	text  *texts
 	// MaxLeaves bounds the choices of call sites tried on one path.
 	MaxLeaves int
+
+	sums map[*ssa.Function]*summary
+	dom  map[*ssa.BasicBlock][]edgeOf
+	// globals are the stores to each package-level variable; nonNil
+	// which are never nil.
+	globals map[*ssa.Global][]*ssa.Store
+	nonNil  map[*ssa.Global]bool
+	// What the program's locks keep (locks.go) and its invariants
+	// (invariant.go).
+	ix        *index
+	guardsOf  map[*types.Var][]*types.Var
+	releasers map[*types.Var]map[*ssa.Function]bool
+	heldMemo  map[heldKey]bool
+	retHold   map[retKey]bool
+	invs      map[invKey]*Invariant
 }
 
 // New returns a checker over g's program.
 func New(g *callpath.Graph) *Checker {
 	return &Checker{
 		sites:     g.Sites,
+		edges:     g.EdgesAt,
+		g:         g,
 		text:      &texts{file: g.File, fset: g.Fset(), data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}},
 		MaxLeaves: 16,
+		sums:      map[*ssa.Function]*summary{},
+		dom:       map[*ssa.BasicBlock][]edgeOf{},
+		guardsOf:  map[*types.Var][]*types.Var{},
+		releasers: map[*types.Var]map[*ssa.Function]bool{},
+		heldMemo:  map[heldKey]bool{},
+		retHold:   map[retKey]bool{},
+		invs:      map[invKey]*Invariant{},
 	}
 }
 
@@ -201,18 +233,38 @@ type walk struct {
 	p       Path
 	frames  []*frame
 	objects map[*ssa.Alloc]*object
-	facts   map[string]*fact
 	leaves  int
+	// worlds are the ways the path's conditions can all hold so far;
+	// deaths the worlds that could not, with why.
+	worlds []*world
+	deaths []death
+	terms  map[string]termInfo
+	// reads are the read terms of each field of each struct (by base and
+	// field); holds what acquisitions hold at each read.
+	reads      map[readKey][]string
+	readFields map[string][]readKey
+	holds      map[string][]holding
+	nextID int
+	// budget bounds the constraint work of one path.
+	budget int
 }
 
 // Check decides whether the path can run. With Path.Want set, it also
 // returns that value as the end of the path sees it.
 func (c *Checker) Check(p Path) (Result, *Value) {
-	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, facts: map[string]*fact{}}
-	root := &frame{fn: p.Root, root: true, rootState: p.RootState, memo: map[ssa.Value]*value{}, p: w}
+	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, budget: 20000}
+	root := w.newFrame(p.Root, nil, nil)
+	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)
 	best, val := w.dfs(root, 0, nil, nil)
 	return best, val
+}
+
+// newFrame makes a frame of fn called by parent at call.
+func (w *walk) newFrame(fn *ssa.Function, parent *frame, call ssa.CallInstruction) *frame {
+	w.nextID++
+	return &frame{fn: fn, params: map[*ssa.Parameter]*value{}, free: map[*ssa.FreeVar]*value{}, memo: map[ssa.Value]*value{}, p: w,
+		id: w.nextID, parent: parent, callAt: call}
 }
 
 func (w *walk) messageFor(fn *ssa.Function) *Message {
@@ -256,7 +308,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 			break
 		}
 		fr.site = site
-		saved := w.saveFacts()
+		savedW, savedD := w.worlds, w.deaths
 		cs := append(append([]Cond{}, conds...), w.conds(fr, site.Block())...)
 		ss := append(append([]ssa.CallInstruction{}, sites...), site)
 		var res Result
@@ -268,7 +320,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 			next := w.enter(fr, site, h.Callee)
 			res, val = w.dfs(next, i+1, cs, ss)
 		}
-		w.facts = saved
+		w.worlds, w.deaths = savedW, savedD
 		if !have || Better(res.Verdict, best.Verdict) {
 			best, bestVal, have = res, val, true
 		}
@@ -327,7 +379,7 @@ func (w *walk) result(cs []Cond, sites []ssa.CallInstruction) Result {
 
 // enter makes the frame of callee as called from fr at site.
 func (w *walk) enter(fr *frame, site ssa.CallInstruction, callee *ssa.Function) *frame {
-	nf := &frame{fn: callee, params: map[*ssa.Parameter]*value{}, free: map[*ssa.FreeVar]*value{}, memo: map[ssa.Value]*value{}, p: w}
+	nf := w.newFrame(callee, fr, site)
 	nf.msg = w.messageFor(callee)
 	c := site.Common()
 	var args []ssa.Value
@@ -357,6 +409,10 @@ func (w *walk) enter(fr *frame, site ssa.CallInstruction, callee *ssa.Function) 
 		for j, p := range callee.Params {
 			if j < len(pre) {
 				nf.params[p] = pre[j]
+				continue
+			}
+			if c.IsInvoke() && j == 0 {
+				nf.params[p] = adapt(fr.eval(args[0]), p.Type())
 				continue
 			}
 			nf.params[p] = fr.eval(args[j-len(pre)]).fixedAt(at)
@@ -395,31 +451,8 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 	if target == nil {
 		return nil
 	}
-
-	type edge struct {
-		ifi  *ssa.If
-		want bool
-	}
-	var edges []edge
-	for _, b := range fr.fn.DomPreorder() {
-		if !b.Dominates(target) || len(b.Preds) != 1 {
-			continue
-		}
-		p := b.Preds[0]
-		if len(p.Instrs) == 0 || len(p.Succs) != 2 || p.Succs[0] == p.Succs[1] {
-			continue
-		}
-		ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
-		if !ok {
-			continue
-		}
-		edges = append(edges, edge{ifi, p.Succs[0] == b})
-	}
-	sort.SliceStable(edges, func(i, j int) bool {
-		return edges[i].ifi.Block().Index < edges[j].ifi.Block().Index && edges[i].ifi.Block().Dominates(edges[j].ifi.Block())
-	})
 	var out []Cond
-	for _, e := range edges {
+	for _, e := range w.c.domEdges(fr.fn, target) {
 		out = append(out, w.decide(fr, e.ifi, e.want))
 	}
 	return out
@@ -448,11 +481,60 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 	}
 	if onlyPanics(other, 0) {
 		c.Class = Ordinary
-		return c
+	} else {
+		w.classify(fr, &c, ifi.Cond, want)
+		c.Fields = fieldsRead(ifi.Cond)
 	}
-	w.classify(fr, &c, ifi.Cond, want)
-	c.Fields = fieldsRead(ifi.Cond)
+	w.settle(fr, ifi, want, &c)
 	return c
+}
+
+// settle constrains the path's worlds with the condition: when no world
+// can take it, the path's earlier conditions, what its calls returned and
+// what the store keeps true exclude it; when no world can take its
+// negation, they imply it.
+func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
+	self := &reason{cond: c, pos: c.Pos, kind: ReasonCond}
+	ws := w.constrain(w.worlds, fr, ifi.Cond, want, self)
+	if len(ws) == 0 {
+		var rs []*reason
+		for _, d := range w.deaths {
+			rs = append(rs, d.why...)
+		}
+		c.Refuted = explain(rs, c)
+		if c.Class != False {
+			c.Class = Excluded
+			c.Prior, c.Why = nil, ""
+			for i := range c.Refuted {
+				if r := c.Refuted[i]; r.Cond != nil && r.Kind == ReasonCond {
+					c.Prior, c.Why = r.Cond, r.Cond.Text
+				}
+			}
+			if c.Prior == nil {
+				for i := range c.Refuted {
+					if r := c.Refuted[i]; r.Cond != nil {
+						c.Prior, c.Why = r.Cond, r.Cond.Text
+						break
+					}
+				}
+			}
+		}
+		w.worlds = nil
+		return
+	}
+	if c.Class == State || c.Class == Input || c.Class == Gave {
+		saved := w.deaths
+		neg := w.constrain(w.worlds, fr, ifi.Cond, !want, self)
+		if len(neg) == 0 {
+			var rs []*reason
+			for _, d := range w.deaths[len(saved):] {
+				rs = append(rs, d.why...)
+			}
+			c.Class, c.Implied = True, explain(rs, c)
+		}
+		w.deaths = saved
+	}
+	w.worlds = ws
 }
 
 // onlyPanics reports whether every way on from block b ends in a panic.
@@ -604,7 +686,7 @@ func (w *walk) typeTest(fr *frame, c *Cond, ta *ssa.TypeAssert, want bool) {
 		return
 	}
 	if x.kind == kTerm && x.org == input {
-		w.assume(c, x.term, fact{isType: types.TypeString(ta.AssertedType, nil), typeWant: want})
+		c.Class = Input
 		return
 	}
 	w.byOrigin(c, x)
@@ -635,12 +717,8 @@ func (w *walk) compare(fr *frame, c *Cond, b *ssa.BinOp, want bool) {
 	if !want {
 		op = negate(op)
 	}
-	switch {
-	case x.kind == kTerm && y.kind == kConst && x.org == input:
-		w.assume(c, x.term, atomFact(op, y))
-		return
-	case y.kind == kTerm && x.kind == kConst && y.org == input:
-		w.assume(c, y.term, atomFact(mirror(op), x))
+	if x.kind == kTerm && y.kind == kConst && x.org == input || y.kind == kTerm && x.kind == kConst && y.org == input {
+		c.Class = Input
 		return
 	}
 	switch {

@@ -27,22 +27,52 @@ type frame struct {
 	memo map[ssa.Value]*value
 	p    *walk
 	idx  int
+	// id names the frame's values (unique in the walk); parent is the
+	// frame that called this one (the path's previous function, or, for
+	// a call whose result the path tests, the caller), callAt the call.
+	id     int
+	parent *frame
+	callAt ssa.CallInstruction
+	// inline is set for a call the path does not go through but whose
+	// result it tests; depth counts those frames up to the path's.
+	inline bool
+	depth  int
+	// override binds values to fixed ones: an element of a slice a loop
+	// visits, in the template of what holds for every element.
+	override map[ssa.Value]*value
 }
 
 func (f *frame) eval(v ssa.Value) *value {
 	if r, ok := f.memo[v]; ok {
 		return r
 	}
+	if r, ok := f.override[v]; ok {
+		f.memo[v] = r
+		return r
+	}
 	// A value defined in terms of itself is carried round a loop: what it
 	// is depends on the iterations before, which the path does not fix.
-	f.memo[v] = opaque(state)
+	f.memo[v] = f.named(opaque(state), v)
 	r := f.eval1(v)
 	// In a receiver's dispatch function, the message is the sender's.
 	if f.msg != nil && f.msg.Value != nil && f.msg.Matches(v.Type()) {
 		r = f.msg.Value.v
 	}
+	r = f.named(r, v)
 	f.memo[v] = r
 	return r
+}
+
+// named gives r, a value of v in f, an identity when it has none: a value
+// that is not a constant is a term named after v and the frame.
+func (f *frame) named(r *value, v ssa.Value) *value {
+	if r.term != "" || r.kind == kConst {
+		return r
+	}
+	c := *r
+	c.term = fmt.Sprintf("%s@%d", v.Name(), f.id)
+	f.p.note(c.term, termInfo{typ: v.Type()})
+	return &c
 }
 
 func (f *frame) eval1(v ssa.Value) *value {
@@ -82,11 +112,16 @@ func (f *frame) eval1(v ssa.Value) *value {
 	case *ssa.FieldAddr:
 		return &value{kind: kAddr, org: fixed, base: f.eval(v.X), field: v.Field, fvar: fieldVar(v.X.Type(), v.Field)}
 	case *ssa.Field:
-		return f.fieldOf(f.eval(v.X), v.Field, fieldVar(v.X.Type(), v.Field))
+		return f.fieldOf(f.eval(v.X), v.Field, fieldVar(v.X.Type(), v.Field), v)
 	case *ssa.UnOp:
 		switch v.Op {
 		case token.MUL:
-			return f.load(f.eval(v.X))
+			if g, ok := v.X.(*ssa.Global); ok && f.p.c.neverNil(g) {
+				// A package-level variable set once to a made value (an
+				// error made by errors.New) and never to nil.
+				return &value{kind: kNonNil, org: state, term: "g:" + g.RelString(nil)}
+			}
+			return f.load(f.eval(v.X), v)
 		case token.NOT:
 			x := f.eval(v.X)
 			if x.kind == kConst && !x.isNil && x.c.Kind() == constant.Bool {
@@ -104,14 +139,14 @@ func (f *frame) eval1(v ssa.Value) *value {
 		}
 	case *ssa.BinOp:
 		x, y := f.eval(v.X), f.eval(v.Y)
-		if r := fold(v.Op, x, y); r != nil {
-			return r
-		}
-		return derived(x, y)
+		return f.binop(v.Op, x, y, v.Type())
 	case *ssa.ChangeType:
 		return f.eval(v.X)
 	case *ssa.Convert:
 		x := f.eval(v.X)
+		if isInteger(v.Type()) && isInteger(v.X.Type()) {
+			return x // an integer as another integer type: the same number (overflow aside)
+		}
 		if x.kind == kConst && !x.isNil {
 			if b, ok := v.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsNumeric != 0 && x.c.Kind() == constant.Int {
 				return x
@@ -141,14 +176,11 @@ func (f *frame) eval1(v ssa.Value) *value {
 		if v.CommaOk {
 			return &value{kind: kOpaque, org: x.org, why: x.why}
 		}
-		if x.kind == kNonNil && x.inner != nil {
-			return x.inner
-		}
-		return derived(x)
+		return asserted(x, v.AssertedType)
 	case *ssa.Extract:
 		return f.extract(v)
 	case *ssa.Call:
-		return f.callResult(v.Common())
+		return f.call(v, v.Common())
 	case *ssa.Phi:
 		var vs []*value
 		for _, e := range v.Edges {
@@ -156,6 +188,9 @@ func (f *frame) eval1(v ssa.Value) *value {
 		}
 		if same := sameConst(vs); same != nil {
 			return same
+		}
+		if a := f.phiAlt(v, derived(vs...)); a != nil {
+			return a
 		}
 		return derived(vs...)
 	case *ssa.Lookup:
@@ -172,11 +207,11 @@ func (f *frame) eval1(v ssa.Value) *value {
 				return z
 			}
 		}
-		return element(x)
+		return f.element(x, v, v.Index)
 	case *ssa.Index:
-		return element(f.eval(v.X))
+		return f.element(f.eval(v.X), v, v.Index)
 	case *ssa.IndexAddr:
-		return element(f.eval(v.X))
+		return f.element(f.eval(v.X), v, v.Index)
 	case *ssa.Slice:
 		return element(f.eval(v.X))
 	case *ssa.Next, *ssa.Select, *ssa.Range:
@@ -185,11 +220,13 @@ func (f *frame) eval1(v ssa.Value) *value {
 	return gaveUp(fmt.Sprintf("a %T value", v))
 }
 
-// load is the value at an address.
-func (f *frame) load(addr *value) *value {
+// load is the value at an address, read by instruction at.
+func (f *frame) load(addr *value, at ssa.Value) *value {
 	switch addr.kind {
 	case kAddr:
-		return f.fieldOf(addr.base, addr.field, addr.fvar)
+		return f.fieldOf(addr.base, addr.field, addr.fvar, at)
+	case kAlt:
+		return lift(addr, func(a *value) *value { return f.load(a, at) })
 	case kObj:
 		return addr.obj.whole(f)
 	case kTerm:
@@ -202,8 +239,9 @@ func (f *frame) load(addr *value) *value {
 	return derived(addr)
 }
 
-// fieldOf is field i of base (a struct value or a pointer to one).
-func (f *frame) fieldOf(base *value, i int, fv *types.Var) *value {
+// fieldOf is field i of base (a struct value or a pointer to one), read
+// by instruction at (nil when the field is not read from memory there).
+func (f *frame) fieldOf(base *value, i int, fv *types.Var, at ssa.Value) *value {
 	for _, z := range f.p.p.Zero {
 		if fv != nil && z == fv {
 			v := zero(fv.Type())
@@ -219,11 +257,16 @@ func (f *frame) fieldOf(base *value, i int, fv *types.Var) *value {
 	case kObj:
 		return base.obj.field(f, i, fv)
 	case kTerm:
-		return termVal(base.term+"."+name, base.org)
+		return f.p.read(f, base, name, fv, at)
 	case kNonNil:
 		if base.inner != nil {
-			return f.fieldOf(base.inner, i, fv)
+			return f.fieldOf(base.inner, i, fv, at)
 		}
+	case kAlt:
+		return lift(base, func(b *value) *value { return f.fieldOf(b, i, fv, at) })
+	}
+	if base.term != "" && base.org != unknown {
+		return f.p.read(f, base, name, fv, at)
 	}
 	return derived(base)
 }
@@ -232,12 +275,17 @@ func (f *frame) extract(v *ssa.Extract) *value {
 	switch t := v.Tuple.(type) {
 	case *ssa.TypeAssert:
 		x := f.eval(t.X)
-		if v.Index == 0 && x.kind == kNonNil && x.inner != nil && types.Identical(x.dyn, t.AssertedType) {
-			return x.inner
+		if v.Index == 0 {
+			if x.kind == kNonNil && x.inner != nil && types.Identical(x.dyn, t.AssertedType) {
+				return x.inner
+			}
+			// The asserted value, where the assertion holds: the same
+			// value as the operand.
+			return asserted(x, t.AssertedType)
 		}
 		return &value{kind: kOpaque, org: x.org, why: x.why}
 	case *ssa.Call:
-		return f.callResult(t.Common())
+		return project(f.eval(t), v.Index)
 	case *ssa.Lookup:
 		x := f.eval(t.X)
 		if x.kind == kConst && x.isNil {

@@ -216,7 +216,7 @@ func (o *object) field1(f *frame, i int, fv *types.Var) *value {
 	// A variable assigned a whole struct once: its field is that value's.
 	if ws := stores(a); len(ws) > 0 {
 		if len(ws) == 1 && len(o.set) == 0 && !o.escapes() {
-			return o.fr.fieldOf(o.fr.eval(ws[0].Val), i, fv)
+			return o.fr.fieldOf(o.fr.eval(ws[0].Val), i, fv, nil)
 		}
 		// Assigned several times, or decoded too: input when every value
 		// it is assigned is the input's.

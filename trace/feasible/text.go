@@ -131,6 +131,14 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	return ix
 }
 
+// callText is the source text of a call.
+func (t *texts) callText(c ssa.CallInstruction) string {
+	if ix := t.of(c.Pos()); ix != nil {
+		return ix.exprs[c.Pos()]
+	}
+	return ""
+}
+
 // condText is the source text of an If's condition, its position, and
 // whether the text is true when the If's condition is false (go/ssa
 // branches on x, with the successors swapped, for `if !x`).

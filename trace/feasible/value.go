@@ -33,6 +33,7 @@ const (
 	kNonNil             // some value that is not nil (a closure, a made map, an interface holding a value)
 	kTerm               // a term of the input or of the state
 	kOpaque             // some value of the given origin
+	kAlt                // one of several values (a phi, a call's returns): alts
 )
 
 // value is what the path knows of an SSA value.
@@ -49,8 +50,12 @@ type value struct {
 	// kNonNil: the dynamic type an interface value holds, and the value.
 	dyn   types.Type
 	inner *value
-	// term is the canonical name of a kTerm ("in1.Revision", "st:recv.compactMainRev").
+	// term is the canonical name of a kTerm ("in1.Revision", "st:recv.compactMainRev"),
+	// and the identity of any other value that is not a constant (the SSA
+	// value in its frame), so that relations between values can be said.
+	// off: an integer value is term + off.
 	term string
+	off  int64
 	// at is where the value was fixed on the path: a constant argument's
 	// call, a literal's field; desc says what it is ("0", "nil").
 	at   token.Pos
@@ -65,6 +70,10 @@ type value struct {
 	// captures (a bound method: its receiver).
 	fn       *ssa.Function
 	bindings []*value
+	// kAlt: the alternatives, and the key under which a world records the
+	// one it takes.
+	alts []*alt
+	key  altKey
 }
 
 func constVal(c constant.Value) *value {

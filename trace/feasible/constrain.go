@@ -1,0 +1,446 @@
+package feasible
+
+import (
+	"go/constant"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// maxWorlds bounds the worlds of one path: past it, a value that is one
+// of several is taken as some value (no split), which loses precision but
+// never refutes a path that can run.
+const maxWorlds = 48
+
+// choice is one way a value can be in a world: the value, and, when it
+// is an SSA value of some frame (the alternative a phi or a call takes),
+// that value, so that a boolean can be followed into it.
+type choice struct {
+	w   *world
+	fr  *frame
+	v   ssa.Value
+	val *value
+	// src are the alternatives taken to get the value, for reasons.
+	src []*reason
+}
+
+// death is a world that could not hold, with why.
+type death struct{ why []*reason }
+
+func (w *walk) kill(why ...*reason) {
+	var keep []*reason
+	for _, r := range why {
+		if r != nil {
+			keep = append(keep, r)
+		}
+	}
+	w.deaths = append(w.deaths, death{why: keep})
+}
+
+// constrain returns the worlds of ws in which the boolean v of frame fr
+// is want; why is the reason to record (the condition the path needs).
+func (w *walk) constrain(ws []*world, fr *frame, v ssa.Value, want bool, why *reason) []*world {
+	if len(ws) == 0 {
+		return nil
+	}
+	w.budget--
+	if w.budget < 0 {
+		return ws
+	}
+	switch x := v.(type) {
+	case *ssa.UnOp:
+		if x.Op == token.NOT {
+			return w.constrain(ws, fr, x.X, !want, why)
+		}
+	case *ssa.Const:
+		if x.Value != nil && x.Value.Kind() == constant.Bool {
+			if constant.BoolVal(x.Value) == want {
+				return ws
+			}
+			w.kill(why)
+			return nil
+		}
+	case *ssa.BinOp:
+		switch x.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+			return w.compareIn(ws, fr, x, want, why)
+		}
+	case *ssa.Extract:
+		if ta, ok := x.Tuple.(*ssa.TypeAssert); ok && x.Index == 1 {
+			return w.typeIn(ws, fr, ta, want, why)
+		}
+	}
+	val := fr.eval(v)
+	var out []*world
+	for _, ch := range w.expand(ws, fr, v, val, nil) {
+		if ch.fr != nil && ch.v != nil && (ch.fr != fr || ch.v != v) {
+			// The alternative is a boolean of its own: a function's
+			// `return x > y`, a phi's edge.
+			out = append(out, w.constrain([]*world{ch.w}, ch.fr, ch.v, want, why)...)
+			continue
+		}
+		out = append(out, w.boolAtom(ch, want, why)...)
+	}
+	return out
+}
+
+// boolAtom constrains a boolean value that is no comparison.
+func (w *walk) boolAtom(ch choice, want bool, why *reason) []*world {
+	x := ch.val
+	switch {
+	case x.kind == kConst && !x.isNil && x.c != nil && x.c.Kind() == constant.Bool:
+		if constant.BoolVal(x.c) == want {
+			return []*world{ch.w}
+		}
+		w.kill(append([]*reason{why}, ch.src...)...)
+		return nil
+	case x.term != "" && x.org != unknown:
+		ws := w.prepare([]*world{ch.w.clone()}, x.term)
+		var out []*world
+		for _, wd := range ws {
+			if r := wd.addFact(x.term, fact{boolean: boolOf(want)}, why); r != nil {
+				w.kill(append(r, ch.src...)...)
+				continue
+			}
+			out = append(out, wd)
+		}
+		return out
+	}
+	return []*world{ch.w}
+}
+
+// expand lists the ways value val (of v in fr, when known) can be in each
+// world: one per alternative of a value that is one of several, with the
+// branches the alternative needs.
+func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*reason) []choice {
+	if val.kind != kAlt {
+		out := make([]choice, 0, len(ws))
+		for _, wd := range ws {
+			out = append(out, choice{w: wd, fr: fr, v: v, val: val, src: src})
+		}
+		return out
+	}
+	var out []choice
+	for _, wd := range ws {
+		idx, chosen := wd.choice[val.key]
+		split := !chosen && len(val.alts) > 1
+		if split && len(ws)*len(val.alts) > maxWorlds {
+			// Too many ways: some value, about which nothing is known.
+			out = append(out, choice{w: wd, val: &value{kind: kOpaque, org: val.org, why: val.why, term: val.term}, src: src})
+			continue
+		}
+		for i, a := range val.alts {
+			if chosen && i != idx {
+				continue
+			}
+			wds := []*world{wd}
+			asrc := src
+			if !chosen {
+				c := wd.clone()
+				c.choice[val.key] = i
+				wds = w.applyGuards([]*world{c}, a)
+				if a.at.IsValid() {
+					asrc = append(append([]*reason(nil), src...), w.altReason(a))
+				}
+			}
+			if len(wds) == 0 {
+				continue
+			}
+			av := a.value()
+			afr, ssaV := a.fr, a.v
+			if a.fn != nil || a.val != nil {
+				afr, ssaV = nil, nil
+			}
+			out = append(out, w.expand(wds, afr, ssaV, av, asrc)...)
+		}
+	}
+	return out
+}
+
+// altReason says what an alternative fixes, for reasons: "returns at",
+// "assigned at".
+func (w *walk) altReason(a *alt) *reason {
+	r := &reason{pos: a.at, kind: ReasonValue, text: a.what}
+	if a.call != nil {
+		r.via = []*viaCall{a.call}
+	}
+	return r
+}
+
+// applyGuards returns the worlds of ws in which alternative a's guards
+// hold.
+func (w *walk) applyGuards(ws []*world, a *alt) []*world {
+	for _, g := range a.guards {
+		if len(ws) == 0 {
+			return nil
+		}
+		if g.tmpl != nil {
+			ws = w.addTemplate(ws, g.tmpl)
+			continue
+		}
+		ws = w.constrain(ws, g.fr, g.ifi.Cond, g.want, w.guardReason(g.fr, g.ifi, g.want, g.via, ReasonGuard))
+	}
+	return ws
+}
+
+// guardReason is a branch that a value the path uses needed: a branch of a
+// function whose result the path tests.
+func (w *walk) guardReason(fr *frame, ifi *ssa.If, want bool, via []*viaCall, kind ReasonKind) *reason {
+	text, pos, flip := w.c.text.condText(ifi)
+	c := &Cond{Func: fr.fn, If: ifi, Text: text, Pos: pos, Want: want != flip}
+	return &reason{cond: c, pos: pos, kind: kind, via: via}
+}
+
+// compareIn constrains a comparison.
+func (w *walk) compareIn(ws []*world, fr *frame, b *ssa.BinOp, want bool, why *reason) []*world {
+	x, y := fr.eval(b.X), fr.eval(b.Y)
+	op := b.Op
+	if !want {
+		op = negate(op)
+	}
+	var out []*world
+	for _, cx := range w.expand(ws, fr, b.X, x, nil) {
+		for _, cy := range w.expand([]*world{cx.w}, fr, b.Y, y, cx.src) {
+			out = append(out, w.atom(cy.w, op, cx.val, cy.val, b.X.Type(), why, cy.src)...)
+		}
+	}
+	return out
+}
+
+// lin is an integer value as term + off ("" is zero: a constant).
+func linOf(v *value) (string, int64, bool) {
+	if k, ok := intConst(v); ok {
+		return "", k, true
+	}
+	if v.term != "" && v.org != unknown && v.kind != kObj && v.kind != kAlt && v.kind != kConst {
+		return v.term, v.off, true
+	}
+	return "", 0, false
+}
+
+// atom adds x op y to world wd.
+func (w *walk) atom(wd *world, op token.Token, x, y *value, t types.Type, why *reason, src []*reason) []*world {
+	if r := fold(op, x, y); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
+		if constant.BoolVal(r.c) {
+			return []*world{wd}
+		}
+		w.kill(append([]*reason{why}, src...)...)
+		return nil
+	}
+	// Nil-ness.
+	if op == token.EQL || op == token.NEQ {
+		for _, p := range [][2]*value{{x, y}, {y, x}} {
+			if isNilConst(p[1]) && p[0].term != "" && p[0].org != unknown && p[0].kind != kObj {
+				ws := w.prepare([]*world{wd.clone()}, p[0].term)
+				var out []*world
+				for _, c := range ws {
+					f := fact{nilness: 1}
+					if op == token.NEQ {
+						f.nilness = 2
+					}
+					if r := c.addFact(p[0].term, f, why); r != nil {
+						w.kill(append(r, src...)...)
+						continue
+					}
+					out = append(out, c)
+				}
+				return out
+			}
+		}
+	}
+	// Booleans.
+	if op == token.EQL || op == token.NEQ {
+		for _, p := range [][2]*value{{x, y}, {y, x}} {
+			if p[1].kind == kConst && !p[1].isNil && p[1].c != nil && p[1].c.Kind() == constant.Bool && p[0].term != "" && p[0].org != unknown {
+				b := constant.BoolVal(p[1].c) == (op == token.EQL)
+				return w.boolAtom(choice{w: wd, val: p[0], src: src}, b, why)
+			}
+		}
+	}
+	if !isInteger(t) {
+		return []*world{wd}
+	}
+	tx, ox, ok1 := linOf(x)
+	ty, oy, ok2 := linOf(y)
+	if !ok1 || !ok2 || (tx == "" && ty == "") {
+		return []*world{wd}
+	}
+	ws := w.prepare([]*world{wd.clone()}, tx, ty)
+	var out []*world
+	for _, c := range ws {
+		// x op y with x = tx + ox, y = ty + oy.
+		d := oy - ox
+		var r []*reason
+		switch op {
+		case token.LSS: // tx - ty <= d - 1
+			r = c.addDiff(tx, ty, d-1, why)
+		case token.LEQ:
+			r = c.addDiff(tx, ty, d, why)
+		case token.GTR: // ty - tx <= -d - 1
+			r = c.addDiff(ty, tx, -d-1, why)
+		case token.GEQ:
+			r = c.addDiff(ty, tx, -d, why)
+		case token.EQL:
+			if r = c.addDiff(tx, ty, d, why); r == nil {
+				r = c.addDiff(ty, tx, -d, why)
+			}
+		case token.NEQ:
+			r = c.addNeq(tx, ty, d, why)
+		}
+		if r != nil {
+			w.kill(append(r, src...)...)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// typeIn constrains a type assertion's success.
+func (w *walk) typeIn(ws []*world, fr *frame, ta *ssa.TypeAssert, want bool, why *reason) []*world {
+	x := fr.eval(ta.X)
+	tname := types.TypeString(ta.AssertedType, nil)
+	_, isIface := ta.AssertedType.Underlying().(*types.Interface)
+	var out []*world
+	for _, ch := range w.expand(ws, fr, ta.X, x, nil) {
+		v := ch.val
+		switch {
+		case v.kind == kNonNil && v.dyn != nil:
+			ok := types.Identical(v.dyn, ta.AssertedType)
+			if iface, isI := ta.AssertedType.Underlying().(*types.Interface); isI {
+				ok = types.Implements(v.dyn, iface)
+			}
+			if ok == want {
+				out = append(out, ch.w)
+			} else {
+				w.kill(append([]*reason{why}, ch.src...)...)
+			}
+		case v.kind == kConst && v.isNil:
+			if !want {
+				out = append(out, ch.w)
+			} else {
+				w.kill(append([]*reason{why}, ch.src...)...)
+			}
+		case v.term != "" && v.org != unknown && !isIface:
+			for _, c := range w.prepare([]*world{ch.w.clone()}, v.term) {
+				if r := c.addFact(v.term, fact{isType: tname, typeWant: want}, why); r != nil {
+					w.kill(append(r, ch.src...)...)
+					continue
+				}
+				out = append(out, c)
+			}
+		default:
+			out = append(out, ch.w)
+		}
+	}
+	return out
+}
+
+// prepare readies the worlds for constraints on terms: what holds for
+// every element of a slice is said of an element the terms are part of,
+// and what the store keeps true (invariants, a lock that keeps a field
+// still) is said of the reads they are.
+func (w *walk) prepare(ws []*world, terms ...string) []*world {
+	for _, t := range terms {
+		if t == "" {
+			continue
+		}
+		for _, se := range w.elements(t) {
+			ws = w.addElem(ws, se[0], se[1])
+		}
+		ws = w.relate(ws, t)
+	}
+	return ws
+}
+
+// addElem notes that elem is an element of slice, applying what every
+// element of it passes.
+func (w *walk) addElem(ws []*world, slice, elem string) []*world {
+	var out []*world
+	for _, wd := range ws {
+		known := false
+		for _, e := range wd.elems[slice] {
+			if e == elem {
+				known = true
+			}
+		}
+		if known {
+			out = append(out, wd)
+			continue
+		}
+		wd.elems[slice] = append(wd.elems[slice], elem)
+		sub := []*world{wd}
+		for _, t := range wd.forall[slice] {
+			sub = w.applyTemplate(sub, t, elem)
+		}
+		out = append(out, sub...)
+	}
+	return out
+}
+
+// addTemplate records, in each world, what every element of the loop's
+// slice passes, and applies it to the elements the path names already.
+func (w *walk) addTemplate(ws []*world, t *template) []*world {
+	sv := t.fr.eval(t.loop.slice)
+	var out []*world
+	for _, ch := range w.expand(ws, t.fr, t.loop.slice, sv, nil) {
+		if ch.val.term == "" || ch.val.org == unknown {
+			out = append(out, ch.w)
+			continue
+		}
+		s := ch.val.term
+		wd := ch.w.clone()
+		wd.forall[s] = append(wd.forall[s], t)
+		sub := []*world{wd}
+		for _, e := range wd.elems[s] {
+			sub = w.applyTemplate(sub, t, e)
+		}
+		out = append(out, sub...)
+	}
+	return out
+}
+
+// applyTemplate says of element elem what the loop checked of every
+// element: none of its returns was taken.
+func (w *walk) applyTemplate(ws []*world, t *template, elem string) []*world {
+	tf := w.templateFrame(t, elem)
+	for _, exit := range t.loop.exits {
+		if len(ws) == 0 {
+			return nil
+		}
+		if len(exit) == 0 {
+			// The body always returns: the loop completes only over no
+			// element.
+			w.kill(&reason{kind: ReasonForall, pos: t.loop.head.Instrs[len(t.loop.head.Instrs)-1].Pos(), via: t.via})
+			return nil
+		}
+		if len(ws)*len(exit) > maxWorlds {
+			continue
+		}
+		var next []*world
+		for _, e := range exit {
+			next = append(next, w.constrain(ws, tf, e.ifi.Cond, !e.want, w.guardReason(tf, e.ifi, !e.want, t.via, ReasonForall))...)
+		}
+		ws = next
+	}
+	return ws
+}
+
+// templateFrame is the loop's frame with its element bound to elem.
+func (w *walk) templateFrame(t *template, elem string) *frame {
+	f := t.fr
+	tf := w.newFrame(f.fn, f.parent, f.callAt)
+	tf.params, tf.free, tf.inline, tf.depth, tf.root, tf.rootState, tf.msg = f.params, f.free, f.inline, f.depth, f.root, f.rootState, f.msg
+	sv := f.eval(t.loop.slice)
+	org := sv.org
+	if org == fixed || org == unknown {
+		org = state
+	}
+	ev := termVal(elem, org)
+	tf.override = map[ssa.Value]*value{}
+	for _, e := range t.loop.elems {
+		tf.override[e] = ev
+	}
+	return tf
+}

@@ -1,0 +1,77 @@
+package feasible
+
+import (
+	"golang.org/x/tools/go/ssa"
+)
+
+// neverNil reports whether package-level variable g is never nil once
+// its package is initialised: every store to it, in the whole program,
+// stores a value made there (a composite literal, an error made by a
+// function that returns one it makes, as errors.New does).
+func (c *Checker) neverNil(g *ssa.Global) bool {
+	if c.globals == nil {
+		c.globals = map[*ssa.Global][]*ssa.Store{}
+		for fn := range c.g.CG.Nodes {
+			if fn == nil {
+				continue
+			}
+			for _, b := range fn.Blocks {
+				for _, ins := range b.Instrs {
+					if st, ok := ins.(*ssa.Store); ok {
+						if gl, ok := st.Addr.(*ssa.Global); ok {
+							c.globals[gl] = append(c.globals[gl], st)
+						}
+					}
+				}
+			}
+		}
+		c.nonNil = map[*ssa.Global]bool{}
+	}
+	if v, ok := c.nonNil[g]; ok {
+		return v
+	}
+	c.nonNil[g] = false // while deciding: a cycle is not known
+	sts := c.globals[g]
+	ok := len(sts) > 0
+	for _, st := range sts {
+		w := &walk{c: c, objects: map[*ssa.Alloc]*object{}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, budget: 200}
+		fr := w.newFrame(st.Parent(), nil, nil)
+		fr.root, fr.rootState = true, true
+		if call, ok := st.Val.(*ssa.Call); ok {
+			if fn := call.Call.StaticCallee(); fn != nil && makesError[fn.RelString(nil)] {
+				continue
+			}
+		}
+		if !made(fr.eval(st.Val), 0) {
+			ok = false
+			break
+		}
+	}
+	c.nonNil[g] = ok
+	return ok
+}
+
+// makesError are the standard library's functions that always return an
+// error they make (their bodies are not loaded: the standard library is
+// read from its export data).
+var makesError = map[string]bool{"errors.New": true, "fmt.Errorf": true}
+
+// made reports whether every way v can be is a value made on the way
+// (not nil).
+func made(v *value, depth int) bool {
+	switch v.kind {
+	case kObj, kNonNil:
+		return true
+	case kAlt:
+		if depth > 4 {
+			return false
+		}
+		for _, a := range v.alts {
+			if !made(a.value(), depth+1) {
+				return false
+			}
+		}
+		return len(v.alts) > 0
+	}
+	return false
+}

@@ -1,0 +1,420 @@
+package feasible
+
+import (
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// What an earlier call on the path returned: a path often calls g and
+// goes on only when g's result passes a test (`if err := check(x); err !=
+// nil { return err }`). The value g returns is one of the values at its
+// returns, each reached only under the branches that lead to it; a test of
+// the result needs one of those returns. A function's returns and their
+// branches are summarised once (summary); a call evaluates the summary
+// with its arguments (inlining, to a bounded depth), as x/tools' ctrlflow
+// analysis exports what a function does at its returns as a fact that its
+// callers read.
+
+// maxInline bounds how deep calls whose results the path tests are
+// followed; maxInlineBlocks how big a function may be to be followed.
+const (
+	maxInline       = 4
+	maxInlineBlocks = 64
+)
+
+// summary is the shape of a function's returns.
+type summary struct {
+	ok   bool // the function is followed: it has a body, no recover, is small
+	rets []retInfo
+	// opaque: deferred calls may change its named results, so the values
+	// at its returns are not what it returns (its branches still hold).
+	opaque bool
+}
+
+// retInfo is one return: the branches that dominate it, and the loops it
+// comes after, which it needs to have completed.
+type retInfo struct {
+	ret   *ssa.Return
+	edges []edgeOf
+	loops []*loopInfo
+}
+
+// edgeOf is one edge of a branch: the If and the outcome.
+type edgeOf struct {
+	ifi  *ssa.If
+	want bool
+}
+
+// loopInfo is a range loop over a slice that completes only when no
+// iteration returns: what every element passes is what the returns inside
+// it do not take.
+type loopInfo struct {
+	head  *ssa.BasicBlock
+	slice ssa.Value
+	elems []ssa.Value // the element, as the body reads it
+	// exits are the branches (inside the body) of each return in it.
+	exits [][]edgeOf
+}
+
+func (c *Checker) summary(fn *ssa.Function) *summary {
+	if s, ok := c.sums[fn]; ok {
+		return s
+	}
+	s := &summary{}
+	c.sums[fn] = s
+	if fn.Blocks == nil || fn.Recover != nil || len(fn.Blocks) > maxInlineBlocks {
+		return s
+	}
+	s.ok = true
+	res := fn.Signature.Results()
+	named := res.Len() > 0 && res.At(0).Name() != ""
+	if named {
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				if _, ok := ins.(*ssa.Defer); ok {
+					s.opaque = true
+				}
+			}
+		}
+	}
+	loops := c.loops(fn)
+	for _, b := range fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		ri := retInfo{ret: ret, edges: c.domEdges(fn, b)}
+		for _, l := range loops {
+			if l.head.Succs[1].Dominates(b) {
+				ri.loops = append(ri.loops, l)
+			}
+		}
+		s.rets = append(s.rets, ri)
+	}
+	return s
+}
+
+// domEdges are the branch edges that every run reaching block target in
+// fn takes: an If ends block p, and its successor b has p as its only
+// predecessor and dominates target. This is the shape of x/tools' nilness
+// analysis.
+func (c *Checker) domEdges(fn *ssa.Function, target *ssa.BasicBlock) []edgeOf {
+	if es, ok := c.dom[target]; ok {
+		return es
+	}
+	var out []edgeOf
+	for _, b := range fn.DomPreorder() {
+		if !b.Dominates(target) || len(b.Preds) != 1 {
+			continue
+		}
+		p := b.Preds[0]
+		if len(p.Instrs) == 0 || len(p.Succs) != 2 || p.Succs[0] == p.Succs[1] {
+			continue
+		}
+		ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		out = append(out, edgeOf{ifi, p.Succs[0] == b})
+	}
+	// In the order the code runs: a branch before the branches it
+	// dominates.
+	sortEdges(out)
+	c.dom[target] = out
+	return out
+}
+
+func sortEdges(es []edgeOf) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].ifi.Block().Dominates(es[j-1].ifi.Block()) && es[j].ifi.Block() != es[j-1].ifi.Block(); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+// edgesBetween are the branch edges a run takes from block top to the
+// edge pred → b (top dominates pred).
+func (c *Checker) edgesBetween(fn *ssa.Function, top, pred, b *ssa.BasicBlock) []edgeOf {
+	var out []edgeOf
+	for _, e := range c.domEdges(fn, pred) {
+		if top.Dominates(e.ifi.Block()) {
+			out = append(out, e)
+		}
+	}
+	if n := len(pred.Instrs); n > 0 {
+		if ifi, ok := pred.Instrs[n-1].(*ssa.If); ok && pred.Succs[0] != pred.Succs[1] {
+			out = append(out, edgeOf{ifi, pred.Succs[0] == b})
+		}
+	}
+	return out
+}
+
+// loops finds fn's range loops over slices whose only ways out are the
+// loop's own end and returns.
+func (c *Checker) loops(fn *ssa.Function) []*loopInfo {
+	var out []*loopInfo
+	for _, head := range fn.Blocks {
+		if head.Comment != "rangeindex.loop" || len(head.Succs) != 2 || len(head.Instrs) == 0 {
+			continue
+		}
+		ifi, ok := head.Instrs[len(head.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		lt, ok := ifi.Cond.(*ssa.BinOp)
+		if !ok || lt.Op != token.LSS {
+			continue
+		}
+		inc := lt.X
+		call, ok := lt.Y.(*ssa.Call)
+		if !ok {
+			continue
+		}
+		if b, ok := call.Common().Value.(*ssa.Builtin); !ok || b.Name() != "len" || len(call.Common().Args) != 1 {
+			continue
+		}
+		slice := call.Common().Args[0]
+		if _, ok := slice.Type().Underlying().(*types.Slice); !ok {
+			continue
+		}
+		body, done := head.Succs[0], head.Succs[1]
+		if len(done.Preds) != 1 {
+			continue // a break: the loop may end before its last element
+		}
+		l := &loopInfo{head: head, slice: slice}
+		closed := true
+		for _, b := range fn.Blocks {
+			if !body.Dominates(b) {
+				continue
+			}
+			for _, s := range b.Succs {
+				if s != head && !body.Dominates(s) {
+					closed = false
+				}
+			}
+			for _, ins := range b.Instrs {
+				switch x := ins.(type) {
+				case *ssa.IndexAddr:
+					if x.X == slice && x.Index == inc {
+						l.elems = append(l.elems, x)
+					}
+				case *ssa.Index:
+					if x.X == slice && x.Index == inc {
+						l.elems = append(l.elems, x)
+					}
+				case *ssa.Return:
+					var exit []edgeOf
+					for _, e := range c.domEdges(fn, b) {
+						if body.Dominates(e.ifi.Block()) {
+							exit = append(exit, e)
+						}
+					}
+					l.exits = append(l.exits, exit)
+				}
+			}
+		}
+		if closed && len(l.elems) > 0 && len(l.exits) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// template is what a loop that completed says of every element of its
+// slice, in the frame the loop ran in.
+type template struct {
+	loop *loopInfo
+	fr   *frame
+	via  []*viaCall
+}
+
+// target is a function a call may run, with what it is bound to.
+type target struct {
+	fn   *ssa.Function
+	recv *value   // an interface method's receiver, when known
+	free []*value // a closure's captured variables
+}
+
+// callees are the functions call v (in frame f) may run, when the path
+// can say.
+func (f *frame) callees(v ssa.CallInstruction, c *ssa.CallCommon) []target {
+	prog := f.fn.Prog
+	switch {
+	case c.IsInvoke():
+		recv := f.eval(c.Value)
+		if recv.kind == kNonNil && recv.dyn != nil {
+			if fn := prog.LookupMethod(recv.dyn, c.Method.Pkg(), c.Method.Name()); fn != nil {
+				inner := recv.inner
+				if inner == nil {
+					inner = &value{kind: kNonNil, org: recv.org, dyn: recv.dyn, term: recv.term}
+				}
+				return []target{{fn: fn, recv: inner}}
+			}
+		}
+		return f.graphCallees(v, recv)
+	case c.StaticCallee() != nil:
+		fn := c.StaticCallee()
+		t := target{fn: fn}
+		if mc, ok := c.Value.(*ssa.MakeClosure); ok {
+			for _, b := range mc.Bindings {
+				t.free = append(t.free, f.eval(b))
+			}
+		}
+		return []target{t}
+	}
+	if _, ok := c.Value.(*ssa.Builtin); ok {
+		return nil
+	}
+	fv := f.eval(c.Value)
+	if fv.fn != nil {
+		t := target{fn: fv.fn}
+		if len(fv.fn.FreeVars) > 0 {
+			t.free = fv.bindings
+		} else if fv.fn.Synthetic != "" && len(fv.bindings) == 1 {
+			t.recv = fv.bindings[0] // a bound method
+		}
+		return []target{t}
+	}
+	return f.graphCallees(v, nil)
+}
+
+// graphCallees are the call graph's callees of v, when they are few.
+func (f *frame) graphCallees(v ssa.CallInstruction, recv *value) []target {
+	if f.p.c.edges == nil {
+		return nil
+	}
+	seen := map[*ssa.Function]bool{}
+	var out []target
+	for _, e := range f.p.c.edges(v) {
+		fn := e.Callee.Func
+		if fn == nil || seen[fn] {
+			continue
+		}
+		seen[fn] = true
+		out = append(out, target{fn: fn, recv: recv})
+	}
+	if len(out) > 3 {
+		return nil
+	}
+	return out
+}
+
+// onStack reports whether fn is being evaluated already (a recursion).
+func (f *frame) onStack(fn *ssa.Function) bool {
+	for x := f; x != nil; x = x.parent {
+		if x.fn == fn {
+			return true
+		}
+	}
+	return false
+}
+
+// call is what call v returns: one of the values at its callee's returns,
+// each with the branches that lead to it; what the old analysis knew
+// (callResult) when the callee cannot be followed.
+func (f *frame) call(v *ssa.Call, c *ssa.CallCommon) *value {
+	old := f.callResult(c)
+	if f.depth >= maxInline {
+		return old
+	}
+	ts := f.callees(v, c)
+	if len(ts) == 0 {
+		return old
+	}
+	var outer []*alt
+	for i, t := range ts {
+		inner := f.inlineOne(v, c, t, old)
+		if inner == nil {
+			inner = &value{kind: kOpaque, org: old.org, why: old.why, term: v.Name() + "@" + itoa(f.id) + "#" + itoa(i)}
+		}
+		outer = append(outer, &alt{fr: f, val: inner, at: v.Pos(), what: "calls"})
+	}
+	if len(outer) == 1 {
+		return outer[0].val
+	}
+	return &value{kind: kAlt, org: old.org, why: old.why, key: altKey{f.id, v}, alts: outer}
+}
+
+// inlineOne is the value of call v when it runs t.fn: one alternative per
+// return; nil when t.fn is not followed.
+func (f *frame) inlineOne(v *ssa.Call, c *ssa.CallCommon, t target, old *value) *value {
+	if f.onStack(t.fn) {
+		return nil
+	}
+	s := f.p.c.summary(t.fn)
+	if !s.ok || len(s.rets) == 0 {
+		return nil
+	}
+	nf := f.p.newFrame(t.fn, f, v)
+	nf.inline, nf.depth = true, f.depth+1
+	var args []ssa.Value
+	if c.IsInvoke() {
+		args = c.Args
+	} else {
+		args = c.Args
+	}
+	var pre []*value
+	if t.recv != nil {
+		pre = append(pre, t.recv)
+	} else if c.IsInvoke() {
+		pre = append(pre, f.eval(c.Value))
+	}
+	if len(pre)+len(args) == len(t.fn.Params) {
+		for j, p := range t.fn.Params {
+			if j < len(pre) {
+				nf.params[p] = adapt(pre[j], p.Type())
+				continue
+			}
+			nf.params[p] = f.eval(args[j-len(pre)]).fixedAt(v.Pos())
+		}
+	}
+	for j, b := range t.free {
+		if j < len(t.fn.FreeVars) {
+			nf.free[t.fn.FreeVars[j]] = b
+		}
+	}
+	via := &viaCall{call: v, callee: t.fn, text: f.p.c.text.callText(v)}
+	out := &value{kind: kAlt, org: old.org, why: old.why, key: altKey{nf.id, v}}
+	for _, r := range s.rets {
+		a := &alt{fr: nf, at: r.ret.Pos(), what: "returns", call: via}
+		switch {
+		case s.opaque:
+			a.val = &value{kind: kOpaque, org: old.org, term: v.Name() + "@" + itoa(nf.id) + "/" + itoa(len(out.alts))}
+		case len(r.ret.Results) == 1:
+			a.v, a.res = r.ret.Results[0], r.ret.Results
+		default:
+			a.res = r.ret.Results
+			a.val = &value{kind: kOpaque, org: old.org, term: v.Name() + "@" + itoa(nf.id) + "/" + itoa(len(out.alts))}
+		}
+		for _, e := range r.edges {
+			a.guards = append(a.guards, guard{fr: nf, ifi: e.ifi, want: e.want, via: []*viaCall{via}})
+		}
+		for _, l := range r.loops {
+			a.guards = append(a.guards, guard{fr: nf, tmpl: &template{loop: l, fr: nf, via: []*viaCall{via}}})
+		}
+		out.alts = append(out.alts, a)
+	}
+	return out
+}
+
+// adapt is v as a value of type t, where v holds t inside it (a method
+// promoted from an embedded field, called through the outer value): the
+// embedded value. v itself when it is of type t or the path does not know
+// its parts.
+func adapt(v *value, t types.Type) *value {
+	if v == nil {
+		return v
+	}
+	inner := v
+	if inner.kind == kNonNil && inner.inner != nil {
+		if inner.dyn != nil && types.Identical(inner.dyn, t) {
+			return inner.inner
+		}
+	}
+	return v
+}

@@ -1,0 +1,543 @@
+package feasible
+
+import (
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// A field of shared state may change between two reads, so each read is
+// a value of its own (terms.go) — unless a lock keeps it still: when every
+// write of the field, in the whole program, is made holding lock L in
+// write mode (Lock, not RLock) on the same struct, and the path holds L
+// on that struct, by one acquisition, from before the first read to after
+// the second, the two reads are one value.
+
+// lockOp is what a call does to a mutex.
+type lockOp int
+
+const (
+	opNone lockOp = iota
+	opLock
+	opRLock
+	opUnlock
+	opRUnlock
+)
+
+// mutexMethods are the methods of the standard library's mutexes.
+var mutexMethods = map[string]lockOp{
+	"(*sync.Mutex).Lock":      opLock,
+	"(*sync.Mutex).Unlock":    opUnlock,
+	"(*sync.RWMutex).Lock":    opLock,
+	"(*sync.RWMutex).Unlock":  opUnlock,
+	"(*sync.RWMutex).RLock":   opRLock,
+	"(*sync.RWMutex).RUnlock": opRUnlock,
+}
+
+// lockEv is a call of a mutex's method on a field of a struct.
+type lockEv struct {
+	ins      ssa.Instruction
+	op       lockOp
+	field    *types.Var // the mutex field
+	base     ssa.Value  // the struct whose field it is
+	deferred bool
+}
+
+// lockEvent returns the lock event of instruction ins, if it is one.
+func lockEvent(ins ssa.Instruction) (lockEv, bool) {
+	var c *ssa.CallCommon
+	deferred := false
+	switch x := ins.(type) {
+	case *ssa.Call:
+		c = x.Common()
+	case *ssa.Defer:
+		c, deferred = x.Common(), true
+	default:
+		return lockEv{}, false
+	}
+	fn := c.StaticCallee()
+	if fn == nil || len(c.Args) != 1 {
+		return lockEv{}, false
+	}
+	op, ok := mutexMethods[fn.RelString(nil)]
+	if !ok {
+		return lockEv{}, false
+	}
+	fa, ok := c.Args[0].(*ssa.FieldAddr)
+	if !ok {
+		return lockEv{}, false
+	}
+	fv := fieldVar(fa.X.Type(), fa.Field)
+	if fv == nil {
+		return lockEv{}, false
+	}
+	return lockEv{ins: ins, op: op, field: fv, base: fa.X, deferred: deferred}, true
+}
+
+// index is what the checker knows of the whole program, built once when
+// first needed: the writes of every field, and the functions that release
+// each mutex field.
+type index struct {
+	writes   map[*types.Var][]*ssa.Store
+	releases map[*types.Var][]*ssa.Function
+	events   map[*ssa.Function][]lockEv
+}
+
+func (c *Checker) index() *index {
+	if c.ix != nil {
+		return c.ix
+	}
+	ix := &index{writes: map[*types.Var][]*ssa.Store{}, releases: map[*types.Var][]*ssa.Function{}, events: map[*ssa.Function][]lockEv{}}
+	for fn := range c.g.CG.Nodes {
+		if fn == nil {
+			continue
+		}
+		rel := map[*types.Var]bool{}
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				switch x := ins.(type) {
+				case *ssa.Store:
+					if fa, ok := x.Addr.(*ssa.FieldAddr); ok {
+						if fv := fieldVar(fa.X.Type(), fa.Field); fv != nil {
+							ix.writes[fv] = append(ix.writes[fv], x)
+						}
+					}
+				case *ssa.Call, *ssa.Defer:
+					if ev, ok := lockEvent(ins); ok {
+						ix.events[fn] = append(ix.events[fn], ev)
+						if (ev.op == opUnlock || ev.op == opRUnlock) && !rel[ev.field] {
+							rel[ev.field] = true
+							ix.releases[ev.field] = append(ix.releases[ev.field], fn)
+						}
+					}
+				}
+			}
+		}
+	}
+	c.ix = ix
+	return ix
+}
+
+// mayRelease reports whether a call of fn may release a mutex field L
+// (on any struct): fn, or a function it may call, unlocks one.
+func (c *Checker) mayRelease(fn *ssa.Function, L *types.Var) bool {
+	set, ok := c.releasers[L]
+	if !ok {
+		set = map[*ssa.Function]bool{}
+		queue := append([]*ssa.Function(nil), c.index().releases[L]...)
+		for _, f := range queue {
+			set[f] = true
+		}
+		for len(queue) > 0 {
+			f := queue[0]
+			queue = queue[1:]
+			n := c.g.CG.Nodes[f]
+			if n == nil {
+				continue
+			}
+			for _, e := range n.In {
+				if g := e.Caller.Func; g != nil && !set[g] {
+					set[g] = true
+					queue = append(queue, g)
+				}
+			}
+		}
+		c.releasers[L] = set
+	}
+	return set[fn]
+}
+
+// callMayRelease reports whether call instruction ins may release L.
+func (c *Checker) callMayRelease(ins ssa.CallInstruction, L *types.Var) bool {
+	if ev, ok := lockEvent(ins); ok {
+		return !ev.deferred && ev.field == L && (ev.op == opUnlock || ev.op == opRUnlock)
+	}
+	if _, ok := ins.(*ssa.Defer); ok {
+		return false // at the function's end
+	}
+	if fn := ins.Common().StaticCallee(); fn != nil {
+		return c.mayRelease(fn, L)
+	}
+	for _, e := range c.g.EdgesAt(ins) {
+		if c.mayRelease(e.Callee.Func, L) {
+			return true
+		}
+	}
+	return false
+}
+
+// guards are the mutex fields that every write of field F holds in write
+// mode on F's struct. A write into a struct the function makes (a
+// composite literal) is its initialisation, not a write others can see.
+func (c *Checker) guards(F *types.Var) []*types.Var {
+	if g, ok := c.guardsOf[F]; ok {
+		return g
+	}
+	var out []*types.Var
+	ws := c.index().writes[F]
+	if len(ws) > 0 {
+		var cands []*types.Var
+		for _, L := range mutexFieldsOf(ws[0]) {
+			cands = append(cands, L)
+		}
+		for _, L := range cands {
+			all := true
+			for _, st := range ws {
+				fa := st.Addr.(*ssa.FieldAddr)
+				if _, fresh := fa.X.(*ssa.Alloc); fresh {
+					continue
+				}
+				if !c.heldWrite(st.Parent(), st, fa.X, L, 0) {
+					all = false
+					break
+				}
+			}
+			if all {
+				out = append(out, L)
+			}
+		}
+	}
+	c.guardsOf[F] = out
+	return out
+}
+
+// mutexFieldsOf are the mutex fields of the struct a write's field is of.
+func mutexFieldsOf(st *ssa.Store) []*types.Var {
+	fa := st.Addr.(*ssa.FieldAddr)
+	t := fa.X.Type()
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	s, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	var out []*types.Var
+	for i := 0; i < s.NumFields(); i++ {
+		f := s.Field(i)
+		if n, ok := f.Type().(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" && (n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// heldWrite reports whether L is held in write mode on base at
+// instruction at of fn: locked there and not released before, or held by
+// every caller at its call when base is one of fn's parameters.
+func (c *Checker) heldWrite(fn *ssa.Function, at ssa.Instruction, base ssa.Value, L *types.Var, depth int) bool {
+	for _, ev := range c.index().events[fn] {
+		if ev.op != opLock || ev.deferred || ev.field != L || ev.base != base {
+			continue
+		}
+		if c.coversLocal(fn, ev, at, nil) {
+			return true
+		}
+	}
+	p, ok := base.(*ssa.Parameter)
+	if !ok || depth >= 5 {
+		return false
+	}
+	k := paramIndex(p)
+	key := heldKey{fn, k, L}
+	if v, ok := c.heldMemo[key]; ok {
+		return v
+	}
+	c.heldMemo[key] = false // a cycle of calls holds nothing it does not lock
+	n := c.g.CG.Nodes[fn]
+	if n == nil || len(n.In) == 0 {
+		return false
+	}
+	all := true
+	for _, e := range n.In {
+		site := e.Site
+		if site == nil || e.Caller.Func == nil {
+			all = false
+			break
+		}
+		cc := site.Common()
+		var arg ssa.Value
+		switch {
+		case cc.IsInvoke():
+			if k == 0 {
+				arg = cc.Value
+			} else if k-1 < len(cc.Args) {
+				arg = cc.Args[k-1]
+			}
+		case k < len(cc.Args):
+			arg = cc.Args[k]
+		}
+		if arg == nil || !c.heldWrite(e.Caller.Func, site, arg, L, depth+1) {
+			all = false
+			break
+		}
+	}
+	c.heldMemo[key] = all
+	return all
+}
+
+type heldKey struct {
+	fn *ssa.Function
+	k  int
+	L  *types.Var
+}
+
+// coversLocal reports whether lock event ev (an acquisition in fn) still
+// holds at instruction at: ev comes first on every way to at, and no way
+// from ev to at releases the lock. refuted, when set, says that a block
+// cannot run on the path (it is then not a way).
+func (c *Checker) coversLocal(fn *ssa.Function, ev lockEv, at ssa.Instruction, refuted func(*ssa.BasicBlock) bool) bool {
+	ab, tb := ev.ins.Block(), at.Block()
+	if ab == nil || tb == nil || !ab.Dominates(tb) {
+		return false
+	}
+	ai, ti := instrIndex(ev.ins), instrIndex(at)
+	if ab == tb && ai > ti {
+		return false
+	}
+	reach := reachesTo(tb)
+	releases := func(b *ssa.BasicBlock, from, to int) bool {
+		for i := from; i < to && i < len(b.Instrs); i++ {
+			if ci, ok := b.Instrs[i].(ssa.CallInstruction); ok && c.callMayRelease(ci, ev.field) {
+				return true
+			}
+		}
+		return false
+	}
+	if ab == tb {
+		// Straight from ev to at in one block, unless a loop comes back.
+		if releases(ab, ai+1, ti) {
+			return false
+		}
+	}
+	// The blocks a run can go through from ev to at.
+	seen := map[*ssa.BasicBlock]bool{}
+	var stack []*ssa.BasicBlock
+	if ab != tb {
+		if releases(ab, ai+1, len(ab.Instrs)) {
+			return false
+		}
+	}
+	for _, s := range ab.Succs {
+		if reach[s] {
+			stack = append(stack, s)
+		}
+	}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
+		if refuted != nil && refuted(b) {
+			continue
+		}
+		end := len(b.Instrs)
+		if b == tb {
+			end = ti
+		}
+		if b == ab {
+			// Round a loop back to the acquisition's block.
+			if releases(b, 0, ai) {
+				return false
+			}
+		} else if releases(b, 0, end) {
+			return false
+		}
+		if b == tb {
+			continue
+		}
+		for _, s := range b.Succs {
+			if reach[s] && !seen[s] {
+				stack = append(stack, s)
+			}
+		}
+	}
+	return true
+}
+
+func instrIndex(ins ssa.Instruction) int {
+	for i, x := range ins.Block().Instrs {
+		if x == ins {
+			return i
+		}
+	}
+	return -1
+}
+
+// reachesTo are the blocks from which a run can reach b (b among them).
+func reachesTo(b *ssa.BasicBlock) map[*ssa.BasicBlock]bool {
+	out := map[*ssa.BasicBlock]bool{b: true}
+	stack := []*ssa.BasicBlock{b}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, p := range x.Preds {
+			if !out[p] {
+				out[p] = true
+				stack = append(stack, p)
+			}
+		}
+	}
+	return out
+}
+
+// holding is one acquisition of a lock that holds at a point of a path:
+// the lock (its field and struct) and which acquisition it is.
+type holding struct {
+	field *types.Var
+	base  string // the struct's term
+	write bool   // Lock, not RLock
+	id    acqID
+}
+
+type acqID struct {
+	frame int
+	ins   ssa.Instruction
+}
+
+// held lists the acquisitions that hold at instruction at of frame f: its
+// own (a Lock in f's function not released before at, or a call that
+// returns holding one) and those that hold at the call that made f.
+func (w *walk) held(f *frame, at ssa.Instruction) []holding {
+	if f == nil || at == nil {
+		return nil
+	}
+	var out []holding
+	ix := w.c.index()
+	for _, ev := range ix.events[f.fn] {
+		if ev.deferred || (ev.op != opLock && ev.op != opRLock) {
+			continue
+		}
+		if !w.c.coversLocal(f.fn, ev, at, w.refutedIn(f)) {
+			continue
+		}
+		base := f.eval(ev.base)
+		if base.term == "" {
+			continue
+		}
+		id := acqID{f.id, ev.ins}
+		if f.parent != nil && f.callAt != nil && w.c.returnsHolding(f.fn, ev) {
+			// The acquisition the caller sees as its call's.
+			id = acqID{f.parent.id, f.callAt}
+		}
+		out = append(out, holding{field: ev.field, base: base.term, write: ev.op == opLock, id: id})
+	}
+	// Calls earlier in f that return holding a lock.
+	for _, b := range f.fn.Blocks {
+		if !b.Dominates(at.Block()) {
+			continue
+		}
+		for _, ins := range b.Instrs {
+			if b == at.Block() && instrIndex(ins) >= instrIndex(at) {
+				break
+			}
+			call, ok := ins.(*ssa.Call)
+			if !ok {
+				continue
+			}
+			for _, h := range w.returnedHoldings(f, call) {
+				if w.c.coversLocal(f.fn, lockEv{ins: call, field: h.field}, at, w.refutedIn(f)) {
+					out = append(out, h)
+				}
+			}
+		}
+	}
+	if f.parent != nil && f.callAt != nil {
+		out = append(out, w.held(f.parent, f.callAt)...)
+	}
+	return out
+}
+
+// refutedIn is nil: every block of a frame is taken as one a run may go
+// through between an acquisition and a read.
+func (w *walk) refutedIn(f *frame) func(*ssa.BasicBlock) bool { return nil }
+
+// returnsHolding reports whether acquisition ev in fn is still held at
+// every return of fn (it is not released before any return, deferred
+// releases included).
+func (c *Checker) returnsHolding(fn *ssa.Function, ev lockEv) bool {
+	key := retKey{fn, ev.ins}
+	if v, ok := c.retHold[key]; ok {
+		return v
+	}
+	ok := false
+	for _, b := range fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		ret, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !isRet {
+			continue
+		}
+		if !c.coversLocal(fn, ev, ret, nil) {
+			ok = false
+			break
+		}
+		ok = true
+	}
+	if ok {
+		for _, e := range c.index().events[fn] {
+			if e.deferred && e.field == ev.field && (e.op == opUnlock || e.op == opRUnlock) {
+				ok = false
+			}
+		}
+	}
+	c.retHold[key] = ok
+	return ok
+}
+
+type retKey struct {
+	fn  *ssa.Function
+	ins ssa.Instruction
+}
+
+// returnedHoldings are the acquisitions a call returns holding, when it
+// is one the path follows: the callee locks on a struct it is given and
+// does not release it before it returns.
+func (w *walk) returnedHoldings(f *frame, call *ssa.Call) []holding {
+	c := call.Common()
+	var fns []*ssa.Function
+	if fn := c.StaticCallee(); fn != nil {
+		fns = append(fns, fn)
+	} else {
+		for _, e := range w.c.g.EdgesAt(call) {
+			fns = append(fns, e.Callee.Func)
+		}
+	}
+	var out []holding
+	for _, fn := range fns {
+		for _, ev := range w.c.index().events[fn] {
+			if ev.deferred || (ev.op != opLock && ev.op != opRLock) || !w.c.returnsHolding(fn, ev) {
+				continue
+			}
+			// The struct locked is the callee's receiver (or a field of it).
+			p, ok := ev.base.(*ssa.Parameter)
+			if !ok {
+				continue
+			}
+			k := paramIndex(p)
+			var arg ssa.Value
+			switch {
+			case c.IsInvoke():
+				if k == 0 {
+					arg = c.Value
+				} else if k-1 < len(c.Args) {
+					arg = c.Args[k-1]
+				}
+			case k < len(c.Args):
+				arg = c.Args[k]
+			}
+			if arg == nil {
+				continue
+			}
+			base := f.eval(arg)
+			if base.term == "" {
+				continue
+			}
+			out = append(out, holding{field: ev.field, base: base.term, write: ev.op == opLock, id: acqID{f.id, call}})
+		}
+	}
+	return out
+}

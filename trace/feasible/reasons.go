@@ -1,0 +1,82 @@
+package feasible
+
+import (
+	"go/token"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// ReasonKind says what a reason is.
+type ReasonKind string
+
+// The kinds of reasons.
+const (
+	ReasonCond      ReasonKind = "condition" // a branch the path takes
+	ReasonGuard     ReasonKind = "guard"     // a branch of a call whose result the path tests
+	ReasonForall    ReasonKind = "forall"    // what a loop of such a call checked of every element
+	ReasonValue     ReasonKind = "value"     // the value a return or an assignment fixes
+	ReasonInvariant ReasonKind = "invariant" // what the store keeps true
+	ReasonLock      ReasonKind = "lock"      // a lock that keeps a field still between two reads
+)
+
+// Reason is one part of why a condition cannot hold (or must): an earlier
+// condition, a branch of a call whose result the path tests, a value, an
+// invariant, a lock.
+type Reason struct {
+	Kind ReasonKind
+	// Cond is the condition with the outcome that is needed (condition,
+	// guard, forall).
+	Cond *Cond
+	// Text says what a reason without a condition is ("returns",
+	// "assigned", the lock's sentence).
+	Text string
+	Pos  token.Pos
+	// Via are the calls whose result the reason is about, outermost
+	// first: "checkTxn(...) returned nil".
+	Via       []Via
+	Invariant *Invariant
+}
+
+// Via is a call the path tests the result of.
+type Via struct {
+	Call   ssa.CallInstruction
+	Callee *ssa.Function
+	Text   string // the call as written
+}
+
+// explain turns the walk's reasons into Reasons: one each, in the order
+// of their positions, without self (the condition being refuted).
+func explain(rs []*reason, self *Cond) []Reason {
+	type key struct {
+		kind ReasonKind
+		pos  token.Pos
+		want bool
+		text string
+	}
+	seen := map[key]bool{}
+	var out []Reason
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		k := key{kind: r.kind, pos: r.pos, text: r.text}
+		if r.cond != nil {
+			k.pos, k.want = r.cond.Pos, r.cond.Want
+			if self != nil && r.kind == ReasonCond && r.cond.Pos == self.Pos && r.cond.Text == self.Text {
+				continue
+			}
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		x := Reason{Kind: r.kind, Cond: r.cond, Text: r.text, Pos: k.pos, Invariant: r.inv}
+		for _, v := range r.via {
+			x.Via = append(x.Via, Via{Call: v.call, Callee: v.callee, Text: v.text})
+		}
+		out = append(out, x)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
+	return out
+}
