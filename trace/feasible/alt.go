@@ -33,6 +33,8 @@ type alt struct {
 	what string // "returns at", "assigned at"
 	// call, for a call's return, is the call and its callee.
 	call *viaCall
+	// cached is the value, once computed.
+	cached *value
 }
 
 // guard is something an alternative needs: a branch of its function, or
@@ -47,6 +49,9 @@ type guard struct {
 
 // value is the alternative's value.
 func (a *alt) value() *value {
+	if a.cached != nil {
+		return a.cached
+	}
 	v := a.val
 	if v == nil {
 		v = a.fr.eval(a.v)
@@ -54,6 +59,14 @@ func (a *alt) value() *value {
 	if a.fn != nil {
 		v = a.fn(v)
 	}
+	if v.term == "" && v.kind != kConst && v.kind != kObj && a.fr != nil {
+		// A value computed from an alternative: a term of its own.
+		c := *v
+		a.fr.p.nextID++
+		c.term = "v#" + itoa(a.fr.p.nextID)
+		v = &c
+	}
+	a.cached = v
 	return v
 }
 
@@ -73,7 +86,7 @@ func lift(x *value, fn func(*value) *value) *value {
 			}
 			return lift(v, fn)
 		}
-		b.res = nil
+		b.res, b.cached = nil, nil
 		out.alts = append(out.alts, &b)
 	}
 	return out
@@ -87,7 +100,7 @@ func project(x *value, i int) *value {
 	out := &value{kind: kAlt, org: x.org, why: x.why, key: x.key}
 	for _, a := range x.alts {
 		b := *a
-		b.res, b.fn = nil, nil
+		b.res, b.fn, b.cached = nil, nil, nil
 		switch {
 		case a.res != nil && a.fn == nil:
 			b.v, b.val = nil, nil

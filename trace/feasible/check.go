@@ -207,6 +207,11 @@ type Checker struct {
 	heldMemo  map[heldKey]bool
 	retHold   map[retKey]bool
 	invs      map[invKey]*Invariant
+	ctorOnly  map[*types.Var]bool
+	// withSyntax are the packages whose code is loaded.
+	withSyntax  map[*types.Package]bool
+	owners      map[*types.Var]*types.Named
+	exposedMemo map[*types.Named]bool
 }
 
 // New returns a checker over g's program.
@@ -224,6 +229,7 @@ func New(g *callpath.Graph) *Checker {
 		heldMemo:  map[heldKey]bool{},
 		retHold:   map[retKey]bool{},
 		invs:      map[invKey]*Invariant{},
+		ctorOnly:  map[*types.Var]bool{},
 	}
 }
 
@@ -244,7 +250,10 @@ type walk struct {
 	reads      map[readKey][]string
 	readFields map[string][]readKey
 	holds      map[string][]holding
-	nextID int
+	// inlined are the frames of the calls the path followed, by caller
+	// frame, call and callee.
+	inlined map[inlineKey]*frame
+	nextID     int
 	// budget bounds the constraint work of one path.
 	budget int
 }
@@ -252,7 +261,7 @@ type walk struct {
 // Check decides whether the path can run. With Path.Want set, it also
 // returns that value as the end of the path sees it.
 func (c *Checker) Check(p Path) (Result, *Value) {
-	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, budget: 20000}
+	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, budget: 20000}
 	root := w.newFrame(p.Root, nil, nil)
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)
@@ -318,7 +327,12 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 			w.leaves++
 		} else {
 			next := w.enter(fr, site, h.Callee)
-			res, val = w.dfs(next, i+1, cs, ss)
+			if next.refused != nil {
+				cs = append(cs, *next.refused)
+				res = w.result(cs, ss)
+			} else {
+				res, val = w.dfs(next, i+1, cs, ss)
+			}
 		}
 		w.worlds, w.deaths = savedW, savedD
 		if !have || Better(res.Verdict, best.Verdict) {
@@ -412,7 +426,14 @@ func (w *walk) enter(fr *frame, site ssa.CallInstruction, callee *ssa.Function) 
 				continue
 			}
 			if c.IsInvoke() && j == 0 {
-				nf.params[p] = adapt(fr.eval(args[0]), p.Type())
+				recv := fr.eval(args[0])
+				if !canHold(fr, recv, p.Type()) {
+					// The value called is of a type whose method this
+					// is not: the call cannot run this callee.
+					nf.refused = &Cond{Func: fr.fn, Text: w.c.text.callText(site), Pos: site.Pos(), Want: true, Class: False,
+						Fixed: []Fixed{{Name: w.c.text.callText(site), Value: typeName(recv), At: recv.at}}, Why: "dispatch"}
+				}
+				nf.params[p] = adapt(fr, recv, p.Type())
 				continue
 			}
 			nf.params[p] = fr.eval(args[j-len(pre)]).fixedAt(at)

@@ -4,6 +4,8 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"os"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -200,8 +202,43 @@ func (w *walk) compareIn(ws []*world, fr *frame, b *ssa.BinOp, want bool, why *r
 		op = negate(op)
 	}
 	var out []*world
+	if debugInv && os.Getenv("SRCTRACE_DEBUG_COND") != "" && why != nil && why.cond != nil && strings.Contains(why.cond.Text, os.Getenv("SRCTRACE_DEBUG_COND")) {
+		println("compareIn", why.cond.Text, fr.fn.String(), x.kind, x.term, y.kind, y.term, len(ws))
+		for p := fr.parent; p != nil; p = p.parent {
+			println("   from", p.fn.String(), p.inline)
+		}
+		if os.Getenv("SRCTRACE_DEBUG_DUMP") != "" {
+			dumpVal("y", y, 0)
+			dumpVal("x", x, 0)
+		}
+		if y.kind == kAlt {
+			for _, a := range y.alts {
+				av := a.value()
+				d := ""
+				if av.obj != nil {
+					d = av.obj.typ.String()
+				}
+				println("    yalt", a.what, a.fn != nil, av.kind, av.term, d, a.fr.fn.String())
+			}
+		}
+		if x.kind == kAlt {
+			for _, a := range x.alts {
+				s := "<nil>"
+				if a.v != nil {
+					s = a.v.String()
+				}
+				println("    alt", s, a.val != nil, a.fn != nil, a.res != nil)
+				if a.val != nil {
+					println("      val kind", a.val.kind, a.val.term, len(a.val.alts))
+				}
+			}
+		}
+	}
 	for _, cx := range w.expand(ws, fr, b.X, x, nil) {
 		for _, cy := range w.expand([]*world{cx.w}, fr, b.Y, y, cx.src) {
+			if debugInv && os.Getenv("SRCTRACE_DEBUG_COND") != "" && why != nil && why.cond != nil && strings.Contains(why.cond.Text, os.Getenv("SRCTRACE_DEBUG_COND")) {
+				println("   atom", cx.val.kind, cx.val.term, cx.val.org, cy.val.kind, cy.val.term, cy.val.org)
+			}
 			out = append(out, w.atom(cy.w, op, cx.val, cy.val, b.X.Type(), why, cy.src)...)
 		}
 	}
@@ -267,6 +304,12 @@ func (w *walk) atom(wd *world, op token.Token, x, y *value, t types.Type, why *r
 		return []*world{wd}
 	}
 	ws := w.prepare([]*world{wd.clone()}, tx, ty)
+	if debugInv && os.Getenv("SRCTRACE_DEBUG_COND") != "" && why != nil && why.cond != nil && strings.Contains(why.cond.Text, os.Getenv("SRCTRACE_DEBUG_COND")) {
+		for _, c := range ws {
+			ok1, _ := c.d.implies(ty, tx, 0)
+			println("     prepared", len(ws), op.String(), ok1, c.d.has(tx), c.d.has(ty), len(c.d.edges))
+		}
+	}
 	var out []*world
 	for _, c := range ws {
 		// x op y with x = tx + ox, y = ty + oy.
@@ -443,4 +486,25 @@ func (w *walk) templateFrame(t *template, elem string) *frame {
 		tf.override[e] = ev
 	}
 	return tf
+}
+
+func dumpVal(label string, v *value, depth int) {
+	if depth > 8 {
+		return
+	}
+	pad := strings.Repeat("  ", depth)
+	d := ""
+	if v.obj != nil {
+		d = "obj " + v.obj.typ.String()
+	}
+	if v.dyn != nil {
+		d += " dyn " + v.dyn.String()
+	}
+	println(pad+label, v.kind, v.term, v.org, d)
+	if v.kind == kNonNil && v.inner != nil {
+		dumpVal("inner", v.inner, depth+1)
+	}
+	for i, a := range v.alts {
+		dumpVal("alt"+itoa(i)+" "+a.what, a.value(), depth+1)
+	}
 }

@@ -40,6 +40,9 @@ type frame struct {
 	// override binds values to fixed ones: an element of a slice a loop
 	// visits, in the template of what holds for every element.
 	override map[ssa.Value]*value
+	// refused, for a frame of the path, says the call cannot run this
+	// function: the value called holds no value of its receiver's type.
+	refused *Cond
 }
 
 func (f *frame) eval(v ssa.Value) *value {
@@ -242,6 +245,11 @@ func (f *frame) load(addr *value, at ssa.Value) *value {
 // fieldOf is field i of base (a struct value or a pointer to one), read
 // by instruction at (nil when the field is not read from memory there).
 func (f *frame) fieldOf(base *value, i int, fv *types.Var, at ssa.Value) *value {
+	if base.zs && fv != nil {
+		z := zero(fv.Type())
+		z.at, z.lit, z.unset = base.at, base.lit, base.unset
+		return z
+	}
 	for _, z := range f.p.p.Zero {
 		if fv != nil && z == fv {
 			v := zero(fv.Type())

@@ -1,6 +1,8 @@
 package feasible
 
 import (
+	"os"
+	"strings"
 	"go/token"
 	"go/types"
 
@@ -352,6 +354,13 @@ func (f *frame) inlineOne(v *ssa.Call, c *ssa.CallCommon, t target, old *value) 
 	}
 	nf := f.p.newFrame(t.fn, f, v)
 	nf.inline, nf.depth = true, f.depth+1
+	if debugInv && os.Getenv("SRCTRACE_DEBUG_FN") != "" && strings.Contains(t.fn.String(), os.Getenv("SRCTRACE_DEBUG_FN")) {
+		println("inline", t.fn.String(), "frame", nf.id, "in", f.id, f.fn.String(), v.Name(), f.inline)
+	}
+	ik := inlineKey{f.id, v, t.fn}
+	if _, ok := f.p.inlined[ik]; !ok {
+		f.p.inlined[ik] = nf
+	}
 	var args []ssa.Value
 	if c.IsInvoke() {
 		args = c.Args
@@ -364,10 +373,13 @@ func (f *frame) inlineOne(v *ssa.Call, c *ssa.CallCommon, t target, old *value) 
 	} else if c.IsInvoke() {
 		pre = append(pre, f.eval(c.Value))
 	}
+	if debugInv && len(pre)+len(args) != len(t.fn.Params) {
+		println("inline unbound", t.fn.String(), len(pre), len(args), len(t.fn.Params), nf.id)
+	}
 	if len(pre)+len(args) == len(t.fn.Params) {
 		for j, p := range t.fn.Params {
 			if j < len(pre) {
-				nf.params[p] = adapt(pre[j], p.Type())
+				nf.params[p] = adapt(f, pre[j], p.Type())
 				continue
 			}
 			nf.params[p] = f.eval(args[j-len(pre)]).fixedAt(v.Pos())
@@ -402,19 +414,113 @@ func (f *frame) inlineOne(v *ssa.Call, c *ssa.CallCommon, t target, old *value) 
 	return out
 }
 
+type inlineKey struct {
+	frame int
+	call  ssa.CallInstruction
+	fn    *ssa.Function
+}
+
 // adapt is v as a value of type t, where v holds t inside it (a method
-// promoted from an embedded field, called through the outer value): the
-// embedded value. v itself when it is of type t or the path does not know
-// its parts.
-func adapt(v *value, t types.Type) *value {
+// promoted from an embedded field, called through the outer value, as a
+// call graph without its wrappers shows it): the embedded value, found
+// through the embedded fields. A value of known structure that holds no
+// value of type t is not bound to it (a fresh value instead); a term
+// names what it is whatever its type.
+func adapt(f *frame, v *value, t types.Type) *value {
 	if v == nil {
 		return v
 	}
-	inner := v
-	if inner.kind == kNonNil && inner.inner != nil {
-		if inner.dyn != nil && types.Identical(inner.dyn, t) {
-			return inner.inner
+	if r := adapt1(f, v, t, 0); r != nil {
+		return r
+	}
+	if debugInv {
+		d := ""
+		if v.dyn != nil {
+			d = v.dyn.String()
 		}
+		if v.obj != nil {
+			d = "obj " + v.obj.typ.String()
+		}
+		println("adapt failed", t.String(), v.kind, d, f.fn.String())
+	}
+	return &value{kind: kOpaque, org: state}
+}
+
+// canHold reports whether v, as far as the path knows it, may hold a
+// value of type t (every way it can be, when it is one of several, known
+// to hold none says no).
+func canHold(f *frame, v *value, t types.Type) bool {
+	if v == nil {
+		return true
+	}
+	if v.kind == kAlt {
+		for _, a := range v.alts {
+			if canHold(f, a.value(), t) {
+				return true
+			}
+		}
+		return len(v.alts) == 0
+	}
+	return adapt1(f, v, t, 0) != nil
+}
+
+// typeName names the dynamic type of a value the path knows.
+func typeName(v *value) string {
+	switch {
+	case v.kind == kNonNil && v.dyn != nil:
+		return types.TypeString(v.dyn, nil)
+	case v.kind == kObj:
+		return types.TypeString(types.NewPointer(v.obj.typ), nil)
+	case v.kind == kAlt && len(v.alts) > 0:
+		return typeName(v.alts[0].value())
+	}
+	return "another type"
+}
+
+func adapt1(f *frame, v *value, t types.Type, depth int) *value {
+	if depth > 5 {
+		return nil
+	}
+	switch v.kind {
+	case kAlt:
+		return lift(v, func(x *value) *value { return adapt(f, x, t) })
+	case kNonNil:
+		if v.dyn != nil && (types.Identical(v.dyn, t) || types.Identical(types.NewPointer(v.dyn), t)) {
+			if v.inner != nil {
+				return v.inner
+			}
+			return v
+		}
+		if v.inner != nil {
+			return adapt1(f, v.inner, t, depth+1)
+		}
+		if v.fn != nil {
+			return v // a function value
+		}
+		if v.dyn == nil {
+			return v
+		}
+		return nil
+	case kObj:
+		o := v.obj
+		if types.Identical(types.NewPointer(o.typ), t) || types.Identical(o.typ, t) {
+			return v
+		}
+		st, ok := o.typ.Underlying().(*types.Struct)
+		if !ok {
+			return nil
+		}
+		for i := 0; i < st.NumFields(); i++ {
+			fv := st.Field(i)
+			if !fv.Embedded() {
+				continue
+			}
+			fval := f.fieldOf(v, i, fv, nil)
+			if r := adapt1(f, fval, t, depth+1); r != nil {
+				return r
+			}
+		}
+		return nil
 	}
 	return v
 }

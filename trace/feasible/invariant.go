@@ -47,6 +47,10 @@ func (w *walk) relate(ws []*world, t string) []*world {
 			if other == t {
 				continue
 			}
+			if debugInv {
+				_, same := w.sameHolding(t, other, rd.base, gs)
+				println("relate", t, other, same, len(w.heldAt(t)), len(w.heldAt(other)))
+			}
 			if h, ok := w.sameHolding(t, other, rd.base, gs); ok {
 				why := &reason{kind: ReasonLock, pos: h.id.ins.Pos(), text: rd.field.Name() + "|" + h.field.Name()}
 				ws = w.equate(ws, t, other, why)
@@ -63,11 +67,23 @@ func (w *walk) relate(ws []*world, t string) []*world {
 			continue
 		}
 		for _, other := range w.reads[k] {
+			if debugInv {
+				println("relinv", t, other, len(w.commonHoldings(t, other, rd.base)))
+				for _, h := range w.heldAt(t) {
+					println("   held t", h.field.Name(), h.base, h.id.frame, h.write)
+				}
+				for _, h := range w.heldAt(other) {
+					println("   held o", h.field.Name(), h.base, h.id.frame, h.write)
+				}
+			}
 			for _, h := range w.commonHoldings(t, other, rd.base) {
 				// One of the two must be still while the lock is held, so
 				// that the two reads see one state.
 				if !contains2(w.c.guards(rd.field), h.field) && !contains2(w.c.guards(k.field), h.field) {
 					continue
+				}
+				if debugInv {
+					println("   try inv", rd.field.Name(), k.field.Name(), h.field.Name(), w.c.invariant(rd.field, k.field, 0, h.field) != nil, w.c.invariant(k.field, rd.field, 0, h.field) != nil)
 				}
 				if inv := w.c.invariant(rd.field, k.field, 0, h.field); inv != nil {
 					ws = w.bound(ws, t, other, 0, &reason{kind: ReasonInvariant, inv: inv, pos: h.id.ins.Pos()})

@@ -1,9 +1,9 @@
 package feasible
 
 import (
-	"os"
 	"go/token"
 	"go/types"
+	"os"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -62,6 +62,9 @@ func (c *Checker) invariant(A, B *types.Var, C int64, L *types.Var) *Invariant {
 		return inv
 	}
 	c.invs[key] = nil
+	if !c.seesAllWrites(A) || !c.seesAllWrites(B) {
+		return nil
+	}
 	ic := &invChecker{c: c, A: A, B: B, C: C, L: L, res: map[*ssa.Function]*fnInv{}}
 	if !ic.run() {
 		return nil
@@ -181,6 +184,7 @@ func isPointerToStruct(t types.Type) bool {
 // those ("p0.s"); "" when it is none of them.
 func baseKey(v ssa.Value) string {
 	for k := 0; k < 6; k++ {
+		v = canon(v)
 		switch x := v.(type) {
 		case *ssa.Parameter:
 			return "p" + itoa(paramIndex(x))
@@ -201,6 +205,17 @@ func baseKey(v ssa.Value) string {
 				}
 			}
 			return ""
+		case *ssa.FieldAddr:
+			// A struct held by value in a field (an embedded one).
+			inner := baseKey(x.X)
+			if inner == "" {
+				return ""
+			}
+			name := "?"
+			if fv := fieldVar(x.X.Type(), x.Field); fv != nil {
+				name = fv.Name()
+			}
+			return inner + ".&" + name
 		case *ssa.ChangeType:
 			v = x.X
 		default:
@@ -228,6 +243,9 @@ func (s *invState) clone() *invState {
 func (ic *invChecker) analyze(fn *ssa.Function) *fnInv {
 	if r, ok := ic.res[fn]; ok {
 		if r.busy {
+			if debugInv {
+				println("  invbusy", fn.String())
+			}
 			return &fnInv{} // a recursion: nothing is known
 		}
 		return r
@@ -236,10 +254,16 @@ func (ic *invChecker) analyze(fn *ssa.Function) *fnInv {
 	ic.res[fn] = r
 	defer func() { r.busy = false }()
 	if fn.Blocks == nil || len(fn.Blocks) > maxInvBlocks {
+		if debugInv {
+			println("  invbig", fn.String())
+		}
 		return r
 	}
 	fa := &fnAnalysis{ic: ic, fn: fn, nodes: map[ssa.Value]int{}, n: 1}
 	r.ok, r.preserves = fa.run()
+	if debugInv {
+		println("  analyzed", fn.String(), ic.A.Name(), ic.B.Name(), ic.L.Name(), r.ok, r.preserves, fa.keys != nil)
+	}
 	return r
 }
 
@@ -330,6 +354,9 @@ func (fa *fnAnalysis) run() (ok, preserves bool) {
 				if fv := fieldVar(faddr.X.Type(), faddr.Field); fv != nil && fa.field(fv) >= 0 {
 					k := baseKey(faddr.X)
 					if k == "" {
+						if debugInv {
+							println("  invnokey", fn.String(), faddr.X.String())
+						}
 						return false, false // a struct this reading cannot name
 					}
 					keySet[k] = true
@@ -370,6 +397,13 @@ func (fa *fnAnalysis) run() (ok, preserves bool) {
 			fa.step(st, ins)
 		}
 		out[b] = st
+		if debugInv && os.Getenv("SRCTRACE_DEBUG_FN") != "" && strings.Contains(fn.String(), os.Getenv("SRCTRACE_DEBUG_FN")) {
+			for _, k := range fa.keys {
+				ci, co := in.cells[k], st.cells[k]
+				_ = ci
+				println("   blk", b.Index, b.Comment, k, "out A-B<=", st.z.m[co[1]*st.z.n+co[0]], "bottom", st.z.bottom, "preds", len(b.Preds))
+			}
+		}
 	}
 	return fa.ok, fa.retOK
 }
@@ -439,6 +473,9 @@ func (fa *fnAnalysis) entry(b *ssa.BasicBlock, out map[*ssa.BasicBlock]*invState
 	if header {
 		// A loop: what its iterations change is not known here.
 		written := fa.loopWrites(b)
+		if debugInv && os.Getenv("SRCTRACE_DEBUG_FN") != "" && strings.Contains(fa.fn.String(), os.Getenv("SRCTRACE_DEBUG_FN")) {
+			println("   header", b.Index, written, acc.m[st.cells[fa.keys[0]][1]*acc.n+st.cells[fa.keys[0]][0]])
+		}
 		for _, k := range fa.keys {
 			if written {
 				c := st.cells[k]
@@ -484,9 +521,10 @@ func predIndex(b, p *ssa.BasicBlock) int {
 
 // loopWrites reports whether the loop at header writes A or B.
 func (fa *fnAnalysis) loopWrites(header *ssa.BasicBlock) bool {
+	back := reachesTo(header)
 	for _, b := range fa.fn.Blocks {
-		if !header.Dominates(b) {
-			continue
+		if !header.Dominates(b) || !back[b] {
+			continue // not in the loop
 		}
 		for _, ins := range b.Instrs {
 			switch x := ins.(type) {
@@ -498,7 +536,11 @@ func (fa *fnAnalysis) loopWrites(header *ssa.BasicBlock) bool {
 				}
 			case ssa.CallInstruction:
 				if len(fa.callees(x)) > 0 {
-					return true
+					for _, k := range fa.keys {
+						if fa.passes(x.Common(), k) {
+							return true
+						}
+					}
 				}
 			}
 		}
@@ -684,7 +726,7 @@ func (fa *fnAnalysis) step(st *invState, ins ssa.Instruction) {
 		default:
 			// Seen by others at once: it must hold right after.
 			if !fa.holds(st, k) {
-				fa.ok = false
+				fa.fail("exposed store", x)
 			}
 			fa.ic.writes = append(fa.ic.writes, InvariantWrite{Pos: x.Pos(), Func: fa.fn, Why: WriteKeeps})
 		}
@@ -697,7 +739,7 @@ func (fa *fnAnalysis) step(st *invState, ins ssa.Instruction) {
 				if fa.inside[k] {
 					fa.retOK = false // its callers must restore it
 				} else {
-					fa.ok = false
+					fa.fail("return", x)
 				}
 			}
 		}
@@ -705,7 +747,7 @@ func (fa *fnAnalysis) step(st *invState, ins ssa.Instruction) {
 		if ev, isEv := lockEvent(ins); isEv {
 			if ev.field == fa.ic.L && (ev.op == opUnlock || ev.op == opRUnlock) && !ev.deferred {
 				if !fa.holds(st, baseKey(ev.base)) {
-					fa.ok = false
+					fa.fail("unlock", x)
 				}
 			}
 			return
@@ -719,7 +761,7 @@ func (fa *fnAnalysis) step(st *invState, ins ssa.Instruction) {
 			r := fa.ic.analyze(g)
 			if !r.ok {
 				fa.ic.failed = true
-				fa.ok = false
+				fa.fail("callee "+g.String(), x)
 				return
 			}
 			// The callee changes the structs it is given (or reaches from
@@ -729,7 +771,11 @@ func (fa *fnAnalysis) step(st *invState, ins ssa.Instruction) {
 					continue
 				}
 				if !fa.holds(st, k) {
-					fa.ok = false
+					if debugInv {
+						c := st.cells[k]
+						println("   cells", k, c[0], c[1], st.z.m[c[1]*st.z.n+c[0]], st.z.m[c[0]*st.z.n+c[1]], st.z.bottom)
+					}
+					fa.fail("before call", x)
 				}
 				c := fa.cell(k, ins)
 				st.z.forget(c[0])
@@ -740,6 +786,13 @@ func (fa *fnAnalysis) step(st *invState, ins ssa.Instruction) {
 				st.cells[k] = c
 			}
 		}
+	}
+}
+
+func (fa *fnAnalysis) fail(why string, ins ssa.Instruction) {
+	fa.ok = false
+	if debugInv {
+		println("  invfail", fa.fn.String(), why, fa.fn.Prog.Fset.Position(ins.Pos()).String())
 	}
 }
 
@@ -761,9 +814,9 @@ func (fa *fnAnalysis) passes(cc *ssa.CallCommon, k string) bool {
 
 // The ways a write keeps an invariant.
 const (
-	WriteInitial = "initial"  // a composite literal's field: the struct's first value
-	WriteInside  = "inside"   // made holding the lock; the invariant holds again before it is released
-	WriteKeeps   = "keeps"    // made without the lock held: it keeps the invariant itself
+	WriteInitial = "initial" // a composite literal's field: the struct's first value
+	WriteInside  = "inside"  // made holding the lock; the invariant holds again before it is released
+	WriteKeeps   = "keeps"   // made without the lock held: it keeps the invariant itself
 )
 
 func reversePostorder(fn *ssa.Function) []*ssa.BasicBlock {

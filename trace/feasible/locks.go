@@ -1,6 +1,7 @@
 package feasible
 
 import (
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
@@ -78,7 +79,9 @@ func lockEvent(ins ssa.Instruction) (lockEv, bool) {
 // first needed: the writes of every field, and the functions that release
 // each mutex field.
 type index struct {
-	writes   map[*types.Var][]*ssa.Store
+	writes map[*types.Var][]*ssa.Store
+	// structs are the stores of whole struct values.
+	structs  []*ssa.Store
 	releases map[*types.Var][]*ssa.Function
 	events   map[*ssa.Function][]lockEv
 }
@@ -97,6 +100,9 @@ func (c *Checker) index() *index {
 			for _, ins := range b.Instrs {
 				switch x := ins.(type) {
 				case *ssa.Store:
+					if _, isStruct := x.Val.Type().Underlying().(*types.Struct); isStruct {
+						ix.structs = append(ix.structs, x)
+					}
 					if fa, ok := x.Addr.(*ssa.FieldAddr); ok {
 						if fv := fieldVar(fa.X.Type(), fa.Field); fv != nil {
 							ix.writes[fv] = append(ix.writes[fv], x)
@@ -175,7 +181,7 @@ func (c *Checker) guards(F *types.Var) []*types.Var {
 	}
 	var out []*types.Var
 	ws := c.index().writes[F]
-	if len(ws) > 0 {
+	if len(ws) > 0 && c.seesAllWrites(F) {
 		var cands []*types.Var
 		for _, L := range mutexFieldsOf(ws[0]) {
 			cands = append(cands, L)
@@ -184,10 +190,13 @@ func (c *Checker) guards(F *types.Var) []*types.Var {
 			all := true
 			for _, st := range ws {
 				fa := st.Addr.(*ssa.FieldAddr)
-				if _, fresh := fa.X.(*ssa.Alloc); fresh {
-					continue
+				if rootAlloc(fa) != nil {
+					continue // a composite literal's field: not yet shared
 				}
 				if !c.heldWrite(st.Parent(), st, fa.X, L, 0) {
+					if debugInv {
+						println("  not held", L.Name(), st.Parent().String(), c.g.Fset().Position(st.Pos()).String())
+					}
 					all = false
 					break
 				}
@@ -198,6 +207,12 @@ func (c *Checker) guards(F *types.Var) []*types.Var {
 		}
 	}
 	c.guardsOf[F] = out
+	if debugInv {
+		println("guards", F.Name(), len(ws), len(out))
+		if len(ws) > 0 {
+			println("  first write", ws[0].Addr.(*ssa.FieldAddr).X.Type().String(), len(mutexFieldsOf(ws[0])))
+		}
+	}
 	return out
 }
 
@@ -227,14 +242,14 @@ func mutexFieldsOf(st *ssa.Store) []*types.Var {
 // every caller at its call when base is one of fn's parameters.
 func (c *Checker) heldWrite(fn *ssa.Function, at ssa.Instruction, base ssa.Value, L *types.Var, depth int) bool {
 	for _, ev := range c.index().events[fn] {
-		if ev.op != opLock || ev.deferred || ev.field != L || ev.base != base {
+		if ev.op != opLock || ev.deferred || ev.field != L || canon(ev.base) != canon(base) {
 			continue
 		}
 		if c.coversLocal(fn, ev, at, nil) {
 			return true
 		}
 	}
-	p, ok := base.(*ssa.Parameter)
+	p, ok := canon(base).(*ssa.Parameter)
 	if !ok || depth >= 5 {
 		return false
 	}
@@ -268,6 +283,9 @@ func (c *Checker) heldWrite(fn *ssa.Function, at ssa.Instruction, base ssa.Value
 			arg = cc.Args[k]
 		}
 		if arg == nil || !c.heldWrite(e.Caller.Func, site, arg, L, depth+1) {
+			if debugInv {
+				println("    caller does not hold", L.Name(), e.Caller.Func.String(), "->", fn.String(), arg == nil)
+			}
 			all = false
 			break
 		}
@@ -299,6 +317,9 @@ func (c *Checker) coversLocal(fn *ssa.Function, ev lockEv, at ssa.Instruction, r
 	releases := func(b *ssa.BasicBlock, from, to int) bool {
 		for i := from; i < to && i < len(b.Instrs); i++ {
 			if ci, ok := b.Instrs[i].(ssa.CallInstruction); ok && c.callMayRelease(ci, ev.field) {
+				if debugInv {
+					println("    released by", ci.String(), "in", fn.String(), c.g.Fset().Position(ci.Pos()).String())
+				}
 				return true
 			}
 		}
@@ -355,6 +376,27 @@ func (c *Checker) coversLocal(fn *ssa.Function, ev lockEv, at ssa.Instruction, r
 		}
 	}
 	return true
+}
+
+// canon is the value v names: a local variable's one value when it is
+// assigned once (a variable a closure captures is loaded at each use).
+func canon(v ssa.Value) ssa.Value {
+	for k := 0; k < 4; k++ {
+		u, ok := v.(*ssa.UnOp)
+		if !ok || u.Op != token.MUL {
+			return v
+		}
+		a, ok := u.X.(*ssa.Alloc)
+		if !ok {
+			return v
+		}
+		sts := stores(a)
+		if len(sts) != 1 {
+			return v
+		}
+		v = sts[0].Val
+	}
+	return v
 }
 
 func instrIndex(ins ssa.Instruction) int {
@@ -414,15 +456,14 @@ func (w *walk) held(f *frame, at ssa.Instruction) []holding {
 			continue
 		}
 		base := f.eval(ev.base)
-		if base.term == "" {
-			continue
-		}
 		id := acqID{f.id, ev.ins}
 		if f.parent != nil && f.callAt != nil && w.c.returnsHolding(f.fn, ev) {
 			// The acquisition the caller sees as its call's.
 			id = acqID{f.parent.id, f.callAt}
 		}
-		out = append(out, holding{field: ev.field, base: base.term, write: ev.op == opLock, id: id})
+		for _, t := range termsOf(base, 0) {
+			out = append(out, holding{field: ev.field, base: t, write: ev.op == opLock, id: id})
+		}
 	}
 	// Calls earlier in f that return holding a lock.
 	for _, b := range f.fn.Blocks {
@@ -533,10 +574,30 @@ func (w *walk) returnedHoldings(f *frame, call *ssa.Call) []holding {
 				continue
 			}
 			base := f.eval(arg)
-			if base.term == "" {
-				continue
+			// The struct as the callee's frame names it, when the path
+			// followed the call: its reads name it so.
+			if nf, ok := w.inlined[inlineKey{f.id, call, fn}]; ok {
+				base = nf.eval(ev.base)
 			}
-			out = append(out, holding{field: ev.field, base: base.term, write: ev.op == opLock, id: acqID{f.id, call}})
+			for _, t := range termsOf(base, 0) {
+				out = append(out, holding{field: ev.field, base: t, write: ev.op == opLock, id: acqID{f.id, call}})
+			}
+		}
+	}
+	return out
+}
+
+// termsOf are the terms v can be: its own, and those of each of its
+// alternatives (a struct that is one of several is locked as whichever it
+// is).
+func termsOf(v *value, depth int) []string {
+	var out []string
+	if v.term != "" {
+		out = append(out, v.term)
+	}
+	if v.kind == kAlt && depth < 6 {
+		for _, a := range v.alts {
+			out = append(out, termsOf(a.value(), depth+1)...)
 		}
 	}
 	return out

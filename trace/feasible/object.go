@@ -52,6 +52,61 @@ func stores(addr ssa.Value) []*ssa.Store {
 	return out
 }
 
+// root is the allocation the object is (a part of).
+func (o *object) root() *ssa.Alloc { return o.alloc.(*ssa.Alloc) }
+
+// addrs are the SSA values that are the object's address: the
+// allocation, or for a part of it, the field addresses that lead there.
+func (o *object) addrs() []ssa.Value {
+	cur := []ssa.Value{o.alloc}
+	for _, p := range o.path {
+		var next []ssa.Value
+		for _, x := range cur {
+			for _, r := range *x.Referrers() {
+				if fa, ok := r.(*ssa.FieldAddr); ok && fa.X == x && fa.Field == p {
+					next = append(next, fa)
+				}
+			}
+		}
+		cur = next
+	}
+	return cur
+}
+
+// sub is the struct held by value in field i: an object of its own,
+// when the code builds or reads it through field addresses.
+func (o *object) sub(i int) *object {
+	if s, ok := o.subs[i]; ok {
+		return s
+	}
+	st, ok := o.typ.Underlying().(*types.Struct)
+	if !ok || i >= st.NumFields() {
+		return nil
+	}
+	if _, isStruct := st.Field(i).Type().Underlying().(*types.Struct); !isStruct {
+		return nil
+	}
+	path := append(append([]int(nil), o.path...), i)
+	s := &object{alloc: o.alloc, path: path, fr: o.fr, typ: st.Field(i).Type(), fields: map[int]*value{}}
+	if o.subs == nil {
+		o.subs = map[int]*object{}
+	}
+	o.subs[i] = s
+	if len(s.addrs()) == 0 {
+		return nil
+	}
+	for _, a := range s.addrs() {
+		for _, r := range *a.Referrers() {
+			if fa, ok := r.(*ssa.FieldAddr); ok && fa.X == a && len(stores(fa)) > 0 {
+				if fv := fieldVar(a.Type(), fa.Field); fv != nil && !contains(s.set, fv.Name()) {
+					s.set = append(s.set, fv.Name())
+				}
+			}
+		}
+	}
+	return s
+}
+
 // escapes reports whether the allocation's address goes anywhere the
 // path cannot see: into a call other than the path's own, a store, a
 // closure, an interface, another value. Then a field it does not set at
@@ -66,7 +121,7 @@ func (o *object) decoded() bool {
 	if len(calls) == 0 || o.escapesOther() {
 		return false
 	}
-	a := o.alloc.(*ssa.Alloc)
+	a := o.root()
 	in := false
 	for _, call := range calls {
 		c := call.Common()
@@ -102,7 +157,7 @@ func isAddrOf(v, a ssa.Value) bool {
 // escapes1 lists the calls, other than the path's own, that take the
 // object's address (directly or in an interface).
 func (o *object) escapes1() []ssa.CallInstruction {
-	a := o.alloc.(*ssa.Alloc)
+	a := o.root()
 	var out []ssa.CallInstruction
 	var visit func(v ssa.Value)
 	visit = func(v ssa.Value) {
@@ -126,7 +181,7 @@ func (o *object) escapes1() []ssa.CallInstruction {
 // escapesOther reports whether the address goes anywhere but loads, its
 // fields, stores to it and calls.
 func (o *object) escapesOther() bool {
-	a := o.alloc.(*ssa.Alloc)
+	a := o.root()
 	var visit func(v ssa.Value) bool
 	visit = func(v ssa.Value) bool {
 		for _, r := range *v.Referrers() {
@@ -165,10 +220,9 @@ func (o *object) escapesOther() bool {
 // unless it is a variable assigned a whole value exactly once (a
 // parameter's copy, say), which is then that value.
 func (o *object) whole(f *frame) *value {
-	a := o.alloc.(*ssa.Alloc)
 	var ws []*ssa.Store
-	for _, st := range stores(a) {
-		ws = append(ws, st)
+	for _, a := range o.addrs() {
+		ws = append(ws, stores(a)...)
 	}
 	if len(ws) == 1 && len(o.set) == 0 {
 		return o.fr.eval(ws[0].Val)
@@ -182,12 +236,18 @@ func (o *object) whole(f *frame) *value {
 		}
 		return zero(o.typ)
 	}
-	return &value{kind: kObj, org: fixed, obj: o, at: a.Pos()}
+	return &value{kind: kObj, org: fixed, obj: o, at: o.alloc.Pos()}
 }
 
 // field is field i of the object as the path sees it from frame f (a
 // later frame may have written it, so it is not kept across frames).
 func (o *object) field(f *frame, i int, fv *types.Var) *value {
+	if fv != nil && fieldVar(o.typ, i) != fv {
+		return opaque(state) // a field of another type: not this object's
+	}
+	if s := o.sub(i); s != nil && o.frozen == nil {
+		return &value{kind: kObj, org: fixed, obj: s, at: o.alloc.Pos()}
+	}
 	if o.frozen != nil {
 		if v, ok := o.frozen[i]; ok {
 			return v
@@ -212,10 +272,15 @@ func (o *object) field(f *frame, i int, fv *types.Var) *value {
 }
 
 func (o *object) field1(f *frame, i int, fv *types.Var) *value {
-	a := o.alloc.(*ssa.Alloc)
+	addrs := o.addrs()
+	var whole []*ssa.Store
+	for _, a := range addrs {
+		whole = append(whole, stores(a)...)
+	}
 	// A variable assigned a whole struct once: its field is that value's.
-	if ws := stores(a); len(ws) > 0 {
-		if len(ws) == 1 && len(o.set) == 0 && !o.escapes() {
+	if ws := whole; len(ws) > 0 {
+		fixedField := fv != nil && f.p.c.constructionOnly(fv)
+		if len(ws) == 1 && len(o.set) == 0 && (!o.escapes() || fixedField) {
 			return o.fr.fieldOf(o.fr.eval(ws[0].Val), i, fv, nil)
 		}
 		// Assigned several times, or decoded too: input when every value
@@ -231,20 +296,25 @@ func (o *object) field1(f *frame, i int, fv *types.Var) *value {
 		return opaque(input)
 	}
 	var sts []*ssa.Store
-	for _, r := range *a.Referrers() {
-		if fa, ok := r.(*ssa.FieldAddr); ok && fa.X == a && fa.Field == i {
-			sts = append(sts, stores(fa)...)
+	for _, a := range addrs {
+		for _, r := range *a.Referrers() {
+			if fa, ok := r.(*ssa.FieldAddr); ok && fa.X == a && fa.Field == i {
+				sts = append(sts, stores(fa)...)
+			}
 		}
 	}
 	if f.p.mutates(o, fv) {
 		return opaque(state)
 	}
+	// A field that only composite literals write is fixed when the
+	// struct is made, wherever the struct goes after.
+	fixedField := fv != nil && f.p.c.constructionOnly(fv)
 	switch {
-	case len(sts) == 1 && !o.escapes():
+	case len(sts) == 1 && (!o.escapes() || fixedField):
 		return o.fr.eval(sts[0].Val).fixedAt(sts[0].Pos())
-	case len(sts) == 0 && !o.escapes():
+	case len(sts) == 0 && (!o.escapes() || fixedField) && fv != nil:
 		z := zero(fv.Type())
-		z.at, z.lit = a.Pos(), o
+		z.at, z.lit = o.alloc.Pos(), o
 		return z
 	case o.decoded():
 		return opaque(input)
@@ -294,6 +364,231 @@ func (w *walk) mutates(o *object, fv *types.Var) bool {
 				if ok && fieldVar(fa.X.Type(), fa.Field) == fv {
 					return true
 				}
+			}
+		}
+	}
+	return false
+}
+
+// constructionOnly reports whether every write of field fv in the
+// program is into a struct the writing function allocates (a composite
+// literal's field): no one changes it after the struct is made.
+func (c *Checker) constructionOnly(fv *types.Var) bool {
+	if v, ok := c.ctorOnly[fv]; ok {
+		return v
+	}
+	ok := c.seesAllWrites(fv)
+	ws := c.index().writes[fv]
+	for _, st := range ws {
+		if !ok {
+			break
+		}
+		if rootAlloc(st.Addr) == nil {
+			ok = false
+			break
+		}
+	}
+	// A struct holding the field, written whole into a struct that is
+	// not being made, changes it too.
+	if ok && len(ws) > 0 {
+		owner := ws[0].Addr.(*ssa.FieldAddr).X.Type()
+		if p, isP := owner.Underlying().(*types.Pointer); isP {
+			owner = p.Elem()
+		}
+		for _, st := range c.index().structs {
+			if rootAlloc(st.Addr) == nil && containsByValue(st.Val.Type(), owner, 0) {
+				ok = false
+				break
+			}
+		}
+	}
+	c.ctorOnly[fv] = ok
+	return ok
+}
+
+// containsByValue reports whether a value of type s holds a value of
+// struct type t (s is t, or a field of s holds it by value).
+func containsByValue(s, t types.Type, depth int) bool {
+	if types.Identical(s, t) {
+		return true
+	}
+	st, ok := s.Underlying().(*types.Struct)
+	if !ok || depth > 6 {
+		return false
+	}
+	for i := 0; i < st.NumFields(); i++ {
+		if containsByValue(st.Field(i).Type(), t, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// rootAlloc is the allocation a field address is within, following
+// field addresses of fields; nil when it is not in one.
+func rootAlloc(v ssa.Value) *ssa.Alloc {
+	for k := 0; k < 8; k++ {
+		switch x := v.(type) {
+		case *ssa.FieldAddr:
+			v = x.X
+		case *ssa.Alloc:
+			return x
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// seesAllWrites reports whether every write of field fv is in the loaded
+// code: its package is read from source (the code of packages read from
+// export data is not loaded), and no other package can write it: the
+// field is unexported, or it belongs to an unexported struct that the
+// package's exported API never hands out with its type.
+func (c *Checker) seesAllWrites(fv *types.Var) bool {
+	if fv == nil || fv.Pkg() == nil {
+		return false
+	}
+	if c.withSyntax == nil {
+		c.withSyntax = map[*types.Package]bool{}
+		for _, p := range c.g.Pkgs {
+			if p != nil {
+				c.withSyntax[p.Pkg] = true
+			}
+		}
+	}
+	if !c.withSyntax[fv.Pkg()] {
+		return false
+	}
+	if !fv.Exported() {
+		return true
+	}
+	owner := c.owner(fv)
+	if owner == nil || owner.Obj().Exported() {
+		return false
+	}
+	return !c.exposed(owner)
+}
+
+// owner is the named struct type that declares field fv.
+func (c *Checker) owner(fv *types.Var) *types.Named {
+	if c.owners == nil {
+		c.owners = map[*types.Var]*types.Named{}
+		for _, p := range c.g.Pkgs {
+			if p == nil {
+				continue
+			}
+			sc := p.Pkg.Scope()
+			for _, name := range sc.Names() {
+				tn, ok := sc.Lookup(name).(*types.TypeName)
+				if !ok {
+					continue
+				}
+				n, ok := tn.Type().(*types.Named)
+				if !ok {
+					continue
+				}
+				if st, ok := n.Underlying().(*types.Struct); ok {
+					for i := 0; i < st.NumFields(); i++ {
+						c.owners[st.Field(i)] = n
+					}
+				}
+			}
+		}
+	}
+	return c.owners[fv]
+}
+
+// exposed reports whether the exported API of t's package names t: an
+// exported function, method, variable or field whose type mentions it,
+// through which other packages could hold a value of t and write its
+// exported fields.
+func (c *Checker) exposed(t *types.Named) bool {
+	if v, ok := c.exposedMemo[t]; ok {
+		return v
+	}
+	pkg := t.Obj().Pkg()
+	mentions := func(x types.Type) bool { return mentionsType(x, t, map[types.Type]bool{}) }
+	out := false
+	sc := pkg.Scope()
+	for _, name := range sc.Names() {
+		obj := sc.Lookup(name)
+		if !obj.Exported() {
+			continue
+		}
+		switch o := obj.(type) {
+		case *types.Func, *types.Var, *types.Const:
+			out = out || mentions(o.Type())
+		case *types.TypeName:
+			if n, ok := o.Type().(*types.Named); ok {
+				if st, ok := n.Underlying().(*types.Struct); ok {
+					for i := 0; i < st.NumFields(); i++ {
+						if st.Field(i).Exported() && mentions(st.Field(i).Type()) {
+							out = true
+						}
+					}
+				}
+				if it, ok := n.Underlying().(*types.Interface); ok {
+					for i := 0; i < it.NumMethods(); i++ {
+						out = out || mentions(it.Method(i).Type())
+					}
+				}
+				for i := 0; i < n.NumMethods(); i++ {
+					if m := n.Method(i); m.Exported() {
+						out = out || mentions(m.Type())
+					}
+				}
+			}
+		}
+		if out {
+			break
+		}
+	}
+	if c.exposedMemo == nil {
+		c.exposedMemo = map[*types.Named]bool{}
+	}
+	c.exposedMemo[t] = out
+	return out
+}
+
+// mentionsType reports whether type x names t (in a pointer, slice,
+// map, channel, signature, or a struct's fields).
+func mentionsType(x types.Type, t *types.Named, seen map[types.Type]bool) bool {
+	if x == nil || seen[x] {
+		return false
+	}
+	seen[x] = true
+	switch y := x.(type) {
+	case *types.Named:
+		if y.Obj() == t.Obj() {
+			return true
+		}
+		return false // another named type: its own exported API is checked with it
+	case *types.Pointer:
+		return mentionsType(y.Elem(), t, seen)
+	case *types.Slice:
+		return mentionsType(y.Elem(), t, seen)
+	case *types.Array:
+		return mentionsType(y.Elem(), t, seen)
+	case *types.Map:
+		return mentionsType(y.Key(), t, seen) || mentionsType(y.Elem(), t, seen)
+	case *types.Chan:
+		return mentionsType(y.Elem(), t, seen)
+	case *types.Signature:
+		for i := 0; i < y.Params().Len(); i++ {
+			if mentionsType(y.Params().At(i).Type(), t, seen) {
+				return true
+			}
+		}
+		for i := 0; i < y.Results().Len(); i++ {
+			if mentionsType(y.Results().At(i).Type(), t, seen) {
+				return true
+			}
+		}
+	case *types.Struct:
+		for i := 0; i < y.NumFields(); i++ {
+			if mentionsType(y.Field(i).Type(), t, seen) {
+				return true
 			}
 		}
 	}

@@ -74,6 +74,8 @@ type value struct {
 	// one it takes.
 	alts []*alt
 	key  altKey
+	// zs marks the zero value of a struct: each field is its zero.
+	zs bool
 }
 
 func constVal(c constant.Value) *value {
@@ -121,8 +123,12 @@ func (v *value) fixedAt(pos token.Pos) *value {
 // object is a composite literal (or a local variable) made on the path.
 type object struct {
 	alloc ssa.Value // the *ssa.Alloc, identity of the object
-	fr    *frame    // the frame that made it
-	typ   types.Type
+	// path, for a struct held by value in a field of the allocation
+	// (an embedded struct), are the field indices that lead to it.
+	path []int
+	subs map[int]*object
+	fr   *frame // the frame that made it
+	typ  types.Type
 	// fields are the known field values, by index, computed lazily.
 	fields map[int]*value
 	// set lists the fields the literal sets, in order.
@@ -147,6 +153,8 @@ func zero(t types.Type) *value {
 		}
 	case *types.Pointer, *types.Interface, *types.Map, *types.Slice, *types.Chan, *types.Signature:
 		return nilVal()
+	case *types.Struct:
+		return &value{kind: kOpaque, org: state, zs: true}
 	}
 	return opaque(state)
 }
