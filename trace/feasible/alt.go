@@ -140,6 +140,12 @@ func asserted(x *value, t types.Type) *value {
 // binop is x op y: a constant when both are; term + c for a term plus or
 // minus a constant (so that relations can be said of it).
 func (f *frame) binop(op token.Token, x, y *value, t types.Type) *value {
+	if x.kind == kNone {
+		return x
+	}
+	if y.kind == kNone {
+		return y
+	}
 	if x.kind == kAlt || y.kind == kAlt {
 		org := derived(x, y)
 		r := lift(x, func(a *value) *value {
@@ -244,6 +250,9 @@ func edgePos(pred *ssa.BasicBlock, v ssa.Value) token.Pos {
 // constant index names the same element everywhere; another names one
 // element of the path (to which what holds for every element applies).
 func (f *frame) element(x *value, v ssa.Value, idx ssa.Value) *value {
+	if x.kind == kNone {
+		return x
+	}
 	if x.kind == kAlt {
 		r := lift(x, func(c *value) *value { return f.element(c, v, idx) })
 		return r

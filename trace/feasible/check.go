@@ -1,6 +1,8 @@
 package feasible
 
 import (
+	"os"
+	"strings"
 	"go/ast"
 	"go/constant"
 	"go/token"
@@ -253,15 +255,23 @@ type walk struct {
 	// inlined are the frames of the calls the path followed, by caller
 	// frame, call and callee.
 	inlined map[inlineKey]*frame
+	tframes map[tfKey]*frame
 	nextID     int
 	// budget bounds the constraint work of one path.
-	budget int
+	budget  int
+	maxSeen int
+	// checking is set while an element is checked against a template;
+	// inWorld is the world whose ruled-out blocks a lock's holding skips,
+	// refining set while such a block is tested.
+	checking bool
+	inWorld  *world
+	refining bool
 }
 
 // Check decides whether the path can run. With Path.Want set, it also
 // returns that value as the end of the path sees it.
 func (c *Checker) Check(p Path) (Result, *Value) {
-	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, budget: 20000}
+	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: 20000}
 	root := w.newFrame(p.Root, nil, nil)
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)
@@ -427,7 +437,7 @@ func (w *walk) enter(fr *frame, site ssa.CallInstruction, callee *ssa.Function) 
 			}
 			if c.IsInvoke() && j == 0 {
 				recv := fr.eval(args[0])
-				if !canHold(fr, recv, p.Type()) {
+				if !fr.canCall(recv, c.Method, callee) || !canHold(fr, recv, p.Type()) {
 					// The value called is of a type whose method this
 					// is not: the call cannot run this callee.
 					nf.refused = &Cond{Func: fr.fn, Text: w.c.text.callText(site), Pos: site.Pos(), Want: true, Class: False,
@@ -507,8 +517,28 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 		c.Fields = fieldsRead(ifi.Cond)
 	}
 	w.settle(fr, ifi, want, &c)
+	if debugDecide != "" && strings.Contains(fr.fn.String(), debugDecide) {
+		chain := ""
+		for p := fr.parent; p != nil; p = p.parent {
+			chain += " < " + p.fn.Name()
+		}
+		println("DECIDE", c.Text, c.Want, string(c.Class), len(w.worlds), chain)
+		if os.Getenv("SRCTRACE_DEBUG_WORLDINFO") != "" {
+			for i, wd := range w.worlds {
+				fs := ""
+				for sl, ts := range wd.forall {
+					fs += " " + sl + ":" + itoa(len(ts))
+				}
+				println("    w", i, "choices", len(wd.choice), "facts", len(wd.facts), "edges", len(wd.d.edges), "forall", fs)
+			}
+		}
+	}
 	return c
 }
+
+var debugDecide = os.Getenv("SRCTRACE_DEBUG_DECIDE")
+
+var debugExcl = os.Getenv("SRCTRACE_DEBUG_EXCL")
 
 // settle constrains the path's worlds with the condition: when no world
 // can take it, the path's earlier conditions, what its calls returned and
@@ -516,6 +546,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 // negation, they imply it.
 func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 	self := &reason{cond: c, pos: c.Pos, kind: ReasonCond}
+	before := len(w.deaths)
 	ws := w.constrain(w.worlds, fr, ifi.Cond, want, self)
 	if len(ws) == 0 {
 		var rs []*reason
@@ -523,6 +554,26 @@ func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 			rs = append(rs, d.why...)
 		}
 		c.Refuted = explain(rs, c)
+		if debugExcl != "" && strings.Contains(fr.fn.String(), debugExcl) {
+			println("EXCLUDED", c.Text, c.Want, fr.fn.String(), w.c.g.Fset().Position(c.Pos).String(), "deaths", len(w.deaths), "before", before)
+			for i, d := range w.deaths[before:] {
+				println("  death", i)
+				for _, r := range d.why {
+					t := r.text
+					if r.cond != nil {
+						t = r.cond.Text
+					}
+					println("     ", string(r.kind), t, r.cond != nil && r.cond.Want, w.c.g.Fset().Position(r.pos).String())
+				}
+			}
+			for _, r := range c.Refuted {
+				t := r.Text
+				if r.Cond != nil {
+					t = r.Cond.Text
+				}
+				println("    by", string(r.Kind), t, r.Cond != nil && r.Cond.Want, w.c.g.Fset().Position(r.Pos).String())
+			}
+		}
 		if c.Class != False {
 			c.Class = Excluded
 			c.Prior, c.Why = nil, ""
@@ -555,7 +606,23 @@ func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 		}
 		w.deaths = saved
 	}
-	w.worlds = ws
+	if debugDecide != "" && len(ws) > 4 {
+		println("  SETTLE", c.Text, len(w.worlds), "->", len(ws), fr.fn.Name())
+		if os.Getenv("SRCTRACE_DEBUG_CHOICES") != "" && fr.fn.Name() == os.Getenv("SRCTRACE_DEBUG_CHOICES") {
+			for i, wd := range ws {
+				line := ""
+				for k, v := range wd.choice {
+					fn := ""
+					if in, ok := k.v.(ssa.Instruction); ok {
+						fn = in.Parent().Name() + ":" + w.c.g.Fset().Position(in.Pos()).String()
+					}
+					line += " " + k.v.Name() + "@" + fn + "=" + itoa(v)
+				}
+				println("    world", i, len(wd.facts), len(wd.d.edges), line)
+			}
+		}
+	}
+	w.worlds = shrink(ws)
 }
 
 // onlyPanics reports whether every way on from block b ends in a panic.

@@ -15,6 +15,8 @@ import (
 // never refutes a path that can run.
 const maxWorlds = 48
 
+var debugWorlds = os.Getenv("SRCTRACE_DEBUG_WORLDS") != ""
+
 // choice is one way a value can be in a world: the value, and, when it
 // is an SSA value of some frame (the alternative a phi or a call takes),
 // that value, so that a boolean can be followed into it.
@@ -45,6 +47,10 @@ func (w *walk) kill(why ...*reason) {
 func (w *walk) constrain(ws []*world, fr *frame, v ssa.Value, want bool, why *reason) []*world {
 	if len(ws) == 0 {
 		return nil
+	}
+	if debugWorlds && len(ws) > w.maxSeen {
+		w.maxSeen = len(ws)
+		println("worlds", len(ws), fr.fn.String())
 	}
 	w.budget--
 	if w.budget < 0 {
@@ -98,16 +104,12 @@ func (w *walk) boolAtom(ch choice, want bool, why *reason) []*world {
 		w.kill(append([]*reason{why}, ch.src...)...)
 		return nil
 	case x.term != "" && x.org != unknown:
-		ws := w.prepare([]*world{ch.w.clone()}, x.term)
-		var out []*world
-		for _, wd := range ws {
-			if r := wd.addFact(x.term, fact{boolean: boolOf(want)}, why); r != nil {
-				w.kill(append(r, ch.src...)...)
-				continue
-			}
-			out = append(out, wd)
+		wd := ch.w.clone()
+		if r := wd.addFact(x.term, fact{boolean: boolOf(want)}, why); r != nil {
+			w.kill(append(r, ch.src...)...)
+			return nil
 		}
-		return out
+		return w.prepare([]*world{wd}, x.term)
 	}
 	return []*world{ch.w}
 }
@@ -116,6 +118,11 @@ func (w *walk) boolAtom(ch choice, want bool, why *reason) []*world {
 // world: one per alternative of a value that is one of several, with the
 // branches the alternative needs.
 func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*reason) []choice {
+	if val.kind == kNone {
+		// A way that cannot be: the call it needs runs another method.
+		w.kill(append([]*reason{{kind: ReasonValue, text: "dispatch", pos: val.at}}, src...)...)
+		return nil
+	}
 	if val.kind != kAlt {
 		out := make([]choice, 0, len(ws))
 		for _, wd := range ws {
@@ -127,7 +134,7 @@ func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*re
 	for _, wd := range ws {
 		idx, chosen := wd.choice[val.key]
 		split := !chosen && len(val.alts) > 1
-		if split && len(ws)*len(val.alts) > maxWorlds {
+		if split && len(out)+len(val.alts) > maxWorlds {
 			// Too many ways: some value, about which nothing is known.
 			out = append(out, choice{w: wd, val: &value{kind: kOpaque, org: val.org, why: val.why, term: val.term}, src: src})
 			continue
@@ -269,20 +276,16 @@ func (w *walk) atom(wd *world, op token.Token, x, y *value, t types.Type, why *r
 	if op == token.EQL || op == token.NEQ {
 		for _, p := range [][2]*value{{x, y}, {y, x}} {
 			if isNilConst(p[1]) && p[0].term != "" && p[0].org != unknown && p[0].kind != kObj {
-				ws := w.prepare([]*world{wd.clone()}, p[0].term)
-				var out []*world
-				for _, c := range ws {
-					f := fact{nilness: 1}
-					if op == token.NEQ {
-						f.nilness = 2
-					}
-					if r := c.addFact(p[0].term, f, why); r != nil {
-						w.kill(append(r, src...)...)
-						continue
-					}
-					out = append(out, c)
+				c := wd.clone()
+				f := fact{nilness: 1}
+				if op == token.NEQ {
+					f.nilness = 2
 				}
-				return out
+				if r := c.addFact(p[0].term, f, why); r != nil {
+					w.kill(append(r, src...)...)
+					return nil
+				}
+				return w.prepare([]*world{c}, p[0].term)
 			}
 		}
 	}
@@ -303,41 +306,33 @@ func (w *walk) atom(wd *world, op token.Token, x, y *value, t types.Type, why *r
 	if !ok1 || !ok2 || (tx == "" && ty == "") {
 		return []*world{wd}
 	}
-	ws := w.prepare([]*world{wd.clone()}, tx, ty)
-	if debugInv && os.Getenv("SRCTRACE_DEBUG_COND") != "" && why != nil && why.cond != nil && strings.Contains(why.cond.Text, os.Getenv("SRCTRACE_DEBUG_COND")) {
-		for _, c := range ws {
-			ok1, _ := c.d.implies(ty, tx, 0)
-			println("     prepared", len(ws), op.String(), ok1, c.d.has(tx), c.d.has(ty), len(c.d.edges))
-		}
-	}
-	var out []*world
-	for _, c := range ws {
-		// x op y with x = tx + ox, y = ty + oy.
-		d := oy - ox
-		var r []*reason
-		switch op {
-		case token.LSS: // tx - ty <= d - 1
-			r = c.addDiff(tx, ty, d-1, why)
-		case token.LEQ:
-			r = c.addDiff(tx, ty, d, why)
-		case token.GTR: // ty - tx <= -d - 1
-			r = c.addDiff(ty, tx, -d-1, why)
-		case token.GEQ:
+	c := wd.clone()
+	// x op y with x = tx + ox, y = ty + oy.
+	d := oy - ox
+	var r []*reason
+	switch op {
+	case token.LSS: // tx - ty <= d - 1
+		r = c.addDiff(tx, ty, d-1, why)
+	case token.LEQ:
+		r = c.addDiff(tx, ty, d, why)
+	case token.GTR: // ty - tx <= -d - 1
+		r = c.addDiff(ty, tx, -d-1, why)
+	case token.GEQ:
+		r = c.addDiff(ty, tx, -d, why)
+	case token.EQL:
+		if r = c.addDiff(tx, ty, d, why); r == nil {
 			r = c.addDiff(ty, tx, -d, why)
-		case token.EQL:
-			if r = c.addDiff(tx, ty, d, why); r == nil {
-				r = c.addDiff(ty, tx, -d, why)
-			}
-		case token.NEQ:
-			r = c.addNeq(tx, ty, d, why)
 		}
-		if r != nil {
-			w.kill(append(r, src...)...)
-			continue
-		}
-		out = append(out, c)
+	case token.NEQ:
+		r = c.addNeq(tx, ty, d, why)
 	}
-	return out
+	if r != nil {
+		w.kill(append(r, src...)...)
+		return nil
+	}
+	// Then what the store keeps true of the terms, and what every element
+	// of their slices passes.
+	return w.prepare([]*world{c}, tx, ty)
 }
 
 // typeIn constrains a type assertion's success.
@@ -366,13 +361,12 @@ func (w *walk) typeIn(ws []*world, fr *frame, ta *ssa.TypeAssert, want bool, why
 				w.kill(append([]*reason{why}, ch.src...)...)
 			}
 		case v.term != "" && v.org != unknown && !isIface:
-			for _, c := range w.prepare([]*world{ch.w.clone()}, v.term) {
-				if r := c.addFact(v.term, fact{isType: tname, typeWant: want}, why); r != nil {
-					w.kill(append(r, ch.src...)...)
-					continue
-				}
-				out = append(out, c)
+			c := ch.w.clone()
+			if r := c.addFact(v.term, fact{isType: tname, typeWant: want}, why); r != nil {
+				w.kill(append(r, ch.src...)...)
+				continue
 			}
+			out = append(out, w.prepare([]*world{c}, v.term)...)
 		default:
 			out = append(out, ch.w)
 		}
@@ -397,8 +391,13 @@ func (w *walk) prepare(ws []*world, terms ...string) []*world {
 	return ws
 }
 
-// addElem notes that elem is an element of slice, applying what every
-// element of it passes.
+// addElem notes that elem is an element of slice, and checks it against
+// what every element of the slice passes (a loop that completed over it):
+// a world in which the element takes all the branches of one of the
+// loop's returns cannot be. The check runs again whenever a constraint
+// touches the element, so that what the path learns later counts too.
+// (The check does not split a world by the branches the element must
+// avoid: it kills the worlds that take them all.)
 func (w *walk) addElem(ws []*world, slice, elem string) []*world {
 	var out []*world
 	for _, wd := range ws {
@@ -408,22 +407,20 @@ func (w *walk) addElem(ws []*world, slice, elem string) []*world {
 				known = true
 			}
 		}
-		if known {
-			out = append(out, wd)
+		if !known {
+			wd.elems[slice] = append(wd.elems[slice], elem)
+		}
+		if why := w.violates(wd, wd.forall[slice], elem); why != nil {
+			w.kill(why...)
 			continue
 		}
-		wd.elems[slice] = append(wd.elems[slice], elem)
-		sub := []*world{wd}
-		for _, t := range wd.forall[slice] {
-			sub = w.applyTemplate(sub, t, elem)
-		}
-		out = append(out, sub...)
+		out = append(out, wd)
 	}
 	return out
 }
 
 // addTemplate records, in each world, what every element of the loop's
-// slice passes, and applies it to the elements the path names already.
+// slice passes, and checks the elements the path names already.
 func (w *walk) addTemplate(ws []*world, t *template) []*world {
 	sv := t.fr.eval(t.loop.slice)
 	var out []*world
@@ -435,43 +432,89 @@ func (w *walk) addTemplate(ws []*world, t *template) []*world {
 		s := ch.val.term
 		wd := ch.w.clone()
 		wd.forall[s] = append(wd.forall[s], t)
-		sub := []*world{wd}
+		dead := false
 		for _, e := range wd.elems[s] {
-			sub = w.applyTemplate(sub, t, e)
+			if why := w.violates(wd, []*template{t}, e); why != nil {
+				w.kill(why...)
+				dead = true
+				break
+			}
 		}
-		out = append(out, sub...)
+		if !dead {
+			out = append(out, wd)
+		}
 	}
 	return out
 }
 
-// applyTemplate says of element elem what the loop checked of every
-// element: none of its returns was taken.
-func (w *walk) applyTemplate(ws []*world, t *template, elem string) []*world {
-	tf := w.templateFrame(t, elem)
-	for _, exit := range t.loop.exits {
-		if len(ws) == 0 {
-			return nil
-		}
-		if len(exit) == 0 {
-			// The body always returns: the loop completes only over no
-			// element.
-			w.kill(&reason{kind: ReasonForall, pos: t.loop.head.Instrs[len(t.loop.head.Instrs)-1].Pos(), via: t.via})
-			return nil
-		}
-		if len(ws)*len(exit) > maxWorlds {
-			continue
-		}
-		var next []*world
-		for _, e := range exit {
-			next = append(next, w.constrain(ws, tf, e.ifi.Cond, !e.want, w.guardReason(tf, e.ifi, !e.want, t.via, ReasonForall))...)
-		}
-		ws = next
+// violates returns why element elem cannot be in world wd by one of the
+// templates: it takes every branch of one of the loop's returns, which
+// the loop (having completed) never took. Nil when it may be.
+func (w *walk) violates(wd *world, ts []*template, elem string) []*reason {
+	if w.checking || len(ts) == 0 {
+		return nil // not within another check: one level of templates
 	}
-	return ws
+	w.checking = true
+	defer func() { w.checking = false }()
+	for _, t := range ts {
+		tf := w.templateFrame(t, elem)
+		if os.Getenv("SRCTRACE_DEBUG_VIOL") != "" {
+			println("VIOL check", t.fr.fn.Name(), elem, len(t.loop.exits))
+		}
+		for _, exit := range t.loop.exits {
+			if len(exit) == 0 {
+				// The body always returns: the loop completes only over no
+				// element.
+				return []*reason{{kind: ReasonForall, pos: t.loop.head.Instrs[len(t.loop.head.Instrs)-1].Pos(), via: t.via}}
+			}
+			why, ok := w.entailsAll(wd, tf, exit)
+			if os.Getenv("SRCTRACE_DEBUG_VIOL") != "" && strings.Contains(elem, os.Getenv("SRCTRACE_DEBUG_VIOL")) {
+				f := wd.facts[elem+".Request"]
+				ft := ""
+				if f != nil {
+					ft = f.isType
+				}
+				println("   exit", len(exit), "entailed", ok, "type", ft)
+				for _, e := range exit {
+					text, _, _ := w.c.text.condText(e.ifi)
+					println("      guard", text, e.want)
+				}
+			}
+			if ok {
+				for _, e := range exit {
+					why = append(why, w.guardReason(tf, e.ifi, e.want, t.via, ReasonForall))
+				}
+				return why
+			}
+		}
+	}
+	return nil
+}
+
+// entailsAll reports whether world wd takes every branch of edges (the
+// other side of each cannot be), with the reasons.
+func (w *walk) entailsAll(wd *world, fr *frame, edges []edgeOf) ([]*reason, bool) {
+	saved := w.deaths
+	defer func() { w.deaths = saved }()
+	var why []*reason
+	for _, e := range edges {
+		mark := len(w.deaths)
+		if len(w.constrain([]*world{wd}, fr, e.ifi.Cond, !e.want, nil)) != 0 {
+			return nil, false
+		}
+		for _, d := range w.deaths[mark:] {
+			why = append(why, d.why...)
+		}
+	}
+	return why, true
 }
 
 // templateFrame is the loop's frame with its element bound to elem.
 func (w *walk) templateFrame(t *template, elem string) *frame {
+	k := tfKey{t, elem}
+	if tf, ok := w.tframes[k]; ok {
+		return tf
+	}
 	f := t.fr
 	tf := w.newFrame(f.fn, f.parent, f.callAt)
 	tf.params, tf.free, tf.inline, tf.depth, tf.root, tf.rootState, tf.msg = f.params, f.free, f.inline, f.depth, f.root, f.rootState, f.msg
@@ -485,7 +528,13 @@ func (w *walk) templateFrame(t *template, elem string) *frame {
 	for _, e := range t.loop.elems {
 		tf.override[e] = ev
 	}
+	w.tframes[k] = tf
 	return tf
+}
+
+type tfKey struct {
+	t    *template
+	elem string
 }
 
 func dumpVal(label string, v *value, depth int) {

@@ -16,6 +16,8 @@ type diff struct {
 	names []string       // by node
 	index map[string]int // term → node
 	edges []dedge
+	// byPair is the edge of each (from, to): only the tightest is kept.
+	byPair map[[2]int]int
 }
 
 type dedge struct {
@@ -25,13 +27,17 @@ type dedge struct {
 }
 
 func newDiff() *diff {
-	return &diff{names: []string{""}, index: map[string]int{"": 0}}
+	return &diff{names: []string{""}, index: map[string]int{"": 0}, byPair: map[[2]int]int{}}
 }
 
 func (d *diff) clone() *diff {
-	c := &diff{names: append([]string(nil), d.names...), index: make(map[string]int, len(d.index)), edges: append([]dedge(nil), d.edges...)}
+	c := &diff{names: append([]string(nil), d.names...), index: make(map[string]int, len(d.index)), edges: append([]dedge(nil), d.edges...),
+		byPair: make(map[[2]int]int, len(d.byPair))}
 	for k, v := range d.index {
 		c.index[k] = v
+	}
+	for k, v := range d.byPair {
+		c.byPair[k] = v
 	}
 	return c
 }
@@ -64,6 +70,9 @@ func (d *diff) add(x, y string, c int64, why *reason) []*reason {
 		}
 		return nil
 	}
+	if i, ok := d.byPair[[2]int{from, to}]; ok && d.edges[i].w <= c {
+		return nil // as tight a bound is known
+	}
 	// A negative cycle through the new edge y → x is a path x ⇝ y of
 	// length < -c.
 	dist, pred := d.shortest(to)
@@ -76,6 +85,11 @@ func (d *diff) add(x, y string, c int64, why *reason) []*reason {
 		}
 		return out
 	}
+	if i, ok := d.byPair[[2]int{from, to}]; ok {
+		d.edges[i] = dedge{from: from, to: to, w: c, why: why}
+		return nil
+	}
+	d.byPair[[2]int{from, to}] = len(d.edges)
 	d.edges = append(d.edges, dedge{from: from, to: to, w: c, why: why})
 	return nil
 }
@@ -147,4 +161,21 @@ func (d *diff) value(t string) (int64, bool) {
 		return 0, false
 	}
 	return up[n], true
+}
+
+// bound is the least c such that the constraints imply x - y <= c.
+func (d *diff) bound(x, y string) (int64, bool) {
+	from, ok1 := d.index[y]
+	to, ok2 := d.index[x]
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	if from == to {
+		return 0, true
+	}
+	dist, _ := d.shortest(from)
+	if dist[to] == math.MaxInt64 {
+		return 0, false
+	}
+	return dist[to], true
 }

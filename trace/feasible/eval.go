@@ -226,6 +226,8 @@ func (f *frame) eval1(v ssa.Value) *value {
 // load is the value at an address, read by instruction at.
 func (f *frame) load(addr *value, at ssa.Value) *value {
 	switch addr.kind {
+	case kNone:
+		return addr
 	case kAddr:
 		return f.fieldOf(addr.base, addr.field, addr.fvar, at)
 	case kAlt:
@@ -245,6 +247,9 @@ func (f *frame) load(addr *value, at ssa.Value) *value {
 // fieldOf is field i of base (a struct value or a pointer to one), read
 // by instruction at (nil when the field is not read from memory there).
 func (f *frame) fieldOf(base *value, i int, fv *types.Var, at ssa.Value) *value {
+	if base.kind == kNone {
+		return base
+	}
 	if base.zs && fv != nil {
 		z := zero(fv.Type())
 		z.at, z.lit, z.unset = base.at, base.lit, base.unset

@@ -1,6 +1,8 @@
 package feasible
 
 import (
+	"go/constant"
+
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -34,13 +36,11 @@ func (c *Checker) neverNil(g *ssa.Global) bool {
 	sts := c.globals[g]
 	ok := len(sts) > 0
 	for _, st := range sts {
-		w := &walk{c: c, objects: map[*ssa.Alloc]*object{}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, budget: 200}
+		w := &walk{c: c, objects: map[*ssa.Alloc]*object{}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: 200}
 		fr := w.newFrame(st.Parent(), nil, nil)
 		fr.root, fr.rootState = true, true
-		if call, ok := st.Val.(*ssa.Call); ok {
-			if fn := call.Call.StaticCallee(); fn != nil && makesError[fn.RelString(nil)] {
-				continue
-			}
+		if call, ok := st.Val.(*ssa.Call); ok && madeByLibrary(call) {
+			continue
 		}
 		if !made(fr.eval(st.Val), 0) {
 			ok = false
@@ -51,10 +51,35 @@ func (c *Checker) neverNil(g *ssa.Global) bool {
 	return ok
 }
 
-// makesError are the standard library's functions that always return an
-// error they make (their bodies are not loaded: the standard library is
-// read from its export data).
-var makesError = map[string]bool{"errors.New": true, "fmt.Errorf": true}
+// Library functions whose bodies are not loaded (their packages are read
+// from export data) but whose contract is that they return an error they
+// make: errors.New and fmt.Errorf always; gRPC's status.Error and
+// status.Errorf for any code but OK (0).
+var (
+	makesError     = map[string]bool{"errors.New": true, "fmt.Errorf": true}
+	makesErrorCode = map[string]bool{"google.golang.org/grpc/status.Error": true, "google.golang.org/grpc/status.Errorf": true}
+)
+
+// madeByLibrary reports whether call returns an error it makes, by the
+// library's contract.
+func madeByLibrary(call *ssa.Call) bool {
+	fn := call.Call.StaticCallee()
+	if fn == nil {
+		return false
+	}
+	name := fn.RelString(nil)
+	if makesError[name] {
+		return true
+	}
+	if makesErrorCode[name] && len(call.Call.Args) > 0 {
+		if k, ok := call.Call.Args[0].(*ssa.Const); ok && k.Value != nil {
+			if n, ok := constant.Int64Val(k.Value); ok && n != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // made reports whether every way v can be is a value made on the way
 // (not nil).

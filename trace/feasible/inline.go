@@ -249,15 +249,10 @@ func (f *frame) callees(v ssa.CallInstruction, c *ssa.CallCommon) []target {
 	switch {
 	case c.IsInvoke():
 		recv := f.eval(c.Value)
-		if recv.kind == kNonNil && recv.dyn != nil {
-			if fn := prog.LookupMethod(recv.dyn, c.Method.Pkg(), c.Method.Name()); fn != nil {
-				inner := recv.inner
-				if inner == nil {
-					inner = &value{kind: kNonNil, org: recv.org, dyn: recv.dyn, term: recv.term}
-				}
-				return []target{{fn: fn, recv: inner}}
-			}
+		if fn, rv, known := f.dispatch(recv, c.Method, 0); known {
+			return []target{{fn: fn, recv: rv}}
 		}
+		_ = prog
 		return f.graphCallees(v, recv)
 	case c.StaticCallee() != nil:
 		fn := c.StaticCallee()
@@ -443,7 +438,83 @@ func adapt(f *frame, v *value, t types.Type) *value {
 		}
 		println("adapt failed", t.String(), v.kind, d, f.fn.String())
 	}
-	return &value{kind: kOpaque, org: state}
+	// A value that holds no value of this type: the way that gives it
+	// cannot run this call.
+	return &value{kind: kNone, org: state, dyn: v.dyn, obj: v.obj}
+}
+
+// dispatch is the method m that a call on recv runs, with its receiver,
+// when the path knows recv's dynamic type: the method its type declares,
+// or, for a method promoted from an embedded field, the one the embedded
+// value runs. known is false when the path cannot say.
+func (f *frame) dispatch(recv *value, m *types.Func, depth int) (fn *ssa.Function, rv *value, known bool) {
+	if recv == nil || depth > 6 {
+		return nil, nil, false
+	}
+	var dyn types.Type
+	inner := recv
+	switch recv.kind {
+	case kNonNil:
+		if recv.dyn == nil {
+			return nil, nil, false
+		}
+		dyn = recv.dyn
+		if recv.inner != nil {
+			inner = recv.inner
+		}
+	case kObj:
+		dyn = types.NewPointer(recv.obj.typ)
+	default:
+		return nil, nil, false
+	}
+	prog := f.fn.Prog
+	fn = prog.LookupMethod(dyn, m.Pkg(), m.Name())
+	if fn == nil {
+		return nil, nil, false
+	}
+	if fn.Synthetic == "" {
+		return fn, inner, true
+	}
+	// Promoted: follow the embedded fields to the value that has it.
+	_, index, _ := types.LookupFieldOrMethod(dyn, true, m.Pkg(), m.Name())
+	if len(index) < 2 || inner.kind != kObj {
+		return nil, nil, false
+	}
+	v := inner
+	for _, i := range index[:len(index)-1] {
+		if v.kind != kObj {
+			return nil, nil, false
+		}
+		st, ok := v.obj.typ.Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			return nil, nil, false
+		}
+		v = f.fieldOf(v, i, st.Field(i), nil)
+	}
+	switch v.kind {
+	case kObj:
+		if fn := prog.LookupMethod(types.NewPointer(v.obj.typ), m.Pkg(), m.Name()); fn != nil && fn.Synthetic == "" {
+			return fn, v, true
+		}
+		return f.dispatch(v, m, depth+1)
+	case kNonNil:
+		return f.dispatch(v, m, depth+1)
+	}
+	return nil, nil, false
+}
+
+// canCall reports whether a call of method m on recv may run callee.
+func (f *frame) canCall(recv *value, m *types.Func, callee *ssa.Function) bool {
+	if recv != nil && recv.kind == kAlt {
+		for _, a := range recv.alts {
+			if f.canCall(a.value(), m, callee) {
+				return true
+			}
+		}
+		return len(recv.alts) == 0
+	}
+	fn, _, known := f.dispatch(recv, m, 0)
+	return !known || fn == callee
 }
 
 // canHold reports whether v, as far as the path knows it, may hold a
@@ -478,8 +549,8 @@ func typeName(v *value) string {
 }
 
 func adapt1(f *frame, v *value, t types.Type, depth int) *value {
-	if depth > 5 {
-		return nil
+	if depth > 12 {
+		return v // too deep to tell: not known to hold none
 	}
 	switch v.kind {
 	case kAlt:
@@ -494,13 +565,7 @@ func adapt1(f *frame, v *value, t types.Type, depth int) *value {
 		if v.inner != nil {
 			return adapt1(f, v.inner, t, depth+1)
 		}
-		if v.fn != nil {
-			return v // a function value
-		}
-		if v.dyn == nil {
-			return v
-		}
-		return nil
+		return v // its parts are not known
 	case kObj:
 		o := v.obj
 		if types.Identical(types.NewPointer(o.typ), t) || types.Identical(o.typ, t) {
@@ -516,6 +581,16 @@ func adapt1(f *frame, v *value, t types.Type, depth int) *value {
 				continue
 			}
 			fval := f.fieldOf(v, i, fv, nil)
+			if debugInv && os.Getenv("SRCTRACE_DEBUG_ADAPT") != "" {
+				d := ""
+				if fval.dyn != nil {
+					d = fval.dyn.String()
+				}
+				if fval.obj != nil {
+					d += " obj " + fval.obj.typ.String()
+				}
+				println(strings.Repeat("  ", depth), "adapt field", o.typ.String(), fv.Name(), fval.kind, d, "want", t.String())
+			}
 			if r := adapt1(f, fval, t, depth+1); r != nil {
 				return r
 			}

@@ -41,19 +41,39 @@ func (w *walk) relate(ws []*world, t string) []*world {
 	if !ok || ti.read == nil {
 		return ws
 	}
-	rd := ti.read
+	var out []*world
+	for _, wd := range ws {
+		out = append(out, w.relate1(wd, t, ti.read)...)
+	}
+	return out
+}
+
+// relate1 relates read t in world wd. The acquisitions that hold at each
+// read are found first with every block of a frame taken as one a run may
+// go through; when that finds none in common, again with the blocks the
+// world rules out left out (a release in a branch the path cannot take
+// does not end the holding).
+func (w *walk) relate1(wd *world, t string, rd *readInfo) []*world {
+	ws := []*world{wd}
+	common := func(a, b string) []holding {
+		hs := w.commonHoldings(a, b, rd.base, nil)
+		if len(hs) == 0 && !w.refining {
+			hs = w.commonHoldings(a, b, rd.base, wd)
+		}
+		return hs
+	}
 	if gs := w.c.guards(rd.field); len(gs) > 0 {
 		for _, other := range w.reads[readKey{rd.base, rd.field}] {
 			if other == t {
 				continue
 			}
-			if debugInv {
-				_, same := w.sameHolding(t, other, rd.base, gs)
-				println("relate", t, other, same, len(w.heldAt(t)), len(w.heldAt(other)))
-			}
-			if h, ok := w.sameHolding(t, other, rd.base, gs); ok {
+			for _, h := range common(t, other) {
+				if !contains2(gs, h.field) {
+					continue
+				}
 				why := &reason{kind: ReasonLock, pos: h.id.ins.Pos(), text: rd.field.Name() + "|" + h.field.Name()}
 				ws = w.equate(ws, t, other, why)
+				break
 			}
 		}
 	}
@@ -67,23 +87,11 @@ func (w *walk) relate(ws []*world, t string) []*world {
 			continue
 		}
 		for _, other := range w.reads[k] {
-			if debugInv {
-				println("relinv", t, other, len(w.commonHoldings(t, other, rd.base)))
-				for _, h := range w.heldAt(t) {
-					println("   held t", h.field.Name(), h.base, h.id.frame, h.write)
-				}
-				for _, h := range w.heldAt(other) {
-					println("   held o", h.field.Name(), h.base, h.id.frame, h.write)
-				}
-			}
-			for _, h := range w.commonHoldings(t, other, rd.base) {
+			for _, h := range common(t, other) {
 				// One of the two must be still while the lock is held, so
 				// that the two reads see one state.
 				if !contains2(w.c.guards(rd.field), h.field) && !contains2(w.c.guards(k.field), h.field) {
 					continue
-				}
-				if debugInv {
-					println("   try inv", rd.field.Name(), k.field.Name(), h.field.Name(), w.c.invariant(rd.field, k.field, 0, h.field) != nil, w.c.invariant(k.field, rd.field, 0, h.field) != nil)
 				}
 				if inv := w.c.invariant(rd.field, k.field, 0, h.field); inv != nil {
 					ws = w.bound(ws, t, other, 0, &reason{kind: ReasonInvariant, inv: inv, pos: h.id.ins.Pos()})
@@ -118,14 +126,15 @@ func (w *walk) bound(ws []*world, a, b string, c int64, why *reason) []*world {
 }
 
 // commonHoldings are the acquisitions on struct base that hold at both
-// reads.
-func (w *walk) commonHoldings(a, b, base string) []holding {
+// reads (in world wd, when set: see relate1).
+func (w *walk) commonHoldings(a, b, base string, wd *world) []holding {
 	var out []holding
-	for _, x := range w.heldAt(a) {
+	ha, hb := w.heldAt(a, wd), w.heldAt(b, wd)
+	for _, x := range ha {
 		if x.base != base {
 			continue
 		}
-		for _, y := range w.heldAt(b) {
+		for _, y := range hb {
 			if y.id == x.id && y.field == x.field && y.base == x.base {
 				out = append(out, x)
 				break
@@ -133,6 +142,38 @@ func (w *walk) commonHoldings(a, b, base string) []holding {
 		}
 	}
 	return out
+}
+
+// heldAt are the acquisitions that hold at read term t; with wd set, the
+// blocks wd rules out are not ways between an acquisition and the read.
+func (w *walk) heldAt(t string, wd *world) []holding {
+	if wd == nil {
+		if h, ok := w.holds[t]; ok {
+			return h
+		}
+	}
+	var h []holding
+	if ti, ok := w.terms[t]; ok && ti.read != nil {
+		if ins, ok := ti.read.at.(ssa.Instruction); ok {
+			saved := w.inWorld
+			w.inWorld = wd
+			h = w.held(ti.read.fr, ins)
+			w.inWorld = saved
+		}
+	}
+	if wd == nil {
+		w.holds[t] = h
+	}
+	return h
+}
+
+func contains2(vs []*types.Var, v *types.Var) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 // equate says a == b in each world, once.
@@ -160,45 +201,4 @@ func (w *walk) equate(ws []*world, a, b string, why *reason) []*world {
 		out = append(out, c)
 	}
 	return out
-}
-
-// heldAt are the acquisitions that hold at read term t.
-func (w *walk) heldAt(t string) []holding {
-	if h, ok := w.holds[t]; ok {
-		return h
-	}
-	var h []holding
-	if ti, ok := w.terms[t]; ok && ti.read != nil {
-		if ins, ok := ti.read.at.(ssa.Instruction); ok {
-			h = w.held(ti.read.fr, ins)
-		}
-	}
-	w.holds[t] = h
-	return h
-}
-
-// sameHolding finds one acquisition, of a lock among gs on struct base,
-// that holds at both reads.
-func (w *walk) sameHolding(a, b, base string, gs []*types.Var) (holding, bool) {
-	ha, hb := w.heldAt(a), w.heldAt(b)
-	for _, x := range ha {
-		if x.base != base || !contains2(gs, x.field) {
-			continue
-		}
-		for _, y := range hb {
-			if y.id == x.id && y.field == x.field && y.base == x.base {
-				return x, true
-			}
-		}
-	}
-	return holding{}, false
-}
-
-func contains2(vs []*types.Var, v *types.Var) bool {
-	for _, x := range vs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -491,9 +491,28 @@ func (w *walk) held(f *frame, at ssa.Instruction) []holding {
 	return out
 }
 
-// refutedIn is nil: every block of a frame is taken as one a run may go
-// through between an acquisition and a read.
-func (w *walk) refutedIn(f *frame) func(*ssa.BasicBlock) bool { return nil }
+// refutedIn says which blocks of frame f cannot run in the world being
+// read (w.inWorld): those whose branches the world rules out. Nil when no
+// world is being read: every block is taken as one a run may go through.
+func (w *walk) refutedIn(f *frame) func(*ssa.BasicBlock) bool {
+	wd := w.inWorld
+	if wd == nil {
+		return nil
+	}
+	return func(b *ssa.BasicBlock) bool {
+		saved, refining := w.deaths, w.refining
+		w.refining = true
+		defer func() { w.deaths, w.refining = saved, refining }()
+		test := []*world{wd}
+		for _, e := range w.c.domEdges(f.fn, b) {
+			test = w.constrain(test, f, e.ifi.Cond, e.want, nil)
+			if len(test) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+}
 
 // returnsHolding reports whether acquisition ev in fn is still held at
 // every return of fn (it is not released before any return, deferred

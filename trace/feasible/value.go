@@ -34,6 +34,7 @@ const (
 	kTerm               // a term of the input or of the state
 	kOpaque             // some value of the given origin
 	kAlt                // one of several values (a phi, a call's returns): alts
+	kNone               // no value: a way that cannot be (a receiver of another type)
 )
 
 // value is what the path knows of an SSA value.

@@ -180,3 +180,116 @@ func (w *world) checkNeq() []*reason {
 	}
 	return nil
 }
+
+// maxKept bounds the worlds a path keeps between its conditions: past
+// it, worlds are joined pairwise (join keeps what holds in both), which
+// loses precision but never refutes a path that can run.
+const maxKept = 16
+
+// shrink joins worlds until at most maxKept are left, most alike first
+// (the same choices of values that are one of several).
+func shrink(ws []*world) []*world {
+	if len(ws) <= maxKept {
+		return ws
+	}
+	out := append([]*world(nil), ws...)
+	for len(out) > maxKept {
+		bi, bj, best := 0, 1, -1
+		for i := 0; i < len(out) && i < 64; i++ {
+			for j := i + 1; j < len(out) && j < 64; j++ {
+				if s := likeness(out[i], out[j]); s > best {
+					bi, bj, best = i, j, s
+				}
+			}
+		}
+		m := joinWorlds(out[bi], out[bj])
+		out[bi] = m
+		out = append(out[:bj], out[bj+1:]...)
+	}
+	return out
+}
+
+// likeness counts the choices two worlds share.
+func likeness(a, b *world) int {
+	n := 0
+	for k, v := range a.choice {
+		if bv, ok := b.choice[k]; ok && bv == v {
+			n++
+		}
+	}
+	return n
+}
+
+// joinWorlds is a world that holds wherever a or b does: the choices,
+// facts and relations both have.
+func joinWorlds(a, b *world) *world {
+	out := newWorld()
+	for k, v := range a.choice {
+		if bv, ok := b.choice[k]; ok && bv == v {
+			out.choice[k] = v
+		}
+	}
+	for t, f := range a.facts {
+		g, ok := b.facts[t]
+		if !ok {
+			continue
+		}
+		var m fact
+		if f.nilness == g.nilness {
+			m.nilness = f.nilness
+		}
+		if f.boolean == g.boolean {
+			m.boolean = f.boolean
+		}
+		if f.isType == g.isType && f.typeWant == g.typeWant {
+			m.isType, m.typeWant = f.isType, f.typeWant
+		}
+		if m.nilness != 0 || m.boolean != 0 || m.isType != "" {
+			m.by = f.by
+			out.facts[t] = &m
+		}
+	}
+	// A relation both imply, at the weaker of the two bounds.
+	add := func(x, y *world) {
+		for _, e := range x.d.edges {
+			xt, yt := x.d.names[e.to], x.d.names[e.from]
+			yb, ok := y.d.bound(xt, yt)
+			if !ok {
+				continue
+			}
+			c := e.w
+			if yb > c {
+				c = yb
+			}
+			out.d.add(xt, yt, c, e.why)
+		}
+	}
+	add(a, b)
+	add(b, a)
+	for s, ts := range a.forall {
+		for _, t := range ts {
+			for _, u := range b.forall[s] {
+				if t == u {
+					out.forall[s] = append(out.forall[s], t)
+				}
+			}
+		}
+	}
+	for s, es := range a.elems {
+		out.elems[s] = append(out.elems[s], es...)
+	}
+	for s, es := range b.elems {
+		for _, e := range es {
+			found := false
+			for _, x := range out.elems[s] {
+				if x == e {
+					found = true
+				}
+			}
+			if !found {
+				out.elems[s] = append(out.elems[s], e)
+			}
+		}
+	}
+	return out
+}
