@@ -112,9 +112,10 @@ type Refusal struct {
 	Reason string `json:"reason"`
 	Text   string `json:"reason_text,omitempty"`
 	// CondAt is where the condition is tested, ReasonAt where the reason
-	// is set.
+	// is set, Def where a variable the condition tests is set.
 	CondAt   *Loc `json:"cond_at,omitempty"`
 	ReasonAt *Loc `json:"reason_at,omitempty"`
+	Def      *Loc `json:"cond_def,omitempty"`
 }
 
 // Handoff is a hand-off between goroutines.
@@ -300,6 +301,9 @@ type Case struct {
 	Loc
 	Takes   string `json:"takes"`
 	Unknown string `json:"unknown,omitempty"`
+	// Because are the lines that decide what the response alone does not
+	// (the fragment flag of a compaction cancel, from the server's code).
+	Because []Loc `json:"because,omitempty"`
 }
 
 // Resume is a call that watches again, with the case it is in.
