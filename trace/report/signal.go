@@ -269,9 +269,25 @@ type Claim struct {
 	Verdict string `json:"verdict"`
 	HoldsIf string `json:"holds_if"`
 	FailsIf string `json:"fails_if"`
-	Holds   *bool  `json:"holds"`
+	// PartlyIf names the fact that, established with HoldsIf's, makes the
+	// claim hold only in part.
+	PartlyIf string `json:"partly_if,omitempty"`
+	Holds    *bool  `json:"holds"`
+	// Outcome is "yes", "no", "partly" or "undecided": yes and partly
+	// when Holds is true, partly when Part is set too.
+	Outcome string `json:"outcome"`
 	Fact    *Fact  `json:"fact"`
+	// Part is the fact that says which part of the claim does not hold.
+	Part *Fact `json:"part,omitempty"`
 }
+
+// Claim outcomes.
+const (
+	OutcomeYes       = "yes"
+	OutcomeNo        = "no"
+	OutcomePartly    = "partly"
+	OutcomeUndecided = "undecided"
+)
 
 // Ceiling is a comparison with the current revision that bounds the
 // compaction: its branch returns an error before the revision is written.

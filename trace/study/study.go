@@ -93,6 +93,10 @@ type Claim struct {
 	Says         string // the exercise's words
 	Verdict      string
 	Holds, Fails string
+	// Partly names a fact that limits the claim: when the verdict
+	// establishes it with Holds, the claim holds only in part, and the
+	// fact says which part does not.
+	Partly string
 }
 
 // Citation is a `git grep -n -F Pattern -- Files...` as an exercise writes it.
