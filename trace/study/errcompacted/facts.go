@@ -391,7 +391,9 @@ func (r *analysis) closingVerdict() {
 		if !last {
 			lead = " Then"
 		}
-		text += fmt.Sprintf("%s, for a watch with an ID (%s, %%L), it sends the server %s (%%L) with %s (%%L).", lead, quote(c.If.Text), quote(c.Request.Text), quote(c.Send.Text))
+		typ, fields, _ := strings.Cut(quote(c.Request.Text), "{")
+		fields = strings.TrimSuffix(strings.TrimSuffix(fields, "`"), "}")
+		text += fmt.Sprintf("%s, for a watch with an ID (%s, %%L), it sends the server a %s` (%%L) for `%s`, with %s (%%L).", lead, quote(c.If.Text), typ, fields, quote(c.Send.Text))
 		at = append(at, c.If, c.Request, c.Send)
 	}
 	v.say(FactClientCloses, text, at...)

@@ -889,6 +889,7 @@ func (n *notes) decide() report.Section {
 			{Text: t(strings.Join(n.feasibleFrom(c.Loc), ", "))},
 		})
 	}
+	s.Blocks = append(s.Blocks, report.Block{Para: t("at C: passes when revision C itself, the compaction revision, passes the comparison, so that C is the lowest revision that passes; fails when C fails too. reached from: the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off.")})
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	if v := n.verdictText("boundary"); v != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})
