@@ -963,7 +963,7 @@ func (r *analysis) replayVerdict() {
 			v.add(", the sync loop has moved it out of `"+fieldName(sg.Behind)+"` ("+strings.Repeat("%L, ", len(moved)-1)+"%L),", moved...)
 		}
 		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come within %s of opening the watch, and is sure to only within %s.", window, time.Duration((closes-1)*period.Int)))
-		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes, %s apart, and a compaction to N−%d evicts the watcher only before pass %d, within %s of its opening: long before one typed by hand (taken as %s)", n, passes, period.Value, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
+		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes, %s apart, and a compaction to N−%d evicts the watcher only if it lands before pass %d, about %s after its opening: long before one typed by hand (taken as %s)", n, passes, period.Value, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
 		where := "the other set"
 		if d, ok := r.signalDecision(); ok {
 			if rd, ok := r.behindRead(d); ok {
