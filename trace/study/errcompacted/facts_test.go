@@ -68,15 +68,15 @@ var factWants = []factWant{
 			"evict/set-before-removal": {"kvstore.go:221", "kvstore.go:285", "kvstore.go:293", "kvstore.go:267"},
 			// chooseAll: w.compacted = true (258); wg.delete(w) (259).
 			"cleanup/marked-compacted": {"watcher_group.go:258", "watcher_group.go:259"},
-			// cancelWatcher: } else if wa.compacted { (174); recvLoop: sws.watchStream.Cancel (375); Watch: sws.close() (233).
-			"cleanup/forgotten-when-stream-cancels": {"watchable_store.go:174", "v3rpc/watch.go:375", "v3rpc/watch.go:233"},
+			// recvLoop: sws.watchStream.Cancel (375); Watch: sws.close() (233); cancelWatcher: } else if wa.compacted { (174).
+			"cleanup/forgotten-when-stream-cancels": {"v3rpc/watch.go:375", "v3rpc/watch.go:233", "watchable_store.go:174"},
 			// maxWatchersPerSync = 512 (41); choose: if len(wg.watchers) < maxWatchers (227),
 			// for w := range wg.watchers (231), ret := newWatcherGroup() (230), return &ret, ret.chooseAll (238).
 			"choose/at-most-per-pass": {"watchable_store.go:41", "watcher_group.go:227", "watcher_group.go:231", "watcher_group.go:230", "watcher_group.go:238"},
 			// serveSubstream: if ws.buf[0].Err() != nil { return } (827); run: w.closeSubstream(ws) (686);
-			// if ws.id != InvalidWatchID (692), &pb.WatchCancelRequest{ (697), wc.Send(req) (703);
-			// if len(w.substreams)+len(w.resuming) == 0 { return } (689); closeStream: wgs.cancel() (459).
-			"closing/client-closes": {"client/watch.go:827", "client/watch.go:686", "client/watch.go:692", "client/watch.go:697", "client/watch.go:703", "client/watch.go:689", "client/watch.go:459"},
+			// if len(w.substreams)+len(w.resuming) == 0 { return } (689); closeStream: wgs.cancel() (459);
+			// if ws.id != InvalidWatchID (692), &pb.WatchCancelRequest{ (697), wc.Send(req) (703).
+			"closing/client-closes": {"client/watch.go:827", "client/watch.go:686", "client/watch.go:689", "client/watch.go:459", "client/watch.go:692", "client/watch.go:697", "client/watch.go:703"},
 			// recvLoop: if creq.StartRevision < 0 (270); err := sws.isWatchPermitted(creq) (287); Canceled: err != nil (361).
 			"refused/refused-at-open-for-other-reasons": {"v3rpc/watch.go:270", "v3rpc/watch.go:287", "v3rpc/watch.go:361"},
 			// addSubstream: w.closeErr = v3rpc.Error(errors.New(resp.CancelReason)) (469);
@@ -116,9 +116,9 @@ var factWants = []factWant{
 			"replay/by-hand":                        {"watcher_group.go:28", "watchable_store.go:222"},
 			"evict/set-before-removal":              {"kvstore.go:210", "kvstore.go:274", "kvstore.go:282", "kvstore.go:256"},
 			"cleanup/marked-compacted":              {"watcher_group.go:254", "watcher_group.go:255"},
-			"cleanup/forgotten-when-stream-cancels": {"watchable_store.go:165", "v3rpc/watch.go:348", "v3rpc/watch.go:226"},
+			"cleanup/forgotten-when-stream-cancels": {"v3rpc/watch.go:348", "v3rpc/watch.go:226", "watchable_store.go:165"},
 			"choose/at-most-per-pass":               {"watchable_store.go:39", "watcher_group.go:223", "watcher_group.go:227", "watcher_group.go:226", "watcher_group.go:234"},
-			"closing/client-closes":                 {"client/watch.go:814", "client/watch.go:676", "client/watch.go:682", "client/watch.go:687", "client/watch.go:693", "client/watch.go:679", "client/watch.go:452"},
+			"closing/client-closes":                 {"client/watch.go:814", "client/watch.go:676", "client/watch.go:679", "client/watch.go:452", "client/watch.go:682", "client/watch.go:687", "client/watch.go:693"},
 			// No refusal of a negative start revision before v3.6.6: only the
 			// permission check (err := sws.isWatchPermitted(creq), 273) and the
 			// create response (Canceled: err != nil, 334).
