@@ -84,13 +84,7 @@ func (r *Result) fragment(loop *ssa.Function, body *ast.BlockStmt, known map[*ty
 		return nil
 	}
 	// The cancel's response sets no events.
-	var d *Comparison
-	for i, c := range r.Comparisons {
-		if c.Signals {
-			d = &r.Comparisons[i]
-			break
-		}
-	}
+	d := r.signalling()
 	if d == nil {
 		return nil
 	}

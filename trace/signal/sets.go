@@ -70,13 +70,7 @@ func (r *Result) cleanup() {
 	if flag == nil {
 		return
 	}
-	var d *Comparison
-	for i, c := range r.Comparisons {
-		if c.Signals {
-			d = &r.Comparisons[i]
-			break
-		}
-	}
+	d := r.signalling()
 	if d == nil {
 		return
 	}
@@ -193,13 +187,7 @@ type Choose struct {
 // way to the decision.
 func (r *Result) choose() {
 	sg := r.in.Spec
-	var d *Comparison
-	for i, c := range r.Comparisons {
-		if c.Signals {
-			d = &r.Comparisons[i]
-			break
-		}
-	}
+	d := r.signalling()
 	if d == nil || d.Func == nil {
 		return
 	}
@@ -349,4 +337,15 @@ func comparesLen(r *Result, e ast.Expr, v types.Object) bool {
 		return ok && b.Name() == "len"
 	}
 	return (isLen(be.X) && r.syn.obj(be.Y) == v) || (isLen(be.Y) && r.syn.obj(be.X) == v)
+}
+
+// signalling is the comparison whose guarded code writes a signal field
+// (the decision that signals without the sentinel), nil when none does.
+func (r *Result) signalling() *Comparison {
+	for i, c := range r.Comparisons {
+		if c.Signals {
+			return &r.Comparisons[i]
+		}
+	}
+	return nil
 }

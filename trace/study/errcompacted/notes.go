@@ -255,22 +255,7 @@ func factText(f report.Fact) report.Text {
 	if placeholder.MatchString(f.Text) {
 		return report.Sentence(f.Text, f.Lines)
 	}
-	out := t(f.Text)
-	if len(f.Lines) == 0 {
-		return out
-	}
-	out = append(out, report.Plain(" ("))
-	for i, l := range f.Lines {
-		if i == 2 {
-			out = append(out, report.Plain(", …"))
-			break
-		}
-		if i > 0 {
-			out = append(out, report.Plain(", "))
-		}
-		out = append(out, report.Cite(l))
-	}
-	return append(out, report.Plain(")"))
+	return append(t(f.Text), citeList(f.Lines, 2)...)
 }
 
 // toolOr is the tool's name, or def when the report has none.
@@ -282,7 +267,10 @@ func (n *notes) toolOr(def string) string {
 }
 
 // cites are up to max citations in parentheses.
-func (n *notes) cites(ls []report.Loc, max int) report.Text {
+func (n *notes) cites(ls []report.Loc, max int) report.Text { return citeList(ls, max) }
+
+// citeList is up to max citations in parentheses, nothing for none.
+func citeList(ls []report.Loc, max int) report.Text {
 	if len(ls) == 0 {
 		return nil
 	}
