@@ -75,8 +75,9 @@ type Spec struct {
 	// of its own (see Name).
 	With []Require
 	// Name names the work module's directory under the cache's work/
-	// (default: the release).
-	Name string
+	// (default: the release), and Label what progress calls the source
+	// (default: the target's name).
+	Name, Label string
 }
 
 // Require is a module at a release.
@@ -108,6 +109,7 @@ type Source struct {
 
 	tname   string // the target's name, for progress
 	layout  map[string]string
+	with    map[string]string // the release of each module of Spec.With
 	gomod   []byte // a release's work module go.mod
 	cleanup func()
 }
@@ -205,7 +207,11 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	s := &Source{Version: v, tname: spec.tgt().Name, Kind: "module", Dir: dir, layout: spec.Layout, gomod: workGoMod(spec.Modules, v, spec.With)}
+	label := spec.Label
+	if label == "" {
+		label = spec.tgt().Name
+	}
+	s := &Source{Version: v, tname: label, Kind: "module", Dir: dir, layout: spec.Layout, gomod: workGoMod(spec.Modules, v, spec.With)}
 
 	base := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	base = append(base, spec.Env...)
@@ -239,6 +245,10 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 	}
 	s.Modules = map[string]string{}
 	s.Missing = map[string]string{}
+	s.with = map[string]string{}
+	for _, w := range spec.With {
+		s.with[w.Path] = w.Version
+	}
 	for i, m := range mods {
 		if m.Error != "" && i >= len(spec.Modules) {
 			return nil, fmt.Errorf("%s %s cannot be had: the module proxy said %q", m.Path, m.Version, proxySays(m.Error))
@@ -572,8 +582,12 @@ func (s *Source) CheckVersions(pkgs []*packages.Package) error {
 		if bad != nil || p.Module == nil {
 			return
 		}
-		if _, own := s.Modules[p.Module.Path]; own && p.Module.Version != s.Version {
-			bad = fmt.Errorf("package %s was loaded from %s@%s, not %s: the work module in %s is inconsistent; remove it and run again", p.PkgPath, p.Module.Path, p.Module.Version, s.Version, s.Dir)
+		want := s.Version
+		if w, ok := s.with[p.Module.Path]; ok {
+			want = w
+		}
+		if _, own := s.Modules[p.Module.Path]; own && p.Module.Version != want {
+			bad = fmt.Errorf("package %s was loaded from %s@%s, not %s: the work module in %s is inconsistent; remove it and run again", p.PkgPath, p.Module.Path, p.Module.Version, want, s.Dir)
 		}
 	})
 	return bad
