@@ -183,4 +183,3 @@ func cacheDir(dir string) (string, error) {
 	}
 	return filepath.Join(uc, "srctrace"), nil
 }
-

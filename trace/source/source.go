@@ -110,7 +110,7 @@ type Source struct {
 	tname   string // the target's name, for progress
 	layout  map[string]string
 	with    map[string]string // the release of each module of Spec.With
-	gomod   []byte // a release's work module go.mod
+	gomod   []byte            // a release's work module go.mod
 	cleanup func()
 }
 
