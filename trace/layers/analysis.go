@@ -162,6 +162,9 @@ func (a *analysis) initializer(o types.Object) ast.Expr {
 }
 
 func (a *analysis) add(q Question, pos token.Pos, h report.LayerHop) {
+	if !pos.IsValid() {
+		return // an implicit return, say: nothing to cite
+	}
 	h.Role, h.Layer = q.Role, q.Layer
 	h.Loc = a.p.loc(pos)
 	h.Loc.Function = a.p.funcAt(pos)
@@ -573,12 +576,24 @@ func (a *analysis) writes(q Question, layer map[string]bool) error {
 	if err != nil {
 		return err
 	}
+	// consts are the named constants, and package-level variables with a
+	// constant initializer, that a value uses: "name = value".
 	consts := func(e ast.Expr) []string {
 		var out []string
 		ast.Inspect(e, func(n ast.Node) bool {
-			if x, ok := n.(ast.Expr); ok {
-				if k, ok := a.p.obj(x).(*types.Const); ok && k.Pkg() != nil {
-					out = append(out, objName(k))
+			x, ok := n.(ast.Expr)
+			if !ok {
+				return true
+			}
+			switch o := a.p.obj(x).(type) {
+			case *types.Const:
+				if o.Pkg() != nil {
+					out = append(out, objName(o)+" = "+show(o.Val(), o.Type()))
+					return false
+				}
+			case *types.Var:
+				if name, v := a.resolve(x); name != "" && v != "" && !o.IsField() {
+					out = append(out, name+" = "+v)
 					return false
 				}
 			}

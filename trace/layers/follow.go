@@ -576,7 +576,20 @@ func (f *follower) event(alloc *ssa.Alloc) {
 	if refs == nil {
 		return
 	}
+	var uses []ssa.Instruction
 	for _, r := range *refs {
+		uses = append(uses, r)
+		// A variable set from a composite literal is a copy of the
+		// literal's own variable: its fields are stored there.
+		if st, ok := r.(*ssa.Store); ok && st.Addr == alloc {
+			if u, ok := st.Val.(*ssa.UnOp); ok && u.Op == token.MUL {
+				if lit, ok := u.X.(*ssa.Alloc); ok && lit.Referrers() != nil {
+					uses = append(uses, *lit.Referrers()...)
+				}
+			}
+		}
+	}
+	for _, r := range uses {
 		fa, ok := r.(*ssa.FieldAddr)
 		if !ok || fa.Field != f.a.kindIndex {
 			continue

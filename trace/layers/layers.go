@@ -36,6 +36,7 @@ type Options struct {
 type Result struct {
 	Layers *report.Layers
 	Source *source.Source
+	spec   *Spec
 }
 
 // Close removes what Run made for the work module.
@@ -68,7 +69,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	out := &report.Layers{Target: c.Name, Producer: o.Producer}
 	done := func(r *Result) (*Result, error) {
 		out.Ms = time.Since(start).Milliseconds()
-		r.Layers = out
+		r.Layers, r.spec = out, s
 		return r, nil
 	}
 	if !s.Producer.IsRelease(o.Producer) || semver.Build(o.Producer) != "" {

@@ -47,6 +47,9 @@ type Spec struct {
 	Text []string
 
 	Questions []Question
+
+	// Lab is the consumer's lab, if the study has one.
+	Lab *Lab
 }
 
 // Layer is one layer of the consumer.

@@ -26,9 +26,13 @@ type Layers struct {
 	// Hops are what the code does with the signal, each an answer to one of
 	// the study's questions (Role).
 	Hops []LayerHop `json:"hops,omitempty"`
-	// Lab is the record of the consumers' lab, when it ran: the study's
-	// own type as JSON, which the study reads.
-	Lab json.RawMessage `json:"lab,omitempty"`
+	// Lab is the record of the consumer's lab, when it ran: the study's
+	// own type as JSON, which the study reads. LabMs is how long the run
+	// took, LabBuildMs how long building its program took (0: it was
+	// already built).
+	Lab        json.RawMessage `json:"lab,omitempty"`
+	LabMs      int64           `json:"lab_ms,omitempty"`
+	LabBuildMs int64           `json:"lab_build_ms,omitempty"`
 	// Ms is how long reading the consumer took (pairing, loading, analysis).
 	Ms int64 `json:"ms"`
 }

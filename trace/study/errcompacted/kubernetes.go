@@ -71,9 +71,19 @@ var Kubernetes = &layers.Spec{
 			Calls: []string{"k8s.io/klog/v2.Warningf"}},
 		{Role: roleCacheStop, Layer: layerCache, Ask: layers.Calls,
 			Func: "k8s.io/apiserver/pkg/storage/cacher.(*cacheWatcher).stopLocked", Calls: []string{"close"}},
+		{Role: roleCacheUnready, Layer: layerCache, Ask: layers.Calls,
+			Func:  "k8s.io/apiserver/pkg/storage/cacher.(*Cacher).startCaching",
+			Calls: []string{"k8s.io/apiserver/pkg/storage/cacher.(*ready).setError"}},
+		{Role: roleCacheBusy, Layer: layerCache, Ask: layers.Calls,
+			Func:  "k8s.io/apiserver/pkg/storage/cacher.(*Cacher).Watch",
+			Calls: []string{"k8s.io/apimachinery/pkg/api/errors.NewTooManyRequests"}},
+		// Who serves a client's read when the resource has a watch cache.
 		{Role: roleCacheWatch, Layer: layerCache, Ask: layers.Calls,
 			Func:  "k8s.io/apiserver/pkg/storage/cacher.(*CacheDelegator).Watch",
 			Calls: []string{"k8s.io/apiserver/pkg/storage/cacher.(*Cacher).Watch", "k8s.io/apiserver/pkg/storage.Interface.Watch"}},
+		{Role: roleCacheList, Layer: layerCache, Ask: layers.Calls,
+			Func:  "k8s.io/apiserver/pkg/storage/cacher.(*CacheDelegator).GetList",
+			Calls: []string{"k8s.io/apiserver/pkg/storage/cacher.(*Cacher).GetList", "k8s.io/apiserver/pkg/storage.Interface.GetList"}},
 		// client-go's Reflector: from the event of kind Error on.
 		{Role: roleClient, Layer: layerClient, Ask: layers.Follow, FromRole: roleStorage},
 		{Role: roleClientMark, Layer: layerClient, Ask: layers.Calls,
@@ -94,6 +104,8 @@ var Kubernetes = &layers.Spec{
 		{Role: roleClientListRV, Layer: layerClient, Ask: layers.Values, Func: "k8s.io/client-go/tools/cache.(*Reflector).relistResourceVersion"},
 		{Role: roleClientWatchListRV, Layer: layerClient, Ask: layers.Values, Func: "k8s.io/client-go/tools/cache.(*Reflector).rewatchResourceVersion"},
 	},
+
+	Lab: kubeLab,
 }
 
 // The layers, and the roles of the questions' answers.
@@ -110,7 +122,10 @@ const (
 	roleCacheRestart       = "cache-restart"
 	roleCacheTerminate     = "cache-terminate"
 	roleCacheStop          = "cache-stop"
+	roleCacheUnready       = "cache-unready"
+	roleCacheBusy          = "cache-busy"
 	roleCacheWatch         = "cache-watch"
+	roleCacheList          = "cache-list"
 	roleClient             = "client"
 	roleClientMark         = "client-mark"
 	roleClientLoop         = "client-loop"
