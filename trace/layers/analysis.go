@@ -246,6 +246,11 @@ func (a *analysis) status(q Question, g *ssa.Function) {
 	}
 	a.read[g] = true
 	body := g.Syntax()
+	if o, ok := g.Object().(*types.Func); body == nil && ok {
+		if fd, _, err := a.p.decl(qualified(o)); err == nil {
+			body = fd
+		}
+	}
 	if body == nil {
 		return
 	}
@@ -410,21 +415,17 @@ func (a *analysis) result() []report.LayerHop {
 }
 
 // body is a function's syntax and the type information of its file.
-func (a *analysis) body(name string) (*ssa.Function, ast.Node, *types.Info, error) {
-	fn, err := a.p.function(name)
+func (a *analysis) body(name string) (ast.Node, *types.Info, error) {
+	fd, info, err := a.p.decl(name)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	n := fn.Syntax()
-	if n == nil {
-		return nil, nil, nil, fmt.Errorf("%s has no syntax", name)
-	}
-	return fn, n, a.p.info[a.p.file(n.Pos())], nil
+	return fd, info, nil
 }
 
 // returnsOf answers Returns: the returns of Func that return Object.
 func (a *analysis) returnsOf(q Question) error {
-	_, body, _, err := a.body(q.Func)
+	body, _, err := a.body(q.Func)
 	if err != nil {
 		return err
 	}
@@ -458,7 +459,7 @@ func (a *analysis) returnsOf(q Question) error {
 
 // valuesOf answers Values: every return of Func with its results.
 func (a *analysis) valuesOf(q Question) error {
-	_, body, _, err := a.body(q.Func)
+	body, _, err := a.body(q.Func)
 	if err != nil {
 		return err
 	}
@@ -639,7 +640,7 @@ func (a *analysis) sortedFiles(layer map[string]bool) []*ast.File {
 // of type Object in Func, each with its value (a package-level variable's
 // constant initializer too).
 func (a *analysis) composite(q Question) error {
-	_, body, info, err := a.body(q.Func)
+	body, info, err := a.body(q.Func)
 	if err != nil {
 		return err
 	}

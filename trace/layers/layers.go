@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
 	"golang.org/x/mod/semver"
 	"golang.org/x/tools/go/packages"
@@ -54,7 +53,6 @@ const fullMode = packages.NeedName | packages.NeedFiles | packages.NeedImports |
 // questions. A consumer release that cannot be had or does not fit is not
 // an error: the result's Layers say why in one sentence (Absent).
 func Run(ctx context.Context, o Options) (*Result, error) {
-	start := time.Now()
 	s := o.Spec
 	if s == nil {
 		return nil, fmt.Errorf("reading the consumer: no spec given")
@@ -68,7 +66,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	out := &report.Layers{Target: c.Name, Producer: o.Producer}
 	done := func(r *Result) (*Result, error) {
-		out.Ms = time.Since(start).Milliseconds()
+		if s.Decide != nil {
+			s.Decide(out)
+		}
 		r.Layers, r.spec = out, s
 		return r, nil
 	}
@@ -154,8 +154,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := src.CheckVersions(pkgs); err != nil {
 		return nil, err
 	}
+	// Loaded once: the packages are compiled, and a later load is quick.
+	_ = os.WriteFile(filepath.Join(src.Dir, loadedMark), nil, 0o644)
 	ph.Next("following the signal into " + c.Name)
-	p, err := newProg(pkgs, c, s.Producer)
+	p, err := newProg(pkgs, s.built(), c, s.Producer)
 	if err != nil {
 		return nil, fmt.Errorf("analysing %s %s: %w", c.Name, pr.Release, err)
 	}
@@ -183,4 +185,22 @@ func cacheDir(dir string) (string, error) {
 		return "", fmt.Errorf("finding the user cache dir: %w (set XDG_CACHE_HOME or HOME)", err)
 	}
 	return filepath.Join(uc, "srctrace"), nil
+}
+
+// loadedMark is the file a work module holds once its packages loaded.
+const loadedMark = ".srctrace-loaded"
+
+// Warm reports whether a consumer release (any that fits, for "") was
+// loaded beside the producer's release before, so that loading it again
+// needs no compiling: it may then run beside other work, quietly.
+func Warm(spec *Spec, cacheDirectory, producer, release string) bool {
+	cache, err := cacheDir(cacheDirectory)
+	if err != nil || spec == nil || spec.Consumer == nil {
+		return false
+	}
+	if release == "" {
+		release = "*"
+	}
+	m, _ := filepath.Glob(filepath.Join(cache, "work", producer+"+"+spec.Consumer.Name+"-"+release, loadedMark))
+	return len(m) > 0
 }

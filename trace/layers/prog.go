@@ -42,11 +42,19 @@ type prog struct {
 	types map[string]*types.Package
 }
 
-func newProg(pkgs []*packages.Package, targets ...*target.Target) (*prog, error) {
-	sp, spkgs := ssautil.Packages(pkgs, ssa.InstantiateGenerics)
+// newProg builds SSA for the loaded packages in built (the others keep
+// their syntax and types only).
+func newProg(pkgs []*packages.Package, built map[string]bool, targets ...*target.Target) (*prog, error) {
+	var initial []*packages.Package
+	for _, pk := range pkgs {
+		if built[pk.PkgPath] {
+			initial = append(initial, pk)
+		}
+	}
+	sp, spkgs := ssautil.Packages(initial, 0)
 	for i, p := range spkgs {
 		if p == nil {
-			return nil, fmt.Errorf("building SSA: package %s has errors", pkgs[i].PkgPath)
+			return nil, fmt.Errorf("building SSA: package %s has errors", initial[i].PkgPath)
 		}
 	}
 	sp.Build()
@@ -135,6 +143,24 @@ func (p *prog) lookup(name string) (types.Object, types.Type, error) {
 		return nil, nil, fmt.Errorf("package %s is not loaded", path)
 	}
 	return callpath.LookupPackage(pkg, name)
+}
+
+// decl finds the declaration of a function or method by qualified name,
+// with the type information of its file.
+func (p *prog) decl(name string) (*ast.FuncDecl, *types.Info, error) {
+	obj, err := p.object(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, ok := obj.(*types.Func); !ok {
+		return nil, nil, fmt.Errorf("%s is not a function", name)
+	}
+	for _, n := range p.path(obj.Pos(), obj.Pos()) {
+		if fd, ok := n.(*ast.FuncDecl); ok && fd.Name.Pos() == obj.Pos() && fd.Body != nil {
+			return fd, p.info[p.file(fd.Pos())], nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%s has no body here: its package is not read from source", name)
 }
 
 // function finds a function or method with a body by qualified name.

@@ -3,6 +3,7 @@ package layers
 import (
 	"fmt"
 
+	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/target"
 )
 
@@ -21,11 +22,12 @@ type Spec struct {
 	// the server its lab embeds).
 	Requires []string
 	// Layers are the consumer's layers, in the order the signal crosses
-	// them, each with the packages read from source. Load are further
-	// packages read from source: those whose bodies a question reads (a
-	// constructor, a predicate) and the producer's packages the signal
-	// starts in.
+	// them, each with the packages read from source. Bodies are further
+	// packages whose functions the answers follow into (a constructor, a
+	// predicate); Load packages read only for their declarations (a
+	// variable's initializer, a table).
 	Layers []Layer
+	Bodies []string
 	Load   []string
 
 	// Sentinel is the producer's error value that the consumer receives,
@@ -50,12 +52,20 @@ type Spec struct {
 
 	// Lab is the consumer's lab, if the study has one.
 	Lab *Lab
+
+	// Decide, when set, is the study's reading of the answers: it sets
+	// the layers' Verdict and Claim (also when no release was read).
+	Decide func(*report.Layers) `json:"-"`
 }
 
-// Layer is one layer of the consumer.
+// Layer is one layer of the consumer. A Syntax layer's packages are read
+// for their declarations only: its questions ask what a function returns
+// (Returns, Values) or what a literal holds (Composite, Table), not where
+// a value goes.
 type Layer struct {
 	Name     string
 	Packages []string
+	Syntax   bool
 }
 
 // Log is a logging function or method, qualified, and its level
@@ -117,8 +127,9 @@ func (s *Spec) Check() error {
 	if s.Producer == nil || !s.Producer.Owns(s.Consumer.Fits.Requires) {
 		return fmt.Errorf("layers: %s's fit names %s, which is not a module of the producer", s.Consumer.Name, s.Consumer.Fits.Requires)
 	}
-	layers := map[string]bool{}
+	layers, syntax := map[string]bool{}, map[string]bool{}
 	for _, l := range s.Layers {
+		syntax[l.Name] = l.Syntax
 		if l.Name == "" || layers[l.Name] || len(l.Packages) == 0 {
 			return fmt.Errorf("layers: a layer needs a unique name and packages (%q)", l.Name)
 		}
@@ -136,6 +147,9 @@ func (s *Spec) Check() error {
 			return fmt.Errorf("layers: question %s continues from %q, which no earlier question answers", q.Role, q.FromRole)
 		}
 		roles[q.Role] = true
+		if syntax[q.Layer] && (q.Ask == Follow || q.Ask == Calls || q.Ask == Writes) {
+			return fmt.Errorf("layers: question %s asks %s of the layer %s, which is read for its declarations only", q.Role, q.Ask, q.Layer)
+		}
 		var need []string
 		switch q.Ask {
 		case Returns:
@@ -184,8 +198,28 @@ func (s *Spec) Packages() []string {
 			add(p)
 		}
 	}
+	for _, p := range s.Bodies {
+		add(p)
+	}
 	for _, p := range s.Load {
 		add(p)
+	}
+	return out
+}
+
+// built are the packages whose functions are built for the answers to
+// follow: the layers' that are not Syntax, and Bodies.
+func (s *Spec) built() map[string]bool {
+	out := map[string]bool{}
+	for _, l := range s.Layers {
+		if !l.Syntax {
+			for _, p := range l.Packages {
+				out[p] = true
+			}
+		}
+	}
+	for _, p := range s.Bodies {
+		out[p] = true
 	}
 	return out
 }

@@ -26,6 +26,10 @@ type Layers struct {
 	// Hops are what the code does with the signal, each an answer to one of
 	// the study's questions (Role).
 	Hops []LayerHop `json:"hops,omitempty"`
+	// Verdict is the study's reading of the hops, and Claim the exercise's
+	// claim it decides.
+	Verdict *Verdict `json:"verdict,omitempty"`
+	Claim   *Claim   `json:"claim,omitempty"`
 	// Lab is the record of the consumer's lab, when it ran: the study's
 	// own type as JSON, which the study reads. LabMs is how long the run
 	// took, LabBuildMs how long building its program took (0: it was
@@ -33,8 +37,6 @@ type Layers struct {
 	Lab        json.RawMessage `json:"lab,omitempty"`
 	LabMs      int64           `json:"lab_ms,omitempty"`
 	LabBuildMs int64           `json:"lab_build_ms,omitempty"`
-	// Ms is how long reading the consumer took (pairing, loading, analysis).
-	Ms int64 `json:"ms"`
 }
 
 // LayersFit is how the consumer's release was paired with the producer's:

@@ -19,13 +19,10 @@ var Kubernetes = &layers.Spec{
 		{Name: layerStorage, Packages: []string{"k8s.io/apiserver/pkg/storage/etcd3"}},
 		{Name: layerCache, Packages: []string{"k8s.io/apiserver/pkg/storage/cacher"}},
 		{Name: layerClient, Packages: []string{"k8s.io/client-go/tools/cache"}},
-		{Name: layerEtcd, Packages: []string{"go.etcd.io/etcd/client/v3"}},
+		{Name: layerEtcd, Packages: []string{"go.etcd.io/etcd/client/v3"}, Syntax: true},
 	},
-	Load: []string{
-		"go.etcd.io/etcd/api/v3/v3rpc/rpctypes",
-		"k8s.io/apimachinery/pkg/api/errors",
-		"k8s.io/client-go/features",
-	},
+	Bodies:    []string{"k8s.io/apimachinery/pkg/api/errors"},
+	Load:      []string{"go.etcd.io/etcd/api/v3/v3rpc/rpctypes", "k8s.io/client-go/features"},
 	Sentinel:  "go.etcd.io/etcd/api/v3/v3rpc/rpctypes.ErrCompacted",
 	Status:    "k8s.io/apimachinery/pkg/apis/meta/v1.Status",
 	Event:     "k8s.io/apimachinery/pkg/watch.Event",
@@ -66,6 +63,12 @@ var Kubernetes = &layers.Spec{
 		{Role: roleCacheRestart, Layer: layerCache, Ask: layers.Calls,
 			Func:  "k8s.io/apiserver/pkg/storage/cacher.NewCacherFromConfig",
 			Calls: []string{"k8s.io/apimachinery/pkg/util/wait.Until", "k8s.io/client-go/tools/cache.NewNamedReflector", "k8s.io/apiserver/pkg/storage/cacher.NewListerWatcher"}},
+		{Role: roleCacheTerminateAll, Layer: layerCache, Ask: layers.Calls,
+			Func:  "k8s.io/apiserver/pkg/storage/cacher.(*Cacher).terminateAllWatchers",
+			Calls: []string{"k8s.io/apiserver/pkg/storage/cacher.(*indexedWatchers).terminateAll"}},
+		{Role: roleCacheStopWatcher, Layer: layerCache, Ask: layers.Calls,
+			Func:  "k8s.io/apiserver/pkg/storage/cacher.(*Cacher).stopWatcherLocked",
+			Calls: []string{"k8s.io/apiserver/pkg/storage/cacher.(*cacheWatcher).stopLocked"}},
 		{Role: roleCacheTerminate, Layer: layerCache, Ask: layers.Calls,
 			Func:  "k8s.io/apiserver/pkg/storage/cacher.(*indexedWatchers).terminateAll",
 			Calls: []string{"k8s.io/klog/v2.Warningf"}},
@@ -89,6 +92,10 @@ var Kubernetes = &layers.Spec{
 		{Role: roleClientMark, Layer: layerClient, Ask: layers.Calls,
 			Func:  "k8s.io/client-go/tools/cache.(*Reflector).watch",
 			Calls: []string{"k8s.io/client-go/tools/cache.(*Reflector).setIsLastSyncResourceVersionUnavailable"}},
+		{Role: roleClientRewatch, Layer: layerClient, Ask: layers.Composite,
+			Func: "k8s.io/client-go/tools/cache.(*Reflector).watch", Object: "k8s.io/apimachinery/pkg/apis/meta/v1.ListOptions"},
+		{Role: roleClientRetry, Layer: layerClient, Ask: layers.Calls,
+			Func: "k8s.io/client-go/tools/cache.(*Reflector).watch", Calls: []string{"k8s.io/client-go/tools/cache.isWatchErrorRetriable"}},
 		{Role: roleClientLoop, Layer: layerClient, Ask: layers.Calls,
 			Func:  "k8s.io/client-go/tools/cache.(*Reflector).RunWithContext",
 			Calls: []string{"k8s.io/apimachinery/pkg/util/wait.DelayFunc.Until", "k8s.io/client-go/tools/cache.(*Reflector).ListAndWatchWithContext"}},
@@ -98,6 +105,8 @@ var Kubernetes = &layers.Spec{
 		{Role: roleClientRead, Layer: layerClient, Ask: layers.Calls,
 			Func:  "k8s.io/client-go/tools/cache.(*Reflector).ListAndWatchWithContext",
 			Calls: []string{"k8s.io/client-go/tools/cache.(*Reflector).watchList", "k8s.io/client-go/tools/cache.(*Reflector).list", "k8s.io/client-go/tools/cache.(*Reflector).watchWithResync"}},
+		{Role: roleClientWatchListOpts, Layer: layerClient, Ask: layers.Composite,
+			Func: "k8s.io/client-go/tools/cache.(*Reflector).watchList", Object: "k8s.io/apimachinery/pkg/apis/meta/v1.ListOptions"},
 		{Role: roleClientUseWatchList, Layer: layerClient, Ask: layers.Writes, Object: "k8s.io/client-go/tools/cache.Reflector.useWatchList"},
 		{Role: roleClientGate, Layer: layerClient, Ask: layers.Table,
 			Object: "k8s.io/client-go/features.defaultVersionedKubernetesFeatureGates", Key: "k8s.io/client-go/features.WatchListClient", Field: "Default"},
@@ -105,7 +114,8 @@ var Kubernetes = &layers.Spec{
 		{Role: roleClientWatchListRV, Layer: layerClient, Ask: layers.Values, Func: "k8s.io/client-go/tools/cache.(*Reflector).rewatchResourceVersion"},
 	},
 
-	Lab: kubeLab,
+	Lab:    kubeLab,
+	Decide: decideKubernetes,
 }
 
 // The layers, and the roles of the questions' answers.
@@ -115,25 +125,30 @@ const (
 	layerCache   = "watch cache"
 	layerClient  = "client-go"
 
-	roleCarrier            = "carrier"
-	roleStorage            = "storage"
-	roleCacheTooOld        = "cache-too-old"
-	roleCacheLoop          = "cache-loop"
-	roleCacheRestart       = "cache-restart"
-	roleCacheTerminate     = "cache-terminate"
-	roleCacheStop          = "cache-stop"
-	roleCacheUnready       = "cache-unready"
-	roleCacheBusy          = "cache-busy"
-	roleCacheWatch         = "cache-watch"
-	roleCacheList          = "cache-list"
-	roleClient             = "client"
-	roleClientMark         = "client-mark"
-	roleClientLoop         = "client-loop"
-	roleClientBackoff      = "client-backoff"
-	roleClientDelay        = "client-delay"
-	roleClientRead         = "client-read"
-	roleClientUseWatchList = "client-use-watch-list"
-	roleClientGate         = "client-gate"
-	roleClientListRV       = "client-list-rv"
-	roleClientWatchListRV  = "client-watch-list-rv"
+	roleCarrier             = "carrier"
+	roleStorage             = "storage"
+	roleCacheTooOld         = "cache-too-old"
+	roleCacheLoop           = "cache-loop"
+	roleCacheRestart        = "cache-restart"
+	roleCacheTerminate      = "cache-terminate"
+	roleCacheTerminateAll   = "cache-terminate-all"
+	roleCacheStopWatcher    = "cache-stop-watcher"
+	roleClientRewatch       = "client-rewatch"
+	roleClientRetry         = "client-retry"
+	roleCacheStop           = "cache-stop"
+	roleCacheUnready        = "cache-unready"
+	roleCacheBusy           = "cache-busy"
+	roleCacheWatch          = "cache-watch"
+	roleCacheList           = "cache-list"
+	roleClient              = "client"
+	roleClientMark          = "client-mark"
+	roleClientLoop          = "client-loop"
+	roleClientBackoff       = "client-backoff"
+	roleClientDelay         = "client-delay"
+	roleClientRead          = "client-read"
+	roleClientUseWatchList  = "client-use-watch-list"
+	roleClientWatchListOpts = "client-watch-list-options"
+	roleClientGate          = "client-gate"
+	roleClientListRV        = "client-list-rv"
+	roleClientWatchListRV   = "client-watch-list-rv"
 )
