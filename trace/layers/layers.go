@@ -73,7 +73,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return r, nil
 	}
 	if !s.Producer.IsRelease(o.Producer) || semver.Build(o.Producer) != "" {
-		out.Absent = fmt.Sprintf("etcd %s is no release, and a %s release is paired with etcd by the release its go.mod requires, so these notes stop at etcd's client", o.Producer, c.Name)
+		out.Absent = fmt.Sprintf("etcd %s is no release, and a %s release is paired with etcd by the release its go.mod requires; these notes stop at etcd's client", o.Producer, c.Name)
 		return done(&Result{})
 	}
 	ph := progress.Start(ctx, c.Name+" beside etcd "+o.Producer, 0)
@@ -112,7 +112,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if errors.Is(err, source.ErrUsage) || ctx.Err() != nil {
 			return nil, err
 		}
-		out.Absent = fmt.Sprintf("%s %s cannot be had beside etcd %s (%v), so these notes stop at etcd's client", c.Name, pr.Release, o.Producer, err)
+		out.Absent = fmt.Sprintf("%s %s cannot be had beside etcd %s (%v); these notes stop at etcd's client", c.Name, pr.Release, o.Producer, err)
 		return done(&Result{})
 	}
 	res := &Result{Source: src}
@@ -134,7 +134,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	for _, m := range mods {
 		v := sel[m]
 		if s.Producer.Owns(m) && semver.Compare(v, o.Producer) > 0 {
-			out.Absent = fmt.Sprintf("loading %s %s beside etcd %s would raise %s to %s (minimum version selection), so these notes stop at etcd's client", c.Name, pr.Release, o.Producer, m, v)
+			out.Absent = fmt.Sprintf("loading %s %s beside etcd %s would raise %s to %s (minimum version selection); these notes stop at etcd's client", c.Name, pr.Release, o.Producer, m, v)
 			return done(res)
 		}
 		if f, ok := c.Folder(m); ok {

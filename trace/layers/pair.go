@@ -138,11 +138,11 @@ func pair(ctx context.Context, g goEnv, c *target.Target, p, named string) (*pai
 	if named != "" {
 		at, err := g.requires(ctx, fit.Module, named, fit.Requires)
 		if err != nil {
-			return &pairing{Named: true, Absent: fmt.Sprintf("%s %s cannot be had (%v), so these notes stop at etcd's client", c.Name, named, err)}, nil
+			return &pairing{Named: true, Absent: fmt.Sprintf("%s %s cannot be had (%v); these notes stop at etcd's client", c.Name, named, err)}, nil
 		}
 		out := &pairing{Named: true, At: at}
 		if !fits(at, p) {
-			out.Absent = fmt.Sprintf("%s %s does not fit etcd %s: %s@%s requires %s %s%s, so these notes stop at etcd's client",
+			out.Absent = fmt.Sprintf("%s %s does not fit etcd %s: %s@%s requires %s %s%s; these notes stop at etcd's client",
 				c.Name, named, p, fit.Module, named, fit.Requires, orNothing(at), raises(at, p))
 			return out, nil
 		}
@@ -151,7 +151,7 @@ func pair(ctx context.Context, g goEnv, c *target.Target, p, named string) (*pai
 	}
 	vs, among, err := g.versions(ctx, fit.Module)
 	if err != nil {
-		return &pairing{Absent: fmt.Sprintf("no %s release can be listed (%v), so these notes stop at etcd's client", c.Name, err)}, nil
+		return &pairing{Absent: fmt.Sprintf("no %s release can be listed (%v); these notes stop at etcd's client", c.Name, err)}, nil
 	}
 	out := &pairing{Among: among}
 	for _, v := range vs {
@@ -174,12 +174,23 @@ func pair(ctx context.Context, g goEnv, c *target.Target, p, named string) (*pai
 			break
 		}
 	}
-	last := "none"
+	last := "none was read"
 	if n := len(out.Passed); n > 0 {
+		// The oldest in etcd's minor line says most: the others need
+		// another line altogether.
 		l := out.Passed[n-1]
-		last = fmt.Sprintf("the oldest read, %s@%s, requires %s %s%s", l.Path, l.Version, fit.Requires, orNothing(l.Requires), raises(l.Requires, p))
+		for i := n - 1; i >= 0; i-- {
+			if semver.MajorMinor(out.Passed[i].Requires) == semver.MajorMinor(p) {
+				l = out.Passed[i]
+				break
+			}
+		}
+		last = fmt.Sprintf("%s@%s requires %s %s%s", l.Path, l.Version, fit.Requires, orNothing(l.Requires), raises(l.Requires, p))
+		if semver.MajorMinor(l.Requires) == semver.MajorMinor(p) {
+			last = "the oldest in its minor line, " + last
+		}
 	}
-	out.Absent = fmt.Sprintf("no %s release listed by the %s fits etcd %s (%s), so these notes stop at etcd's client", c.Name, among, p, last)
+	out.Absent = fmt.Sprintf("no %s release listed by the %s fits etcd %s: %s; these notes stop at etcd's client", c.Name, among, p, last)
 	return out, nil
 }
 
@@ -193,7 +204,7 @@ func orNothing(v string) string {
 // raises says what loading a consumer that requires at would do to p.
 func raises(at, p string) string {
 	if at != "" && semver.Compare(at, p) > 0 {
-		return fmt.Sprintf(" (minimum version selection would raise etcd %s to %s)", p, at)
+		return fmt.Sprintf(", and minimum version selection would raise etcd %s to %s", p, at)
 	}
 	return ""
 }

@@ -82,7 +82,7 @@ func newProg(pkgs []*packages.Package, built map[string]bool, targets ...*target
 			p.pkgOf[f] = pk
 		}
 	}
-	for fn := range ssautil.AllFunctions(sp) {
+	for fn := range declared(sp, spkgs) {
 		if len(fn.Blocks) == 0 || fn.Pkg == nil || !p.source[fn.Pkg.Pkg] {
 			continue
 		}
@@ -110,6 +110,45 @@ func newProg(pkgs []*packages.Package, built map[string]bool, targets ...*target
 		}
 	}
 	return p, nil
+}
+
+// declared are the functions the packages declare, called or not: their
+// functions and the methods of their types, with the function literals
+// inside them, and every function the program reaches besides.
+func declared(prog *ssa.Program, pkgs []*ssa.Package) map[*ssa.Function]bool {
+	out := ssautil.AllFunctions(prog)
+	var add func(fn *ssa.Function)
+	add = func(fn *ssa.Function) {
+		if fn == nil || out[fn] && len(fn.AnonFuncs) == 0 {
+			out[fn] = true
+			return
+		}
+		out[fn] = true
+		for _, an := range fn.AnonFuncs {
+			add(an)
+		}
+	}
+	for _, pk := range pkgs {
+		for _, m := range pk.Members {
+			switch x := m.(type) {
+			case *ssa.Function:
+				add(x)
+			case *ssa.Type:
+				if n, ok := x.Type().(*types.Named); ok && n.TypeParams().Len() > 0 {
+					continue // its methods are built per instance
+				}
+				for _, t := range []types.Type{x.Type(), types.NewPointer(x.Type())} {
+					ms := prog.MethodSets.MethodSet(t)
+					for i := 0; i < ms.Len(); i++ {
+						if fn := prog.MethodValue(ms.At(i)); fn != nil && fn.Pkg == pk {
+							add(fn)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // inLayer reports whether fn's package is one of pkgs.
@@ -358,16 +397,21 @@ func (p *prog) loc(pos token.Pos) report.Loc {
 		return l
 	}
 	rel = filepath.ToSlash(rel)
+	// The module that holds the package is the longest of the targets'.
+	var best target.Folder
 	for _, t := range p.targets {
-		if fo, ok := t.Folder(pk.PkgPath); ok {
-			if fo.Dir != "" {
-				rel = fo.Dir + "/" + rel
-			}
-			l.File, l.Repo, l.Ref = rel, fo.Repo, pk.Module.Version
-			return l
+		if fo, ok := t.Folder(pk.PkgPath); ok && len(fo.Module) > len(best.Module) {
+			best = fo
 		}
 	}
-	l.File = pk.Module.Path + "/" + rel
+	if best.Module == "" {
+		l.File = pk.Module.Path + "/" + rel
+		return l
+	}
+	if best.Dir != "" {
+		rel = best.Dir + "/" + rel
+	}
+	l.File, l.Repo, l.Ref = rel, best.Repo, pk.Module.Version
 	return l
 }
 
