@@ -426,6 +426,9 @@ type event struct {
 func (k kube) timeline(lab *KubeLab) []event {
 	var out []event
 	add := func(at int64, who, what string, loc *report.Loc) {
+		if lab.DoneMs > 0 && at >= lab.DoneMs {
+			return // the lab's teardown
+		}
 		out = append(out, event{at: at - lab.CompactedMs, who: who, what: what, loc: loc, seq: len(out)})
 	}
 	add(lab.HeldMs, "lab", fmt.Sprintf("ends the watches of the cache's Reflector and of the client of the storage, holds their next watch, writes %d updates", lab.Updates), nil)
@@ -477,7 +480,7 @@ func (k kube) timeline(lab *KubeLab) []event {
 			continue
 		}
 		prev = key
-		add(g.AtMs, "API server log", g.Level+": "+g.Text, loc)
+		add(g.AtMs, "log", g.Level+": "+g.Text, loc)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].at != out[j].at {
@@ -510,7 +513,7 @@ func rvText(rv string) string {
 // in milliseconds after the compaction.
 func (k kube) labSection(lab *KubeLab) report.Section {
 	s := report.Section{ID: "kubernetes-lab", Title: "The lab: the four layers at work"}
-	intro := fmt.Sprintf("One program, built in the Kubernetes work module: a real etcd on loopback, the API server's etcd3 storage with its watch cache, and two client-go Reflectors over %d objects, one through the watch cache (as clients of an API server read) and one of the storage itself (as when the cache is off); the watch cache's own Reflector is the third. Times are milliseconds after the compaction; log lines that are lines found above link to them.", lab.Objects)
+	intro := fmt.Sprintf("One program, built in the Kubernetes work module: a real etcd on loopback, the API server's etcd3 storage with its watch cache, and two client-go Reflectors over %d objects, one through the watch cache (as clients of an API server read) and one of the storage itself (as when the cache is off); the watch cache's own Reflector is the third. Times are milliseconds after the compaction; the log is the process's (klog: the API server's and client-go's), and a log line written by a line found above links to it.", lab.Objects)
 	s.Blocks = append(s.Blocks, report.Block{Para: report.Text{report.Plain(intro)}})
 	tbl := &report.Table{Head: []report.Text{{report.Plain("ms")}, {report.Plain("who")}, {report.Plain("what")}}}
 	for _, e := range k.timeline(lab) {
@@ -591,7 +594,7 @@ func labSummary(lab *KubeLab) string {
 		parts = append(parts, fmt.Sprintf("the readers of etcd got the 410 %d ms after the compaction", t.storage410))
 	}
 	if t.directRead >= 0 && t.storage410 >= 0 {
-		parts = append(parts, fmt.Sprintf("the client of the storage read afresh %d ms after its 410 (its backoff's first delay)", t.directRead-t.storage410))
+		parts = append(parts, fmt.Sprintf("the client of the storage read afresh %d ms after its 410 (its backoff's delay)", t.directRead-t.storage410))
 	}
 	if t.cacheRead >= 0 && t.storage410 >= 0 {
 		parts = append(parts, fmt.Sprintf("the cache %d ms after its own (its restart's wait)", t.cacheRead-t.storage410))
@@ -606,7 +609,28 @@ func labSummary(lab *KubeLab) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "In this run " + strings.Join(parts, "; ") + ". None of them watched on from where it was: each read afresh."
+	s := "In this run " + strings.Join(parts, "; ") + "."
+	if n, fresh := afterExpired(lab); n > 0 && n == fresh {
+		s += " Each reader's next request after a 410 was a fresh read, not a watch from its old resource version."
+	}
+	return s
+}
+
+// afterExpired counts the 410s the readers got and how many of them the
+// reader followed with a fresh read (a list or a watch-list).
+func afterExpired(lab *KubeLab) (n, fresh int) {
+	for _, r := range lab.Readers {
+		for i, q := range r.Requests {
+			if q.Error == nil || q.Error.Code != 410 || i+1 >= len(r.Requests) {
+				continue
+			}
+			n++
+			if r.Requests[i+1].Kind != "watch" {
+				fresh++
+			}
+		}
+	}
+	return n, fresh
 }
 
 // closing is the closing note: each hop, the verdict with its reasons,
