@@ -119,6 +119,9 @@ func (o *errcompactedOptions) validate() error {
 	case o.drift && o.kubernetes != "":
 		return usagef("--drift and --kubernetes exclude each other")
 	}
+	if c := o.study.Consumers; o.kubernetes != "" && o.kubernetes != "auto" && c != nil && !c.Consumer.IsRelease(o.kubernetes) {
+		return usagef("--kubernetes=%s: %q is not a %s release: name one such as %s, or give --kubernetes alone for the newest that fits", o.kubernetes, o.kubernetes, c.Consumer.Name, c.Consumer.ReleaseHint)
+	}
 	return nil
 }
 
