@@ -50,6 +50,18 @@ func (k kube) one(role, kind string, ok func(report.LayerHop) bool) (report.Laye
 	return report.LayerHop{}, false
 }
 
+// kname is how the notes write a qualified name: etcd's and the standard
+// library's short, as the rest of the notes do; Kubernetes' with its import
+// path, in the module it belongs to (so that no reader, and not srctrace
+// check, takes "cache." or "errors." for a package of etcd).
+func kname(q string) string {
+	first, _, nested := strings.Cut(q, "/")
+	if strings.HasPrefix(q, "go.etcd.io/") || !nested || !strings.Contains(first, ".") {
+		return report.ShortName(q) // etcd's, or the standard library's
+	}
+	return q
+}
+
 func hasCond(h report.LayerHop, c string) bool {
 	for _, x := range h.Cond {
 		if x == c {
@@ -79,8 +91,8 @@ func decideKubernetes(l *report.Layers) {
 	}
 	status, hasStatus := k.status()
 	if hasStatus {
-		add("status", "The API server's storage compares the error with `"+report.ShortName(status.byValue.Object)+"` {0} and returns `"+
-			report.ShortName(status.becomes.Object)+"("+status.becomes.Value+")` {1}: a status with code "+status.code.Value+" {2} and reason "+status.reason.Value+" {3}.",
+		add("status", "The API server's storage compares the error with `"+kname(status.byValue.Object)+"` {0} and returns `"+
+			kname(status.becomes.Object)+"("+status.becomes.Value+")` {1}: a status with code "+status.code.Value+" {2} and reason "+status.reason.Value+" {3}.",
 			status.byValue, status.becomes, status.code, status.reason)
 	}
 	ev, hasEvent := k.one(roleStorage, "event", nil)
@@ -88,7 +100,7 @@ func decideKubernetes(l *report.Layers) {
 	recv, hasRecv := k.one(roleClient, "receives", nil)
 	toErr, hasErr := k.one(roleClient, "error", nil)
 	if hasEvent && hasSend && hasRecv && hasErr {
-		add("stream", "It is made an event of type `"+report.ShortName(ev.Object)+"` {0} and sent on the watch's result channel {1}; client-go's Reflector compares each event's type with the same constant {2} and makes the event's status an error with `"+report.ShortName(toErr.Object)+"` {3}.",
+		add("stream", "It is made an event of type `"+kname(ev.Object)+"` {0} and sent on the watch's result channel {1}; client-go's Reflector compares each event's type with the same constant {2} and makes the event's status an error with `"+kname(toErr.Object)+"` {3}.",
 			ev, send, recv, toErr)
 	}
 	// The relist: the Reflector's predicate that holds for the status, the
@@ -97,7 +109,7 @@ func decideKubernetes(l *report.Layers) {
 		loop, okLoop := k.one(roleClientLoop, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".Until") })
 		law, okLaw := k.one(roleClientLoop, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".ListAndWatchWithContext") })
 		if okLoop && okLaw {
-			add("relist", "The Reflector takes it as expired: `"+report.ShortName(cl.Object)+"(err)` {0} holds for that status, since `"+report.ShortName(test.Loc.Function)+"` compares with `"+report.ShortName(test.Object)+"` {1}; that branch ends the watch with `"+ret.Value+"` {2} from `"+report.ShortName(ret.Object)+"`, and the Reflector's loop {3} runs `"+report.ShortName(law.Object)+"` {4} again: a fresh read and a fresh watch.",
+			add("relist", "The Reflector takes it as expired: `"+kname(cl.Object)+"(err)` {0} holds for that status, since `"+kname(test.Loc.Function)+"` compares with `"+kname(test.Object)+"` {1}; that branch ends the watch with `"+ret.Value+"` {2} from `"+kname(ret.Object)+"`, and the Reflector's loop {3} runs `"+kname(law.Object)+"` {4} again: a fresh read and a fresh watch.",
 				cl, test, ret, loop, law)
 		}
 	}
@@ -109,13 +121,13 @@ func decideKubernetes(l *report.Layers) {
 		last, okLast := k.one(rvRole, "return", func(h report.LayerHop) bool { return len(h.Cond) == 0 })
 		newest, okNew := k.one(rvRole, "return", func(h report.LayerHop) bool { return h.Value == `""` && len(h.Cond) == 1 })
 		if _, _, ret, ok := k.classified(status); ok && okLast && okNew {
-			add("no-mark", "`"+report.ShortName(ret.Loc.Function)+"` never marks the last resource version unavailable, so the fresh read asks from `"+last.Value+"` {0}, the last one the Reflector synced; it asks from \"\", the newest, only while `"+newest.Cond[0]+"` {1}.",
+			add("no-mark", "`"+kname(ret.Loc.Function)+"` never marks the last resource version unavailable, so the fresh read asks from `"+last.Value+"` {0}, the last one the Reflector synced; it asks from \"\", the newest, only while `"+newest.Cond[0]+"` {1}.",
 				last, newest)
 		}
 	}
 	if txt, ok := k.one(roleStorage, "by-text", func(h report.LayerHop) bool { return h.Match }); ok {
 		if warn, ok := k.one(roleStorage, "log", func(h report.LayerHop) bool { return h.Level == "warning" && h.Under == "by-text" }); ok {
-			add("also-warning", "The API server also logs it as a warning: `"+report.ShortName(txt.Loc.Function)+"` finds the sentinel's text in the error's, `"+report.ShortName(txt.Object)+"(err.Error(), "+txt.Value+")` {0}, and logs `"+report.ShortName(warn.Object)+"("+warn.Value+", err)` {1}.",
+			add("also-warning", "The API server also logs it as a warning: `"+kname(txt.Loc.Function)+"` finds the sentinel's text in the error's, `"+kname(txt.Object)+"(err.Error(), "+txt.Value+")` {0}, and logs `"+kname(warn.Object)+"("+warn.Value+", err)` {1}.",
 				txt, warn)
 		}
 	}
@@ -126,10 +138,10 @@ func decideKubernetes(l *report.Layers) {
 		if okWL && okLs && use.Object != "" {
 			initial, okInit := k.one(roleClientWatchListOpts, "field", func(h report.LayerHop) bool { return h.Object == "SendInitialEvents" })
 			if gate.Value == "true" && okInit {
-				add("one-request", "By default the fresh read and the fresh watch are one request: `"+use.Value+"` {0} is on by default in this release {1}, so `"+report.ShortName(ls.Loc.Function)+"` calls `"+report.ShortName(wl.Object)+"` {2}, a watch with `SendInitialEvents: "+initial.Args[0]+"` {3} (the current state first, then the changes); it lists {4} and then watches when that fails or the gate is off.",
+				add("one-request", "By default the fresh read and the fresh watch are one request: `"+use.Value+"` {0} is on by default in this release {1}, so `"+kname(ls.Loc.Function)+"` calls `"+kname(wl.Object)+"` {2}, a watch with `SendInitialEvents: "+initial.Args[0]+"` {3} (the current state first, then the changes); it lists {4} and then watches when that fails or the gate is off.",
 					use, gate, wl, initial, ls)
 			} else if gate.Value != "true" {
-				add("two-requests", "By default the fresh read and the fresh watch are two requests: `"+use.Value+"` {0} is off by default in this release {1}, so `"+report.ShortName(ls.Loc.Function)+"` lists {2} and then watches; a watch-list {3} only where the gate is on.",
+				add("two-requests", "By default the fresh read and the fresh watch are two requests: `"+use.Value+"` {0} is off by default in this release {1}, so `"+kname(ls.Loc.Function)+"` lists {2} and then watches; a watch-list {3} only where the gate is on.",
 					use, gate, ls, wl)
 			}
 		}
@@ -137,7 +149,7 @@ func decideKubernetes(l *report.Layers) {
 	if w, ok := k.one(roleCacheWatch, "calls", func(h report.LayerHop) bool {
 		return len(h.Cond) == 0 && strings.HasSuffix(h.Object, "(*Cacher).Watch")
 	}); ok {
-		add("from-cache", "With the watch cache on for the resource, the watch that reads afresh is served by the cache: `"+report.ShortName(w.Loc.Function)+"` calls `"+report.ShortName(w.Object)+"` {0} on every request.", w)
+		add("from-cache", "With the watch cache on for the resource, the watch that reads afresh is served by the cache: `"+kname(w.Loc.Function)+"` calls `"+kname(w.Object)+"` {0} on every request.", w)
 	}
 	l.Verdict = v
 	for _, f := range v.Facts {

@@ -142,7 +142,7 @@ func (k kube) hopsSection() report.Section {
 		items = append(items, report.Sentence(text, ls))
 	}
 	if h, ok := k.one(roleCarrier, "returns", nil); ok {
-		add(layerEtcd+": `"+report.ShortName(h.Loc.Function)+"` returns `"+report.ShortName(h.Object)+"` when `"+strings.Join(h.Cond, " && ")+"` {0}.", h)
+		add(layerEtcd+": `"+kname(h.Loc.Function)+"` returns `"+kname(h.Object)+"` when `"+strings.Join(h.Cond, " && ")+"`: `"+h.Value+"` {0}.", h)
 	}
 	calls := k.hops(roleStorage, "call")
 	var fromErr []report.LayerHop
@@ -155,9 +155,9 @@ func (k kube) hopsSection() report.Section {
 		var names []string
 		text := ""
 		for i, h := range fromErr {
-			names = append(names, "`"+report.ShortName(h.Object)+"` {"+strconv.Itoa(i)+"}")
+			names = append(names, "`"+kname(h.Object)+"` {"+strconv.Itoa(i)+"}")
 		}
-		text = layerStorage + ": `" + report.ShortName(fromErr[0].Loc.Function) + "` hands the watch response's error to " + strings.Join(names, " and ") + "."
+		text = layerStorage + ": `" + kname(fromErr[0].Loc.Function) + "` hands the watch response's error to " + strings.Join(names, " and ") + "."
 		add(text, fromErr...)
 	}
 	if txt, ok := k.one(roleStorage, "by-text", nil); ok {
@@ -174,14 +174,14 @@ func (k kube) hopsSection() report.Section {
 				other = append(other, h)
 			}
 		}
-		text := "By text: `" + report.ShortName(txt.Object) + "(err.Error(), " + txt.Value + ")` {0}"
+		text := "By text: `" + kname(txt.Object) + "(err.Error(), " + txt.Value + ")` {0}"
 		hs := []report.LayerHop{txt}
 		if txt.Match {
 			text += " holds for the etcd client's error, whose text contains that"
 		}
 		for _, w := range warn {
 			hs = append(hs, w)
-			text += "; then `" + report.ShortName(w.Object) + "(" + w.Value + ", err)` {" + strconv.Itoa(len(hs)-1) + "}, level " + w.Level
+			text += "; then `" + kname(w.Object) + "(" + w.Value + ", err)` {" + strconv.Itoa(len(hs)-1) + "}, level " + w.Level
 		}
 		for _, o := range other {
 			hs = append(hs, o)
@@ -199,29 +199,29 @@ func (k kube) hopsSection() report.Section {
 		add(text+".", hs...)
 	}
 	if st, ok := k.status(); ok {
-		add("By value: `"+strings.Join(st.byValue.Cond, " && ")+"` {0}; it becomes `"+report.ShortName(st.becomes.Object)+"("+st.becomes.Value+")` {1}: `Code: "+st.code.Args[0]+"` {2} ("+st.code.Value+"), `Reason: "+st.reason.Args[0]+"` {3} ("+st.reason.Value+").",
+		add("By value: `"+strings.Join(st.byValue.Cond, " && ")+"` {0}; it becomes `"+kname(st.becomes.Object)+"("+st.becomes.Value+")` {1}: `Code: "+st.code.Args[0]+"` {2} ("+st.code.Value+"), `Reason: "+st.reason.Args[0]+"` {3} ("+st.reason.Value+").",
 			st.byValue, st.becomes, st.code, st.reason)
 	}
 	ev, ok1 := k.one(roleStorage, "event", nil)
 	send, ok2 := k.one(roleStorage, "send", nil)
 	if ok1 && ok2 {
-		add("Into the stream: `"+report.ShortName(ev.Loc.Function)+"` makes a `watch.Event` of type `"+report.ShortName(ev.Object)+"` ("+ev.Value+") {0} with the status as its object, and `"+report.ShortName(send.Loc.Function)+"` sends it on `"+send.Value+"` {1}.", ev, send)
+		add("Into the stream: `"+kname(ev.Loc.Function)+"` makes a `"+kname(Kubernetes.Event)+"` of type `"+kname(ev.Object)+"` ("+ev.Value+") {0} with the status as its object, and `"+kname(send.Loc.Function)+"` sends it on `"+send.Value+"` {1}.", ev, send)
 	}
 	recv, ok1 := k.one(roleClient, "receives", nil)
 	toErr, ok2 := k.one(roleClient, "error", nil)
 	if ok1 && ok2 {
-		text := layerClient + ": `" + report.ShortName(recv.Loc.Function) + "` takes the event: `" + strings.Join(toErr.Cond, " && ") + "` {0}, `" + report.ShortName(toErr.Object) + "(event.Object)` {1}"
+		text := layerClient + ": `" + kname(recv.Loc.Function) + "` takes the event: `" + strings.Join(toErr.Cond, " && ") + "` {0}, `" + kname(toErr.Object) + "(event.Object)` {1}"
 		hs := []report.LayerHop{recv, toErr}
 		if c, ok := k.one(roleClient, "caller", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".(*Reflector).watch") }); ok {
 			hs = append(hs, c)
-			text += ", and the error comes back to `" + report.ShortName(c.Object) + "` {2}"
+			text += ", and the error comes back to `" + kname(c.Object) + "` {2}"
 		}
 		add(text+".", hs...)
 	}
 	st, _ := k.status()
 	if cl, test, ret, ok := k.classified(st); ok {
 		hs := []report.LayerHop{cl, test}
-		text := "It classifies: `" + branchCond(cl) + "` {0} holds for the status (`" + report.ShortName(test.Loc.Function) + "` compares with `" + report.ShortName(test.Object) + "` {1})"
+		text := "It classifies: `" + branchCond(cl) + "` {0} holds for the status (`" + kname(test.Loc.Function) + "` compares with `" + kname(test.Object) + "` {1})"
 		for _, lg := range k.hops(roleClient, "log") {
 			if lg.Loc.Function == cl.Loc.Function && hasCond(lg, branchCond(cl)) {
 				hs = append(hs, lg)
@@ -235,7 +235,7 @@ func (k kube) hopsSection() report.Section {
 	loop, ok1 := k.one(roleClientLoop, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".Until") })
 	law, ok2 := k.one(roleClientLoop, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".ListAndWatchWithContext") })
 	if ok1 && ok2 {
-		text := "Again: `" + report.ShortName(loop.Loc.Function) + "` runs `" + report.ShortName(law.Object) + "` {1} in `" + report.ShortName(loop.Object) + "(" + strings.Join(loop.Args, ", ") + ")` {0}: after each run, the next delay of its backoff"
+		text := "Again: `" + kname(loop.Loc.Function) + "` runs `" + kname(law.Object) + "` {1} in `" + kname(loop.Object) + "(" + strings.Join(loop.Args, ", ") + ")` {0}: after each run, the next delay of its backoff"
 		hs := []report.LayerHop{loop, law}
 		if d, ok := k.one(roleClientDelay, "write", nil); ok {
 			hs = append(hs, d)
@@ -304,30 +304,30 @@ func (k kube) cacheSection() report.Section {
 	refl, ok1 := k.one(roleCacheRestart, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".NewNamedReflector") })
 	lw, ok2 := k.one(roleCacheRestart, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".NewListerWatcher") })
 	if ok1 && ok2 && len(lw.Args) > 0 {
-		add("The cache fills itself with a client-go Reflector of its own, `"+report.ShortName(refl.Object)+"` {0}, over `"+report.ShortName(lw.Object)+"("+lw.Args[0]+", …)` {1}, the storage the cache is made over: it takes a compacted watch of that storage the way every Reflector does, above.", refl, lw)
+		add("The cache fills itself with a client-go Reflector of its own, `"+kname(refl.Object)+"` {0}, over `"+kname(lw.Object)+"("+lw.Args[0]+", …)` {1}, the storage the cache is made over: it takes a compacted watch of that storage the way every Reflector does, above.", refl, lw)
 	}
 	term, ok1 := k.one(roleCacheLoop, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".terminateAllWatchers") })
 	law, ok2 := k.one(roleCacheLoop, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".ListAndWatch") })
 	until, ok3 := k.one(roleCacheRestart, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".Until") })
 	if ok1 && ok2 && ok3 && len(until.Args) > 1 {
-		text := "When its `ListAndWatch` {0} returns, `" + report.ShortName(law.Loc.Function) + "` returns"
+		text := "When its `ListAndWatch` {0} returns, `" + kname(law.Loc.Function) + "` returns"
 		hs := []report.LayerHop{law}
 		if u, ok := k.one(roleCacheUnready, "calls", nil); ok {
 			hs = append(hs, u)
-			text += " and marks the cache not ready, `" + report.ShortName(u.Object) + "(" + strings.Join(u.Args, ", ") + ")` {1}"
+			text += " and marks the cache not ready, `" + kname(u.Object) + "(" + strings.Join(u.Args, ", ") + ")` {1}"
 		}
 		hs = append(hs, until, term)
-		text += "; `" + report.ShortName(until.Object) + "` runs it again after `" + until.Args[1] + "` {" + strconv.Itoa(len(hs)-2) + "}, and it first calls `" + report.ShortName(term.Object) + "` {" + strconv.Itoa(len(hs)-1) + "}"
+		text += "; `" + kname(until.Object) + "` runs it again after `" + until.Args[1] + "` {" + strconv.Itoa(len(hs)-2) + "}, and it first calls `" + kname(term.Object) + "` {" + strconv.Itoa(len(hs)-1) + "}"
 		if w, ok := k.one(roleCacheTerminate, "calls", nil); ok && len(w.Args) > 0 {
 			hs = append(hs, w)
-			text += ": `" + report.ShortName(w.Object) + "(" + w.Args[0] + ")` {" + strconv.Itoa(len(hs)-1) + "} when `" + strings.Join(w.Cond, " && ") + "`"
+			text += ": `" + kname(w.Object) + "(" + w.Args[0] + ")` {" + strconv.Itoa(len(hs)-1) + "} when `" + strings.Join(w.Cond, " && ") + "`"
 		}
 		if ta, ok := k.one(roleCacheTerminateAll, "calls", nil); ok && len(ta.Args) > 1 {
 			hs = append(hs, ta)
 			text += "; it hands every watcher to `" + ta.Args[1] + "` {" + strconv.Itoa(len(hs)-1) + "}"
 			if sw, ok := k.one(roleCacheStopWatcher, "calls", nil); ok {
 				hs = append(hs, sw)
-				text += ", which calls `" + report.ShortName(sw.Object) + "` {" + strconv.Itoa(len(hs)-1) + "}"
+				text += ", which calls `" + kname(sw.Object) + "` {" + strconv.Itoa(len(hs)-1) + "}"
 				var closes []string
 				for _, c := range k.hops(roleCacheStop, "calls") {
 					hs = append(hs, c)
@@ -346,15 +346,15 @@ func (k kube) cacheSection() report.Section {
 		add(text+".", hs...)
 	}
 	if b, ok := k.one(roleCacheBusy, "calls", nil); ok {
-		text := "Until the cache is ready again, `" + report.ShortName(b.Loc.Function) + "` refuses a watch with `" + report.ShortName(b.Object) + "` {0}"
+		text := "Until the cache is ready again, `" + kname(b.Loc.Function) + "` refuses a watch with `" + kname(b.Object) + "` {0}"
 		hs := []report.LayerHop{b}
 		if r, ok := k.one(roleClientRetry, "calls", nil); ok {
 			hs = append(hs, r)
-			text += "; the Reflector watches again after its backoff's next delay when `" + report.ShortName(r.Object) + "(err)` {1} holds for the refusal"
+			text += "; the Reflector watches again after its backoff's next delay when `" + kname(r.Object) + "(err)` {1} holds for the refusal"
 			for _, t := range k.hops(roleClient, "tests") {
 				if t.Of == r.Object {
 					hs = append(hs, t)
-					text += " (it compares with `" + report.ShortName(t.Object) + "` {" + strconv.Itoa(len(hs)-1) + "})"
+					text += " (it compares with `" + kname(t.Object) + "` {" + strconv.Itoa(len(hs)-1) + "})"
 					break
 				}
 			}
@@ -363,15 +363,15 @@ func (k kube) cacheSection() report.Section {
 	}
 	too, ok := k.one(roleCacheTooOld, "becomes", nil)
 	if ok {
-		text := "The cache's own “too old”: `" + report.ShortName(too.Object) + "(" + too.Value + ")` {0} when `" + strings.Join(too.Cond, " && ") + "`"
+		text := "The cache's own “too old”: `" + kname(too.Object) + "(" + too.Value + ")` {0} when `" + strings.Join(too.Cond, " && ") + "`"
 		hs := []report.LayerHop{too}
 		if c, ok := k.one(roleCacheTooOld, "call", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, "newErrWatcher") }); ok {
 			hs = append(hs, c)
-			text += "; `" + report.ShortName(c.Loc.Function) + "` answers the watch with `" + report.ShortName(c.Object) + "(err)` {1}"
+			text += "; `" + kname(c.Loc.Function) + "` answers the watch with `" + kname(c.Object) + "(err)` {1}"
 		}
 		if e, ok := k.one(roleCacheTooOld, "event", nil); ok {
 			hs = append(hs, e)
-			text += ", an event of type `" + report.ShortName(e.Object) + "` {" + strconv.Itoa(len(hs)-1) + "}"
+			text += ", an event of type `" + kname(e.Object) + "` {" + strconv.Itoa(len(hs)-1) + "}"
 		}
 		if st, ok := k.status(); ok && too.Object == st.becomes.Object {
 			text += ": the same constructor as the storage's, so the same status (" + st.code.Value + ", " + st.reason.Value + ") and the same relist"
@@ -394,7 +394,7 @@ func (k kube) cacheSection() report.Section {
 		for i := range etcd {
 			refs = append(refs, "{"+strconv.Itoa(i+1)+"}")
 		}
-		add("A list (the fallback of a Reflector whose watch-list fails) goes to `"+report.ShortName(cached.Object)+"` {0} unless a condition of one of `"+report.ShortName(cached.Loc.Function)+"`'s calls to etcd holds ("+strings.Join(refs, ", ")+").", hs...)
+		add("A list (the fallback of a Reflector whose watch-list fails) goes to `"+kname(cached.Object)+"` {0} unless a condition of one of `"+kname(cached.Loc.Function)+"`'s calls to etcd holds ("+strings.Join(refs, ", ")+").", hs...)
 	}
 	s.Blocks = append(s.Blocks, report.Block{List: &report.List{Items: items}})
 	return s
