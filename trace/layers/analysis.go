@@ -423,13 +423,23 @@ func (a *analysis) body(name string) (ast.Node, *types.Info, error) {
 	return fd, info, nil
 }
 
-// returnsOf answers Returns: the returns of Func that return Object.
-func (a *analysis) returnsOf(q Question) error {
-	body, _, err := a.body(q.Func)
+// bodyAndObject is a question's function's body with its file's type
+// information, and the object the question names.
+func (a *analysis) bodyAndObject(q Question) (ast.Node, *types.Info, types.Object, error) {
+	body, info, err := a.body(q.Func)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	obj, err := a.p.object(q.Object)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return body, info, obj, nil
+}
+
+// returnsOf answers Returns: the returns of Func that return Object.
+func (a *analysis) returnsOf(q Question) error {
+	body, _, obj, err := a.bodyAndObject(q)
 	if err != nil {
 		return err
 	}
@@ -640,11 +650,7 @@ func (a *analysis) sortedFiles(layer map[string]bool) []*ast.File {
 // of type Object in Func, each with its value (a package-level variable's
 // constant initializer too).
 func (a *analysis) composite(q Question) error {
-	body, info, err := a.body(q.Func)
-	if err != nil {
-		return err
-	}
-	o, err := a.p.object(q.Object)
+	body, info, o, err := a.bodyAndObject(q)
 	if err != nil {
 		return err
 	}

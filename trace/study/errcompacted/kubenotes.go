@@ -134,13 +134,7 @@ var additions = []string{"also-warning", "one-request", "two-requests", "no-mark
 func (k kube) hopsSection() report.Section {
 	s := report.Section{ID: "kubernetes-hops", Title: "The hops, from etcd's client to the Reflector"}
 	var items []report.Text
-	add := func(text string, hops ...report.LayerHop) {
-		var ls []report.Loc
-		for _, h := range hops {
-			ls = append(ls, h.Loc)
-		}
-		items = append(items, report.Sentence(text, ls))
-	}
+	add := func(text string, hops ...report.LayerHop) { items = append(items, hopSentence(text, hops...)) }
 	if h, ok := k.one(roleCarrier, "returns", nil); ok {
 		add(layerEtcd+": `"+kname(h.Loc.Function)+"` returns `"+kname(h.Object)+"` when `"+strings.Join(h.Cond, " && ")+"`: `"+h.Value+"` {0}.", h)
 	}
@@ -250,6 +244,15 @@ func (k kube) hopsSection() report.Section {
 	return s
 }
 
+// hopSentence is text whose {N} cite the Nth hop's line.
+func hopSentence(text string, hops ...report.LayerHop) report.Text {
+	var ls []report.Loc
+	for _, h := range hops {
+		ls = append(ls, h.Loc)
+	}
+	return report.Sentence(text, ls)
+}
+
 func verbosity(h report.LayerHop) string {
 	if h.Verbosity > 0 {
 		return " at V(" + strconv.Itoa(h.Verbosity) + ")"
@@ -294,13 +297,7 @@ func (k kube) fact(key string) *report.Fact {
 func (k kube) cacheSection() report.Section {
 	s := report.Section{ID: "kubernetes-cache", Title: "The watch cache's own path"}
 	var items []report.Text
-	add := func(text string, hops ...report.LayerHop) {
-		var ls []report.Loc
-		for _, h := range hops {
-			ls = append(ls, h.Loc)
-		}
-		items = append(items, report.Sentence(text, ls))
-	}
+	add := func(text string, hops ...report.LayerHop) { items = append(items, hopSentence(text, hops...)) }
 	refl, ok1 := k.one(roleCacheRestart, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".NewNamedReflector") })
 	lw, ok2 := k.one(roleCacheRestart, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".NewListerWatcher") })
 	if ok1 && ok2 && len(lw.Args) > 0 {

@@ -83,7 +83,7 @@ func TestKubernetesHops(t *testing.T) {
 	)
 	for _, w := range []struct {
 		role, kind, repo, at string
-		check            func(report.LayerHop) string
+		check                func(report.LayerHop) string
 	}{
 		{"carrier", "returns", etcd, "client/v3/watch.go:128", cond("wr.CompactRevision != 0")},
 		{"storage", "call", apiserver, "pkg/storage/etcd3/watcher.go:483", object("k8s.io/apiserver/pkg/storage/etcd3.logWatchChannelErr")},
