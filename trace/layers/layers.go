@@ -143,7 +143,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			out.Modules = append(out.Modules, report.LayerModule{Path: m, Version: v, Repo: f.Repo})
 		}
 	}
-	ph.Next("loading " + c.Name + " " + pr.Release)
+	if _, err := os.Stat(filepath.Join(src.Dir, loadedMark)); err != nil {
+		ph.Next("loading " + c.Name + " " + pr.Release + " (the first load compiles it and etcd: minutes)")
+	} else {
+		ph.Next("loading " + c.Name + " " + pr.Release)
+	}
 	pkgs, err := src.Load(ctx, fullMode, s.Packages()...)
 	if err != nil {
 		return nil, err
