@@ -59,7 +59,7 @@ var fxSpec = &Spec{
 // TestFixture: every hop the questions find is on a line whose want
 // comment names its kind, and every want is found.
 func TestFixture(t *testing.T) {
-	dir, _ := fixtures.Unpack(t, "layers")
+	dir, _ := fixtures.Unpack(t, "layers/consumer")
 	pkgs, err := packages.Load(&packages.Config{Mode: fullMode, Dir: dir, Env: append(os.Environ(), fixtures.Env...)}, fxSpec.Packages()...)
 	if err != nil {
 		t.Fatal(err)
