@@ -346,3 +346,13 @@ func TestKubernetesNotesGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestKubernetesSpec: the questions about Kubernetes are consistent.
+func TestKubernetesSpec(t *testing.T) {
+	if err := errcompacted.Kubernetes.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if errcompacted.Study.Consumers != errcompacted.Kubernetes || errcompacted.Kubernetes.Lab == nil || errcompacted.Kubernetes.Decide == nil {
+		t.Errorf("the study does not read its Kubernetes layers, their lab and their verdict")
+	}
+}
