@@ -121,7 +121,7 @@ func decideKubernetes(l *report.Layers) {
 		last, okLast := k.one(rvRole, "return", func(h report.LayerHop) bool { return len(h.Cond) == 0 })
 		newest, okNew := k.one(rvRole, "return", func(h report.LayerHop) bool { return h.Value == `""` && len(h.Cond) == 1 })
 		if _, _, ret, ok := k.classified(status); ok && okLast && okNew {
-			add("no-mark", "`"+kname(ret.Loc.Function)+"` never marks the last resource version unavailable, so the fresh read asks from `"+last.Value+"` {0}, the last one the Reflector synced; it asks from \"\", the newest, only while `"+newest.Cond[0]+"` {1}.",
+			add("no-mark", "`"+kname(ret.Loc.Function)+"` never marks the last resource version unavailable, so the fresh read asks from `"+last.Value+"` {0}, the last resource version the Reflector has seen; it asks from \"\", the newest, only while `"+newest.Cond[0]+"` {1}.",
 				last, newest)
 		}
 	}
@@ -137,9 +137,15 @@ func decideKubernetes(l *report.Layers) {
 		ls, okLs := k.one(roleClientRead, "calls", func(h report.LayerHop) bool { return strings.HasSuffix(h.Object, ".list") })
 		if okWL && okLs && use.Object != "" {
 			initial, okInit := k.one(roleClientWatchListOpts, "field", func(h report.LayerHop) bool { return h.Object == "SendInitialEvents" })
+			off, okOff := k.one(roleClientUseWatchList, "write", func(h report.LayerHop) bool { return h.Value == "false" && len(h.Cond) > 0 })
 			if gate.Value == "true" && okInit {
-				add("one-request", "By default the fresh read and the fresh watch are one request: `"+use.Value+"` {0} is on by default in this release {1}, so `"+kname(ls.Loc.Function)+"` calls `"+kname(wl.Object)+"` {2}, a watch with `SendInitialEvents: "+initial.Args[0]+"` {3} (the current state first, then the changes); it lists {4} and then watches when that fails or the gate is off.",
-					use, gate, wl, initial, ls)
+				text := "By default the fresh read and the fresh watch are one request: `" + use.Value + "` {0} is on by default in this release {1}, so `" + kname(ls.Loc.Function) + "` calls `" + kname(wl.Object) + "` {2}, a watch with `SendInitialEvents: " + initial.Args[0] + "` {3} (the current state first, then the changes); it lists {4} and then watches when that fails or the gate is off"
+				hops := []report.LayerHop{use, gate, wl, initial, ls}
+				if okOff {
+					text += ", and when `" + off.Cond[0] + "` {5}"
+					hops = append(hops, off)
+				}
+				add("one-request", text+".", hops...)
 			} else if gate.Value != "true" {
 				add("two-requests", "By default the fresh read and the fresh watch are two requests: `"+use.Value+"` {0} is off by default in this release {1}, so `"+kname(ls.Loc.Function)+"` lists {2} and then watches; a watch-list {3} only where the gate is on.",
 					use, gate, ls, wl)

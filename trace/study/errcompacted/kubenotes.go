@@ -275,7 +275,7 @@ func (k kube) backoff() string {
 	}
 	s := d.Value + " at first (`" + d.Args[0] + "`), times " + f.Value + " each time up to " + c.Value + ", each lengthened at random by up to " + j.Value + " times itself (`Jitter`)"
 	if w, ok := k.one(roleClientDelay, "write", nil); ok && len(w.Args) > 0 {
-		s += ", from the start again after " + strings.TrimPrefix(w.Args[0][strings.LastIndex(w.Args[0], " = ")+3:], "")
+		s += ", back to " + d.Value + " once more than " + w.Args[0][strings.LastIndex(w.Args[0], " = ")+3:] + " have passed since it last started over"
 	}
 	return s
 }
