@@ -35,8 +35,11 @@ type errcompactedOptions struct {
 	lab      bool
 	drift    bool
 	observe  bool
-	stdout   io.Writer
-	stderr   io.Writer // for what --drift leaves out
+	// kubernetes is --kubernetes: "" off, "auto" the newest release that
+	// fits, or a release.
+	kubernetes string
+	stdout     io.Writer
+	stderr     io.Writer // for what --drift leaves out
 }
 
 // newErrcompactedCmd builds the command; runF replaces runErrcompacted in
@@ -63,6 +66,8 @@ from the Go module proxy once, then read from the module cache.`,
   srctrace errcompacted --etcd-dir ~/src/etcd    # a local checkout (repo root)
   srctrace errcompacted --lab                    # with the lab's observations merged in
   srctrace errcompacted --observe                # mark what ran in each behaviour (coverage)
+  srctrace errcompacted --kubernetes             # and the Kubernetes layers (API server, watch cache, client-go)
+  srctrace errcompacted --kubernetes --lab       # and the four layers' lab
   srctrace errcompacted --etcd-version v3.6.0,v3.7.1,v3.7.3 --drift   # positions across releases
   srctrace errcompacted --etcd-version v3.6.0,v3.7.3 --drift --format html -o drift.html`,
 		Args: cobra.NoArgs,
@@ -83,6 +88,8 @@ from the Go module proxy once, then read from the module cache.`,
 	f.BoolVar(&opts.observe, "observe", false, "run the lab's behaviours on a coverage-instrumented etcd and mark what ran")
 	f.BoolVar(&opts.drift, "drift", false, "with several releases (--etcd-version A,B,C): where every position the notes cite is in each, and whether its code changed")
 	f.BoolVar(&opts.lab, "lab", false, "also run the lab on an embedded etcd and merge what it observed into the notes")
+	f.StringVar(&opts.kubernetes, "kubernetes", "", "also follow the signal into Kubernetes (API server storage, watch cache, client-go): the newest release that fits, or --kubernetes=v0.N.M")
+	f.Lookup("kubernetes").NoOptDefVal = "auto"
 	f.BoolVar(&opts.noCache, "no-cache", false, "do not read or write a result cache (srctrace keeps none yet; the flag is accepted for scripts)")
 	return cmd
 }
@@ -109,6 +116,11 @@ func (o *errcompactedOptions) validate() error {
 		return usagef("--drift and --observe exclude each other")
 	case o.observe && o.dir != "":
 		return usagef("--observe runs releases only: use --etcd-version, not --etcd-dir")
+	case o.drift && o.kubernetes != "":
+		return usagef("--drift and --kubernetes exclude each other")
+	}
+	if c := o.study.Consumers; o.kubernetes != "" && o.kubernetes != "auto" && c != nil && !c.Consumer.IsRelease(o.kubernetes) {
+		return usagef("--kubernetes=%s: %q is not a %s release: name one such as %s, or give --kubernetes alone for the newest that fits", o.kubernetes, o.kubernetes, c.Consumer.Name, c.Consumer.ReleaseHint)
 	}
 	return nil
 }
@@ -171,6 +183,11 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 	if opts.drift {
 		return runDrift(ctx, opts)
 	}
+	if opts.kubernetes != "" && opts.study.Consumers == nil {
+		return usagef("--kubernetes: the %s study reads no consumers of etcd", opts.study.Name)
+	}
+	cons := startConsumers(ctx, opts)
+	defer cons.stop()
 	res, err := trace.Run(ctx, trace.Options{
 		Study:    opts.study,
 		Version:  opts.version,
@@ -215,6 +232,11 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 			return err
 		}
 		observe.Apply(rep, res)
+	}
+	if opts.kubernetes != "" {
+		if err := readConsumers(ctx, opts, cons, rep); err != nil {
+			return err
+		}
 	}
 	if opts.study.Notes != nil {
 		rep.Notes = opts.study.Notes(rep)

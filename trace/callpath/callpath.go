@@ -325,8 +325,11 @@ func (g *Graph) CallPos(site ssa.CallInstruction) token.Position {
 
 // Func finds a function by qualified name: "pkg/path.F",
 // "pkg/path.(*T).M" or "pkg/path.T.M".
-func (g *Graph) Func(name string) (*ssa.Function, error) {
-	obj, recv, err := g.Lookup(name)
+func (g *Graph) Func(name string) (*ssa.Function, error) { return FuncIn(g.Prog, name) }
+
+// FuncIn is Func in any program: a function by qualified name.
+func FuncIn(prog *ssa.Program, name string) (*ssa.Function, error) {
+	obj, recv, err := LookupIn(prog, name)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +338,7 @@ func (g *Graph) Func(name string) (*ssa.Function, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s is not a function", name)
 		}
-		if f := g.Prog.FuncValue(fn); f != nil {
+		if f := prog.FuncValue(fn); f != nil {
 			return f, nil
 		}
 		return nil, fmt.Errorf("function %s has no SSA form", name)
@@ -344,7 +347,7 @@ func (g *Graph) Func(name string) (*ssa.Function, error) {
 	if sel == nil {
 		return nil, fmt.Errorf("method %s not found", name)
 	}
-	f := g.Prog.MethodValue(sel)
+	f := prog.MethodValue(sel)
 	if f == nil {
 		return nil, fmt.Errorf("method %s has no SSA form", name)
 	}
@@ -375,22 +378,40 @@ func (g *Graph) Callable(name string) (fn *ssa.Function, method *types.Func, err
 // Lookup splits a qualified name ("pkg/path.Name", "pkg/path.T.M",
 // "pkg/path.(*T).M", "pkg/path.T.field") and finds the object (and, for a
 // method or field, the receiver type as written).
-func (g *Graph) Lookup(name string) (types.Object, types.Type, error) {
+func (g *Graph) Lookup(name string) (types.Object, types.Type, error) { return LookupIn(g.Prog, name) }
+
+// LookupIn is Lookup in any program: the object a qualified name denotes.
+func LookupIn(prog *ssa.Program, name string) (types.Object, types.Type, error) {
+	pkgPath, _, err := SplitName(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range prog.AllPackages() {
+		if p.Pkg.Path() == pkgPath {
+			return LookupPackage(p.Pkg, name)
+		}
+	}
+	return nil, nil, fmt.Errorf("package %s is not loaded", pkgPath)
+}
+
+// SplitName splits a qualified name into its package path and the rest
+// ("Name", "T.M", "(*T).M", "T.field").
+func SplitName(name string) (pkgPath, rest string, err error) {
 	slash := strings.LastIndex(name, "/")
 	dot := strings.Index(name[slash+1:], ".")
 	if dot < 0 {
-		return nil, nil, fmt.Errorf("%q is not a qualified name (pkg/path.Name)", name)
+		return "", "", fmt.Errorf("%q is not a qualified name (pkg/path.Name)", name)
 	}
-	pkgPath, rest := name[:slash+1+dot], name[slash+1+dot+1:]
-	var pkg *types.Package
-	for _, p := range g.Prog.AllPackages() {
-		if p.Pkg.Path() == pkgPath {
-			pkg = p.Pkg
-			break
-		}
-	}
-	if pkg == nil {
-		return nil, nil, fmt.Errorf("package %s is not loaded", pkgPath)
+	return name[:slash+1+dot], name[slash+1+dot+1:], nil
+}
+
+// LookupPackage finds the object a qualified name denotes in pkg, the
+// package the name names (and, for a method or field, the receiver type
+// as written).
+func LookupPackage(pkg *types.Package, name string) (types.Object, types.Type, error) {
+	pkgPath, rest, err := SplitName(name)
+	if err != nil {
+		return nil, nil, err
 	}
 	ptr := false
 	typeName, member := "", rest

@@ -30,6 +30,9 @@ type Report struct {
 	Lab json.RawMessage `json:"lab,omitempty"`
 	// Observe is the coverage run, when it was asked for.
 	Observe *Observe `json:"observe,omitempty"`
+	// Layers follows the signal past etcd into the code that consumes it
+	// (Kubernetes), when it was asked for.
+	Layers *Layers `json:"layers,omitempty"`
 	// Notes is the study's notes, composed from the rest of the report:
 	// what the Markdown and HTML outputs render.
 	Notes *Doc `json:"notes,omitempty"`

@@ -57,6 +57,10 @@ type Loc struct {
 	// Ref is the tag or commit at which File:Line is meant, when it is not
 	// the release of the document that cites it (a drift cites several).
 	Ref string `json:"ref,omitempty"`
+	// Repo is the GitHub repository ("owner/name") that File is in, when
+	// it is not the document's (a consumer's module: kubernetes/apiserver);
+	// Ref is then its tag, and File a path in that repository.
+	Repo string `json:"repo,omitempty"`
 }
 
 // Comparison is a revision compared with the compaction revision.

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/srctrace/srctrace/trace/lab"
+	"github.com/srctrace/srctrace/trace/layers"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/target"
@@ -82,6 +83,10 @@ type Study struct {
 	// --lab) and the scripts of its coverage runs (--observe); nil for a
 	// study without a lab. Behaviours name its scripts by Observed.
 	Lab *lab.Lab `json:"-"`
+	// Consumers is what the study asks of the code that consumes etcd's
+	// signal (Kubernetes, with --kubernetes); nil for a study that stops
+	// at etcd's client.
+	Consumers *layers.Spec `json:"-"`
 }
 
 // Claim is one assertion of the exercise, quoted, and the verdict that

@@ -1,8 +1,9 @@
 // Package target describes a source tree that srctrace reads: its Go
 // modules and their folders in the repository, how its releases are
 // written, where a checkout records its version, and where the repository
-// is published. etcd is the one target today (Etcd); nothing else in
-// srctrace names etcd's layout.
+// is published. etcd is the target a study reads (Etcd); Kubernetes is
+// read as etcd's consumer (Kubernetes). Nothing else in srctrace names
+// their layouts.
 package target
 
 import (
@@ -30,12 +31,31 @@ type Target struct {
 	// VersionFile and VersionVar are where a checkout outside git says its
 	// version: a string constant or variable in a Go file of the repository.
 	VersionFile, VersionVar string
+	// Fits, for a target read as the consumer of another, says how one of
+	// its releases fits a release of the other: by what its own go.mod
+	// requires.
+	Fits *Fit
 }
 
 // Folder is one module's folder in the repository.
 type Folder struct {
 	Module string // e.g. "go.etcd.io/etcd/server/v3"
-	Dir    string // e.g. "server"
+	Dir    string // e.g. "server"; "" for the root of Repo
+	// Repo is the GitHub "owner/name" the module is published as when it
+	// is not the target's Repo (Kubernetes' staging modules are each a
+	// repository of their own, tagged with the module's release).
+	Repo string
+}
+
+// Fit is how a consumer's release is paired with a release of the target
+// it consumes: Module's go.mod requires Requires (a module of the other
+// target) at the oldest release it works with. A consumer release fits a
+// release of the other when that requirement is in the same minor line
+// and not later: a later one would make minimum version selection raise
+// the other's release.
+type Fit struct {
+	Module   string // e.g. "k8s.io/apiserver"
+	Requires string // e.g. "go.etcd.io/etcd/client/v3"
 }
 
 // Etcd is the etcd repository (github.com/etcd-io/etcd), 3.6 and later.
@@ -55,6 +75,26 @@ var Etcd = &Target{
 	ReleaseHint: "v3.7.3",
 	VersionFile: "api/version/version.go",
 	VersionVar:  "Version",
+}
+
+// Kubernetes is the Kubernetes code that consumes etcd's watch: the API
+// server's storage and watch cache (k8s.io/apiserver) and client-go, each
+// published from the kubernetes/kubernetes staging tree as a repository of
+// its own with tags v0.N.M (Kubernetes 1.N.M). It has no checkouts here:
+// its releases come from the Go module proxy.
+var Kubernetes = &Target{
+	Name: "kubernetes",
+	Repo: "kubernetes/kubernetes",
+	Main: "k8s.io/apiserver",
+	Layout: []Folder{
+		{Module: "k8s.io/apiserver", Repo: "kubernetes/apiserver"},
+		{Module: "k8s.io/client-go", Repo: "kubernetes/client-go"},
+		{Module: "k8s.io/apimachinery", Repo: "kubernetes/apimachinery"},
+		{Module: "k8s.io/api", Repo: "kubernetes/api"},
+	},
+	Release:     `^v0\.\d+\.\d+$`,
+	ReleaseHint: "v0.37.2",
+	Fits:        &Fit{Module: "k8s.io/apiserver", Requires: "go.etcd.io/etcd/client/v3"},
 }
 
 // IsRelease reports whether v is written as one of the target's release
@@ -94,6 +134,21 @@ func (t *Target) Modules() []string {
 		}
 	}
 	return out
+}
+
+// Folder returns the folder of the module that holds package pkg (the
+// longest module path that is a prefix), the repository it is published
+// in, and the module; ok is false outside the layout.
+func (t *Target) Folder(pkg string) (f Folder, ok bool) {
+	for _, x := range t.Layout {
+		if (pkg == x.Module || strings.HasPrefix(pkg, x.Module+"/")) && len(x.Module) > len(f.Module) {
+			f, ok = x, true
+		}
+	}
+	if ok && f.Repo == "" {
+		f.Repo = t.Repo
+	}
+	return f, ok
 }
 
 // Owns reports whether a package path lies in one of the target's modules.

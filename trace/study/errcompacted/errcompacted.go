@@ -22,6 +22,7 @@ func init() {
 	Study.Notes = Notes
 	Study.LabNotes = LabDoc
 	Study.Validate = checkClaims
+	Study.Consumers = Kubernetes
 	study.Register(Study)
 }
 

@@ -23,6 +23,7 @@ func Notes(rep *report.Report) *report.Doc {
 	d := &report.Doc{Title: rep.Study.Title, Marker: cite.NewMarker(Study.Tgt().Name, rep.Etcd.Version, "source", rep.Etcd.Source).String()}
 	d.Lead = n.lead()
 	d.Sections = append(d.Sections, n.answer(), n.way(), n.read(), n.decide())
+	d.Sections = append(d.Sections, kubernetesSections(rep)...) // with --kubernetes
 	d.Sections = append(d.Sections, n.appendix()...)
 	limitCites(d, maxCites)
 	return d
