@@ -13,11 +13,22 @@
 //     directly after the colon, so that a path, a colon and `code` in prose
 //     stays a path);
 //   - GitHub links https://github.com/<owner>/<repo>/blob/<ref>/path#L123
-//     and #L120-L130 (the text of a Markdown link to one, [file.go:123](...),
-//     cites it at the link's ref);
+//     and #L120-L130 (also with ?plain=1 and column anchors, #L12C3); the
+//     text of a Markdown link to one, [file.go:123](...), cites at the
+//     link's ref, and its file is the link's path;
+//   - repository-relative links and paths with a line anchor,
+//     [name](server/storage/mvcc/watcher.go#L40-L80),
+//     ../server/x.go#L12 (a leading ../ or ./ is dropped: the rest is
+//     looked up as a path, else as the end of one);
+//   - a line written out in English prose: "line 255 of
+//     server/storage/mvcc/watcher_group.go", "lines 10-20 in kvstore.go",
+//     "watcher_group.go, line 255", "watcher_group.go line 255",
+//     "kvstore.go (line 12)", the file in backticks or not (source files
+//     only: .go, .proto, .sh, .md and the like);
 //   - symbols written as inline code: a Go name with its package,
 //     `mvcc.(*watcherGroup).chooseAll`, `pkg.Func`, `pkg.T.field`, or with its
 //     import path, `go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted`.
+//     A file name in backticks, `wal.go`, is a file, not a symbol.
 //
 // # Evidence
 //
@@ -36,6 +47,11 @@
 // function so named whose body holds the line confirms it. In table cells
 // `\|` is read as `|`.
 //
+// Citations of one unit share Citation.Unit, so that a checker can tell
+// code the unit quotes for one of its citations from code it quotes for
+// another. Every quote keeps where it is in the notes (Quote), so that it
+// can be rewritten when its line changes.
+//
 // # Markers
 //
 // Notes can say which release their line numbers are of with a marker, an
@@ -50,6 +66,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -60,17 +77,19 @@ type Form string
 
 // The forms.
 const (
-	Path   Form = "path"   // dir/file.go, a colon, a line
-	Bare   Form = "bare"   // file.go, a colon, a line
-	Grep   Form = "grep"   // dir/file.go, a colon, a line, a colon, the source text
-	GitHub Form = "github" // a blob link with a #L anchor
-	Symbol Form = "symbol" // a Go name with its package, as inline code
+	Path     Form = "path"     // dir/file.go, a colon, a line
+	Bare     Form = "bare"     // file.go, a colon, a line
+	Grep     Form = "grep"     // dir/file.go, a colon, a line, a colon, the source text
+	GitHub   Form = "github"   // a blob link with a #L anchor
+	Relative Form = "relative" // a repository-relative path or link with a #L anchor
+	Prose    Form = "prose"    // "line N of file.go", "file.go, line N"
+	Symbol   Form = "symbol"   // a Go name with its package, as inline code
 )
 
 // Citation is one citation in the notes.
 type Citation struct {
 	Form Form
-	File string // as written (…/x.go keeps its ellipsis)
+	File string // as written (…/x.go keeps its ellipsis, ../x.go its dots)
 	Line int
 	End  int // last line of a range, or 0
 	Col  int // a column after the line, or 0
@@ -80,6 +99,10 @@ type Citation struct {
 	// Repo and Ref are a GitHub link's "owner/name" and tag or commit (also
 	// for a citation that is the text of such a link).
 	Repo, Ref string
+	// LinkPath is, for a citation that is the text of a link, the path the
+	// link names (the repository path of a GitHub link, or a relative
+	// link's path as written): the file the text means.
+	LinkPath string
 	// Name is a symbol citation's name.
 	Name *Name
 	// NotesLine is the 1-based line of the notes; Start and Stop the byte
@@ -92,12 +115,33 @@ type Citation struct {
 	FileAt, LineAt, EndAt, ColAt, RefAt [2]int
 	Raw                                 string
 
+	// Unit numbers the unit of evidence the citation is in (a sentence,
+	// a table row, a line of a code block), from 1 in the order of the
+	// notes; the citations of one unit share it.
+	Unit int
 	// Own is the code the notes say is on the cited line (see the package
 	// comment); Confirm is other code of the unit, which confirms the line
-	// if the line holds it; Names are the Go names of the unit.
+	// if the line holds it; Names are the Go names of the unit. Quotes are
+	// Own and Confirm with where each is in the notes.
 	Own     []string
 	Confirm []string
 	Names   []Name
+	Quotes  []Quote
+}
+
+// Quote is code the notes quote, and where: its text is bytes [From, To)
+// of notes line NotesLine (0 when it spans lines and cannot be rewritten
+// in place).
+type Quote struct {
+	Code string
+	// Own says it is the citation's own code: a grep line's text, or
+	// inline code directly beside the citation.
+	Own bool
+	// Grep says it is a grep line's text (written as the line is, tabs
+	// and all); Cell that it is in a table cell, where | is written \|.
+	Grep, Cell bool
+	NotesLine  int
+	From, To   int
 }
 
 // Problem is something in the notes that could not be read as notes.
@@ -112,17 +156,31 @@ const (
 	MaxLine = 4 << 20  // bytes
 )
 
+// srcExt are the extensions of the files a line written out in prose may
+// name: source files, not "etcd.io" or "e.g.".
+const srcExt = `(?:go|proto|s|c|h|sh|bash|py|mod|sum|yaml|yml|json|toml|md|txt|mk)`
+
+// filePat is a path as prose names it: …/ or .../ first, if abbreviated.
+const filePat = `(?:…/|\.\.\./)?(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.` + srcExt
+
 var (
-	githubRE = regexp.MustCompile(`https?://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/blob/([^/\s#)]+)/([^\s#)\]>]+)#L(\d+)(?:-L(\d+))?`)
-	urlRE    = regexp.MustCompile(`https?://[^\s)\]>]+`)
+	githubRE = regexp.MustCompile(`https?://(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/blob/([^/\s#)?]+)/([^\s#)\]>?]+)(?:\?[^\s#)\]>]*)?#L(\d+)(?:C\d+)?(?:-L(\d+)(?:C\d+)?)?`)
+	urlRE    = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s)\]>]+`)
+	// A path relative to the repository with a GitHub line anchor, as a
+	// link target or in text: server/x.go#L12, ../server/x.go#L12-L20.
+	relRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./@:#-])((?:\.\.?/)*(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]*)#L(\d+)(?:C\d+)?(?:-L(\d+)(?:C\d+)?)?`)
+	// A line written out in prose: "line N of path", "lines N-M in path".
+	lineOfRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_])[Ll]ines?[ \t]+(\d+)(?:[ \t]*(?:-|–|—|to)[ \t]*(\d+))?[ \t]+(?:of|in)[ \t]+` + "`?(" + filePat + ")`?")
+	// "path, line N", "path line N", "path (line N)", "path, at line N".
+	pathLineRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./@-])` + "`?(" + filePat + ")`?" + `(?:,[ \t]*|[ \t]+|[ \t]*\([ \t]*)(?:(?:at|on)[ \t]+)?[Ll]ines?[ \t]+(\d+)(?:[ \t]*(?:-|–|—|to)[ \t]*(\d+))?`)
 	// A grep line after its prefix (indentation, blockquote and list markers).
 	grepRE   = regexp.MustCompile(`^((?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]+\.[A-Za-z][A-Za-z0-9]*):(\d+):(.*)$`)
 	prefixRE = regexp.MustCompile(`^(?:[ \t]*>)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?`)
 	pathRE   = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./@-])((?:…/)?(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]*):(\d+)(?:-(\d+))?`)
 	colRE    = regexp.MustCompile(`^:(\d+)`)
 	// What may stand between inline code and the citation it belongs to.
-	beforeGapRE = regexp.MustCompile("^[ \t]*(?:(?:at|in|on)[ \t]+)?[(\\[]?[ \t]*`?$")
-	afterGapRE  = regexp.MustCompile("^`?\\)?[ \t]*(?:[:\u2014\u2013-][ \t]*)?$")
+	beforeGapRE = regexp.MustCompile("^[ \t\n]*(?:(?:at|in|on)[ \t\n]+)?[(\\[]?[ \t\n]*`?$")
+	afterGapRE  = regexp.MustCompile("^`?\\)?[ \t\n]*(?:[:\u2014\u2013-][ \t\n]*)?$")
 )
 
 // Parse finds the citations in data.
@@ -174,11 +232,17 @@ type parser struct {
 	problems []Problem
 	fence    string // the open code fence ("```", "~~~~"), or ""
 	para     []srcLine
+	units    int // the last unit number given
 }
 
 type srcLine struct {
 	no   int
 	text string
+}
+
+func (p *parser) newUnit() int {
+	p.units++
+	return p.units
 }
 
 func (p *parser) line(l string, n int) {
@@ -201,6 +265,7 @@ func (p *parser) line(l string, n int) {
 	}
 	if c, ok := grepLine(l, n, false); ok {
 		p.flush()
+		c.Unit = p.newUnit()
 		p.cites = append(p.cites, c)
 		return
 	}
@@ -289,6 +354,7 @@ func grepLine(l string, n int, code bool) (Citation, bool) {
 		NotesLine: n, Start: m[2], Stop: len(l), Raw: l[m[2]:], FileAt: [2]int{m[2], m[3]}, LineAt: [2]int{m[4], m[5]}}
 	if strings.TrimSpace(text) != "" {
 		c.Own = []string{text}
+		c.Quotes = []Quote{{Code: text, Own: true, Grep: true, NotesLine: n, From: m[6], To: m[7]}}
 	}
 	return c, true
 }
@@ -300,6 +366,7 @@ var colOnlyRE = regexp.MustCompile(`^\d+(?::|$|\s)`)
 // evidence.
 func (p *parser) codeLine(l string, n int) {
 	if c, ok := grepLine(l, n, true); ok {
+		c.Unit = p.newUnit()
 		p.cites = append(p.cites, c)
 		return
 	}
@@ -314,13 +381,17 @@ func (p *parser) codeLine(l string, n int) {
 		}
 	}
 	names := namesIn(string(masked))
+	unit := p.newUnit()
 	for i := range cs {
 		cs[i].Names = names
+		cs[i].Unit = unit
 	}
 	p.cites = append(p.cites, cs...)
 }
 
-// flush reads the gathered paragraph.
+// flush reads the gathered paragraph. Its citations and its inline code
+// are in the order of the text, and so are its sentences: one pass over
+// each keeps a long paragraph linear.
 func (p *parser) flush() {
 	if len(p.para) == 0 {
 		return
@@ -347,41 +418,43 @@ func (p *parser) flush() {
 		}
 	}
 	spans := codeSpans(text)
-	sents := sentences(text, spans)
-	for _, s := range sents {
-		var unit []int
-		for i, a := range at {
-			if a >= s[0] && a < s[1] {
-				unit = append(unit, i)
+	for i := range spans {
+		spans[i].place(lines, starts)
+	}
+	ci, si := 0, 0
+	for _, s := range sentences(text, spans) {
+		u := &unitEv{text: text[s[0]:s[1]], off: s[0], unit: p.newUnit()}
+		for ; ci < len(at) && at[ci] < s[1]; ci++ {
+			if at[ci] >= s[0] {
+				u.cites = append(u.cites, unitCite{c: &cs[ci], at: at[ci]})
 			}
 		}
-		var us []span
-		for _, sp := range spans {
-			if sp.start >= s[0] && sp.end <= s[1] {
-				us = append(us, sp)
+		for ; si < len(spans) && spans[si].start < s[1]; si++ {
+			if spans[si].start >= s[0] && spans[si].end <= s[1] {
+				u.spans = append(u.spans, spans[si])
 			}
-		}
-		u := &unitEv{text: text[s[0]:s[1]], off: s[0], spans: us}
-		for _, i := range unit {
-			u.cites = append(u.cites, unitCite{c: &cs[i], at: at[i]})
 		}
 		u.assign(nil)
-		p.symbols(u, lines, starts)
+		p.symbols(u)
 	}
 	p.cites = append(p.cites, cs...)
 }
 
-// tableRow reads a table row: each cell is a unit, and the other cells of
-// the row confirm.
+// tableRow reads a table row: each cell is a unit of its own code, the
+// other cells of the row confirm, and the row is one unit for the checker.
 func (p *parser) tableRow(l string, n int) {
 	cells := splitCells(l)
 	units := make([]*unitEv, len(cells))
+	row := p.newUnit()
 	for i, cl := range cells {
-		u := &unitEv{text: l[cl[0]:cl[1]], off: cl[0], table: true}
+		u := &unitEv{text: l[cl[0]:cl[1]], off: cl[0], table: true, unit: row}
 		for _, sp := range codeSpans(u.text) {
 			sp.start += cl[0]
 			sp.end += cl[0]
+			sp.cstart += cl[0]
+			sp.cend += cl[0]
 			sp.code = strings.ReplaceAll(sp.code, `\|`, "|")
+			sp.place([]srcLine{{n, l}}, []int{0})
 			u.spans = append(u.spans, sp)
 		}
 		units[i] = u
@@ -400,7 +473,7 @@ func (p *parser) tableRow(l string, n int) {
 	}
 	for _, u := range units {
 		u.assign(rowSpans)
-		p.symbols(u, []srcLine{{n, l}}, []int{0})
+		p.symbols(u)
 	}
 	p.cites = append(p.cites, cs...)
 }
@@ -427,12 +500,32 @@ func splitCells(l string) [][2]int {
 	return cells
 }
 
-// A span is inline code: its content, and its offsets (of the backticks)
-// in the text it was found in.
+// A span is inline code: its content, the offsets of its backticks and of
+// its content in the text it was found in, and where it is in the notes.
 type span struct {
-	code       string
-	start, end int
-	cite       bool // it holds a citation
+	code           string
+	start, end     int // the backticks
+	cstart, cend   int // the content (code is it, \| read as | in a cell)
+	cite           bool
+	line           int // the notes line; 0 when the span runs over lines
+	lstart, lend   int // start and end in that line
+	lcstart, lcend int // the content in that line
+}
+
+// place finds the notes line of a span of a paragraph made of lines,
+// which start at starts in it.
+func (sp *span) place(lines []srcLine, starts []int) {
+	li := sort.Search(len(starts), func(i int) bool { return starts[i] > sp.start }) - 1
+	if li < 0 || sp.end > starts[li]+len(lines[li].text) {
+		return
+	}
+	o := starts[li]
+	sp.line = lines[li].no
+	sp.lstart, sp.lend, sp.lcstart, sp.lcend = sp.start-o, sp.end-o, sp.cstart-o, sp.cend-o
+}
+
+func (sp span) quote(own, cell bool) Quote {
+	return Quote{Code: sp.code, Own: own, Cell: cell, NotesLine: sp.line, From: sp.lcstart, To: sp.lcend}
 }
 
 // codeSpans finds inline code as CommonMark does: a run of backticks
@@ -474,11 +567,11 @@ func codeSpans(text string) []span {
 			i = open + n
 			continue
 		}
-		code := text[open+n : closed]
-		if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.TrimSpace(code) != "" {
-			code = code[1 : len(code)-1]
+		cs, ce := open+n, closed
+		if ce-cs >= 2 && text[cs] == ' ' && text[ce-1] == ' ' && strings.TrimSpace(text[cs:ce]) != "" {
+			cs, ce = cs+1, ce-1
 		}
-		out = append(out, span{code: code, start: open, end: closed + n})
+		out = append(out, span{code: text[cs:ce], start: open, end: closed + n, cstart: cs, cend: ce})
 		i = closed + n
 	}
 	return out
@@ -487,20 +580,18 @@ func codeSpans(text string) []span {
 // sentences splits a paragraph into sentences, at ". ", "! " and "? "
 // outside inline code, when what follows does not start in lower case.
 func sentences(text string, spans []span) [][2]int {
-	inCode := func(i int) bool {
-		for _, s := range spans {
-			if i >= s.start && i < s.end {
-				return true
-			}
-		}
-		return false
-	}
 	var out [][2]int
-	start := 0
+	start, si := 0, 0
 	for i := 0; i+1 < len(text); i++ {
 		c := text[i]
-		if (c != '.' && c != '!' && c != '?') || (text[i+1] != ' ' && text[i+1] != '\n') || inCode(i) {
+		if (c != '.' && c != '!' && c != '?') || (text[i+1] != ' ' && text[i+1] != '\n') {
 			continue
+		}
+		for si < len(spans) && spans[si].end <= i {
+			si++
+		}
+		if si < len(spans) && spans[si].start <= i {
+			continue // in inline code
 		}
 		j := i + 1
 		for j < len(text) && (text[j] == ' ' || text[j] == '\n') {
@@ -525,6 +616,7 @@ type unitEv struct {
 	spans []span
 	cites []unitCite
 	table bool
+	unit  int // the Unit its citations get (a table row's for a cell)
 }
 
 type unitCite struct {
@@ -537,7 +629,9 @@ type unitCite struct {
 func (u *unitEv) assign(row []span) {
 	for i := range u.spans {
 		for _, uc := range u.cites {
-			if uc.at >= u.spans[i].start && uc.at < u.spans[i].end {
+			// A span that holds a citation, or that a citation holds (the
+			// file of "line 5 of `x.go`"), is the citation, not code.
+			if uc.at < u.spans[i].end && uc.at+(uc.c.Stop-uc.c.Start) > u.spans[i].start {
 				u.spans[i].cite = true
 			}
 		}
@@ -564,11 +658,13 @@ func (u *unitEv) assign(row []span) {
 	prose := namesIn(string(masked))
 	for _, uc := range u.cites {
 		c := uc.c
+		c.Unit = u.unit
 		if c.Form == Grep {
 			continue
 		}
 		stop := uc.at + (c.Stop - c.Start)
 		var own, confirm []string
+		var quotes []Quote
 		var names []Name
 		for _, sp := range u.spans {
 			if sp.cite {
@@ -577,15 +673,19 @@ func (u *unitEv) assign(row []span) {
 			if nm, ok := ParseName(sp.code); ok {
 				names = append(names, nm)
 				confirm = append(confirm, sp.code)
+				quotes = append(quotes, sp.quote(false, u.table))
 				continue
 			}
 			switch {
 			case sp.end <= uc.at && beforeGapRE.MatchString(u.text[sp.end-u.off:uc.at-u.off]):
 				own = append(own, sp.code)
+				quotes = append(quotes, sp.quote(true, u.table))
 			case sp.start >= stop && afterGapRE.MatchString(u.text[stop-u.off:sp.start-u.off]):
 				own = append(own, sp.code)
+				quotes = append(quotes, sp.quote(true, u.table))
 			default:
 				confirm = append(confirm, sp.code)
+				quotes = append(quotes, sp.quote(false, u.table))
 			}
 		}
 		for _, sp := range row {
@@ -593,12 +693,13 @@ func (u *unitEv) assign(row []span) {
 				continue
 			}
 			confirm = append(confirm, sp.code)
+			quotes = append(quotes, sp.quote(false, true))
 			if nm, ok := ParseName(sp.code); ok {
 				names = append(names, nm)
 			}
 		}
 		names = append(names, prose...)
-		c.Own, c.Confirm, c.Names = own, confirm, names
+		c.Own, c.Confirm, c.Names, c.Quotes = own, confirm, names, quotes
 		if len(own) > 0 {
 			c.Text = own[0]
 		}
@@ -608,37 +709,46 @@ func (u *unitEv) assign(row []span) {
 // symbols adds the symbol citations of a unit: inline code that is a Go
 // name with its package (or import path). Whether the qualifier is a
 // package is for the checker to say.
-func (p *parser) symbols(u *unitEv, lines []srcLine, starts []int) {
+func (p *parser) symbols(u *unitEv) {
 	for _, sp := range u.spans {
-		if sp.cite {
+		if sp.cite || sp.line == 0 {
 			continue
 		}
 		nm, ok := ParseName(sp.code)
 		if !ok || !nm.Qualified() {
 			continue
 		}
-		// The line the span is on; a span across lines is not a citation.
-		li := 0
-		for i := range starts {
-			if starts[i] <= sp.start {
-				li = i
-			}
-		}
-		s, e := sp.start-starts[li], sp.end-starts[li]
-		l := lines[li].text
-		if e > len(l) || s < 0 {
-			continue
-		}
-		raw := l[s:e]
 		n := nm
-		p.cites = append(p.cites, Citation{Form: Symbol, Name: &n, NotesLine: lines[li].no, Start: s, Stop: e, Raw: raw})
+		p.cites = append(p.cites, Citation{Form: Symbol, Name: &n, NotesLine: sp.line, Start: sp.lstart, Stop: sp.lend, Raw: sp.rawIn(u), Unit: u.unit})
 	}
+}
+
+// rawIn is the span as written, backticks and all.
+func (sp span) rawIn(u *unitEv) string {
+	a, b := sp.start-u.off, sp.end-u.off
+	if a < 0 || b > len(u.text) {
+		return ""
+	}
+	return u.text[a:b]
 }
 
 // findCitations finds the file and link citations of one line.
 func findCitations(line string, n int) []Citation {
 	var out []Citation
 	taken := make([]bool, len(line)+1)
+	mark := func(a, b int) {
+		for i := a; i < b; i++ {
+			taken[i] = true
+		}
+	}
+	free := func(a, b int) bool {
+		for i := a; i < b; i++ {
+			if taken[i] {
+				return false
+			}
+		}
+		return true
+	}
 	for _, m := range githubRE.FindAllStringSubmatchIndex(line, -1) {
 		c := Citation{Form: GitHub, Repo: line[m[2]:m[3]], Ref: line[m[4]:m[5]], File: line[m[6]:m[7]],
 			NotesLine: n, Start: m[0], Stop: m[1], Raw: line[m[0]:m[1]],
@@ -650,9 +760,19 @@ func findCitations(line string, n int) []Citation {
 		out = append(out, c)
 	}
 	for _, m := range urlRE.FindAllStringIndex(line, -1) {
-		for i := m[0]; i < m[1]; i++ {
-			taken[i] = true
+		mark(m[0], m[1])
+	}
+	for _, m := range relRE.FindAllStringSubmatchIndex(line, -1) {
+		if !free(m[2], m[1]) {
+			continue
 		}
+		c := Citation{Form: Relative, File: line[m[2]:m[3]], Line: atoi(line[m[4]:m[5]]), NotesLine: n,
+			Start: m[2], Stop: m[1], Raw: line[m[2]:m[1]], FileAt: [2]int{m[2], m[3]}, LineAt: [2]int{m[4], m[5]}}
+		if m[6] >= 0 {
+			c.End, c.EndAt = atoi(line[m[6]:m[7]]), [2]int{m[6], m[7]}
+		}
+		mark(m[2], m[1])
+		out = append(out, c)
 	}
 	for _, m := range pathRE.FindAllStringSubmatchIndex(line, -1) {
 		if taken[m[2]] {
@@ -674,20 +794,20 @@ func findCitations(line string, n int) []Citation {
 			c.Stop += col[1]
 		}
 		c.Raw = line[c.Start:c.Stop]
+		mark(c.Start, c.Stop)
 		out = append(out, c)
 	}
+	out = append(out, proseCitations(line, n, free, mark)...)
 	// In the order they are written.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].Start < out[j-1].Start; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	// The text of a Markdown link to a blob, [kvstore.go:177](https://...),
-	// cites what the link cites: it takes the link's repository and ref.
+	// or to a repository path, [watcher.go:40](server/.../watcher.go#L40),
+	// cites what the link cites: its file is the link's path, and it takes
+	// a GitHub link's repository and ref.
 	for _, m := range mdLinkRE.FindAllStringSubmatchIndex(line, -1) {
 		var link *Citation
 		for i := range out {
-			if out[i].Form == GitHub && out[i].Start == m[4] {
+			if (out[i].Form == GitHub || out[i].Form == Relative) && out[i].Start == m[4] {
 				link = &out[i]
 			}
 		}
@@ -695,15 +815,65 @@ func findCitations(line string, n int) []Citation {
 			continue
 		}
 		for i := range out {
-			if out[i].Form != GitHub && out[i].Start >= m[2] && out[i].Stop <= m[3] {
-				out[i].Repo, out[i].Ref = link.Repo, link.Ref
+			if out[i].Form != GitHub && out[i].Form != Relative && out[i].Start >= m[2] && out[i].Stop <= m[3] {
+				out[i].Repo, out[i].Ref, out[i].LinkPath = link.Repo, link.Ref, link.File
 			}
 		}
 	}
 	return out
 }
 
-var mdLinkRE = regexp.MustCompile(`\[([^\]]*)\]\((https?://[^)\s]+)\)`)
+// proseCitations finds lines written out in prose: "line N of path",
+// "path, line N" and the like, where the text is free.
+func proseCitations(line string, n int, free func(a, b int) bool, mark func(a, b int)) []Citation {
+	var out []Citation
+	add := func(start, stop int, file, ln, end [2]int) {
+		// Not the start of a longer name: kvstore.go.orig, x.go/y.
+		if rest := line[stop:]; rest != "" && (strings.ContainsAny(rest[:1], "/:#_") || rest[0] == '.' && len(rest) > 1 && isWordByte(rest[1]) || isWordByte(rest[0])) {
+			return
+		}
+		if !free(start, stop) {
+			return
+		}
+		c := Citation{Form: Prose, File: line[file[0]:file[1]], Line: atoi(line[ln[0]:ln[1]]), NotesLine: n,
+			Start: start, Stop: stop, Raw: line[start:stop], FileAt: file, LineAt: ln}
+		if end[1] > end[0] {
+			c.End, c.EndAt = atoi(line[end[0]:end[1]]), end
+		}
+		mark(start, stop)
+		out = append(out, c)
+	}
+	for _, m := range lineOfRE.FindAllStringSubmatchIndex(line, -1) {
+		start := m[0]
+		if start < len(line) && line[start] != 'l' && line[start] != 'L' {
+			_, w := utf8.DecodeRuneInString(line[start:])
+			start += w
+		}
+		var end [2]int
+		if m[4] >= 0 {
+			end = [2]int{m[4], m[5]}
+		}
+		add(start, m[1], [2]int{m[6], m[7]}, [2]int{m[2], m[3]}, end)
+	}
+	for _, m := range pathLineRE.FindAllStringSubmatchIndex(line, -1) {
+		start := m[2]
+		if start > 0 && line[start-1] == '`' {
+			start--
+		}
+		var end [2]int
+		if m[6] >= 0 {
+			end = [2]int{m[6], m[7]}
+		}
+		add(start, m[1], [2]int{m[2], m[3]}, [2]int{m[4], m[5]}, end)
+	}
+	return out
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+var mdLinkRE = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]+)\)`)
 
 func atoi(s string) int {
 	n, err := strconv.Atoi(s)
