@@ -81,6 +81,13 @@ func summary(c Citation) string {
 		s += fmt.Sprintf(" %d", c.Now)
 	case "moved":
 		s += fmt.Sprintf(" %s:%d", c.NowFile, c.Now)
+	case "mismatch":
+		// The line was found, edited: where it is now.
+		if c.Now > 0 && c.NowFile != "" {
+			s += fmt.Sprintf(" at %s:%d", c.NowFile, c.Now)
+		} else if c.Now > 0 {
+			s += fmt.Sprintf(" at %d", c.Now)
+		}
 	}
 	if c.Form == "symbol" && c.Status == "ok" {
 		s += fmt.Sprintf(" %s:%d", c.File, c.Line)
@@ -415,7 +422,7 @@ func TestAmbiguousFile(t *testing.T) {
 	tree.add("a/x.go", "")
 	tree.add("b/x.go", "")
 	tree.sort()
-	r := (&Checker{Default: tree}).check(context.Background(), cite.Citation{Form: cite.Bare, File: "x.go", Line: 1}, own{})
+	r := (&Checker{Default: tree}).check(context.Background(), cite.Citation{Form: cite.Bare, File: "x.go", Line: 1}, own{}, nil)
 	if r.status != Ambiguous || !strings.Contains(r.msg, "a/x.go, b/x.go") {
 		t.Errorf("%+v", r)
 	}
@@ -449,7 +456,7 @@ func TestUnread(t *testing.T) {
 			"tests/e2e/x_test.go":                    "unresolved tests/e2e/x_test.go is in none of the modules",
 			"server/y.go":                            "missing no file server/y.go in etcd v3.6.9",
 		} {
-			r := k.check(context.Background(), cite.Citation{Form: cite.Path, File: file, Line: 1}, o)
+			r := k.check(context.Background(), cite.Citation{Form: cite.Path, File: file, Line: 1}, o, nil)
 			if got := string(r.status) + " " + r.msg; !strings.HasPrefix(got, want) {
 				t.Errorf("from %q: %s: %s, want %s…", o.name, file, got, want)
 			}

@@ -58,10 +58,10 @@ func TestEtcdNotesAcrossReleases(t *testing.T) {
 			"16 server/storage/mvcc/watcher_group.go:251 drifted 255",
 			"17 server/storage/mvcc/watchable_store.go:135 drifted 141",
 			"19 kvstore.go:203 drifted 214",
-			"20 server/storage/mvcc/watchable_store.go:222 drifted 227",                   // now NewTicker(watchResyncPeriod)
-			"21 server/etcdserver/txn/txn.go:176 moved server/etcdserver/txn/range.go:71", // Range has its own file
-			"22 server/etcdserver/apply/apply_auth.go:59 moved server/etcdserver/apply/auth.go:59",
-			"23 server/etcdserver/server.go:1975 mismatch", // applyEntryNormal calls apply.Apply now
+			"20 server/storage/mvcc/watchable_store.go:222 mismatch at 227",                              // now NewTicker(watchResyncPeriod), not the quoted NewTicker(waitDuration)
+			"21 server/etcdserver/txn/txn.go:176 moved server/etcdserver/txn/range.go:71",                // Range has its own file
+			"22 server/etcdserver/apply/apply_auth.go:59 mismatch at server/etcdserver/apply/auth.go:59", // Apply(r, shouldApplyV3, applyFunc) now
+			"23 server/etcdserver/server.go:1975 mismatch",                                               // applyEntryNormal calls apply.Apply now
 			"24 kvstore.go:177 drifted 188",
 			"28 server/storage/mvcc/watcher_group.go:251 drifted 255",
 			"29 watcher_group.go:237 drifted 241",
