@@ -9,18 +9,19 @@
 // text contradicts. In order of strength:
 //
 //  1. code the notes quote: a grep line's text, or inline code beside the
-//     citation (its own code), which the line must hold; else other code
-//     of its sentence, list item or table row, of which the line must
-//     hold some. Code that the unit quotes for another of its citations
-//     (it is on that citation's line) is that citation's; a function's
-//     name is not code of a line (see 2); a keyword or literal alone
-//     (`nil`, `0`) says nothing. Code that is on none of the cited lines
-//     but elsewhere in the file contradicts the citation: it is drifted
-//     to where that code is, or ambiguous when several places hold it;
+//     citation (its own code), which the line must hold (else it is
+//     located: drifted, moved, ambiguous or mismatch); else other code of
+//     its sentence, list item or table row, of which the line must hold
+//     some. That other code is compared whatever else anchors the
+//     citation: code that is elsewhere in the function holding the cited
+//     line, and on none of the unit's cited lines nor on a line that
+//     guards one of them (an if's condition, a case), contradicts it: the
+//     citation is drifted to that code, or ambiguous when several lines
+//     hold it. A name (`unsynced`, `w.minRev`, `chooseAll`) confirms a
+//     line that holds it but is not code of one line, and a keyword or a
+//     literal alone (`nil`, `0`) says nothing;
 //  2. a function or method named in the same unit, declared in the cited
-//     file, whose body holds the line (or which the line names: a call
-//     of it); a unit that names functions of the file none of which holds
-//     or is named on the line contradicts it (mismatch);
+//     file, whose body holds the line;
 //  3. the notes' own release (--from, a permalink's tag, or the marker that
 //     srctrace errcompacted writes). It says only which release the line
 //     numbers are of: 1 and 2 are checked at that release first (a

@@ -310,9 +310,9 @@ func TestLinkText(t *testing.T) {
 func TestQuotes(t *testing.T) {
 	notes := strings.Join([]string{
 		"The read fails at `rev < c` (`a/kv.go:17`), and `x` is `y == 2` at", // 1
-		"a/kv.go:30. Next `z = 1` at a/kv.go:31.",                             // 2
-		"| `a/kv.go:9` | `x \\|\\| y` |",                                 // 3
-		"a/kv.go:5:\treturn nil",                                          // 4
+		"a/kv.go:30. Next `z = 1` at a/kv.go:31.",                            // 2
+		"| `a/kv.go:9` | `x \\|\\| y` |",                                     // 3
+		"a/kv.go:5:\treturn nil",                                             // 4
 	}, "\n")
 	lines := strings.Split(notes, "\n")
 	cs, _ := Parse([]byte(notes))
