@@ -14,10 +14,10 @@
 //     its sentence, list item or table row, of which the line must hold
 //     some. That other code is compared whatever else anchors the
 //     citation: code that is elsewhere in the function holding the cited
-//     line, and on none of the unit's cited lines nor on a line that
-//     guards one of them (an if's condition, a case), contradicts it: the
-//     citation is drifted to that code, or ambiguous when several lines
-//     hold it. A name (`unsynced`, `w.minRev`, `chooseAll`) confirms a
+//     line (or within three lines of it), and on none of the unit's cited
+//     lines nor on a line that guards one of them (an if's condition, a
+//     case), contradicts it: the citation is drifted to that code, or
+//     ambiguous when several lines hold it. A name (`unsynced`, `w.minRev`, `chooseAll`) confirms a
 //     line that holds it but is not code of one line, and a keyword or a
 //     literal alone (`nil`, `0`) says nothing;
 //  2. a function or method named in the same unit, declared in the cited
@@ -486,7 +486,8 @@ func (k *Checker) direct(r result, t *Tree, sameRelease bool, unit []cite.Citati
 // contradicted says whether the unit's code says the citation is not the
 // line: code the unit quotes (not a name: a name is not code of a line)
 // that is elsewhere in the function that holds the cited line (or, for a
-// line outside functions, outside them), while none of the unit's cited
+// line outside functions, outside them), or within three lines of it,
+// while none of the unit's cited
 // lines holds it, nor a line that guards one of them (the condition of
 // an if or a case whose body holds it). Then the citation is drifted to
 // that code, or ambiguous when several lines hold it.
@@ -506,7 +507,7 @@ func (k *Checker) contradicted(r result, t *Tree, rp string, other []string, uni
 		var places []int
 		for _, p := range textPlaces(t, rp, []string{q}, c.Names) {
 			f, in := t.enclosing(rp, p)
-			if in == inFn && (!inFn || f == fn) {
+			if in == inFn && (!inFn || f == fn) || absInt(p-c.Line) <= contextLines {
 				places = append(places, p)
 			}
 		}

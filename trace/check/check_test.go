@@ -477,3 +477,38 @@ func TestRewritePath(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceContradicts: notes-evidence.md, whose marker says v3.9.0,
+// checked at v3.9.0: the marker says only whose line numbers they are;
+// the code each sentence, item or row quotes is compared all the same.
+// Expectations read from v3.9.0's kv.go and watch.go in releases.txtar.
+func TestEvidenceContradicts(t *testing.T) {
+	dirs, open := releases(t)
+	notes := notesFile(t, "notes-evidence.md")
+	rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.0"], Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"5 server/storage/mvcc/kv.go:15 drifted 17", // a blank line; the quoted if is at 17
+		"7 kv.go:19 drifted 18",                     // rangeKeys' `}`; its return is at 18
+		"8 kv.go:28 ok",                             // the quoted if guards 28
+		"9 kv.go:18 ok",                             // each quoted if guards one of the two lines
+		"9 kv.go:28 ok",                             //
+		"10 watch.go:9 ok",                          // `w.minRev` is a name, not code of a line
+		"11 kv.go:36 ok",                            // `return nil` alone says nothing
+		"12 kv.go:38 drifted 37",                    // own code, at 37
+		"16 kv.go:30 ambiguous",                     // the row's code is at 27 and 28
+	}
+	if diff := cmp.Diff(want, summaries(rep)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, c := range rep.Citations {
+		if c.Status == "ok" && c.Anchor != "release" {
+			t.Errorf("%d: %s: ok by %s", c.NotesLine, c.Citation, c.Anchor)
+		}
+	}
+	if m := rep.Citations[0].Message; !strings.Contains(m, "the notes quote `if rev < tr.s.compactMainRev {` beside it, which is at line 17, not on line 15") {
+		t.Errorf("message: %s", m)
+	}
+}
