@@ -280,7 +280,9 @@ func (k *Checker) linkTree(ctx context.Context, repo, ref string, fork bool) (*T
 			return nil, fmt.Errorf("a link to %s (a fork of %s?) at its %s %s: only a commit names the same code in both; not checked", repo, tgt.Repo, g.kind, ref)
 		case g.err == nil:
 			return k.hist.tree(ctx, ref)
-		case fork || !tgt.IsRelease(ref):
+		case fork:
+			return nil, fmt.Errorf("a link to %s (a fork of %s?) at %s: %v; a fork's link is read only at a commit that history has", repo, tgt.Repo, ref, g.err)
+		case !tgt.IsRelease(ref):
 			return nil, fmt.Errorf("the link is at %s: %v", ref, g.err)
 		}
 	}

@@ -135,7 +135,7 @@ func (h *history) tree(ctx context.Context, ref string) (*Tree, error) {
 	t, ok := h.trees[r.commit]
 	h.mu.Unlock()
 	if ok {
-		return t, nil
+		return t.named(ref, r.kind), nil
 	}
 	out, err := h.git(ctx, "ls-tree", "-r", "-z", "--name-only", "--full-tree", r.commit)
 	if err != nil {
@@ -157,4 +157,15 @@ func (h *history) tree(ctx context.Context, ref string) (*Tree, error) {
 	h.trees[r.commit] = t
 	h.mu.Unlock()
 	return t, nil
+}
+
+// named is t under another name of its commit (a short hash, a tag): the
+// files and what was read of them are shared.
+func (t *Tree) named(ref, kind string) *Tree {
+	if t.Version == ref {
+		return t
+	}
+	n := *t
+	n.Version, n.RefKind = ref, kind
+	return &n
 }
