@@ -512,3 +512,67 @@ func TestEvidenceContradicts(t *testing.T) {
 		t.Errorf("message: %s", m)
 	}
 }
+
+// TestForms: the forms people write besides file:line, checked at v3.9.0
+// with no release of the notes' own: expectations read from v3.9.0's
+// kv.go and watch.go in releases.txtar.
+func TestForms(t *testing.T) {
+	dirs, open := releases(t)
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "forms.md")
+	data := strings.Join([]string{
+		"# Forms",                                                     // 1
+		"",                                                            // 2
+		"See [rangeKeys](server/storage/mvcc/kv.go#L16-L24).",         // 3: relative, in rangeKeys
+		"",                                                            // 4
+		"[kv.go:18](../../server/storage/mvcc/kv.go#L18) `return 0, ErrCompacted`", // 5
+		"",                                                            // 6
+		"It is line 18 of server/storage/mvcc/kv.go, `return 0, ErrCompacted`.", // 7
+		"",                                                            // 8
+		"- kv.go, line 28: `return ErrCompacted`",                     // 9
+		"- watch.go line 10 `if w.minRev < compactRev || w.minRev == 0 {`", // 10
+		"- lines 34-35 of `kv.go` refuse a compaction with `if rev <= s.compactMainRev {`", // 11
+		"- The WAL lives in `wal.go`, its messages in `raft.proto`.",  // 12: files, not symbols
+		"- [here](server/storage/mvcc/kv.go#L21) `return 0, ErrCompacted`", // 13: the code is at 18
+		"",
+	}, "\n")
+	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.0"], Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"3 server/storage/mvcc/kv.go#L16-L24 ok",
+		"5 kv.go:18 ok",
+		"5 ../../server/storage/mvcc/kv.go#L18 ok",
+		"7 line 18 of server/storage/mvcc/kv.go ok",
+		"9 kv.go, line 28 ok",
+		"10 watch.go line 10 ok",
+		"11 lines 34-35 of `kv.go` ok",
+		"13 server/storage/mvcc/kv.go#L21 drifted 18",
+	}
+	if diff := cmp.Diff(want, summaries(rep)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	var forms []string
+	for _, c := range rep.Citations {
+		forms = append(forms, c.Form)
+	}
+	if got := strings.Join(forms, " "); got != "relative bare relative prose prose prose prose relative" {
+		t.Errorf("forms %s", got)
+	}
+	// A file of only repository-relative links is read, not "0 citations".
+	only := filepath.Join(dir, "only.md")
+	if err := os.WriteFile(only, []byte("[watcher](server/storage/mvcc/watch.go#L40-L80)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Run(context.Background(), Options{Dir: dirs["v3.9.0"], Files: []string{only}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summaries(rep); len(got) != 1 || got[0] != "1 server/storage/mvcc/watch.go#L40-L80 missing" || rep.Bad() == 0 {
+		t.Errorf("relative links only: %v", got)
+	}
+}

@@ -828,8 +828,16 @@ func findCitations(line string, n int) []Citation {
 func proseCitations(line string, n int, free func(a, b int) bool, mark func(a, b int)) []Citation {
 	var out []Citation
 	add := func(start, stop int, file, ln, end [2]int) {
-		// Not the start of a longer name: kvstore.go.orig, x.go/y.
-		if rest := line[stop:]; rest != "" && (strings.ContainsAny(rest[:1], "/:#_") || rest[0] == '.' && len(rest) > 1 && isWordByte(rest[1]) || isWordByte(rest[0])) {
+		// Not the start of something longer: a path (kvstore.go.orig,
+		// x.go/y, x.go:12, x.go#L3) after the file, a number (line 3.5,
+		// line 12a) after the line.
+		rest := line[stop:]
+		if stop == file[1] || stop == file[1]+1 && line[file[1]] == '`' {
+			if rest != "" && (strings.ContainsAny(rest[:1], "/#_") || rest[0] == ':' && len(rest) > 1 && isWordByte(rest[1]) ||
+				rest[0] == '.' && len(rest) > 1 && isWordByte(rest[1]) || isWordByte(rest[0])) {
+				return
+			}
+		} else if rest != "" && (isWordByte(rest[0]) || rest[0] == '.' && len(rest) > 1 && isWordByte(rest[1])) {
 			return
 		}
 		if !free(start, stop) {
