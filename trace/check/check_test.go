@@ -521,19 +521,19 @@ func TestForms(t *testing.T) {
 	dir := t.TempDir()
 	notes := filepath.Join(dir, "forms.md")
 	data := strings.Join([]string{
-		"# Forms",                                                     // 1
-		"",                                                            // 2
-		"See [rangeKeys](server/storage/mvcc/kv.go#L16-L24).",         // 3: relative, in rangeKeys
-		"",                                                            // 4
+		"# Forms", // 1
+		"",        // 2
+		"See [rangeKeys](server/storage/mvcc/kv.go#L16-L24).", // 3: relative, in rangeKeys
+		"", // 4
 		"[kv.go:18](../../server/storage/mvcc/kv.go#L18) `return 0, ErrCompacted`", // 5
-		"",                                                            // 6
+		"", // 6
 		"It is line 18 of server/storage/mvcc/kv.go, `return 0, ErrCompacted`.", // 7
-		"",                                                            // 8
-		"- kv.go, line 28: `return ErrCompacted`",                     // 9
-		"- watch.go line 10 `if w.minRev < compactRev || w.minRev == 0 {`", // 10
+		"", // 8
+		"- kv.go, line 28: `return ErrCompacted`",                                          // 9
+		"- watch.go line 10 `if w.minRev < compactRev || w.minRev == 0 {`",                 // 10
 		"- lines 34-35 of `kv.go` refuse a compaction with `if rev <= s.compactMainRev {`", // 11
-		"- The WAL lives in `wal.go`, its messages in `raft.proto`.",  // 12: files, not symbols
-		"- [here](server/storage/mvcc/kv.go#L21) `return 0, ErrCompacted`", // 13: the code is at 18
+		"- The WAL lives in `wal.go`, its messages in `raft.proto`.",                       // 12: files, not symbols
+		"- [here](server/storage/mvcc/kv.go#L21) `return 0, ErrCompacted`",                 // 13: the code is at 18
 		"",
 	}, "\n")
 	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
