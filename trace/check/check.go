@@ -382,18 +382,16 @@ func (k *Checker) checkLine(c cite.Citation, o own, t *Tree, unit []cite.Citatio
 	return k.direct(r, t, o.tree != nil, unit)
 }
 
-// quotesOf returns a citation's own code and the other code of its unit
+// quotesOf returns a citation's own code (a grep line's text, code beside
+// it: what the notes say the line holds) and the other code of its unit
 // that can say which line it is: code with a name or a string in it, not
-// a keyword or a literal alone. A grep line's text is the whole line and
-// always counts.
+// a keyword or a literal alone.
 func quotesOf(c cite.Citation) (ownCode, other []string) {
 	for _, q := range c.Quotes {
-		if !q.Grep && !telling(q.Code) {
-			continue
-		}
-		if q.Own {
+		switch {
+		case q.Own:
 			ownCode = append(ownCode, q.Code)
-		} else {
+		case telling(q.Code):
 			other = append(other, q.Code)
 		}
 	}
@@ -866,7 +864,7 @@ func (k *Checker) carry(r result, r0, t *Tree, unit []cite.Citation) result {
 	ns0 := r0.normalized(rp0)
 	for _, q := range c.Quotes {
 		n := cite.Normalize(q.Code)
-		if n == "" || !q.Grep && !telling(q.Code) {
+		if n == "" || !q.Own && !telling(q.Code) {
 			continue
 		}
 		for l := line0; l <= max(line0, end0) && l <= len(ns0); l++ {

@@ -576,3 +576,82 @@ func TestForms(t *testing.T) {
 		t.Errorf("relative links only: %v", got)
 	}
 }
+
+// TestFixCarriesCode: --fix carries a line and the code quoted beside it
+// when the line changed between the notes' release and the one checked,
+// carries a range end by end, follows a symbolic link, and leaves notes
+// that the next check passes. Expectations read from releases.txtar: at
+// v3.9.1 kv.go's `return 0, nil` (21) is `return 0, ErrFutureRev` (24),
+// `if rev <= s.compactMainRev {` (34) is `if rev <= s.compactMainRev &&
+// rev != 0 {` (30), and compact's lines 33-38 are 29-33 (its assignment
+// is gone).
+func TestFixCarriesCode(t *testing.T) {
+	dirs, open := releases(t)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real", "notes.md")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := strings.Join([]string{
+		"# Carried",
+		"",
+		"<!-- srctrace: etcd v3.9.0 source=module -->",
+		"",
+		"- The future check returns `return 0, nil` (kv.go:21).",
+		"- server/storage/mvcc/kv.go:21:\t\treturn 0, nil",
+		"- The compaction refuses when `rev <= s.compactMainRev {` (`server/storage/mvcc/kv.go:34`).",
+		"- [compact](https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L33-L38) is the whole function.",
+		"",
+	}, "\n")
+	if err := os.WriteFile(real, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "notes.md")
+	if err := os.Symlink(filepath.Join("real", "notes.md"), link); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rep, err := Run(ctx, Options{Dir: dirs["v3.9.1"], To: "v3.9.1", Fix: true, Files: []string{link}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFound := []string{
+		"5 kv.go:21 mismatch at 24",
+		"6 server/storage/mvcc/kv.go:21 mismatch at 24",
+		"7 server/storage/mvcc/kv.go:34 mismatch at 30",
+		"8 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L33-L38 drifted 29",
+	}
+	if diff := cmp.Diff(wantFound, summaries(rep)); diff != "" {
+		t.Errorf("found (-want +got):\n%s", diff)
+	}
+	if c := rep.Citations[3]; c.NowEnd != 33 {
+		t.Errorf("the range's end is %d at v3.9.1, want 33 (carried by its own line, not by its start's offset)", c.NowEnd)
+	}
+	fi, err := os.Lstat(link)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symbolic link is gone: %v %v", fi, err)
+	}
+	got, _ := os.ReadFile(real)
+	want := strings.NewReplacer(
+		"etcd v3.9.0 source", "etcd v3.9.1 source",
+		"`return 0, nil` (kv.go:21)", "`return 0, ErrFutureRev` (kv.go:24)",
+		"kv.go:21:\t\treturn 0, nil", "kv.go:24:\t\treturn 0, ErrFutureRev",
+		"`rev <= s.compactMainRev {` (`server/storage/mvcc/kv.go:34`)", "`rev <= s.compactMainRev && rev != 0 {` (`server/storage/mvcc/kv.go:30`)",
+		"blob/v3.9.0/server/storage/mvcc/kv.go#L33-L38", "blob/v3.9.1/server/storage/mvcc/kv.go#L29-L33",
+	).Replace(data)
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("fixed notes (-want +got):\n%s", diff)
+	}
+	s := rep.Notes[0]
+	if s.AfterFix == nil || s.AfterFix["ok"] != 4 || rep.Bad() != 0 {
+		t.Errorf("after --fix: %v, %d to attend to; fix: %s", s.AfterFix, rep.Bad(), s.Fix)
+	}
+	// The next check passes.
+	rep, err = Run(ctx, Options{Dir: dirs["v3.9.1"], Files: []string{link}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Bad() != 0 {
+		t.Errorf("the next check: %v", summaries(rep))
+	}
+}
