@@ -88,9 +88,9 @@ func TestCheckExitCodes(t *testing.T) {
 	}{
 		{[]string{"check"}, exitUsage, "", "wants the notes"},
 		{[]string{"check", "--format", "yaml", good}, exitUsage, "", `--format "yaml"`},
-		{[]string{"check", "--etcd-dir", dir, good}, exitOK, "2 citations checked against etcd v3.9.0-fixture: 2 ok", ""},
-		{[]string{"check", "--etcd-dir", dir, drift}, exitProblems, "store.go:12: drifted -> 20", ""},
-		{[]string{"check", "--etcd-dir", dir, bare}, exitProblems, "store.go:12: unanchored (the line exists, but nothing in the notes confirms it", ""},
+		{[]string{"check", "--etcd-dir", dir, good}, exitOK, "2 citations in 1 notes file: 2 ok.", ""},
+		{[]string{"check", "--etcd-dir", dir, drift}, exitProblems, "status: drifted → server/storage/mvcc/store.go:20", ""},
+		{[]string{"check", "--etcd-dir", dir, bare}, exitProblems, "why: the line exists, but nothing in the notes confirms it", ""},
 		{[]string{"check", "--etcd-dir", dir, binary}, exitProblems, "binary file", ""},
 		{[]string{"check", "--etcd-dir", dir, filepath.Join(notes, "nope.md")}, exitError, "", "reading notes"},
 		{[]string{"check", "--etcd-dir", filepath.Join(notes, "nope"), good}, exitUsage, "", "is not a directory"},
@@ -103,9 +103,29 @@ func TestCheckExitCodes(t *testing.T) {
 			}
 		})
 	}
+	// -o writes the output to a file, atomically; SARIF and GitHub
+	// annotations keep the exit status.
+	sarifFile := filepath.Join(notes, "out", "check.sarif")
+	if err := os.MkdirAll(filepath.Dir(sarifFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := runWithEnv(t, []string{"check", "--etcd-dir", dir, "--format", "sarif", "-o", sarifFile, drift}, &stdout, &stderr); code != exitProblems || stdout.Len() != 0 {
+		t.Errorf("sarif -o: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	if b, err := os.ReadFile(sarifFile); err != nil || !strings.Contains(string(b), `"version": "2.1.0"`) || !strings.Contains(string(b), `"ruleId": "drifted"`) {
+		t.Errorf("sarif file: %v\n%s", err, b)
+	}
+	stdout.Reset()
+	if code := runWithEnv(t, []string{"check", "--etcd-dir", dir, "--format", "github", drift}, &stdout, &stderr); code != exitProblems ||
+		!strings.HasPrefix(stdout.String(), "::warning file="+filepath.ToSlash(drift)+",line=1,col=1,endColumn=12,title=srctrace check%3A drifted::store.go:12: drifted -> server/storage/mvcc/store.go:20") {
+		t.Errorf("github: exit %d\n%s", code, stdout.String())
+	}
 	// --fix rewrites the drifted line and nothing else; then the notes check clean.
 	var out bytes.Buffer
-	runWithEnv(t, []string{"check", "--etcd-dir", dir, "--fix", drift}, &out, &out)
+	if code := runWithEnv(t, []string{"check", "--etcd-dir", dir, "--fix", drift}, &out, &out); code != exitOK {
+		t.Errorf("--fix that leaves nothing to attend to: exit %d\n%s", code, out.String())
+	}
 	if b, _ := os.ReadFile(drift); string(b) != "store.go:20 `return ErrCompacted`\n" {
 		t.Errorf("fixed: %q", b)
 	}

@@ -125,6 +125,15 @@ func (h *history) lookup(ctx context.Context, ref string) gitRef {
 	return gitRef{err: fmt.Errorf("%s has no tag or branch %s", h.dir, ref)}
 }
 
+// head returns the commit the checkout is at.
+func (h *history) head(ctx context.Context) string {
+	out, err := h.git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // tree returns the files of ref in the history.
 func (h *history) tree(ctx context.Context, ref string) (*Tree, error) {
 	r := h.resolve(ctx, ref)

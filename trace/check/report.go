@@ -25,6 +25,8 @@ type Report struct {
 	// Commit is the commit of a checkout checked against, when it has a
 	// git history.
 	Commit string `json:"commit,omitempty"`
+	// Repo is the GitHub "owner/name" of Target, for permalinks.
+	Repo string `json:"repo,omitempty"`
 }
 
 // Citation is one checked citation. File, Line and End are as the notes

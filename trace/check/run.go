@@ -175,8 +175,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.To != "" {
 		k.To = def.Version
 	}
+	if hist != nil && def.Commit == "" && !def.Dirty {
+		def.Commit = hist.head(ctx)
+	}
 
-	rep := &Report{Release: def.Version, Target: tgt.Name, Dirty: def.Dirty, Commit: def.Commit, Citations: []Citation{}, Problems: []Problem{}, Notes: []Summary{}}
+	rep := &Report{Release: def.Version, Target: tgt.Name, Dirty: def.Dirty, Commit: def.Commit, Repo: tgt.Repo, Citations: []Citation{}, Problems: []Problem{}, Notes: []Summary{}}
 	for _, n := range all {
 		first := len(rep.Citations)
 		nc := k.checkNotes(ctx, n, o.From)
