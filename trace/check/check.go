@@ -110,7 +110,7 @@ const (
 
 // result is one checked citation, with what --fix needs.
 type result struct {
-	c        cite.Citation
+	c        *cite.Citation
 	status   Status
 	release  string // the release (or ref) checked against
 	commit   string // its commit, when read from a checkout's history
@@ -160,6 +160,8 @@ type Checker struct {
 	hist  *history
 	trees map[string]*Tree
 	errs  map[string]error
+	// symbols caches what a symbol citation found, by its name as written.
+	symbols map[string]result
 }
 
 func (k *Checker) tgt() *target.Target {
@@ -218,7 +220,7 @@ func sameTree(a, b *Tree) bool {
 
 // check checks one citation; o is the notes' own release for citations
 // that are not links, and unit the citations of its unit (itself too).
-func (k *Checker) check(ctx context.Context, c cite.Citation, o own, unit []cite.Citation) result {
+func (k *Checker) check(ctx context.Context, c *cite.Citation, o own, unit []cite.Citation) result {
 	r := result{c: c, by: ByRelease}
 	if c.Form == cite.Symbol {
 		return k.checkSymbol(c)
@@ -238,7 +240,7 @@ func (k *Checker) check(ctx context.Context, c cite.Citation, o own, unit []cite
 
 // checkLink checks a link, or the text of one: at the link's ref, or
 // carried from it to the release checked with --to.
-func (k *Checker) checkLink(ctx context.Context, c cite.Citation, unit []cite.Citation) result {
+func (k *Checker) checkLink(ctx context.Context, c *cite.Citation, unit []cite.Citation) result {
 	tgt := k.tgt()
 	r := result{c: c, release: c.Ref, by: ByLink}
 	same := strings.EqualFold(c.Repo, tgt.Repo)
@@ -297,7 +299,20 @@ func (k *Checker) linkTree(ctx context.Context, repo, ref string, fork bool) (*T
 	return nil, fmt.Errorf("the link is at %q, which is not a release tag (a branch?): the module proxy serves releases; check it with --%s-dir DIR, a clone of %s with its history, where it is read at that ref", ref, tgt.Name, tgt.Repo)
 }
 
-func (k *Checker) checkSymbol(c cite.Citation) result {
+func (k *Checker) checkSymbol(c *cite.Citation) result {
+	if r, ok := k.symbols[c.Name.Raw]; ok {
+		r.c = c
+		return r
+	}
+	r := k.findSymbol(c)
+	if k.symbols == nil {
+		k.symbols = map[string]result{}
+	}
+	k.symbols[c.Name.Raw] = r
+	return r
+}
+
+func (k *Checker) findSymbol(c *cite.Citation) result {
 	t := k.Default
 	r := result{c: c, release: t.Version, commit: t.Commit, by: ByRelease, anchor: AnchorSymbol}
 	found, pkgs, isPkg := t.symbol(*c.Name)
@@ -358,7 +373,7 @@ func short(commit string) string {
 }
 
 // checkLine checks a file citation at t, with o its own release.
-func (k *Checker) checkLine(c cite.Citation, o own, t *Tree, unit []cite.Citation) result {
+func (k *Checker) checkLine(c *cite.Citation, o own, t *Tree, unit []cite.Citation) result {
 	r := result{c: c, release: t.Version, commit: t.Commit, by: ByRelease}
 	if o.name != "" {
 		r.from, r.fromBy = o.name, o.by
@@ -386,7 +401,7 @@ func (k *Checker) checkLine(c cite.Citation, o own, t *Tree, unit []cite.Citatio
 // it: what the notes say the line holds) and the other code of its unit
 // that can say which line it is: code with a name or a string in it, not
 // a keyword or a literal alone.
-func quotesOf(c cite.Citation) (ownCode, other []string) {
+func quotesOf(c *cite.Citation) (ownCode, other []string) {
 	for _, q := range c.Quotes {
 		switch {
 		case q.Own:
@@ -545,7 +560,7 @@ func (k *Checker) contradicted(r result, t *Tree, rp string, other []string, uni
 
 // unitLines are the lines the citations of a unit cite at t, and the lines
 // that guard them, by file (c's file is rp).
-func (k *Checker) unitLines(t *Tree, rp string, c cite.Citation, unit []cite.Citation) map[string][]int {
+func (k *Checker) unitLines(t *Tree, rp string, c *cite.Citation, unit []cite.Citation) map[string][]int {
 	out := map[string][]int{}
 	add := func(file string, o cite.Citation) {
 		for l := o.Line; l <= max(o.Line, o.End); l++ {
@@ -553,7 +568,7 @@ func (k *Checker) unitLines(t *Tree, rp string, c cite.Citation, unit []cite.Cit
 		}
 		out[file] = append(out[file], t.guardsOf(file, o.Line)...)
 	}
-	add(rp, c)
+	add(rp, *c)
 	for _, o := range unit {
 		if o.Form == cite.Symbol || o.NotesLine == c.NotesLine && o.Start == c.Start {
 			continue
@@ -610,8 +625,8 @@ type fileWhy struct {
 
 // resolveFile finds the cited file at t; a name that several files have
 // is settled by the notes' evidence when exactly one of them fits it.
-func (k *Checker) resolveFile(t *Tree, c cite.Citation) (string, fileWhy) {
-	file := fileOf(c)
+func (k *Checker) resolveFile(t *Tree, c *cite.Citation) (string, fileWhy) {
+	file := fileOf(*c)
 	rp, cands := t.resolve(file)
 	if rp != "" {
 		return rp, fileWhy{}
@@ -681,6 +696,24 @@ func inNamedFunc(t *Tree, rp string, line int, names []cite.Name) (string, bool)
 // textPlaces returns the lines of rp that hold one of texts, in the body of
 // a function that names names when any of them is declared in rp.
 func textPlaces(t *Tree, rp string, texts []string, names []cite.Name) []int {
+	var key strings.Builder
+	key.WriteString(rp)
+	for _, x := range texts {
+		key.WriteString("\x00" + x)
+	}
+	key.WriteString("\x01")
+	for _, n := range names {
+		key.WriteString("\x00" + n.Raw)
+	}
+	if ps, ok := t.places[key.String()]; ok {
+		return ps
+	}
+	ps := findPlaces(t, rp, texts, names)
+	t.places[key.String()] = ps
+	return ps
+}
+
+func findPlaces(t *Tree, rp string, texts []string, names []cite.Name) []int {
 	ns := t.normalized(rp)
 	var spans []fnSpan
 	for _, n := range names {

@@ -422,7 +422,7 @@ func TestAmbiguousFile(t *testing.T) {
 	tree.add("a/x.go", "")
 	tree.add("b/x.go", "")
 	tree.sort()
-	r := (&Checker{Default: tree}).check(context.Background(), cite.Citation{Form: cite.Bare, File: "x.go", Line: 1}, own{}, nil)
+	r := (&Checker{Default: tree}).check(context.Background(), &cite.Citation{Form: cite.Bare, File: "x.go", Line: 1}, own{}, nil)
 	if r.status != Ambiguous || !strings.Contains(r.msg, "a/x.go, b/x.go") {
 		t.Errorf("%+v", r)
 	}
@@ -456,7 +456,7 @@ func TestUnread(t *testing.T) {
 			"tests/e2e/x_test.go":                    "unresolved tests/e2e/x_test.go is in none of the modules",
 			"server/y.go":                            "missing no file server/y.go in etcd v3.6.9",
 		} {
-			r := k.check(context.Background(), cite.Citation{Form: cite.Path, File: file, Line: 1}, o, nil)
+			r := k.check(context.Background(), &cite.Citation{Form: cite.Path, File: file, Line: 1}, o, nil)
 			if got := string(r.status) + " " + r.msg; !strings.HasPrefix(got, want) {
 				t.Errorf("from %q: %s: %s, want %s…", o.name, file, got, want)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 
@@ -184,6 +185,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		first := len(rep.Citations)
 		nc := k.checkNotes(ctx, n, o.From)
 		rep.Problems = append(rep.Problems, nc.problems...)
+		rep.Citations = slices.Grow(rep.Citations, len(nc.results))
 		for _, r := range nc.results {
 			rep.Citations = append(rep.Citations, plain(n, r))
 		}
@@ -222,6 +224,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 		summarize(rep, n.name, first, nc.from, nc.fromBy, fix, after)
+		// What was read of these notes is not needed any more.
+		n.data, n.cites, n.starts = nil, nil, nil
 	}
 	return rep, nil
 }
@@ -276,11 +280,21 @@ func (k *Checker) checkNotes(ctx context.Context, n *notes, from string) checked
 			}
 		}
 	}
-	units := map[int][]cite.Citation{}
-	for _, c := range n.cites {
-		units[c.Unit] = append(units[c.Unit], c)
+	// The citations of a unit are next to each other in the notes' order.
+	unitOf := make([][]cite.Citation, len(n.cites))
+	for i := 0; i < len(n.cites); {
+		j := i + 1
+		for j < len(n.cites) && n.cites[j].Unit == n.cites[i].Unit {
+			j++
+		}
+		for x := i; x < j; x++ {
+			unitOf[x] = n.cites[i:j:j]
+		}
+		i = j
 	}
-	for _, c := range n.cites {
+	out.results = make([]result, 0, len(n.cites))
+	for i := range n.cites {
+		c := &n.cites[i]
 		var ow own
 		switch {
 		case from != "":
@@ -290,7 +304,7 @@ func (k *Checker) checkNotes(ctx context.Context, n *notes, from string) checked
 				ow = ownOf(m.Release, "marker")
 			}
 		}
-		r := k.check(ctx, c, ow, units[c.Unit])
+		r := k.check(ctx, c, ow, unitOf[i])
 		if r.status == "" {
 			continue // inline code that names no symbol of the release
 		}

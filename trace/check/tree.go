@@ -44,6 +44,8 @@ type Tree struct {
 	decls   map[string][]decl   // repo path of a Go file -> its declarations
 	// load reads a repo path when the files are not on disk (git).
 	load func(rp string) ([]byte, error)
+	// places caches textPlaces.
+	places map[string][]int
 }
 
 // Open reads the file list of the source spec names. For a release, the
@@ -117,7 +119,7 @@ func newTree(tgt *target.Target) *Tree {
 		tgt = target.Etcd
 	}
 	return &Tree{tgt: tgt, files: map[string]string{}, base: map[string][]string{}, dirs: map[string][]string{},
-		data: map[string][]byte{}, lines: map[string][]string{}, norm: map[string][]string{}, toks: map[string][][]int{}, ids: map[string]int{}, gofiles: map[string]*goFile{}, decls: map[string][]decl{}}
+		data: map[string][]byte{}, lines: map[string][]string{}, norm: map[string][]string{}, toks: map[string][][]int{}, ids: map[string]int{}, gofiles: map[string]*goFile{}, decls: map[string][]decl{}, places: map[string][]int{}}
 }
 
 func (t *Tree) add(rp, abs string) {

@@ -119,14 +119,29 @@ type Citation struct {
 	// a table row, a line of a code block), from 1 in the order of the
 	// notes; the citations of one unit share it.
 	Unit int
-	// Own is the code the notes say is on the cited line (see the package
-	// comment); Confirm is other code of the unit, which confirms the line
-	// if the line holds it; Names are the Go names of the unit. Quotes are
-	// Own and Confirm with where each is in the notes.
-	Own     []string
-	Confirm []string
-	Names   []Name
-	Quotes  []Quote
+	// Quotes are the code of the unit: the code the notes say is on the
+	// cited line (Quote.Own; see the package comment) and the other code
+	// of the unit, which confirms the line if the line holds it, each with
+	// where it is in the notes. Names are the Go names of the unit (shared
+	// by its citations: read them, do not change them).
+	Quotes []Quote
+	Names  []Name
+}
+
+// Own returns the code the notes say is on the cited line.
+func (c *Citation) Own() []string { return c.codes(true) }
+
+// Confirm returns the other code of the citation's unit.
+func (c *Citation) Confirm() []string { return c.codes(false) }
+
+func (c *Citation) codes(own bool) []string {
+	var out []string
+	for _, q := range c.Quotes {
+		if q.Own == own {
+			out = append(out, q.Code)
+		}
+	}
+	return out
 }
 
 // Quote is code the notes quote, and where: its text is bytes [From, To)
@@ -214,7 +229,7 @@ func Parse(data []byte) ([]Citation, []Problem) {
 		p.line(string(line), lineNo)
 	}
 	p.flush()
-	return p.cites, p.problems
+	return p.all(), p.problems
 }
 
 func isBinary(data []byte) bool {
@@ -228,7 +243,9 @@ func isBinary(data []byte) bool {
 // parser reads the notes line by line, gathering prose lines into
 // paragraphs whose sentences are the units of evidence.
 type parser struct {
-	cites    []Citation
+	// cites are the citations found, in chunks: one slice grown by
+	// appending would be copied over and over in long notes.
+	cites    [][]Citation
 	problems []Problem
 	fence    string // the open code fence ("```", "~~~~"), or ""
 	para     []srcLine
@@ -238,6 +255,26 @@ type parser struct {
 type srcLine struct {
 	no   int
 	text string
+}
+
+// add keeps citations found.
+func (p *parser) add(cs ...Citation) {
+	if len(cs) > 0 {
+		p.cites = append(p.cites, cs)
+	}
+}
+
+// all returns the citations found, in one slice.
+func (p *parser) all() []Citation {
+	n := 0
+	for _, cs := range p.cites {
+		n += len(cs)
+	}
+	out := make([]Citation, 0, n)
+	for _, cs := range p.cites {
+		out = append(out, cs...)
+	}
+	return out
 }
 
 func (p *parser) newUnit() int {
@@ -266,7 +303,7 @@ func (p *parser) line(l string, n int) {
 	if c, ok := grepLine(l, n, false); ok {
 		p.flush()
 		c.Unit = p.newUnit()
-		p.cites = append(p.cites, c)
+		p.add(c)
 		return
 	}
 	switch {
@@ -353,7 +390,6 @@ func grepLine(l string, n int, code bool) (Citation, bool) {
 	c := Citation{Form: Grep, File: l[m[2]:m[3]], Line: atoi(l[m[4]:m[5]]), Text: text,
 		NotesLine: n, Start: m[2], Stop: len(l), Raw: l[m[2]:], FileAt: [2]int{m[2], m[3]}, LineAt: [2]int{m[4], m[5]}}
 	if strings.TrimSpace(text) != "" {
-		c.Own = []string{text}
 		c.Quotes = []Quote{{Code: text, Own: true, Grep: true, NotesLine: n, From: m[6], To: m[7]}}
 	}
 	return c, true
@@ -367,7 +403,7 @@ var colOnlyRE = regexp.MustCompile(`^\d+(?::|$|\s)`)
 func (p *parser) codeLine(l string, n int) {
 	if c, ok := grepLine(l, n, true); ok {
 		c.Unit = p.newUnit()
-		p.cites = append(p.cites, c)
+		p.add(c)
 		return
 	}
 	cs := findCitations(l, n)
@@ -386,7 +422,7 @@ func (p *parser) codeLine(l string, n int) {
 		cs[i].Names = names
 		cs[i].Unit = unit
 	}
-	p.cites = append(p.cites, cs...)
+	p.add(cs...)
 }
 
 // flush reads the gathered paragraph. Its citations and its inline code
@@ -437,7 +473,7 @@ func (p *parser) flush() {
 		u.assign(nil)
 		p.symbols(u)
 	}
-	p.cites = append(p.cites, cs...)
+	p.add(cs...)
 }
 
 // tableRow reads a table row: each cell is a unit of its own code, the
@@ -475,7 +511,7 @@ func (p *parser) tableRow(l string, n int) {
 		u.assign(rowSpans)
 		p.symbols(u)
 	}
-	p.cites = append(p.cites, cs...)
+	p.add(cs...)
 }
 
 // splitCells returns the byte ranges of a table row's cells, split at
@@ -655,7 +691,27 @@ func (u *unitEv) assign(row []span) {
 	for _, uc := range u.cites {
 		blank(uc.at, uc.at+(uc.c.Stop-uc.c.Start))
 	}
-	prose := namesIn(string(masked))
+	// The unit's names, shared by its citations: those of its inline
+	// code, of the other cells of a table row, and of its prose.
+	var names []Name
+	isName := make([]bool, len(u.spans))
+	for i, sp := range u.spans {
+		if !sp.cite {
+			if nm, ok := ParseName(sp.code); ok {
+				names = append(names, nm)
+				isName[i] = true
+			}
+		}
+	}
+	for _, sp := range row {
+		if sp.cite || (sp.start >= u.off && sp.end <= u.off+len(u.text)) {
+			continue
+		}
+		if nm, ok := ParseName(sp.code); ok {
+			names = append(names, nm)
+		}
+	}
+	names = append(names, namesIn(string(masked))...)
 	for _, uc := range u.cites {
 		c := uc.c
 		c.Unit = u.unit
@@ -663,45 +719,34 @@ func (u *unitEv) assign(row []span) {
 			continue
 		}
 		stop := uc.at + (c.Stop - c.Start)
-		var own, confirm []string
 		var quotes []Quote
-		var names []Name
-		for _, sp := range u.spans {
+		for i, sp := range u.spans {
 			if sp.cite {
 				continue
 			}
-			if nm, ok := ParseName(sp.code); ok {
-				names = append(names, nm)
-				confirm = append(confirm, sp.code)
-				quotes = append(quotes, sp.quote(false, u.table))
-				continue
+			own := false
+			if !isName[i] {
+				switch {
+				case sp.end <= uc.at && beforeGapRE.MatchString(u.text[sp.end-u.off:uc.at-u.off]):
+					own = true
+				case sp.start >= stop && afterGapRE.MatchString(u.text[stop-u.off:sp.start-u.off]):
+					own = true
+				}
 			}
-			switch {
-			case sp.end <= uc.at && beforeGapRE.MatchString(u.text[sp.end-u.off:uc.at-u.off]):
-				own = append(own, sp.code)
-				quotes = append(quotes, sp.quote(true, u.table))
-			case sp.start >= stop && afterGapRE.MatchString(u.text[stop-u.off:sp.start-u.off]):
-				own = append(own, sp.code)
-				quotes = append(quotes, sp.quote(true, u.table))
-			default:
-				confirm = append(confirm, sp.code)
-				quotes = append(quotes, sp.quote(false, u.table))
-			}
+			quotes = append(quotes, sp.quote(own, u.table))
 		}
 		for _, sp := range row {
 			if sp.cite || (sp.start >= u.off && sp.end <= u.off+len(u.text)) {
 				continue
 			}
-			confirm = append(confirm, sp.code)
 			quotes = append(quotes, sp.quote(false, true))
-			if nm, ok := ParseName(sp.code); ok {
-				names = append(names, nm)
-			}
 		}
-		names = append(names, prose...)
-		c.Own, c.Confirm, c.Names, c.Quotes = own, confirm, names, quotes
-		if len(own) > 0 {
-			c.Text = own[0]
+		c.Names, c.Quotes = names, quotes
+		for _, q := range quotes {
+			if q.Own {
+				c.Text = q.Code
+				break
+			}
 		}
 	}
 }
@@ -719,7 +764,7 @@ func (p *parser) symbols(u *unitEv) {
 			continue
 		}
 		n := nm
-		p.cites = append(p.cites, Citation{Form: Symbol, Name: &n, NotesLine: sp.line, Start: sp.lstart, Stop: sp.lend, Raw: sp.rawIn(u), Unit: u.unit})
+		p.add(Citation{Form: Symbol, Name: &n, NotesLine: sp.line, Start: sp.lstart, Stop: sp.lend, Raw: sp.rawIn(u), Unit: u.unit})
 	}
 }
 
@@ -734,6 +779,14 @@ func (sp span) rawIn(u *unitEv) string {
 
 // findCitations finds the file and link citations of one line.
 func findCitations(line string, n int) []Citation {
+	// Most lines cite nothing: what every form needs is looked for
+	// first, and only the forms whose marks are there are matched.
+	link := strings.Contains(line, "#L")
+	colon := colonDigit(line)
+	prose := lineWord(line)
+	if !link && !colon && !prose {
+		return nil
+	}
 	var out []Citation
 	taken := make([]bool, len(line)+1)
 	mark := func(a, b int) {
@@ -749,7 +802,14 @@ func findCitations(line string, n int) []Citation {
 		}
 		return true
 	}
-	for _, m := range githubRE.FindAllStringSubmatchIndex(line, -1) {
+	var github, urls [][]int
+	if link && strings.Contains(line, "github.com/") {
+		github = githubRE.FindAllStringSubmatchIndex(line, -1)
+	}
+	if strings.Contains(line, "://") {
+		urls = urlRE.FindAllStringIndex(line, -1)
+	}
+	for _, m := range github {
 		c := Citation{Form: GitHub, Repo: line[m[2]:m[3]], Ref: line[m[4]:m[5]], File: line[m[6]:m[7]],
 			NotesLine: n, Start: m[0], Stop: m[1], Raw: line[m[0]:m[1]],
 			RefAt: [2]int{m[4], m[5]}, FileAt: [2]int{m[6], m[7]}, LineAt: [2]int{m[8], m[9]}}
@@ -759,10 +819,14 @@ func findCitations(line string, n int) []Citation {
 		}
 		out = append(out, c)
 	}
-	for _, m := range urlRE.FindAllStringIndex(line, -1) {
+	for _, m := range urls {
 		mark(m[0], m[1])
 	}
-	for _, m := range relRE.FindAllStringSubmatchIndex(line, -1) {
+	var rel [][]int
+	if link {
+		rel = relRE.FindAllStringSubmatchIndex(line, -1)
+	}
+	for _, m := range rel {
 		if !free(m[2], m[1]) {
 			continue
 		}
@@ -774,7 +838,11 @@ func findCitations(line string, n int) []Citation {
 		mark(m[2], m[1])
 		out = append(out, c)
 	}
-	for _, m := range pathRE.FindAllStringSubmatchIndex(line, -1) {
+	var paths [][]int
+	if colon {
+		paths = pathRE.FindAllStringSubmatchIndex(line, -1)
+	}
+	for _, m := range paths {
 		if taken[m[2]] {
 			continue
 		}
@@ -797,13 +865,18 @@ func findCitations(line string, n int) []Citation {
 		mark(c.Start, c.Stop)
 		out = append(out, c)
 	}
-	out = append(out, proseCitations(line, n, free, mark)...)
+	if prose {
+		out = append(out, proseCitations(line, n, free, mark)...)
+	}
 	// In the order they are written.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	// The text of a Markdown link to a blob, [kvstore.go:177](https://...),
 	// or to a repository path, [watcher.go:40](server/.../watcher.go#L40),
 	// cites what the link cites: its file is the link's path, and it takes
 	// a GitHub link's repository and ref.
+	if len(out) == 0 {
+		return nil
+	}
 	for _, m := range mdLinkRE.FindAllStringSubmatchIndex(line, -1) {
 		var link *Citation
 		for i := range out {
@@ -879,6 +952,50 @@ func proseCitations(line string, n int, free func(a, b int) bool, mark func(a, b
 
 func isWordByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// lineWord reports whether s has "line" or "lines" (either case first)
+// followed by white space and a digit, as every line written out in prose
+// has.
+func lineWord(s string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "ine")
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		i = at + 3
+		if at == 0 || s[at-1] != 'l' && s[at-1] != 'L' {
+			continue
+		}
+		k := at + 3
+		if k < len(s) && s[k] == 's' {
+			k++
+		}
+		sp := k
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if k > sp && k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			return true
+		}
+	}
+}
+
+// colonDigit reports whether s has a colon followed by a digit, as every
+// file:line has.
+func colonDigit(s string) bool {
+	for i := strings.IndexByte(s, ':'); i >= 0 && i+1 < len(s); {
+		if s[i+1] >= '0' && s[i+1] <= '9' {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], ':')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 var mdLinkRE = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]+)\)`)

@@ -126,7 +126,7 @@ func TestEvidence(t *testing.T) {
 		for _, n := range c.Names {
 			nms = append(nms, n.Raw)
 		}
-		got = append(got, ev{c.NotesLine, c.File, strings.Join(c.Own, ";"), strings.Join(c.Confirm, ";"), strings.Join(nms, ";")})
+		got = append(got, ev{c.NotesLine, c.File, strings.Join(c.Own(), ";"), strings.Join(c.Confirm(), ";"), strings.Join(nms, ";")})
 	}
 	want := []ev{
 		{3, "a/kv.go", "rev < c", "", "rangeKeys"},

@@ -122,6 +122,18 @@ var nameTokRE = regexp.MustCompile(`(?:[A-Za-z0-9_.~-]+(?:/[A-Za-z0-9_.~-]+)+\.)
 // Plain words are not names.
 func namesIn(text string) []Name {
 	var out []Name
+	// A name has no white space in it: only the words that could hold one
+	// are matched.
+	for _, word := range strings.Fields(text) {
+		if !looksLikeCode(word) {
+			continue
+		}
+		out = appendNames(out, word)
+	}
+	return out
+}
+
+func appendNames(out []Name, text string) []Name {
 	for _, tok := range nameTokRE.FindAllString(text, -1) {
 		if !looksLikeCode(tok) {
 			continue
