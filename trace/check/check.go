@@ -14,9 +14,10 @@
 //     its sentence, list item or table row, of which the line must hold
 //     some. That other code is compared whatever else anchors the
 //     citation: code that is elsewhere in the function holding the cited
-//     line (or within three lines of it), and on none of the unit's cited
-//     lines nor on a line that guards one of them (an if's condition, a
-//     case), contradicts it: the citation is drifted to that code, or
+//     line (or within three lines of it), on none of the unit's cited
+//     lines nor on a line that guards another of them (an if's condition,
+//     a case), and not a part of a condition that guards the cited line
+//     itself, contradicts it: the citation is drifted to that code, or
 //     ambiguous when several lines hold it. A name (`unsynced`, `w.minRev`, `chooseAll`) confirms a
 //     line that holds it but is not code of one line, and a keyword or a
 //     literal alone (`nil`, `0`) says nothing;
@@ -502,21 +503,24 @@ func (k *Checker) direct(r result, t *Tree, sameRelease bool, unit []cite.Citati
 // line: code the unit quotes (not a name: a name is not code of a line)
 // that is elsewhere in the function that holds the cited line (or, for a
 // line outside functions, outside them), or within three lines of it,
-// while none of the unit's cited
-// lines holds it, nor a line that guards one of them (the condition of
-// an if or a case whose body holds it). Then the citation is drifted to
-// that code, or ambiguous when several lines hold it.
+// while none of the unit's cited lines holds it, nor a line that guards
+// another of them (the condition of an if or a case whose body holds
+// it), and it is not a part of a condition that guards the cited line
+// (the notes speak of the condition; a whole line quoted is that line).
+// Then the citation is drifted to that code, or ambiguous when several
+// lines hold it.
 func (k *Checker) contradicted(r result, t *Tree, rp string, other []string, unit []cite.Citation) (result, bool) {
 	c := r.c
 	fn, inFn := t.enclosing(rp, c.Line)
 	cited := k.unitLines(t, rp, c, unit)
+	guards := t.guardsOf(rp, c.Line)
 	count := map[int]int{}
 	var quoted []string
 	for _, q := range other {
 		if _, isName := cite.ParseName(q); isName {
 			continue
 		}
-		if holdsOn(t, q, cited) {
+		if holdsOn(t, q, cited) || partOfGuard(t, rp, q, guards) {
 			continue
 		}
 		var places []int
@@ -558,26 +562,51 @@ func (k *Checker) contradicted(r result, t *Tree, rp string, other []string, uni
 	return r, true
 }
 
-// unitLines are the lines the citations of a unit cite at t, and the lines
-// that guard them, by file (c's file is rp).
+// unitLines are the lines the citations of a unit cite at t, by file (c's
+// file is rp), and the lines that guard the others' (their code too).
 func (k *Checker) unitLines(t *Tree, rp string, c *cite.Citation, unit []cite.Citation) map[string][]int {
 	out := map[string][]int{}
-	add := func(file string, o cite.Citation) {
+	add := func(file string, o *cite.Citation, guards bool) {
 		for l := o.Line; l <= max(o.Line, o.End); l++ {
 			out[file] = append(out[file], l)
 		}
-		out[file] = append(out[file], t.guardsOf(file, o.Line)...)
+		if guards {
+			out[file] = append(out[file], t.guardsOf(file, o.Line)...)
+		}
 	}
-	add(rp, *c)
-	for _, o := range unit {
+	add(rp, c, false)
+	for i := range unit {
+		o := &unit[i]
 		if o.Form == cite.Symbol || o.NotesLine == c.NotesLine && o.Start == c.Start {
 			continue
 		}
-		if f, _ := t.resolve(fileOf(o)); f != "" {
-			add(f, o)
+		if f, _ := t.resolve(fileOf(*o)); f != "" {
+			add(f, o, true)
 		}
 	}
 	return out
+}
+
+// partOfGuard reports whether code is part of, not the whole of, a line
+// that guards the cited line (a condition of the if whose body holds it):
+// the notes speak of the condition. A whole line quoted is that line.
+func partOfGuard(t *Tree, rp, code string, guards []int) bool {
+	n := trimBrace(cite.Normalize(code))
+	ns := t.normalized(rp)
+	for _, l := range guards {
+		if l < 1 || l > len(ns) {
+			continue
+		}
+		if line := ns[l-1]; strings.Contains(line, n) && trimBrace(line) != n {
+			return true
+		}
+	}
+	return false
+}
+
+// trimBrace drops what ends a line that opens a block or a case.
+func trimBrace(s string) string {
+	return strings.TrimSpace(strings.TrimRight(s, "{:"))
 }
 
 // holdsOn reports whether one of lines (by file) holds code.

@@ -492,13 +492,14 @@ func TestEvidenceContradicts(t *testing.T) {
 	want := []string{
 		"5 server/storage/mvcc/kv.go:15 drifted 17", // a blank line; the quoted if is at 17
 		"7 kv.go:19 drifted 18",                     // rangeKeys' `}`; its return is at 18
-		"8 kv.go:28 ok",                             // the quoted if guards 28
-		"9 kv.go:18 ok",                             // each quoted if guards one of the two lines
-		"9 kv.go:28 ok",                             //
-		"10 watch.go:9 ok",                          // `w.minRev` is a name, not code of a line
-		"11 kv.go:36 ok",                            // `return nil` alone says nothing
-		"12 kv.go:38 drifted 37",                    // own code, at 37
-		"16 kv.go:30 ambiguous",                     // the row's code is at 27 and 28
+		"8 kv.go:28 ok",                             // the quoted condition guards 28
+		"9 kv.go:18 drifted 17",                     // each quoted if is a whole line, 17 and 27:
+		"9 kv.go:28 drifted 27",                     // for each citation the other's is explained
+		"10 kv.go:28 drifted 27",                    // a whole line quoted is that line
+		"11 watch.go:9 ok",                          // `w.minRev` is a name, not code of a line
+		"12 kv.go:36 ok",                            // `return nil` alone says nothing
+		"13 kv.go:38 drifted 37",                    // own code, at 37
+		"17 kv.go:30 ambiguous",                     // the row's code is at 27 and 28
 	}
 	if diff := cmp.Diff(want, summaries(rep)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
