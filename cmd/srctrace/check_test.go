@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -492,5 +493,72 @@ func TestDriftReleases(t *testing.T) {
 	}
 	if !strings.Contains(errs.String(), "--drift leaves out etcd v3.6.99: etcd release v3.6.99 cannot be had") {
 		t.Errorf("stderr: %q", errs.String())
+	}
+}
+
+// TestFixOwnNotesToRelease: the v3.6.0 notes carried to v3.7.3 with
+// --fix. Their citations of `if ci > ai+maxGapBetweenApplyAndCommitIndex {`
+// (v3_server.go:742 at v3.6.0) cannot be carried: v3.7.3 has no such
+// comparison (read in both releases' v3_server.go). So nothing is
+// rewritten, exit 3, and the note names the lines; without them, --fix
+// rewrites the rest and exits 0, and the next check passes.
+func TestFixOwnNotesToRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads real etcd releases")
+	}
+	file := notesOf(t, "v3.6.0")
+	before, _ := os.ReadFile(file)
+	var out bytes.Buffer
+	o := &checkOptions{version: "v3.7.3", fix: true, files: []string{file}, format: "json", stdout: &out}
+	if err := runCheck(context.Background(), o); err == nil {
+		t.Fatal("--fix with citations that cannot be carried: exit 0")
+	}
+	var rep check.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(file); string(after) != string(before) || len(rep.Fixed) != 0 {
+		t.Fatal("the notes were rewritten although citations cannot be carried")
+	}
+	var blocked []int
+	for _, c := range rep.Citations {
+		if c.Status == "mismatch" || c.Status == "missing" || c.Status == "ambiguous" {
+			blocked = append(blocked, c.NotesLine)
+			if !strings.Contains(c.Message, "ci > ai+maxGapBetweenApplyAndCommitIndex") {
+				t.Errorf("%d: %s: %s", c.NotesLine, c.Status, c.Message)
+			}
+		}
+	}
+	if len(blocked) == 0 || !strings.Contains(rep.Notes[0].Fix, "not fixed") {
+		t.Fatalf("blocked %v, fix %q", blocked, rep.Notes[0].Fix)
+	}
+	lines := strings.Split(string(before), "\n")
+	var kept []string
+	for i, l := range lines {
+		if !slices.Contains(blocked, i+1) {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := runCheck(context.Background(), o); err != nil {
+		t.Fatalf("--fix: %v\n%s", err, out.String())
+	}
+	rep = check.Report{}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Fixed) != 1 || rep.Notes[0].AfterFix["ok"] != len(rep.Citations) {
+		t.Errorf("fixed %v, after %v of %d", rep.Fixed, rep.Notes[0].AfterFix, len(rep.Citations))
+	}
+	fixed, _ := os.ReadFile(file)
+	if !strings.Contains(string(fixed), "<!-- srctrace: etcd v3.7.3 source=module -->") {
+		t.Error("the marker was not carried")
+	}
+	again := checkJSON(t, &checkOptions{files: []string{file}})
+	if again.Bad() != 0 || again.Release != "v3.7.3" {
+		t.Errorf("the next check: %d to attend to at %s", again.Bad(), again.Release)
 	}
 }
