@@ -401,17 +401,32 @@ func (k *Checker) checkLine(c *cite.Citation, o own, t *Tree, unit []cite.Citati
 // quotesOf returns a citation's own code (a grep line's text, code beside
 // it: what the notes say the line holds) and the other code of its unit
 // that can say which line it is: code with a name or a string in it, not
-// a keyword or a literal alone.
+// a keyword or a literal alone, and names (which confirm a line that
+// holds them).
 func quotesOf(c *cite.Citation) (ownCode, other []string) {
 	for _, q := range c.Quotes {
 		switch {
-		case q.Own:
+		case q.Own && !q.Name:
 			ownCode = append(ownCode, q.Code)
 		case telling(q.Code):
 			other = append(other, q.Code)
 		}
 	}
 	return ownCode, other
+}
+
+// ownNames returns the Go names written beside a citation: what the notes
+// say its line is in.
+func ownNames(c *cite.Citation) []cite.Name {
+	var out []cite.Name
+	for _, q := range c.Quotes {
+		if q.Own && q.Name {
+			if n, ok := cite.ParseName(q.Code); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // telling reports whether code can tell one line from another: it has an
@@ -483,6 +498,9 @@ func (k *Checker) direct(r result, t *Tree, sameRelease bool, unit []cite.Citati
 		r.status, r.msg = Missing, fmt.Sprintf("%s has %d lines in %s", rp, len(lines), k.at(t))
 		return r
 	}
+	if rr, ok := k.notInNamed(r, t, rp); ok {
+		return rr
+	}
 	if rr, ok := k.contradicted(r, t, rp, other, unit); ok {
 		return rr
 	}
@@ -497,6 +515,77 @@ func (k *Checker) direct(r result, t *Tree, sameRelease bool, unit []cite.Citati
 	r.status = Unanchored
 	r.msg = "the line exists, but nothing in the notes confirms it: give its code, its function, or the notes' release (--from)"
 	return r
+}
+
+// notInNamed says whether a function named beside the citation says it
+// is not the line: the notes write `storeTxnWrite.End()` (file.go:139), the
+// file declares that function, and the cited line is neither in its body
+// nor names it (a call of it). Then the citation is drifted to the
+// function (a range to its lines), or ambiguous when several fit.
+func (k *Checker) notInNamed(r result, t *Tree, rp string) (result, bool) {
+	c := r.c
+	first, last := c.Line, max(c.Line, c.End)
+	var spans []fnSpan
+	var named []string
+	for _, n := range ownNames(c) {
+		fs := t.funcsNamed(rp, n)
+		if len(fs) == 0 {
+			continue
+		}
+		// In it, or a call of it; a range holds its start.
+		if inSpans(fs, first) || c.End == 0 && lineNames(t, rp, first, first, n.Last()) || startsIn(fs, first, last) {
+			return r, false
+		}
+		spans = append(spans, fs...)
+		named = append(named, "`"+n.Raw+"`")
+	}
+	switch {
+	case len(spans) == 0:
+		return r, false
+	case len(spans) == 1:
+		f := spans[0]
+		end := 0
+		if c.End > 0 {
+			end = f.end
+		}
+		return k.drift(r, rp, f.start, end, AnchorFunction, named[0],
+			fmt.Sprintf("the notes name %s beside it, which is lines %d-%d at %s, and line %d is not in it", named[0], f.start, f.end, k.at(t), c.Line)), true
+	}
+	var at []int
+	for _, f := range spans {
+		at = append(at, f.start)
+	}
+	r.status, r.resolved = Ambiguous, rp
+	r.msg = fmt.Sprintf("the notes name %s beside it, declared at lines %s at %s, and line %d is in none of them", strings.Join(dedupe(named), ", "), lineList(at), k.at(t), c.Line)
+	return r, true
+}
+
+// startsIn reports whether one of spans starts in lines first..last.
+func startsIn(spans []fnSpan, first, last int) bool {
+	for _, f := range spans {
+		if f.start >= first && f.start <= last {
+			return true
+		}
+	}
+	return false
+}
+
+// lineNames reports whether lines first..last of rp mention name as a
+// word.
+func lineNames(t *Tree, rp string, first, last int, name string) bool {
+	ns := t.normalized(rp)
+	for i := first; i <= last && i <= len(ns); i++ {
+		if i >= 1 && containsWord(ns[i-1], name) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsWord(s, w string) bool { return wordAt(s, w) >= 0 }
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // contradicted says whether the unit's code says the citation is not the
@@ -700,7 +789,7 @@ func holdsAny(t *Tree, rp string, first, last int, own, confirm []string) (strin
 				continue
 			}
 			for i := first; i <= last && i <= len(ns); i++ {
-				if i >= 1 && strings.Contains(ns[i-1], n) {
+				if i >= 1 && holds(ns[i-1], n, txt) {
 					return txt, true
 				}
 			}
@@ -748,16 +837,14 @@ func findPlaces(t *Tree, rp string, texts []string, names []cite.Name) []int {
 	for _, n := range names {
 		spans = append(spans, t.funcsNamed(rp, n)...)
 	}
-	var norm []string
-	for _, txt := range texts {
-		if n := cite.Normalize(txt); n != "" {
-			norm = append(norm, n)
-		}
+	norm := make([]string, len(texts))
+	for i, txt := range texts {
+		norm[i] = cite.Normalize(txt)
 	}
 	var out []int
 	for i, l := range ns {
-		for _, n := range norm {
-			if !strings.Contains(l, n) {
+		for j, n := range norm {
+			if !holds(l, n, texts[j]) {
 				continue
 			}
 			if len(spans) > 0 && !inSpans(spans, i+1) {

@@ -656,3 +656,45 @@ func TestFixCarriesCode(t *testing.T) {
 		t.Errorf("the next check: %v", summaries(rep))
 	}
 }
+
+// TestNamesAndShapes: what authors write beside a citation besides the
+// line's code, checked at v3.9.0 with no release of their own:
+// expectations read from v3.9.0's kv.go in releases.txtar (rangeKeys is
+// lines 16-24, hashByRev 26-31, compact 33-39).
+func TestNamesAndShapes(t *testing.T) {
+	dirs, open := releases(t)
+	notes := filepath.Join(t.TempDir(), "names.md")
+	data := strings.Join([]string{
+		"- `server/storage/mvcc/kv.go:10-14` (`store.compact()`) is the compaction.",                                 // 1: the function is 33-39
+		"- `store.hashByRev` (`server/storage/mvcc/kv.go:20`) refuses.",                                              // 2: 20 is in rangeKeys
+		"- `store.compact` (`server/storage/mvcc/kv.go:34`) refuses.",                                                // 3: in it
+		"- `storeTxnRead.rangeKeys(rev)` (`server/storage/mvcc/kv.go:16`) is declared there.",                        // 4: a call written with its parameter's name
+		"- `tr.rangeKeys(rev, 1)` (`server/storage/mvcc/kv.go:16`) is not what line 16 holds.",                       // 5: a literal argument: code, compared as text
+		"- From a folder above the repository: `etcd/server/storage/mvcc/kv.go:17` `if rev < tr.s.compactMainRev {`", // 6
+		"- [kv.go#L27](server/storage/mvcc/kv.go#L27) `if rev < s.compactMainRev {`",                                 // 7: the text of a relative link
+		"",
+	}, "\n")
+	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.0"], Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"1 server/storage/mvcc/kv.go:10-14 drifted 33",
+		"2 server/storage/mvcc/kv.go:20 drifted 26",
+		"3 server/storage/mvcc/kv.go:34 ok",
+		"4 server/storage/mvcc/kv.go:16 ok",
+		"5 server/storage/mvcc/kv.go:16 mismatch",
+		"6 etcd/server/storage/mvcc/kv.go:17 ok",
+		"7 kv.go#L27 ok",
+		"7 server/storage/mvcc/kv.go#L27 ok",
+	}
+	if diff := cmp.Diff(want, summaries(rep)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if c := rep.Citations[0]; c.NowEnd != 39 {
+		t.Errorf("the range carried to the function named: %d-%d, want 33-39", c.Now, c.NowEnd)
+	}
+}

@@ -256,6 +256,13 @@ func (t *Tree) resolve(file string) (string, []string) {
 	if len(cands) == 1 {
 		return cands[0], nil
 	}
+	// A path written from a folder above the repository's root
+	// (etcd/server/..., from a checkout named etcd) is looked up without
+	// its first elements.
+	if len(cands) == 0 && !abbrev && strings.Count(file, "/") >= 2 {
+		_, rest, _ := strings.Cut(file, "/")
+		return t.resolve(rest)
+	}
 	return "", cands
 }
 

@@ -137,7 +137,7 @@ func (c *Citation) Confirm() []string { return c.codes(false) }
 func (c *Citation) codes(own bool) []string {
 	var out []string
 	for _, q := range c.Quotes {
-		if q.Own == own {
+		if (q.Own && !q.Name) == own {
 			out = append(out, q.Code)
 		}
 	}
@@ -153,10 +153,12 @@ type Quote struct {
 	// inline code directly beside the citation.
 	Own bool
 	// Grep says it is a grep line's text (written as the line is, tabs
-	// and all); Cell that it is in a table cell, where | is written \|.
-	Grep, Cell bool
-	NotesLine  int
-	From, To   int
+	// and all); Cell that it is in a table cell, where | is written \|;
+	// Name that it is a Go name (ParseName), not code of a line: beside
+	// the citation (Own), it names what the line is in.
+	Grep, Cell, Name bool
+	NotesLine        int
+	From, To         int
 }
 
 // Problem is something in the notes that could not be read as notes.
@@ -195,7 +197,7 @@ var (
 	colRE    = regexp.MustCompile(`^:(\d+)`)
 	// What may stand between inline code and the citation it belongs to.
 	beforeGapRE = regexp.MustCompile("^[ \t\n]*(?:(?:at|in|on)[ \t\n]+)?[(\\[]?[ \t\n]*`?$")
-	afterGapRE  = regexp.MustCompile("^`?\\)?[ \t\n]*(?:[:\u2014\u2013-][ \t\n]*)?$")
+	afterGapRE  = regexp.MustCompile("^`?\\)?[ \t\n]*(?:[:\u2014\u2013-][ \t\n]*)?\\(?$")
 )
 
 // Parse finds the citations in data.
@@ -725,25 +727,27 @@ func (u *unitEv) assign(row []span) {
 				continue
 			}
 			own := false
-			if !isName[i] {
-				switch {
-				case sp.end <= uc.at && beforeGapRE.MatchString(u.text[sp.end-u.off:uc.at-u.off]):
-					own = true
-				case sp.start >= stop && afterGapRE.MatchString(u.text[stop-u.off:sp.start-u.off]):
-					own = true
-				}
+			switch {
+			case sp.end <= uc.at && beforeGapRE.MatchString(u.text[sp.end-u.off:uc.at-u.off]):
+				own = true
+			case sp.start >= stop && afterGapRE.MatchString(u.text[stop-u.off:sp.start-u.off]):
+				own = true
 			}
-			quotes = append(quotes, sp.quote(own, u.table))
+			q := sp.quote(own, u.table)
+			q.Name = isName[i]
+			quotes = append(quotes, q)
 		}
 		for _, sp := range row {
 			if sp.cite || (sp.start >= u.off && sp.end <= u.off+len(u.text)) {
 				continue
 			}
-			quotes = append(quotes, sp.quote(false, true))
+			q := sp.quote(false, true)
+			_, q.Name = ParseName(sp.code)
+			quotes = append(quotes, q)
 		}
 		c.Names, c.Quotes = names, quotes
 		for _, q := range quotes {
-			if q.Own {
+			if q.Own && !q.Name {
 				c.Text = q.Code
 				break
 			}
@@ -878,17 +882,18 @@ func findCitations(line string, n int) []Citation {
 		return nil
 	}
 	for _, m := range mdLinkRE.FindAllStringSubmatchIndex(line, -1) {
-		var link *Citation
+		li := -1
 		for i := range out {
 			if (out[i].Form == GitHub || out[i].Form == Relative) && out[i].Start == m[4] {
-				link = &out[i]
+				li = i
 			}
 		}
-		if link == nil {
+		if li < 0 {
 			continue
 		}
+		link := out[li]
 		for i := range out {
-			if out[i].Form != GitHub && out[i].Form != Relative && out[i].Start >= m[2] && out[i].Stop <= m[3] {
+			if i != li && out[i].Start >= m[2] && out[i].Stop <= m[3] {
 				out[i].Repo, out[i].Ref, out[i].LinkPath = link.Repo, link.Ref, link.File
 			}
 		}
