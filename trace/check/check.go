@@ -38,7 +38,10 @@
 // as the source (--etcd-dir, a clone with its .git), with git show. The
 // module proxy serves releases, not commits: without such a checkout a
 // link at a commit or a branch is unresolved, and says why. A link to a
-// fork of the repository is read only at a commit the history has.
+// fork of the repository is read only at a commit the history has. A tag
+// or a commit pins the code, so it is the notes' own release for the link;
+// a branch moves, so it is not: a link at a branch is ok only on the
+// notes' other evidence.
 //
 // # Statuses
 //
@@ -213,6 +216,9 @@ type own struct {
 	by   string // flag, marker, link
 	name string // the release, also when it cannot be had
 	err  error
+	// moves says tree is a branch's: it does not say which code the line
+	// numbers were written against, only where they are read now.
+	moves bool
 }
 
 func sameTree(a, b *Tree) bool {
@@ -259,7 +265,7 @@ func (k *Checker) checkLink(ctx context.Context, c *cite.Citation, unit []cite.C
 	if k.To != "" {
 		t = k.Default
 	}
-	out := k.checkLine(c, own{tree: r0, by: "link", name: c.Ref}, t, unit)
+	out := k.checkLine(c, own{tree: r0, by: "link", name: c.Ref, moves: r0.RefKind == "branch"}, t, unit)
 	if sameTree(t, r0) {
 		out.by = ByLink
 		if r0.Kind == "git" {
@@ -395,7 +401,11 @@ func (k *Checker) checkLine(c *cite.Citation, o own, t *Tree, unit []cite.Citati
 		}
 		return r
 	}
-	return k.direct(r, t, o.tree != nil, unit)
+	r = k.direct(r, t, o.tree != nil && !o.moves, unit)
+	if r.status == Unanchored && o.moves {
+		r.msg = fmt.Sprintf("the link is at the branch %s, which moves: its line numbers are of %s as it was when they were written, and nothing in the notes confirms the line there now (%s); give its code or its function", o.name, o.name, short(t.Commit))
+	}
+	return r
 }
 
 // quotesOf returns a citation's own code (a grep line's text, code beside

@@ -119,7 +119,9 @@ func TestLinksThroughHistory(t *testing.T) {
 		"", //
 		blob + "0123456789abcdef0123456789abcdef01234567/server/storage/mvcc/kv.go#L1", // 15
 		"", //
-		"[kv.go:21](" + blob + "main/server/storage/mvcc/kv.go#L21)", // 17
+		"[kv.go:21](" + blob + "main/server/storage/mvcc/kv.go#L21) `return 0, ErrCompacted`", // 17
+		"", //
+		blob + "main/server/storage/mvcc/kv.go#L5", // 19
 		"",
 	}, "\n")
 	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
@@ -144,6 +146,7 @@ func TestLinksThroughHistory(t *testing.T) {
 		"15 " + blob + "0123456789abcdef0123456789abcdef01234567/server/storage/mvcc/kv.go#L1 unresolved @0123456789abcdef0123456789abcdef01234567 link",
 		"17 kv.go:21 ok @main history", // the link's path, not the two kv.go
 		"17 " + blob + "main/server/storage/mvcc/kv.go#L21 ok @main history",
+		"19 " + blob + "main/server/storage/mvcc/kv.go#L5 unanchored @main history", // a branch moves: no evidence of its own
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -152,6 +155,9 @@ func TestLinksThroughHistory(t *testing.T) {
 		if c.Status == "ok" && c.Commit == "" {
 			t.Errorf("%d: checked in the history, but no commit is named", c.NotesLine)
 		}
+	}
+	if m := rep.Citations[10].Message; !strings.Contains(m, "the link is at the branch main, which moves") {
+		t.Errorf("a branch's link without evidence: %s", m)
 	}
 	if m := rep.Citations[7].Message; !strings.Contains(m, "is not in the history of") {
 		t.Errorf("a commit the history lacks: %s", m)
@@ -164,7 +170,7 @@ func TestLinksThroughHistory(t *testing.T) {
 	for _, g := range rep.Notes[0].Checked {
 		groups = append(groups, g.At+" "+g.By+" "+strconv.Itoa(g.Citations))
 	}
-	wantGroups := []string{first[:7] + " history 1", first + " history 2", "main history 4", "v3.9.0 history 1"}
+	wantGroups := []string{first[:7] + " history 1", first + " history 2", "main history 5", "v3.9.0 history 1"}
 	if diff := cmp.Diff(wantGroups, groups); diff != "" {
 		t.Errorf("groups (-want +got):\n%s", diff)
 	}
