@@ -519,9 +519,7 @@ func TestEvidenceContradicts(t *testing.T) {
 // kv.go and watch.go in releases.txtar.
 func TestForms(t *testing.T) {
 	dirs, open := releases(t)
-	dir := t.TempDir()
-	notes := filepath.Join(dir, "forms.md")
-	data := strings.Join([]string{
+	rep := checkLines(t, dirs["v3.9.0"], open, []string{
 		"# Forms", // 1
 		"",        // 2
 		"See [rangeKeys](server/storage/mvcc/kv.go#L16-L24).", // 3: relative, in rangeKeys
@@ -536,14 +534,7 @@ func TestForms(t *testing.T) {
 		"- The WAL lives in `wal.go`, its messages in `raft.proto`.",                       // 12: files, not symbols
 		"- [here](server/storage/mvcc/kv.go#L21) `return 0, ErrCompacted`",                 // 13: the code is at 18
 		"",
-	}, "\n")
-	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.0"], Files: []string{notes}, open: open})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	want := []string{
 		"3 server/storage/mvcc/kv.go#L16-L24 ok",
 		"5 kv.go:18 ok",
@@ -565,14 +556,7 @@ func TestForms(t *testing.T) {
 		t.Errorf("forms %s", got)
 	}
 	// A file of only repository-relative links is read, not "0 citations".
-	only := filepath.Join(dir, "only.md")
-	if err := os.WriteFile(only, []byte("[watcher](server/storage/mvcc/watch.go#L40-L80)\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rep, err = Run(context.Background(), Options{Dir: dirs["v3.9.0"], Files: []string{only}, open: open})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep = checkLines(t, dirs["v3.9.0"], open, []string{"[watcher](server/storage/mvcc/watch.go#L40-L80)", ""})
 	if got := summaries(rep); len(got) != 1 || got[0] != "1 server/storage/mvcc/watch.go#L40-L80 missing" || rep.Bad() == 0 {
 		t.Errorf("relative links only: %v", got)
 	}
@@ -663,8 +647,7 @@ func TestFixCarriesCode(t *testing.T) {
 // lines 16-24, hashByRev 26-31, compact 33-39).
 func TestNamesAndShapes(t *testing.T) {
 	dirs, open := releases(t)
-	notes := filepath.Join(t.TempDir(), "names.md")
-	data := strings.Join([]string{
+	rep := checkLines(t, dirs["v3.9.0"], open, []string{
 		"- `server/storage/mvcc/kv.go:10-14` (`store.compact()`) is the compaction.",                                 // 1: the function is 33-39
 		"- `store.hashByRev` (`server/storage/mvcc/kv.go:20`) refuses.",                                              // 2: 20 is in rangeKeys
 		"- `store.compact` (`server/storage/mvcc/kv.go:34`) refuses.",                                                // 3: in it
@@ -673,14 +656,7 @@ func TestNamesAndShapes(t *testing.T) {
 		"- From a folder above the repository: `etcd/server/storage/mvcc/kv.go:17` `if rev < tr.s.compactMainRev {`", // 6
 		"- [kv.go#L27](server/storage/mvcc/kv.go#L27) `if rev < s.compactMainRev {`",                                 // 7: the text of a relative link
 		"",
-	}, "\n")
-	if err := os.WriteFile(notes, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.0"], Files: []string{notes}, open: open})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	want := []string{
 		"1 server/storage/mvcc/kv.go:10-14 drifted 33",
 		"2 server/storage/mvcc/kv.go:20 drifted 26",
@@ -697,4 +673,19 @@ func TestNamesAndShapes(t *testing.T) {
 	if c := rep.Citations[0]; c.NowEnd != 39 {
 		t.Errorf("the range carried to the function named: %d-%d, want 33-39", c.Now, c.NowEnd)
 	}
+}
+
+// checkLines writes lines as a notes file in a temporary directory and
+// checks it at dir (a release of releases.txtar).
+func checkLines(t *testing.T, dir string, open func(context.Context, source.Spec) (*Tree, error), lines []string) *Report {
+	t.Helper()
+	notes := filepath.Join(t.TempDir(), "notes.md")
+	if err := os.WriteFile(notes, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Dir: dir, Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
