@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -110,7 +109,7 @@ func (o *errcompactedOptions) validate() error {
 	case o.observe && o.dir != "":
 		return usagef("--observe runs releases only: use --etcd-version, not --etcd-dir")
 	}
-	return nil
+	return checkOutput(o.output)
 }
 
 // runDrift runs the study at each release and renders the drift table. A
@@ -148,7 +147,7 @@ func runDrift(ctx context.Context, opts *errcompactedOptions) error {
 	if err := annotate.Render(&buf, opts.format, annotate.Output{Data: d, Doc: annotate.DriftDoc(d), Etcd: report.Etcd{Repo: d.Repo}}); err != nil {
 		return err
 	}
-	if err := writeOutput(opts.stdout, opts.output, buf.Bytes()); err != nil {
+	if err := writeOutput(ctx, opts.stdout, opts.output, buf.Bytes()); err != nil {
 		return err
 	}
 	if opts.stderr != nil {
@@ -225,33 +224,5 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 	if err := annotate.Render(&buf, opts.format, annotate.Output{Data: rep, Doc: rep.Notes, Etcd: rep.Etcd}); err != nil {
 		return err
 	}
-	return writeOutput(opts.stdout, opts.output, buf.Bytes())
-}
-
-// writeOutput writes data to stdout, or atomically to file. A file that
-// exists and is not a regular file (/dev/null, a named pipe) is written to
-// directly: renaming over it would replace the device.
-func writeOutput(stdout io.Writer, file string, data []byte) error {
-	if file == "" || file == "-" {
-		_, err := stdout.Write(data)
-		return err
-	}
-	if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() {
-		f, err := os.OpenFile(file, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", file, err)
-		}
-		_, werr := f.Write(data)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return fmt.Errorf("writing %s: %w", file, werr)
-		}
-		return nil
-	}
-	if err := source.WriteFileAtomic(file, data); err != nil {
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	return nil
+	return writeOutput(ctx, opts.stdout, opts.output, buf.Bytes())
 }

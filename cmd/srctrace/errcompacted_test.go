@@ -131,7 +131,7 @@ func TestRunErrcompactedFixture(t *testing.T) {
 // TestWriteOutputDevice: -o /dev/null writes to the device; it is not
 // replaced by a regular file.
 func TestWriteOutputDevice(t *testing.T) {
-	if err := writeOutput(nil, os.DevNull, []byte("x")); err != nil {
+	if err := writeOutput(context.Background(), nil, os.DevNull, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(os.DevNull)
@@ -139,7 +139,7 @@ func TestWriteOutputDevice(t *testing.T) {
 		t.Fatalf("%s is now %v (%v)", os.DevNull, fi.Mode(), err)
 	}
 	file := filepath.Join(t.TempDir(), "out")
-	if err := writeOutput(nil, file, []byte("data")); err != nil {
+	if err := writeOutput(context.Background(), nil, file, []byte("data")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(file); string(b) != "data" {

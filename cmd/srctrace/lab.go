@@ -97,7 +97,7 @@ func (o *labOptions) validate() error {
 	if len(o.endpoints) > 0 && !o.allowCompact {
 		return usagef("the lab compacts the server, and compaction is cluster-wide: it destroys history for every client of %s; pass --allow-compact to allow it", strings.Join(o.endpoints, ","))
 	}
-	return nil
+	return checkOutput(o.output)
 }
 
 // labRun runs the study's lab with the options shared by `lab` and
@@ -137,5 +137,5 @@ func runLab(ctx context.Context, o *labOptions) error {
 	if err := annotate.Render(&buf, o.format, annotate.Output{Data: rep, Doc: run.Doc, Etcd: report.Etcd{Version: run.Etcd.Version, Repo: o.study.Tgt().Repo, Ref: run.Etcd.Version}}); err != nil {
 		return err
 	}
-	return writeOutput(o.stdout, o.output, buf.Bytes())
+	return writeOutput(ctx, o.stdout, o.output, buf.Bytes())
 }

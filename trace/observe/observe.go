@@ -175,9 +175,7 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 	cover := strings.Join(append(pkgs, source.WorkModule+"/runner"), ",")
 	ph := progress.Start(ctx, "building etcd "+src.Version+" with coverage", 0)
 	defer ph.Done()
-	cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+cover, "-o", tmp, "./runner")
-	cmd.Dir = src.Dir
-	cmd.Env = src.WithOnline().Env
+	cmd := src.WithOnline().Go(ctx, "build", "-cover", "-covermode=atomic", "-coverpkg="+cover, "-o", tmp, "./runner")
 	err = src.Locked(ctx, func() error {
 		rdir := filepath.Join(src.Dir, "runner")
 		if err := os.MkdirAll(rdir, 0o755); err != nil {
@@ -186,7 +184,10 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 		if err := source.WriteFileAtomic(filepath.Join(rdir, "main.go"), runnerSource); err != nil {
 			return err
 		}
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := source.RunGo(cmd); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return cerr
+			}
 			return fmt.Errorf("building the instrumented etcd %s: %v: %s", src.Version, err, bytes.TrimSpace(out))
 		}
 		return nil
@@ -267,9 +268,11 @@ func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, 
 		return nil, fmt.Errorf("stopping the instrumented server: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	prof := filepath.Join(tmp, "profile.txt")
-	tool := exec.CommandContext(ctx, "go", "tool", "covdata", "textfmt", "-i="+cov, "-o="+prof)
-	tool.Env = src.Env
-	if b, err := tool.CombinedOutput(); err != nil {
+	tool := source.GoCommand(ctx, "", src.Env, "tool", "covdata", "textfmt", "-i="+cov, "-o="+prof)
+	if b, err := source.RunGo(tool); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
 		return nil, fmt.Errorf("go tool covdata: %v: %s", err, bytes.TrimSpace(b))
 	}
 	p, err := readProfile(prof, src)
