@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/mod/semver"
 
 	"github.com/srctrace/srctrace/annotate"
 	"github.com/srctrace/srctrace/trace"
@@ -81,7 +82,7 @@ from the Go module proxy once, then read from the module cache.`,
 	f.IntVar(&opts.paths, "paths", 3, "shortest call paths to show per (entry, site) pair")
 	f.BoolVar(&opts.observe, "observe", false, "run the lab's behaviours on a coverage-instrumented etcd and mark what ran")
 	f.BoolVar(&opts.drift, "drift", false, "with several releases (--etcd-version A,B,C): where every position the notes cite is in each, and whether its code changed")
-	f.BoolVar(&opts.lab, "lab", false, "also run the lab on an embedded etcd and merge what it observed into the notes")
+	f.BoolVar(&opts.lab, "lab", false, "also run the lab on a server of the release the notes read and merge what it observed into the notes")
 	f.BoolVar(&opts.noCache, "no-cache", false, "do not read or write a result cache (srctrace keeps none yet; the flag is accepted for scripts)")
 	return cmd
 }
@@ -110,6 +111,21 @@ func (o *errcompactedOptions) validate() error {
 		return usagef("--observe runs releases only: use --etcd-version, not --etcd-dir")
 	}
 	return checkOutput(o.output)
+}
+
+// labVersion is the release the lab runs for notes that read etcd: the
+// release they read, or a checkout's when it is at a release's tag with no
+// changes (git describe prints the tag alone: v3.6.0, not
+// v3.6.0-5-gabcdef); empty (the embedded release) for a checkout that is
+// no release.
+func labVersion(st *study.Study, e report.Etcd) string {
+	if e.Source == "module" {
+		return e.Version
+	}
+	if !e.Dirty && st.Tgt().IsRelease(e.Version) && semver.Prerelease(e.Version) == "" && semver.Build(e.Version) == "" {
+		return e.Version
+	}
+	return ""
 }
 
 // runDrift runs the study at each release and renders the drift table. A
@@ -190,12 +206,12 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 			return usagef("--lab: the %s study has no lab", opts.study.Name)
 		}
 		d := opts.study.Lab.Defaults
-		lr, err := labRun(ctx, &labOptions{study: opts.study, writes: d.Writes, byHand: d.Delay, cacheDir: opts.cacheDir, env: opts.env})
+		lr, err := labRun(ctx, &labOptions{study: opts.study, version: labVersion(opts.study, rep.Etcd), writes: d.Writes, byHand: d.Delay, cacheDir: opts.cacheDir, env: opts.env})
 		if err != nil {
 			return err
 		}
 		if run := lr.Run(); run.Etcd.Version != rep.Etcd.Version {
-			run.Notes = append(run.Notes, fmt.Sprintf("the lab ran etcd %s, the notes read the source of %s: positions are %s's", run.Etcd.Version, rep.Etcd.Version, rep.Etcd.Version))
+			run.Notes = append(run.Notes, fmt.Sprintf("the lab ran etcd %s, the notes read the source of %s, which is no release: positions are %s's", run.Etcd.Version, rep.Etcd.Version, rep.Etcd.Version))
 		}
 		if rep.Lab, err = json.Marshal(lr); err != nil {
 			return fmt.Errorf("recording the lab: %w", err)

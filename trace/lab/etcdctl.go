@@ -178,6 +178,7 @@ func (e *Env) etcdctlCmd(ctx context.Context, args ...string) *exec.Cmd {
 		}
 	}
 	cmd.WaitDelay = 2 * time.Second
+	DieWithParent(cmd)
 	return cmd
 }
 

@@ -219,6 +219,7 @@ func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, 
 	cmd.Env = append(os.Environ(), "GOCOVERDIR="+cov)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 20 * time.Second
+	lab.DieWithParent(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
