@@ -207,7 +207,7 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, script string, writes int) (*Profile, error) {
 	tmp, err := os.MkdirTemp("", "srctrace-observe-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("making the coverage run's directory: %w (TMPDIR must name a writable directory)", err)
 	}
 	defer os.RemoveAll(tmp)
 	cov := filepath.Join(tmp, "cov")
@@ -229,14 +229,15 @@ func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, 
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
-	stopped := false
+	// exited is closed when the server has exited, for whatever reason;
+	// waitErr is then how.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	stop := func() error {
-		if stopped {
-			return nil
-		}
-		stopped = true
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		return cmd.Wait()
+		<-exited
+		return waitErr
 	}
 	defer stop()
 	addr := make(chan string, 1)
@@ -262,7 +263,25 @@ func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if err := lab.RunScript(ctx, []string{ep}, l, script, lab.Options{Writes: writes}); err != nil {
+	// A server that exits during the script ends the script at once.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-exited:
+			cancel()
+		case <-sctx.Done():
+		}
+	}()
+	if err := lab.RunScript(sctx, []string{ep}, l, script, lab.Options{Writes: writes}); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		select {
+		case <-exited:
+			return nil, fmt.Errorf("the instrumented etcd server exited during the %s script (%v): %s", script, waitErr, lastLine(stderr.String()))
+		default:
+		}
 		return nil, err
 	}
 	if err := stop(); err != nil {
@@ -326,4 +345,10 @@ func parseBlock(line string, src *source.Source) (Block, bool) {
 	endLine, _ := strconv.Atoi(strings.SplitN(span[1], ".", 2)[0])
 	count, _ := strconv.Atoi(f[2])
 	return Block{File: src.ImportFile(file), Start: startLine, End: endLine, Count: count}, true
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }
