@@ -55,6 +55,34 @@ func TestPrinterLines(t *testing.T) {
 	}
 }
 
+// TestPrinterEveryPhase: with SRCTRACE_PROGRESS_AFTER=0, off a terminal,
+// every phase is printed as it begins, once, short ones too; other values
+// set the delay, and one that is no duration keeps the default.
+func TestPrinterEveryPhase(t *testing.T) {
+	for v, want := range map[string]time.Duration{"0": 0, "0s": 0, "250ms": 250 * time.Millisecond, "soon": progressAfter, "-1s": progressAfter} {
+		t.Setenv(progressAfterEnv, v)
+		if got := newPrinter(new(bytes.Buffer)).after; got != want {
+			t.Errorf("%s=%s: after %v, want %v", progressAfterEnv, v, got, want)
+		}
+	}
+	p, out, c := testPrinter(false)
+	p.after = 0
+	ctx := progress.With(context.Background(), p)
+	lab := progress.Start(ctx, "the lab", 2)
+	lab.Next("server")
+	lab.Next("evict")
+	c.add(2 * time.Second)
+	p.show()
+	lab.Done()
+	p.Close()
+	want := "srctrace: the lab [1/2] …\n" +
+		"srctrace: the lab [1/2] › server …\n" +
+		"srctrace: the lab [2/2] › evict …\n"
+	if out.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", out, want)
+	}
+}
+
 // TestPrinterTerminal: on a terminal one line is redrawn in place, cut to
 // the terminal's width, and cleared when the work ends.
 func TestPrinterTerminal(t *testing.T) {
