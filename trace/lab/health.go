@@ -18,6 +18,11 @@ import (
 // that takes longer means a server that stopped answering.
 const RequestTimeout = 5 * time.Second
 
+// silentFor is how long a server may leave the watchdog's status requests
+// unanswered (each waits 2 s) before the lab ends: long enough for a
+// loaded machine, short enough that a dead server ends the run in seconds.
+const silentFor = 5 * time.Second
+
 // newClient connects a Go client to eps whose every unary request has a
 // deadline (see withDeadline).
 func newClient(eps []string) (*clientv3.Client, error) {
@@ -111,7 +116,7 @@ func (e *Env) ping(ctx context.Context, d time.Duration) error {
 
 // startWatchdog watches a server this process does not embed while the
 // lab runs: every second it asks for the server's status, and ends lctx
-// with a ServerDownError when no answer came for 3 s or the server this
+// with a ServerDownError when no answer came for silentFor or the server this
 // program started exited. Env.stopWatchdog ends it.
 func (e *Env) startWatchdog(lctx context.Context, cancel context.CancelCauseFunc) {
 	if e.Server == nil || e.Server.Kind() == "embedded" || e.Client == nil {
@@ -145,7 +150,7 @@ func (e *Env) startWatchdog(lctx context.Context, cancel context.CancelCauseFunc
 					return
 				case err == nil:
 					last = time.Now()
-				case time.Since(last) >= 3*time.Second:
+				case time.Since(last) >= silentFor:
 					cancel(e.downError(nil, err))
 					return
 				}
