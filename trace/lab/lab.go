@@ -472,7 +472,7 @@ func (e *Env) leftBehind(err, terr error) error {
 // teardownError is a run's error with what its teardown could not do.
 type teardownError struct{ err, teardown error }
 
-func (t *teardownError) Error() string  { return t.err.Error() + "; " + t.teardown.Error() }
+func (t *teardownError) Error() string   { return t.err.Error() + "; " + t.teardown.Error() }
 func (t *teardownError) Unwrap() []error { return []error{t.err, t.teardown} }
 
 // KeysLeftError says which of the run's keys are still on a server
