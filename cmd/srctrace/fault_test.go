@@ -589,8 +589,8 @@ func TestLabDataDir(t *testing.T) {
 			}
 		}
 	})
-	full := func(t *testing.T, tmp string, wrap []string) {
-		args := append(wrap, srctraceBin(t), "lab", "-q", "--no-etcdctl")
+	full := func(t *testing.T, tmp string, wrap []string, more ...string) {
+		args := append(append(wrap, srctraceBin(t), "lab", "-q", "--no-etcdctl"), more...)
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 		var stderr bytes.Buffer
@@ -601,14 +601,29 @@ func TestLabDataDir(t *testing.T) {
 			t.Fatalf("exit: %v, want %d; stderr:\n%s", err, exitError, stderr.String())
 		}
 		s := strings.TrimSuffix(stderr.String(), "\n")
-		if strings.Contains(s, "\n") || !strings.HasPrefix(s, "srctrace: starting the embedded etcd in "+tmp) || !strings.Contains(s, "etcd stopped: ") || !strings.Contains(s, "set TMPDIR") {
+		embedded := len(more) == 0
+		switch {
+		case strings.Contains(s, "\n"):
+			t.Errorf("more than one line:\n%s", s)
+		case embedded && (!strings.HasPrefix(s, "srctrace: starting the embedded etcd in "+tmp) || !strings.Contains(s, "etcd stopped: ") || !strings.Contains(s, "set TMPDIR")):
+			t.Errorf("stderr:\n%s", s)
+		case !embedded && !regexp.MustCompile(`^srctrace: starting \S+/etcd-v3\.6\.0 in `+regexp.QuoteMeta(tmp)+`/\S+: it exited \(exit status \d+: .+\) \(the filesystem of `).MatchString(s):
 			t.Errorf("stderr:\n%s", s)
 		}
 		checkNothingLeft(t, tmp)
 	}
+	limit := []string{"sh", "-c", `ulimit -f 2048 && exec "$@"`, "sh"}
 	t.Run("files limited to 1 MB", func(t *testing.T) {
 		// The write-ahead log's first segment is larger: etcd cannot make it.
-		full(t, t.TempDir(), []string{"sh", "-c", `ulimit -f 2048 && exec "$@"`, "sh"})
+		full(t, t.TempDir(), limit)
+	})
+	t.Run("files limited to 1 MB, another release", func(t *testing.T) {
+		// Its server is built first, without the limit; under the limit it
+		// exits, and says why in its log.
+		if _, err := lab.ServerBuilder("", errcompacted.Study.Module, errcompacted.Study.LayoutMap(), nil)(context.Background(), "v3.6.0"); err != nil {
+			t.Fatal(err)
+		}
+		full(t, t.TempDir(), limit, "--etcd-version", "v3.6.0")
 	})
 	if os.Geteuid() != 0 {
 		t.Log("not root: the 1 MB tmpfs is left out")

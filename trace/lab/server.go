@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -259,38 +260,61 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// tail keeps the end of what a process writes, for its error.
+// tail keeps, of what a process writes, what says why it ended: its last
+// zap JSON entry (etcd logs errors so, before a panic's stack trace), else
+// its last line.
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
+	mu      sync.Mutex
+	partial []byte
+	entry   string // the last zap entry: its message and error
+	line    string // the last line
 }
 
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if n := len(t.buf); n > 8192 {
-		t.buf = append([]byte{}, t.buf[n-8192:]...)
+	t.partial = append(t.partial, b...)
+	for {
+		i := bytes.IndexByte(t.partial, '\n')
+		if i < 0 {
+			break
+		}
+		t.take(string(t.partial[:i]))
+		t.partial = t.partial[i+1:]
+	}
+	if len(t.partial) > 1<<16 {
+		t.partial = t.partial[:0] // a line that long says nothing useful
 	}
 	return len(b), nil
 }
 
-// last is the last line written: for a zap JSON line (etcd's log), its
-// message and error.
-func (t *tail) last() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
-	line := strings.TrimSpace(lines[len(lines)-1])
+func (t *tail) take(line string) {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return
+	}
+	t.line = line
 	var entry struct {
 		Msg   string `json:"msg"`
 		Error string `json:"error"`
 	}
 	if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg != "" {
+		t.entry = entry.Msg
 		if entry.Error != "" {
-			return entry.Msg + ": " + entry.Error
+			t.entry += ": " + entry.Error
 		}
-		return entry.Msg
 	}
-	return line
+}
+
+// last says why the process ended, as well as what it wrote can tell.
+func (t *tail) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.entry != "" {
+		return t.entry
+	}
+	if len(t.partial) > 0 {
+		return strings.TrimSpace(string(t.partial))
+	}
+	return t.line
 }
