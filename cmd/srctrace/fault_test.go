@@ -434,7 +434,9 @@ func TestOutputMissingDir(t *testing.T) {
 // untouched and nothing is left behind. The server, started again on its
 // data dir, has the keys under that prefix, and the command the sentence
 // gives deletes them. Then the same with the server stopped (SIGSTOP)
-// instead: it stops answering.
+// instead: it stops answering; and stopped, with Ctrl-C to srctrace while
+// it hangs: exit 130, `srctrace: interrupted`, and the keys it could not
+// delete named all the same.
 func TestLabServerKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs etcd v3.7.3 and the lab")
@@ -443,8 +445,14 @@ func TestLabServerKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGSTOP} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		// interrupt: Ctrl-C (SIGINT) to srctrace while the server hangs
+		interrupt bool
+	}{{"killed", syscall.SIGKILL, false}, {"stopped", syscall.SIGSTOP, false}, {"stopped, then Ctrl-C", syscall.SIGSTOP, true}} {
+		sig := tc.sig
+		t.Run(tc.name, func(t *testing.T) {
 			data := t.TempDir()
 			client, peer := loopbackURLs(t)
 			srv := startEtcd(t, bin, data, client, peer)
@@ -458,6 +466,11 @@ func TestLabServerKilled(t *testing.T) {
 			time.Sleep(200 * time.Millisecond) // into its writes
 			at := time.Now()
 			srv.cmd.Process.Signal(sig)
+			if tc.interrupt {
+				time.Sleep(500 * time.Millisecond)
+				at = time.Now()
+				p.cmd.Process.Signal(syscall.SIGINT)
+			}
 			code := p.wait(t, time.Minute)
 			t.Logf("%v: ended %v after the signal", sig, time.Since(at).Round(time.Millisecond))
 			if sig == syscall.SIGSTOP {
@@ -466,10 +479,22 @@ func TestLabServerKilled(t *testing.T) {
 			<-srv.done
 			lines := strings.Split(p.stderr(), "\n")
 			last := lines[len(lines)-1]
-			re := regexp.MustCompile(`^srctrace: the etcd server at ` + regexp.QuoteMeta(srv.ep) + ` stopped answering \(.+\) during the lab's evict phase.*; the lab's keys under (/srctrace-lab/[0-9a-f]+/) are still on it: delete them with ` + "`" + `(etcdctl --endpoints=` + regexp.QuoteMeta(srv.ep) + ` del --prefix /srctrace-lab/[0-9a-f]+/)` + "`" + ` once it answers$`)
+			keys := `(/srctrace-lab/[0-9a-f]+/)`
+			del := "`" + `(etcdctl --endpoints=` + regexp.QuoteMeta(srv.ep) + ` del --prefix /srctrace-lab/[0-9a-f]+/)` + "`" + ` once it answers$`
+			re := regexp.MustCompile(`^srctrace: the etcd server at ` + regexp.QuoteMeta(srv.ep) + ` stopped answering \(.+\) during the lab's evict phase.*; the lab's keys under ` + keys + ` are still on it: delete them with ` + del)
+			want := exitError
+			if tc.interrupt {
+				// Interrupted while the server hangs: the lab says so, and
+				// says what its clean-up could not do.
+				re = regexp.MustCompile(`^srctrace: the lab's keys under ` + keys + ` are still on the etcd server at ` + regexp.QuoteMeta(srv.ep) + ` \(deleting them: .+\): delete them with ` + del)
+				want = exitInterrupted
+				if len(lines) < 2 || lines[len(lines)-2] != "srctrace: interrupted" {
+					t.Errorf("stderr:\n%s", p.stderr())
+				}
+			}
 			m := re.FindStringSubmatch(last)
-			if code != exitError || m == nil {
-				t.Fatalf("exit %d, last line:\n%s\nwant it to match %s", code, last, re)
+			if code != want || m == nil {
+				t.Fatalf("exit %d (want %d), last line:\n%s\nwant it to match %s", code, want, last, re)
 			}
 			if b, _ := os.ReadFile(out); string(b) != "before\n" {
 				t.Errorf("-o was written")

@@ -426,7 +426,12 @@ func (e *Env) connect() error {
 func (e *Env) teardown() error {
 	var errs []error
 	if e.Client != nil {
-		// A server that stopped answering gets one short try.
+		// A server that stopped answering (as the run found, or as a
+		// status request now shows: an interrupt may come while it hangs)
+		// gets one short try, so that the teardown does not hang with it.
+		if !e.down && e.Server != nil && e.Server.Kind() != "embedded" && e.ping(context.Background(), time.Second) != nil {
+			e.down = true
+		}
 		d := 5 * time.Second
 		if e.down {
 			d = time.Second
@@ -438,8 +443,8 @@ func (e *Env) teardown() error {
 			}
 		}
 		cancel()
-		if e.unlock != nil {
-			e.unlock()
+		if e.unlock != nil && !e.down {
+			e.unlock() // else the lock's lease ends by itself
 		}
 		e.Client.Close()
 	}
