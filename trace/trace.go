@@ -102,6 +102,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	r.Pkgs = pkgs
 
 	sentPkg := study.PackageOf(st.Sentinel)
@@ -125,28 +128,38 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 
 	ph.Next("building the call graph of " + src.Version)
-	g, err := callpath.Build(pkgs)
+	var g *callpath.Graph
+	err = interruptible(ctx, func() error {
+		var err error
+		if g, err = callpath.Build(pkgs); err != nil {
+			return fmt.Errorf("analysing etcd %s: %w", src.Version, err)
+		}
+		r.Graph = g
+		r.Feas = feasible.New(g)
+		r.Roots = roots.Find(g)
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("analysing etcd %s: %w", src.Version, err)
+		return nil, err
 	}
-	r.Graph = g
-	r.Feas = feasible.New(g)
-	r.Roots = roots.Find(g)
 
 	ph.Next("tracing the paths to each use")
-	if err := r.findSites(); err != nil {
-		return nil, err
-	}
-	if err := r.resolveEntries(); err != nil {
-		return nil, err
-	}
-	if err := r.resolveBoundaries(); err != nil {
-		return nil, err
-	}
-	r.k = k
-	r.tracePairs()
-	r.findRoots()
-	if err := r.grep(); err != nil {
+	err = interruptible(ctx, func() error {
+		if err := r.findSites(); err != nil {
+			return err
+		}
+		if err := r.resolveEntries(); err != nil {
+			return err
+		}
+		if err := r.resolveBoundaries(); err != nil {
+			return err
+		}
+		r.k = k
+		r.tracePairs()
+		r.findRoots()
+		return r.grep()
+	})
+	if err != nil {
 		return nil, err
 	}
 	if st.Signal != nil {
@@ -156,17 +169,49 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		for _, e := range r.Entries {
 			in.Entries[e.Name], in.Reach[e.Name] = e.Func, e.Reach
 		}
-		if r.Signal, err = signal.Analyze(in); err != nil {
-			return nil, fmt.Errorf("following the signal in etcd %s: %w", src.Version, err)
+		err = interruptible(ctx, func() error {
+			var err error
+			if r.Signal, err = signal.Analyze(in); err != nil {
+				return fmt.Errorf("following the signal in etcd %s: %w", src.Version, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if st.Analyze != nil {
 		ph.Next("the study's own analysis")
-		if r.Findings, err = st.Analyze(r.Pass); err != nil {
-			return nil, fmt.Errorf("analysing etcd %s for the %s study: %w", src.Version, st.Name, err)
+		err = interruptible(ctx, func() error {
+			var err error
+			if r.Findings, err = st.Analyze(r.Pass); err != nil {
+				return fmt.Errorf("analysing etcd %s for the %s study: %w", src.Version, st.Name, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// interruptible runs fn, work that cannot be stopped from inside (the call
+// graph's construction in x/tools, the analyses over it), and returns
+// ctx's error as soon as ctx ends, so that an interrupt is honoured at
+// once; fn then finishes in the background and what it made is dropped.
+func interruptible(ctx context.Context, fn func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // loadStudyPackages loads from source the study's packages and every

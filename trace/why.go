@@ -109,14 +109,20 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 		return nil, noObjectf("%s %s: %v", t.Name, src.Version, err)
 	}
 	ph.Next("building the call graph of " + src.Version)
-	g, err := callpath.Build(pkgs)
-	if err != nil {
+	var g *callpath.Graph
+	if err := interruptible(ctx, func() (err error) { g, err = callpath.Build(pkgs); return err }); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("analysing %s %s: %w", t.Name, src.Version, err)
 	}
 	r := &Result{Pass: &study.Pass{Source: src, Pkgs: pkgs, Graph: g, Feas: feasible.New(g), Sentinel: obj, Roots: roots.Find(g)},
 		lines: newLineCache(), k: k}
 	r.Lines = r.lines.line
 	if err := r.useSites(obj, nil); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	ph.Next("finding the roots that reach each use")

@@ -112,7 +112,7 @@ func (o *checkOptions) validate() error {
 	if o.to != "" && o.version != "" && o.to != o.version {
 		return usagef("--to %s and --etcd-version %s differ: links are carried to the release checked; name one", o.to, o.version)
 	}
-	return nil
+	return checkOutput(o.output)
 }
 
 func runCheck(ctx context.Context, o *checkOptions) error {
@@ -125,7 +125,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err := annotate.Render(&buf, o.format, annotate.CheckOutput(rep)); err != nil {
 		return err
 	}
-	if err := writeOutput(o.stdout, o.output, buf.Bytes()); err != nil {
+	if err := writeOutput(ctx, o.stdout, o.output, buf.Bytes()); err != nil {
 		return err
 	}
 	if rep.Bad() > 0 {

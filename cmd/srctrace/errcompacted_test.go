@@ -135,7 +135,7 @@ func TestRunErrcompactedFixture(t *testing.T) {
 // TestWriteOutputDevice: -o /dev/null writes to the device; it is not
 // replaced by a regular file.
 func TestWriteOutputDevice(t *testing.T) {
-	if err := writeOutput(nil, os.DevNull, []byte("x")); err != nil {
+	if err := writeOutput(context.Background(), nil, os.DevNull, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(os.DevNull)
@@ -143,7 +143,7 @@ func TestWriteOutputDevice(t *testing.T) {
 		t.Fatalf("%s is now %v (%v)", os.DevNull, fi.Mode(), err)
 	}
 	file := filepath.Join(t.TempDir(), "out")
-	if err := writeOutput(nil, file, []byte("data")); err != nil {
+	if err := writeOutput(context.Background(), nil, file, []byte("data")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(file); string(b) != "data" {
@@ -180,5 +180,48 @@ func TestRunErrcompactedKubernetesAbsent(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "fits etcd v3.6.0") || !strings.Contains(md.String(), "**not checked**") {
 		t.Errorf("the notes do not say why the Kubernetes layers are absent")
+	}
+}
+
+// TestErrcompactedLabRelease: errcompacted --lab runs the lab on the
+// release the notes read, here v3.6.0 (its server built from its module,
+// not the embedded v3.7.3), so that the lab's record and the notes are of
+// one release: the record names v3.6.0, and no note says they differ.
+func TestErrcompactedLabRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads etcd v3.6.0 and runs its server")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(t.TempDir(), "r.json")
+	opts := &errcompactedOptions{study: errcompacted.Study, format: "json", output: out, version: "v3.6.0", paths: 3, lab: true, stdout: new(bytes.Buffer)}
+	if err := runErrcompacted(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var rec errcompacted.LabRecord
+	if err := json.Unmarshal(rep.Lab, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Etcd.Version != "v3.6.0" || rec.Etcd.Version != "v3.6.0" || rec.Etcd.Server != "process" {
+		t.Errorf("notes of %s, lab on %+v", rep.Etcd.Version, rec.Etcd)
+	}
+	for _, n := range rec.Notes {
+		if strings.Contains(n, "the notes read") {
+			t.Errorf("note %q", n)
+		}
+	}
+	if rec.Etcdctl == nil || rec.Etcdctl.Version != "v3.6.0" {
+		t.Errorf("etcdctl %+v, notes %q", rec.Etcdctl, rec.Notes)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left behind in TMPDIR: %v", ents)
 	}
 }

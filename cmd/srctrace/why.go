@@ -65,6 +65,9 @@ pkg/path.T.field.`,
 			if opts.paths < 1 || opts.nearest < 1 {
 				return usagef("--paths and --roots want 1 or more")
 			}
+			if err := checkOutput(opts.output); err != nil {
+				return err
+			}
 			opts.stdout = cmd.OutOrStdout()
 			return runF(cmd.Context(), opts)
 		},
@@ -90,5 +93,5 @@ func runWhy(ctx context.Context, opts *whyOptions) error {
 	if err := annotate.Render(&buf, opts.format, annotate.Output{Data: rep, Doc: rep.Notes, Etcd: rep.Etcd}); err != nil {
 		return err
 	}
-	return writeOutput(opts.stdout, opts.output, buf.Bytes())
+	return writeOutput(ctx, opts.stdout, opts.output, buf.Bytes())
 }

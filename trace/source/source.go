@@ -111,14 +111,21 @@ type Source struct {
 	layout  map[string]string
 	with    map[string]string // the release of each module of Spec.With
 	gomod   []byte            // a release's work module go.mod
+	gotmp   string            // GOTMPDIR of its go commands
 	cleanup func()
 }
 
-// Close removes what Resolve made for the source (a temporary go.work).
+// Close removes what Resolve made for the source: a temporary go.work, and
+// the directory its go commands keep their work in (GOTMPDIR), with
+// whatever an interrupted go command left there.
 func (s *Source) Close() {
 	if s.cleanup != nil {
 		s.cleanup()
 		s.cleanup = nil
+	}
+	if s.gotmp != "" {
+		removeAll(s.gotmp)
+		s.gotmp = ""
 	}
 }
 
@@ -165,10 +172,26 @@ func Resolve(ctx context.Context, spec Spec) (*Source, error) {
 	if spec.Dir != "" && spec.Version != "" {
 		return nil, fmt.Errorf("%w: --etcd-dir and --etcd-version exclude each other: name one source", ErrUsage)
 	}
-	if spec.Dir != "" {
-		return resolveDir(ctx, spec)
+	// Every go command of the source keeps its work (the go command's
+	// go-build directories) in a directory of the source's own, which Close
+	// removes: a go command killed on an interrupt leaves its work behind.
+	gotmp, err := os.MkdirTemp("", "srctrace-go-")
+	if err != nil {
+		return nil, fmt.Errorf("making a directory for the go command's work: %w (TMPDIR must name a writable directory)", err)
 	}
-	return resolveRelease(ctx, spec)
+	spec.Env = append(append([]string{}, spec.Env...), "GOTMPDIR="+gotmp)
+	var s *Source
+	if spec.Dir != "" {
+		s, err = resolveDir(ctx, spec)
+	} else {
+		s, err = resolveRelease(ctx, spec)
+	}
+	if err != nil {
+		removeAll(gotmp)
+		return nil, err
+	}
+	s.gotmp = gotmp
+	return s, nil
 }
 
 func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
@@ -378,12 +401,14 @@ type modInfo struct {
 }
 
 func download(ctx context.Context, dir string, env, args []string) ([]modInfo, error) {
-	cmd := exec.CommandContext(ctx, "go", append([]string{"mod", "download", "-json"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = env
+	cmd := GoCommand(ctx, dir, env, append([]string{"mod", "download", "-json"}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
+	_ = signalGroup(cmd, os.Kill)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var mods []modInfo
 	dec := json.NewDecoder(&stdout)
 	for {
