@@ -49,10 +49,13 @@ type Study struct {
 	// Entries are the functions from which call paths are traced.
 	Entries []Entry
 
-	// Boundaries are asynchronous hand-offs: a function on the sending side
-	// and the entry that runs on the receiving side. A pair that the call
-	// graph cannot connect is reported as crossing a boundary when the entry
-	// reaches From and the receiving entry reaches the site.
+	// Boundaries are the study's own asynchronous hand-offs: a function on
+	// the sending side and the entry that runs on the receiving side. A
+	// pair that the call graph cannot connect is reported as crossing a
+	// boundary when the entry reaches From and the receiving entry reaches
+	// the site. The target's hand-offs (target.Target.HandOffs) come first,
+	// each one whose receiving function is an entry's: a study declares
+	// only what its exercise adds.
 	Boundaries []Boundary
 
 	// Behaviours are what the lab shows, each linked to entries.
@@ -164,7 +167,7 @@ type Behaviour struct {
 }
 
 // ChannelSend as a Boundary's Via means a send statement on a channel.
-const ChannelSend = "<-"
+const ChannelSend = target.ChannelSend
 
 // Parse reads a study from JSON (the field names of Study) and checks it.
 func Parse(data []byte) (*Study, error) {
