@@ -401,7 +401,9 @@ func (r *Result) findRoots() {
 		dist := r.callersWithin(s.Func, 24)
 		var cands []roots.Root
 		for _, x := range r.Roots {
-			if _, ok := dist[x.Func]; !ok || studyFunc[x.Func] {
+			// A main function reaches what it starts: the study's roots
+			// are what runs the use, not the program around them.
+			if _, ok := dist[x.Func]; !ok || studyFunc[x.Func] || x.Kind == roots.Main {
 				continue
 			}
 			// A root that such an entry starts itself adds nothing.

@@ -150,11 +150,32 @@ func (g *Graph) Reachable(fn *ssa.Function) map[*ssa.Function]bool {
 	return fns
 }
 
+// SyncReachable returns the functions that fn reaches by calls that
+// start no goroutine, fn included: what runs in fn's own goroutine.
+func (g *Graph) SyncReachable(fn *ssa.Function) map[*ssa.Function]bool {
+	src := g.node(fn, nil)
+	seen := map[int]bool{src: true}
+	fns := map[*ssa.Function]bool{fn: true}
+	queue := []int{src}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, a := range g.succ(n) {
+			if !seen[a.to] && !isGo(a.edge) {
+				seen[a.to] = true
+				fns[g.ctx.nodes[a.to].fn] = true
+				queue = append(queue, a.to)
+			}
+		}
+	}
+	return fns
+}
+
 type edgeKey struct{ from, to int }
 
 // shortest is a breadth-first search from node src to any node of dst
 // that avoids the given edges and nodes. It returns the nodes of the path.
-func (g *Graph) shortest(src int, dst *ssa.Function, noEdge map[edgeKey]bool, noNode map[int]bool) []int {
+func (g *Graph) shortest(src int, dst *ssa.Function, noEdge map[edgeKey]bool, noNode map[int]bool, noGo bool) []int {
 	if g.ctx.nodes[src].fn == dst {
 		return []int{src}
 	}
@@ -165,7 +186,7 @@ func (g *Graph) shortest(src int, dst *ssa.Function, noEdge map[edgeKey]bool, no
 		queue = queue[1:]
 		for _, a := range g.succ(n) {
 			c := a.to
-			if _, seen := prev[c]; seen || noNode[c] || noEdge[edgeKey{n, c}] {
+			if _, seen := prev[c]; seen || noNode[c] || noEdge[edgeKey{n, c}] || (noGo && isGo(a.edge)) {
 				continue
 			}
 			prev[c] = n
@@ -188,11 +209,18 @@ func (g *Graph) shortest(src int, dst *ssa.Function, noEdge map[edgeKey]bool, no
 // Paths returns up to k shortest loopless paths from src to dst (Yen's
 // algorithm), shortest first; ties keep the order of breadth-first search
 // over calls in source order. A path from a function to itself has no hops.
-func (g *Graph) Paths(src, dst *ssa.Function, k int) []Path {
+func (g *Graph) Paths(src, dst *ssa.Function, k int) []Path { return g.paths(src, dst, k, false) }
+
+// SyncPaths are the Paths from src to dst that start no goroutine: the
+// ways in which dst runs in src's own goroutine (code run at start-up by
+// a main function, not by what it starts).
+func (g *Graph) SyncPaths(src, dst *ssa.Function, k int) []Path { return g.paths(src, dst, k, true) }
+
+func (g *Graph) paths(src, dst *ssa.Function, k int, noGo bool) []Path {
 	if k <= 0 {
 		return nil
 	}
-	first := g.shortest(g.node(src, nil), dst, nil, nil)
+	first := g.shortest(g.node(src, nil), dst, nil, nil, noGo)
 	if first == nil {
 		return nil
 	}
@@ -216,7 +244,7 @@ func (g *Graph) Paths(src, dst *ssa.Function, k int) []Path {
 			for _, n := range root[:i] {
 				noNode[n] = true
 			}
-			sp := g.shortest(spur, dst, noEdge, noNode)
+			sp := g.shortest(spur, dst, noEdge, noNode, noGo)
 			if sp == nil {
 				continue
 			}
@@ -434,6 +462,36 @@ func (g *Graph) File(pos token.Pos) *ast.File {
 
 // Fset is the program's file set.
 func (g *Graph) Fset() *token.FileSet { return g.fset }
+
+// DynamicCallers are the calls that reach fn through an interface method
+// or a function value, as the VTA graph resolves them: one edge per call
+// site, in source order. They are uses of fn that no identifier names.
+func (g *Graph) DynamicCallers(fn *ssa.Function) []*callgraph.Edge {
+	n := g.CG.Nodes[fn]
+	if n == nil {
+		return nil
+	}
+	seen := map[ssa.CallInstruction]bool{}
+	var out []*callgraph.Edge
+	for _, e := range n.In {
+		if e.Site == nil || seen[e.Site] {
+			continue
+		}
+		c := e.Site.Common()
+		if !c.IsInvoke() && c.StaticCallee() != nil {
+			continue
+		}
+		seen[e.Site] = true
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Pos() != out[j].Pos() {
+			return out[i].Pos() < out[j].Pos()
+		}
+		return Name(out[i].Caller.Func) < Name(out[j].Caller.Func)
+	})
+	return out
+}
 
 // EdgesAt returns the call graph's edges of one call instruction.
 func (g *Graph) EdgesAt(site ssa.CallInstruction) []*callgraph.Edge {

@@ -21,6 +21,20 @@
 // The function of every go statement; where the go statement calls a
 // function-valued parameter (a helper like GoAttach(f)), the functions
 // that the helper's callers pass for it.
+//
+// # Programs
+//
+// The main function of every main package loaded from source: what runs
+// when the program starts. A goroutine whose starter a main function
+// reaches is started at start-up (StartUp says which).
+//
+// # The network
+//
+// ReadNetwork reads the gRPC methods that generated code declares: for
+// each full method name ("/etcdserverpb.KV/Range"), the server interface
+// method that serves it, the handler registered for it, and the client
+// stubs that send it, all from the generated code's method-name strings.
+// Serving answers which roots a client's call of a method reaches.
 package roots
 
 import (
@@ -42,6 +56,7 @@ const (
 	GRPC      Kind = "grpc"
 	HTTP      Kind = "http"
 	Goroutine Kind = "goroutine"
+	Main      Kind = "main"
 )
 
 // Root is a function started from outside the program's calls.
@@ -49,8 +64,15 @@ type Root struct {
 	Func *ssa.Function
 	Kind Kind
 	// Service is the gRPC service interface ("etcdserverpb.KVServer"), or
-	// empty.
-	Service string
+	// empty; Iface is that interface, qualified
+	// ("go.etcd.io/etcd/api/v3/etcdserverpb.KVServer").
+	Service, Iface string
+	// Starter is the function that starts a goroutine (its go statement,
+	// or the call that hands a helper the function), registers an HTTP
+	// handler function or makes a gRPC callback; At is where. Nil for a
+	// gRPC method, a ServeHTTP method and a main function.
+	Starter *ssa.Function
+	At      token.Pos
 }
 
 // Find returns the roots in the functions of the source packages of g
@@ -62,12 +84,19 @@ func Find(g *callpath.Graph) []Root {
 	}
 	seen := map[*ssa.Function]bool{}
 	var out []Root
-	add := func(fn *ssa.Function, k Kind, svc string) {
+	add := func(fn *ssa.Function, k Kind, svc string) *Root {
 		if fn == nil || seen[fn] || fn.Synthetic != "" || fn.Blocks == nil {
-			return
+			return nil
 		}
 		seen[fn] = true
 		out = append(out, Root{Func: fn, Kind: k, Service: svc})
+		return &out[len(out)-1]
+	}
+	// started adds a root that starter starts (or registers) at pos.
+	started := func(fn *ssa.Function, k Kind, starter *ssa.Function, pos token.Pos) {
+		if r := add(fn, k, ""); r != nil {
+			r.Starter, r.At = starter, pos
+		}
 	}
 	// gRPC: service interfaces from the Register…Server functions, and the
 	// packages of the loaded source that call them.
@@ -133,7 +162,9 @@ func Find(g *callpath.Graph) []Root {
 				if sel == nil {
 					continue
 				}
-				add(g.Prog.MethodValue(sel), GRPC, typeName(iface))
+				if r := add(g.Prog.MethodValue(sel), GRPC, typeName(iface)); r != nil {
+					r.Iface = iface.Obj().Pkg().Path() + "." + iface.Obj().Name()
+				}
 			}
 		}
 	}
@@ -176,16 +207,16 @@ func Find(g *callpath.Graph) []Root {
 							helpers[fn] = append(helpers[fn], i)
 							continue
 						}
-						add(t, Goroutine, "")
+						started(t, Goroutine, fn, call.Pos())
 					} else if c.StaticCallee() != nil {
-						add(c.StaticCallee(), Goroutine, "")
+						started(c.StaticCallee(), Goroutine, fn, call.Pos())
 					} else if p, ok := c.Value.(*ssa.Parameter); ok && p.Parent() == fn {
 						helpers[fn] = append(helpers[fn], paramIndex(p))
 					}
 					continue
 				}
 				if callee := c.StaticCallee(); callee != nil && isHandleFunc(callee) && len(c.Args) >= 2 {
-					add(funcValue(c.Args[len(c.Args)-1]), HTTP, "")
+					started(funcValue(c.Args[len(c.Args)-1]), HTTP, fn, call.Pos())
 				}
 			}
 			// gRPC calls back the functions given to it as its own function
@@ -193,7 +224,7 @@ func Find(g *callpath.Graph) []Root {
 			for _, ins := range b.Instrs {
 				if v, ok := ins.(ssa.Value); ok {
 					if t := funcValue(v); t != nil && flowsToGRPCFunc(v) {
-						add(t, GRPC, "")
+						started(t, GRPC, fn, v.Pos())
 					}
 				}
 			}
@@ -215,10 +246,16 @@ func Find(g *callpath.Graph) []Root {
 				args := call.Common().Args
 				for _, i := range idx {
 					if i < len(args) {
-						add(funcValue(args[i]), Goroutine, "")
+						started(funcValue(args[i]), Goroutine, fn, call.Pos())
 					}
 				}
 			}
+		}
+	}
+	// Programs: the main function of each main package.
+	for _, p := range g.Pkgs {
+		if p.Pkg.Name() == "main" {
+			add(p.Func("main"), Main, "")
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -227,6 +264,26 @@ func Find(g *callpath.Graph) []Root {
 		}
 		return callpath.Name(out[i].Func) < callpath.Name(out[j].Func)
 	})
+	return out
+}
+
+// StartUp returns, of the goroutine roots, those whose starter a main
+// function reaches by calls: the goroutines a program starts at start-up
+// (or later, from code that start-up code reaches), each with the main
+// function that reaches its starter.
+func StartUp(g *callpath.Graph, rs []Root) map[*ssa.Function]*ssa.Function {
+	out := map[*ssa.Function]*ssa.Function{}
+	for _, m := range rs {
+		if m.Kind != Main {
+			continue
+		}
+		reach := g.Reachable(m.Func)
+		for _, r := range rs {
+			if r.Kind == Goroutine && r.Starter != nil && reach[r.Starter] && out[r.Func] == nil {
+				out[r.Func] = m.Func
+			}
+		}
+	}
 	return out
 }
 
