@@ -160,8 +160,26 @@ func (w *whyRun) use(si int) {
 			}
 			crossed = append(crossed, found{root: c, p: p, n: n, by: byHandOff})
 		}
-		crossed = keepOutermost(w.Graph, crossed, func(f found) *ssa.Function { return f.root.Func }, func(f found) int { return f.n })
-		got = append(got, crossed...)
+		// The receiving side of a hand-off runs what its senders hand
+		// off: where a sender's root is found, it is not a root of its own.
+		if len(crossed) > 0 {
+			kept := got[:0:0]
+			for _, f := range got {
+				if !w.receives(f.root.Func) {
+					kept = append(kept, f)
+				}
+			}
+			got = kept
+		}
+		// A root that one found by calls starts is that root's way in.
+		all := append(append([]found{}, got...), crossed...)
+		keep := outermost(w.Graph, len(all), func(i int) *ssa.Function { return all[i].root.Func })
+		got = got[:0:0]
+		for i, f := range all {
+			if keep[i] {
+				got = append(got, f)
+			}
+		}
 	}
 	if len(got) == 0 {
 		for _, m := range w.Roots {
@@ -210,6 +228,16 @@ func keepOutermost[T any](g *callpath.Graph, got []T, fn func(T) *ssa.Function, 
 		}
 	}
 	return out
+}
+
+// receives reports whether fn runs the receiving side of a hand-off.
+func (w *whyRun) receives(fn *ssa.Function) bool {
+	for _, b := range w.Boundaries {
+		if w.Entries[w.EntryIndex(b.To)].Func == fn {
+			return true
+		}
+	}
+	return false
 }
 
 // crossCandidates are the roots (not main functions) that reach, by
@@ -650,7 +678,10 @@ func whyRootDoc(c roots.Root, e report.Entry) string {
 		if c.Service != "" {
 			return "gRPC runs it for each call of this method of " + c.Service + " (found from the code)"
 		}
-		return "gRPC calls it back for each call: a function made in " + report.ShortName(e.Starter.Function) + " and handed to the gRPC library"
+		if e.Starter != nil {
+			return "gRPC calls it back for each call: a function made in " + report.ShortName(e.Starter.Function) + " and handed to the gRPC library"
+		}
+		return "gRPC calls it back for each call: a function handed to the gRPC library"
 	case roots.HTTP:
 		if e.Starter != nil {
 			return "net/http runs it for each request to the pattern it is registered for in " + report.ShortName(e.Starter.Function)
@@ -677,7 +708,7 @@ func (w *whyRun) reportWays() []report.WhyWay {
 			Dynamic: w.Sites[p.Site].Dynamic}
 		dyn := func(path callpath.Path) {
 			for _, h := range path {
-				way.Dynamic = way.Dynamic || h.Dynamic
+				way.Dynamic = way.Dynamic || hopDynamic(h)
 			}
 		}
 		if len(p.Ways) > 0 {
@@ -692,4 +723,18 @@ func (w *whyRun) reportWays() []report.WhyWay {
 		out = append(out, way)
 	}
 	return out
+}
+
+// hopDynamic reports whether a call goes through an interface method or
+// a function value: the graph's dynamic calls, and calls of a closure
+// that binds an interface method (f := x.M; f()).
+func hopDynamic(h callpath.Hop) bool {
+	if h.Dynamic {
+		return true
+	}
+	if h.Site == nil {
+		return false
+	}
+	sc := h.Site.Common().StaticCallee()
+	return sc != nil && sc != h.Callee && sc.Synthetic != "" && len(sc.FreeVars) == 1 && types.IsInterface(sc.FreeVars[0].Type())
 }

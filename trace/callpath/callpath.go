@@ -465,7 +465,9 @@ func (g *Graph) Fset() *token.FileSet { return g.fset }
 
 // DynamicCallers are the calls that reach fn through an interface method
 // or a function value, as the VTA graph resolves them: one edge per call
-// site, in source order. They are uses of fn that no identifier names.
+// site, in source order. They are uses of fn that no identifier names
+// (a call of a promoted method's wrapper is one too; its selector names
+// fn, so a caller that also finds uses by identity has it already).
 func (g *Graph) DynamicCallers(fn *ssa.Function) []*callgraph.Edge {
 	n := g.CG.Nodes[fn]
 	if n == nil {
@@ -477,8 +479,10 @@ func (g *Graph) DynamicCallers(fn *ssa.Function) []*callgraph.Edge {
 		if e.Site == nil || seen[e.Site] {
 			continue
 		}
-		c := e.Site.Common()
-		if !c.IsInvoke() && c.StaticCallee() != nil {
+		// A call that names fn itself is a use by identity; one whose
+		// callee is a function value (a closure of a method value
+		// included) or an interface method is not.
+		if e.Site.Common().StaticCallee() == fn {
 			continue
 		}
 		seen[e.Site] = true
