@@ -145,7 +145,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			items = append(items, report.Text{report.Plain(a)})
 		}
 		d.Sections = append(d.Sections, report.Section{ID: "absent", Title: "Hand-offs not crossed",
-			Blocks: []report.Block{{Para: report.Text{report.Plain("The target describes these hand-offs, but the loaded code does not have them, so no way crosses them:")}},
+			Blocks: []report.Block{{Para: report.Text{report.Plain("The target describes these hand-offs, but the code loaded from source does not have them, so no way crosses them:")}},
 				{List: &report.List{Items: items}}}})
 	}
 	return d

@@ -65,14 +65,26 @@ func (w *whyRun) entry(c roots.Root) int {
 // handOffs resolves the target's hand-offs that the loaded code has; the
 // function that runs each one's receiving side becomes an entry.
 func (w *whyRun) handOffs(t *target.Target) {
+	source := map[string]bool{}
+	for _, p := range w.Pkgs {
+		source[p.PkgPath] = true
+	}
 	for _, h := range t.HandOffs {
-		to, err := w.Graph.Func(h.To)
-		if err != nil {
-			w.absent = append(w.absent, h.Name+": "+report.ShortName(h.To)+" is not in the packages loaded")
+		// A side in a package not loaded from source (one that does not
+		// import the object's package) has no code to follow.
+		missing := ""
+		for _, name := range []string{h.From, h.To, h.Dispatch} {
+			if pkg := study.PackageOf(name); name != "" && !source[pkg] && missing == "" {
+				missing = h.Name + ": " + report.ShortName(name) + " is in " + pkg + ", which does not import the object's package and is not loaded from source"
+			}
+		}
+		if missing != "" {
+			w.absent = append(w.absent, missing)
 			continue
 		}
-		if _, err := w.Graph.Func(h.From); err != nil {
-			w.absent = append(w.absent, h.Name+": "+report.ShortName(h.From)+" is not in the packages loaded")
+		to, err := w.Graph.Func(h.To)
+		if err != nil {
+			w.absent = append(w.absent, h.Name+": "+err.Error())
 			continue
 		}
 		ei, ok := w.added[to]
