@@ -152,10 +152,9 @@ func (w *whyRun) use(si int) {
 		for _, f := range got {
 			have[f.root.Func] = true
 		}
-		for i, c := range w.crossCandidates(s.Func) {
-			if i >= 2*w.nearest {
-				break
-			}
+		// Every candidate is tried: which message a sender hands off
+		// decides, and the nearest senders may all send other kinds.
+		for _, c := range w.crossCandidates(s.Func) {
 			if have[c.Func] {
 				continue
 			}
