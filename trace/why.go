@@ -294,33 +294,55 @@ func declares(p *packages.Package, name string) bool {
 }
 
 // loadImporters loads from source pkgPath and every package of the
-// target's modules that imports it, directly or not; everything else comes
-// from export data.
+// target's modules that imports it, directly or not; and, for each of the
+// target's hand-offs whose receiving side is among them, the packages that
+// import its sending side's (the roots that send work across it need not
+// import the object's package: the compactor proposes a compaction that
+// the applier runs). Everything else comes from export data.
 func loadImporters(ctx context.Context, src *source.Source, t *target.Target, meta []*packages.Package, pkgPath string) ([]*packages.Package, error) {
 	byPath := map[string]*packages.Package{}
 	packages.Visit(meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
-	reaches := map[*packages.Package]bool{}
-	done := map[*packages.Package]bool{}
-	var visit func(p *packages.Package) bool
-	visit = func(p *packages.Package) bool {
-		if done[p] {
-			return reaches[p]
+	in := map[string]bool{}
+	addImporters := func(of string) {
+		reaches := map[*packages.Package]bool{}
+		done := map[*packages.Package]bool{}
+		var visit func(p *packages.Package) bool
+		visit = func(p *packages.Package) bool {
+			if done[p] {
+				return reaches[p]
+			}
+			done[p] = true
+			ok := p.PkgPath == of
+			for _, imp := range p.Imports {
+				if visit(imp) {
+					ok = true
+				}
+			}
+			reaches[p] = ok
+			return ok
 		}
-		done[p] = true
-		ok := p.PkgPath == pkgPath
-		for _, imp := range p.Imports {
-			if visit(imp) {
-				ok = true
+		for path, p := range byPath {
+			if t.Owns(path) && visit(p) && len(p.Errors) == 0 && !strings.HasSuffix(path, ".test") {
+				in[path] = true
 			}
 		}
-		reaches[p] = ok
-		return ok
+	}
+	addImporters(pkgPath)
+	crossed := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, h := range t.HandOffs {
+			from := study.PackageOf(h.From)
+			if in[study.PackageOf(h.To)] && !crossed[from] {
+				crossed[from] = true
+				addImporters(from)
+				changed = true
+			}
+		}
 	}
 	var set []string
-	for path, p := range byPath {
-		if t.Owns(path) && visit(p) && len(p.Errors) == 0 && !strings.HasSuffix(path, ".test") {
-			set = append(set, path)
-		}
+	for path := range in {
+		set = append(set, path)
 	}
 	sort.Strings(set)
 	if len(set) == 0 {
