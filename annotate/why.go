@@ -61,7 +61,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 		case s.Init:
 			cell = report.Cell{Text: report.Text{report.Plain("package-level code: it runs once, at package initialisation")}}
 		case len(rs) == 0:
-			cell = report.Cell{Text: report.Text{report.Plain("no root found: none reaches it by a path that can run, by calls, across the target's hand-offs or from a main function at start-up (it may run through what the analysis does not follow: a library that calls it back, a hand-off the target does not describe)")}, Class: "unknown"}
+			cell = report.Cell{Text: report.Text{report.Plain("no root found: none reaches it by a path that can run, by calls, across the target's hand-offs or from a main function at start-up (it may run through what the analysis does not follow: a library that calls back a function it is handed as an argument, a hand-off the target does not describe, a package that does not import the object's)")}, Class: "unknown"}
 		}
 		kind := report.Text{report.Plain(s.Kind)}
 		if s.Dynamic {
@@ -257,9 +257,9 @@ func rootKinds(n map[string]int) string {
 	sort.Strings(ks)
 	var out []string
 	for _, k := range ks {
-		name := map[string]string{"grpc": "gRPC methods", "http": "HTTP handlers", "goroutine": "goroutines", "main": "main functions"}[k]
+		name := map[string]string{"grpc": "gRPC methods", "http": "HTTP handlers", "goroutine": "goroutines", "main": "main functions", "callback": "library callbacks"}[k]
 		if n[k] == 1 {
-			name = map[string]string{"grpc": "gRPC method", "http": "HTTP handler", "goroutine": "goroutine", "main": "main function"}[k]
+			name = map[string]string{"grpc": "gRPC method", "http": "HTTP handler", "goroutine": "goroutine", "main": "main function", "callback": "library callback"}[k]
 		}
 		out = append(out, fmt.Sprintf("%d %s", n[k], name))
 	}

@@ -402,8 +402,9 @@ func (r *Result) findRoots() {
 		var cands []roots.Root
 		for _, x := range r.Roots {
 			// A main function reaches what it starts: the study's roots
-			// are what runs the use, not the program around them.
-			if _, ok := dist[x.Func]; !ok || studyFunc[x.Func] || x.Kind == roots.Main {
+			// are what runs the use, not the program around them (nor a
+			// library's callbacks, which the study does not name).
+			if _, ok := dist[x.Func]; !ok || studyFunc[x.Func] || x.Kind == roots.Main || x.Kind == roots.Callback {
 				continue
 			}
 			// A root that such an entry starts itself adds nothing.

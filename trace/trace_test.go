@@ -148,6 +148,7 @@ func marks(t *testing.T, dir string) (sites, comparisons []string) {
 //	whyvia SITE VIA                                a dynamic use: what its call names
 //	whyimpl SITE IMPL                              a use of an interface method's implementation
 //	whyroot ROOT METHOD [STUB...]                  a gRPC root's method and its client stubs
+//	whyroot ROOT callback FIELD MAIN               a library callback: the field it is stored in, the main that reaches its starter
 //	whyerror SYMBOL usage|noobject WORDS           why refuses the symbol, saying WORDS
 //
 // Every path srctrace why keeps can run (yes or only-if).
@@ -313,11 +314,17 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			if f[0] == "whyroot" {
 				found := false
 				for _, e := range w.Entries {
-					if e.Name == f[1] {
-						found = true
-						if got := strings.TrimSpace(e.Method + " " + strings.Join(shortNames(e.Stubs), " ")); got != strings.Join(f[2:], " ") {
-							t.Errorf("%s: method and stubs are %q", sc.Text(), got)
-						}
+					if e.Name != f[1] {
+						continue
+					}
+					found = true
+					got := strings.TrimSpace(e.Method + " " + strings.Join(shortNames(e.Stubs), " "))
+					if len(f) > 2 && f[2] == "callback" {
+						got = "callback " + e.Doc[strings.LastIndex(e.Doc, "stored in ")+len("stored in "):]
+						got = strings.Fields(got)[0] + " " + strings.Fields(got)[1] + " " + shortName(e.StartUp)
+					}
+					if got != strings.Join(f[2:], " ") {
+						t.Errorf("%s: got %q (doc %q)", sc.Text(), got, e.Doc)
 					}
 				}
 				if !found {

@@ -656,7 +656,7 @@ func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
 				pos := w.Graph.Fset().Position(c.At)
 				re.Starter = &report.Loc{File: w.Source.RepoPath(pos.Filename), Line: pos.Line, Function: callpath.Name(c.Starter)}
 			}
-			if c.Kind == roots.Goroutine {
+			if c.Kind == roots.Goroutine || c.Kind == roots.Callback {
 				if starts == nil {
 					starts = roots.StartUp(w.Graph, w.Roots)
 				}
@@ -698,6 +698,15 @@ func whyRootDoc(c roots.Root, e report.Entry) string {
 			return "net/http runs it for each request to the pattern it is registered for in " + report.ShortName(e.Starter.Function)
 		}
 		return "net/http runs it for each request routed to this handler (a ServeHTTP method)"
+	case roots.Callback:
+		s := "the library calls it back: it is stored in " + c.Service
+		if e.Starter != nil {
+			s += " by " + report.ShortName(e.Starter.Function)
+		}
+		if e.StartUp != "" {
+			s += ", which " + report.ShortName(e.StartUp) + " reaches when the program starts"
+		}
+		return s
 	case roots.Main:
 		return "the main function of the program " + c.Func.Pkg.Pkg.Path() + ": it runs when the program starts, and what it reaches without starting a goroutine runs in its goroutine, at start-up or when the program stops"
 	}

@@ -22,6 +22,12 @@
 // function-valued parameter (a helper like GoAttach(f)), the functions
 // that the helper's callers pass for it.
 //
+// # Library callbacks
+//
+// A function stored in a function field of a struct that a package not
+// loaded from source declares (a cobra command's Run) is called back by
+// that library.
+//
 // # Programs
 //
 // The main function of every main package loaded from source: what runs
@@ -57,6 +63,10 @@ const (
 	HTTP      Kind = "http"
 	Goroutine Kind = "goroutine"
 	Main      Kind = "main"
+	// Callback is a function a library calls back: stored in a function
+	// field of a struct of a package not loaded from source (Service
+	// names the field, "cobra.Command.Run").
+	Callback Kind = "callback"
 )
 
 // Root is a function started from outside the program's calls.
@@ -252,6 +262,30 @@ func Find(g *callpath.Graph) []Root {
 			}
 		}
 	}
+	// A library calls back the functions stored in the function fields of
+	// its structs (a cobra command's Run): code that runs from a program's
+	// main through the library. Last, so that a function that is a root of
+	// another kind too keeps that kind.
+	for _, fn := range fns {
+		if fn.Synthetic == "package initializer" {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				st, ok := ins.(*ssa.Store)
+				if !ok {
+					continue
+				}
+				if t := funcValue(st.Val); t != nil {
+					if field, ok := libraryField(st.Addr, src); ok {
+						if r := add(t, Callback, field); r != nil {
+							r.Starter, r.At = fn, st.Pos()
+						}
+					}
+				}
+			}
+		}
+	}
 	// Programs: the main function of each main package.
 	for _, p := range g.Pkgs {
 		if p.Pkg.Name() == "main" {
@@ -267,10 +301,11 @@ func Find(g *callpath.Graph) []Root {
 	return out
 }
 
-// StartUp returns, of the goroutine roots, those whose starter a main
-// function reaches by calls: the goroutines a program starts at start-up
-// (or later, from code that start-up code reaches), each with the main
-// function that reaches its starter.
+// StartUp returns, of the goroutine and callback roots, those whose
+// starter a main function reaches by calls: the goroutines a program
+// starts at start-up (or later, from code that start-up code reaches) and
+// the callbacks it hands a library then, each with the main function that
+// reaches its starter.
 func StartUp(g *callpath.Graph, rs []Root) map[*ssa.Function]*ssa.Function {
 	out := map[*ssa.Function]*ssa.Function{}
 	for _, m := range rs {
@@ -279,7 +314,7 @@ func StartUp(g *callpath.Graph, rs []Root) map[*ssa.Function]*ssa.Function {
 		}
 		reach := g.Reachable(m.Func)
 		for _, r := range rs {
-			if r.Kind == Goroutine && r.Starter != nil && reach[r.Starter] && out[r.Func] == nil {
+			if (r.Kind == Goroutine || r.Kind == Callback) && r.Starter != nil && reach[r.Starter] && out[r.Func] == nil {
 				out[r.Func] = m.Func
 			}
 		}
@@ -315,6 +350,38 @@ func registrations(g *callpath.Graph, src map[*ssa.Package]bool) map[*types.Func
 		}
 	}
 	return out
+}
+
+// libraryField names the struct field that addr points into ("cobra.Command.Run")
+// when the struct is declared in a package not loaded from source, other
+// than gRPC's (whose callbacks are roots of their own kind).
+func libraryField(addr ssa.Value, src map[*ssa.Package]bool) (string, bool) {
+	fa, ok := addr.(*ssa.FieldAddr)
+	if !ok {
+		return "", false
+	}
+	ptr, ok := fa.X.Type().Underlying().(*types.Pointer)
+	if !ok {
+		return "", false
+	}
+	n, ok := ptr.Elem().(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || strings.HasPrefix(n.Obj().Pkg().Path(), "google.golang.org/grpc") {
+		return "", false
+	}
+	for p := range src {
+		if p.Pkg == n.Obj().Pkg() {
+			return "", false
+		}
+	}
+	st, ok := n.Underlying().(*types.Struct)
+	if !ok || fa.Field >= st.NumFields() {
+		return "", false
+	}
+	f := st.Field(fa.Field)
+	if _, isFunc := f.Type().Underlying().(*types.Signature); !isFunc {
+		return "", false
+	}
+	return n.Obj().Pkg().Name() + "." + n.Obj().Name() + "." + f.Name(), true
 }
 
 // runsParam reports whether closure fn, made in parent, calls a function
