@@ -209,24 +209,8 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 	for _, f := range st.Tgt().Layout {
 		own[f.Module] = true
 	}
-	// reaches[p]: p is the sentinel's package or imports it, transitively.
-	reaches := map[*packages.Package]bool{}
-	var visit func(p *packages.Package) bool
-	done := map[*packages.Package]bool{}
-	visit = func(p *packages.Package) bool {
-		if done[p] {
-			return reaches[p]
-		}
-		done[p] = true
-		ok := p.PkgPath == sentPkg
-		for _, imp := range p.Imports {
-			if visit(imp) {
-				ok = true
-			}
-		}
-		reaches[p] = ok
-		return ok
-	}
+	// visit(p): p is the sentinel's package or imports it, transitively.
+	visit := importsOf(sentPkg)
 	set := map[string]bool{}
 	for _, root := range roots {
 		set[root] = true
@@ -260,6 +244,29 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 	}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].PkgPath < pkgs[j].PkgPath })
 	return pkgs, nil
+}
+
+// importsOf returns a function that says whether a package is the
+// package of path of or imports it, directly or not.
+func importsOf(of string) func(*packages.Package) bool {
+	reaches := map[*packages.Package]bool{}
+	done := map[*packages.Package]bool{}
+	var visit func(p *packages.Package) bool
+	visit = func(p *packages.Package) bool {
+		if done[p] {
+			return reaches[p]
+		}
+		done[p] = true
+		ok := p.PkgPath == of
+		for _, imp := range p.Imports {
+			if visit(imp) {
+				ok = true
+			}
+		}
+		reaches[p] = ok
+		return ok
+	}
+	return visit
 }
 
 func appendUnique(list []string, s string) []string {
@@ -327,8 +334,8 @@ func (r *Result) resolveBoundaries() error {
 
 // boundaryOf is a target's hand-off into the entry named to.
 func boundaryOf(h target.HandOff, to string) study.Boundary {
-	return study.Boundary{Name: h.Name, From: h.From, Via: h.Via, To: to, Doc: h.Doc,
-		Message: h.Message, Dispatch: h.Dispatch, Closure: h.Closure}
+	h.To = to
+	return study.Boundary{HandOff: h}
 }
 
 // entryOf is the index of the entry whose function is the qualified fn,

@@ -304,23 +304,7 @@ func loadImporters(ctx context.Context, src *source.Source, t *target.Target, me
 	packages.Visit(meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
 	in := map[string]bool{}
 	addImporters := func(of string) {
-		reaches := map[*packages.Package]bool{}
-		done := map[*packages.Package]bool{}
-		var visit func(p *packages.Package) bool
-		visit = func(p *packages.Package) bool {
-			if done[p] {
-				return reaches[p]
-			}
-			done[p] = true
-			ok := p.PkgPath == of
-			for _, imp := range p.Imports {
-				if visit(imp) {
-					ok = true
-				}
-			}
-			reaches[p] = ok
-			return ok
-		}
+		visit := importsOf(of)
 		for path, p := range byPath {
 			if t.Owns(path) && visit(p) && len(p.Errors) == 0 && !strings.HasSuffix(path, ".test") {
 				in[path] = true

@@ -135,15 +135,9 @@ func (w *whyRun) use(si int) {
 			break
 		}
 		ways, _, _ := w.bestWays(rootEntry(w.Graph, c), s.Func, s.Instr, nil)
-		if len(ways) == 0 || !feasibleVerdict(bestWay(ways).Res.Verdict) {
-			continue
+		if p, n, ok := pairOf(si, ways); ok {
+			got = append(got, found{root: c, p: p, n: n, by: byCalls})
 		}
-		best := bestWay(ways)
-		p := study.Pair{Site: si, Ways: ways, Verdict: best.Res.Verdict, Because: best.Res.Because, Searched: len(ways)}
-		for _, way := range ways {
-			p.Paths = append(p.Paths, way.Path)
-		}
-		got = append(got, found{root: c, p: p, n: len(best.Path), by: byCalls})
 	}
 	got = keepOutermost(w.Graph, got, func(f found) *ssa.Function { return f.root.Func }, func(f found) int { return f.n })
 	if len(got) < w.nearest && len(w.Boundaries) > 0 {
@@ -203,15 +197,9 @@ func (w *whyRun) use(si int) {
 				res, _ := w.check(e, path, s.Instr, nil, nil)
 				ways = append(ways, study.Way{Path: path, Res: res})
 			}
-			if len(ways) == 0 || !feasibleVerdict(bestWay(ways).Res.Verdict) {
-				continue
+			if p, n, ok := pairOf(si, ways); ok {
+				got = append(got, found{root: m, p: p, n: n, by: byStartUp})
 			}
-			best := bestWay(ways)
-			p := study.Pair{Site: si, Ways: ways, Verdict: best.Res.Verdict, Because: best.Res.Because, Searched: len(ways)}
-			for _, way := range ways {
-				p.Paths = append(p.Paths, way.Path)
-			}
-			got = append(got, found{root: m, p: p, n: len(best.Path), by: byStartUp})
 		}
 	}
 	if len(got) > w.nearest {
@@ -224,6 +212,20 @@ func (w *whyRun) use(si int) {
 		w.Pairs = append(w.Pairs, f.p)
 		w.by = append(w.by, f.by)
 	}
+}
+
+// pairOf is the pair of a use and the ways a root reaches it by, and the
+// length of the best way, when one can run.
+func pairOf(si int, ways []study.Way) (study.Pair, int, bool) {
+	if len(ways) == 0 || !feasibleVerdict(bestWay(ways).Res.Verdict) {
+		return study.Pair{}, 0, false
+	}
+	best := bestWay(ways)
+	p := study.Pair{Site: si, Ways: ways, Verdict: best.Res.Verdict, Because: best.Res.Because, Searched: len(ways)}
+	for _, way := range ways {
+		p.Paths = append(p.Paths, way.Path)
+	}
+	return p, len(best.Path), true
 }
 
 // keepOutermost keeps, of the found roots, those no other of them

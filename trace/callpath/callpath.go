@@ -192,28 +192,13 @@ type Path []Hop
 func (g *Graph) Out(fn *ssa.Function) []*callgraph.Edge { return g.out[fn] }
 
 // Reachable returns the functions reachable from fn, fn included.
-func (g *Graph) Reachable(fn *ssa.Function) map[*ssa.Function]bool {
-	src := g.node(fn, nil)
-	seen := map[int]bool{src: true}
-	fns := map[*ssa.Function]bool{fn: true}
-	queue := []int{src}
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
-		for _, a := range g.succ(n) {
-			if !seen[a.to] {
-				seen[a.to] = true
-				fns[g.ctx.nodes[a.to].fn] = true
-				queue = append(queue, a.to)
-			}
-		}
-	}
-	return fns
-}
+func (g *Graph) Reachable(fn *ssa.Function) map[*ssa.Function]bool { return g.reachable(fn, false) }
 
 // SyncReachable returns the functions that fn reaches by calls that
 // start no goroutine, fn included: what runs in fn's own goroutine.
-func (g *Graph) SyncReachable(fn *ssa.Function) map[*ssa.Function]bool {
+func (g *Graph) SyncReachable(fn *ssa.Function) map[*ssa.Function]bool { return g.reachable(fn, true) }
+
+func (g *Graph) reachable(fn *ssa.Function, noGo bool) map[*ssa.Function]bool {
 	src := g.node(fn, nil)
 	seen := map[int]bool{src: true}
 	fns := map[*ssa.Function]bool{fn: true}
@@ -222,7 +207,7 @@ func (g *Graph) SyncReachable(fn *ssa.Function) map[*ssa.Function]bool {
 		n := queue[0]
 		queue = queue[1:]
 		for _, a := range g.succ(n) {
-			if !seen[a.to] && !isGo(a.edge) {
+			if !seen[a.to] && !(noGo && isGo(a.edge)) {
 				seen[a.to] = true
 				fns[g.ctx.nodes[a.to].fn] = true
 				queue = append(queue, a.to)
