@@ -58,6 +58,11 @@ type whyCase struct {
 	via map[string]string
 	// methods maps a gRPC root to its method and client stubs.
 	methods map[string][]string
+	// all, when set, are every use but the declaration (file:line): for
+	// v3.7.3 the non-test references `gopls references` reports (v0.23.0,
+	// in a tree of the release's modules), for v3.6.0 what git grep and
+	// reading find.
+	all []string
 }
 
 // TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
@@ -92,6 +97,8 @@ func TestWhyReleases(t *testing.T) {
 			// by embedding); the client stub that sends it is kVClient's
 			// (api/etcdserverpb/rpc_grpc.pb.go:73, KV_Range_FullMethodName).
 			methods: map[string][]string{"v3rpc.(*kvServer).Range": {"/etcdserverpb.KV/Range", "etcdserverpb.(*kVClient).Range"}},
+			all: []string{"server/etcdserver/api/v3rpc/util.go:46", "server/etcdserver/corrupt.go:609", "server/etcdserver/txn/range.go:179",
+				"server/storage/mvcc/kvstore.go:191", "server/storage/mvcc/kvstore.go:218", "server/storage/mvcc/kvstore_txn.go:76"},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound",
 			uses: map[string][]string{
@@ -121,6 +128,7 @@ func TestWhyReleases(t *testing.T) {
 			},
 			via:     map[string]string{"server/etcdserver/apply/backend.go:73": "mvcc.KV.Compact"},
 			methods: map[string][]string{"v3rpc.(*kvServer).Compact": {"/etcdserverpb.KV/Compact", "etcdserverpb.(*kVClient).Compact"}},
+			all:     []string{"server/etcdserver/apply/backend.go:73"},
 		}},
 		// The gRPC LeaseRevoke handler calls the server's LeaseRevoke
 		// through the etcdserver.Lessor interface (v3rpc/lease.go:54);
@@ -131,6 +139,7 @@ func TestWhyReleases(t *testing.T) {
 				"server/etcdserver/server.go:885 other":         {"etcdserver.(*EtcdServer).run"},
 			},
 			via: map[string]string{"server/etcdserver/api/v3rpc/lease.go:54": "etcdserver.Lessor.LeaseRevoke"},
+			all: []string{"server/etcdserver/api/v3rpc/lease.go:54", "server/etcdserver/server.go:885"},
 		}},
 		// NewServer runs at start-up only: main (server/main.go) calls
 		// etcdmain.Main, which starts etcd (etcdmain/etcd.go:181,
@@ -138,6 +147,7 @@ func TestWhyReleases(t *testing.T) {
 		{"v3.7.3", whyCase{symbol: "etcdserver.NewServer",
 			uses: map[string][]string{"server/embed/etcd.go:260 other": {"server/v3.main"}},
 			ways: map[string][]string{"server/embed/etcd.go:260 server/v3.main": {"start-up"}},
+			all:  []string{"server/embed/etcd.go:260"},
 		}},
 		// v3.6.0: the applier calls Compact through its kv field (apply.go:179).
 		{"v3.6.0", whyCase{symbol: "mvcc.(*store).Compact",
@@ -163,6 +173,8 @@ func TestWhyReleases(t *testing.T) {
 				"server/etcdserver/txn/txn.go:437 return":   {"v3rpc.(*quotaKVServer).Txn", "etcdserver.(*EtcdServer).run"},
 				"server/storage/mvcc/kvstore.go:180 return": {"etcdserver.(*hashKVHandler).ServeHTTP", "v3rpc.(*authMaintenanceServer).HashKV"},
 			},
+			all: []string{"server/etcdserver/api/v3rpc/util.go:46", "server/etcdserver/corrupt.go:609", "server/etcdserver/txn/txn.go:437",
+				"server/storage/mvcc/kvstore.go:180", "server/storage/mvcc/kvstore.go:207", "server/storage/mvcc/kvstore_txn.go:75"},
 		}},
 	} {
 		t.Run(tc.version+"/"+tc.symbol[strings.LastIndex(tc.symbol, "/")+1:], func(t *testing.T) {
@@ -189,8 +201,17 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		}
 	}
 	at := map[string]int{}
+	var all []string
 	for i, s := range w.Sites {
 		at[fmt.Sprintf("%s:%d", s.File, s.Line)] = i
+		if s.Kind != "definition" {
+			all = append(all, fmt.Sprintf("%s:%d", s.File, s.Line))
+		}
+	}
+	if tc.all != nil {
+		if diff := cmp.Diff(tc.all, all); diff != "" {
+			t.Errorf("every use (-want +got):\n%s", diff)
+		}
 	}
 	for key, want := range tc.ways {
 		f := strings.Fields(key)
