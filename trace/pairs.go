@@ -435,7 +435,7 @@ func (r *Result) findRoots() {
 			}
 			feas = append(feas, cand{i, len(bestOf(ways).Path)})
 		}
-		keep := outermost(r.Graph, len(feas), func(k int) *ssa.Function { return cands[feas[k].i].Func })
+		keep := outermost(r.Graph.Reachable, len(feas), func(k int) *ssa.Function { return cands[feas[k].i].Func })
 		bestLen := -1
 		var found []int
 		for k, f := range feas {

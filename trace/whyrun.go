@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -43,8 +44,8 @@ type whyRun struct {
 	// its sending function.
 	toFrom map[int]map[*ssa.Function]int
 	// mains caches, per main function, what it runs in its own goroutine.
-	mains   map[*ssa.Function]map[*ssa.Function]bool
-	startUp map[*ssa.Function]*ssa.Function
+	mains map[*ssa.Function]map[*ssa.Function]bool
+	reach map[*ssa.Function]map[*ssa.Function]bool
 }
 
 // entry returns the entry of a root found from the code, adding it.
@@ -139,7 +140,7 @@ func (w *whyRun) use(si int) {
 			got = append(got, found{root: c, p: p, n: n, by: byCalls})
 		}
 	}
-	got = keepOutermost(w.Graph, got, func(f found) *ssa.Function { return f.root.Func }, func(f found) int { return f.n })
+	got = keepOutermost(w.reachable, got, func(f found) *ssa.Function { return f.root.Func }, func(f found) int { return f.n })
 	if len(got) < w.nearest && len(w.Boundaries) > 0 {
 		var crossed []found
 		have := map[*ssa.Function]bool{}
@@ -147,16 +148,40 @@ func (w *whyRun) use(si int) {
 			have[f.root.Func] = true
 		}
 		// Every candidate is tried: which message a sender hands off
-		// decides, and the nearest senders may all send other kinds.
+		// decides, and the nearest senders may all send other kinds. A
+		// candidate whose only way across hands off a message that an
+		// earlier candidate handed off too (made at the same place,
+		// setting the same fields) and that reached the use by no way
+		// that can run is not tried again: the receiving side is the same.
+		dead := map[string]bool{}
+		// Enough are found when as many as are missing are, none of
+		// them started by a root found by calls.
+		need := w.nearest
+		for _, f := range got {
+			if !w.receives(f.root.Func) {
+				need--
+			}
+		}
+		kept := 0
 		for _, c := range w.crossCandidates(s.Func) {
+			if kept >= need {
+				break
+			}
 			if have[c.Func] {
 				continue
 			}
 			ei := w.entry(c)
 			w.fillReach(ei)
+			keys := w.legKinds(ei)
+			if len(keys) == 1 && dead[keys[0]] {
+				continue
+			}
 			p := study.Pair{Entry: ei, Site: si}
 			w.cross(&p)
 			if len(p.Crossing) == 0 || !feasibleVerdict(p.Verdict) {
+				if len(keys) == 1 {
+					dead[keys[0]] = true
+				}
 				continue
 			}
 			n := len(bestOf(p.Ways).Path)
@@ -164,6 +189,13 @@ func (w *whyRun) use(si int) {
 				n += len(l.Path)
 			}
 			crossed = append(crossed, found{root: c, p: p, n: n, by: byHandOff})
+			started := false
+			for _, f := range got {
+				started = started || w.reachable(f.root.Func)[c.Func]
+			}
+			if !started {
+				kept++
+			}
 		}
 		// The receiving side of a hand-off runs what its senders hand
 		// off: where a sender's root is found, it is not a root of its own.
@@ -178,7 +210,7 @@ func (w *whyRun) use(si int) {
 		}
 		// A root that one found by calls starts is that root's way in.
 		all := append(append([]found{}, got...), crossed...)
-		keep := outermost(w.Graph, len(all), func(i int) *ssa.Function { return all[i].root.Func })
+		keep := outermost(w.reachable, len(all), func(i int) *ssa.Function { return all[i].root.Func })
 		got = got[:0:0]
 		for i, f := range all {
 			if keep[i] {
@@ -231,9 +263,9 @@ func pairOf(si int, ways []study.Way) (study.Pair, int, bool) {
 // keepOutermost keeps, of the found roots, those no other of them
 // reaches (a goroutine that a gRPC method starts is that method's way
 // in), nearest first.
-func keepOutermost[T any](g *callpath.Graph, got []T, fn func(T) *ssa.Function, n func(T) int) []T {
+func keepOutermost[T any](reachable func(*ssa.Function) map[*ssa.Function]bool, got []T, fn func(T) *ssa.Function, n func(T) int) []T {
 	sort.SliceStable(got, func(i, j int) bool { return n(got[i]) < n(got[j]) })
-	keep := outermost(g, len(got), func(i int) *ssa.Function { return fn(got[i]) })
+	keep := outermost(reachable, len(got), func(i int) *ssa.Function { return fn(got[i]) })
 	var out []T
 	for i, f := range got {
 		if keep[i] {
@@ -241,6 +273,26 @@ func keepOutermost[T any](g *callpath.Graph, got []T, fn func(T) *ssa.Function, 
 		}
 	}
 	return out
+}
+
+// legKinds are the kinds of the ways a root's entry has across a
+// hand-off it reaches: the hand-off, and for a typed one where its message
+// is made and the fields it sets. A way that cannot run to the hand-off
+// has no kind: the root is always tried.
+func (w *whyRun) legKinds(ei int) []string {
+	var keys []string
+	for bi, b := range w.Boundaries {
+		if !w.Entries[ei].Reach[b.From] || !b.Carried {
+			continue
+		}
+		for _, l := range w.legs(ei, bi, nil) {
+			if !feasibleVerdict(l.Res.Verdict) {
+				return nil
+			}
+			keys = appendUnique(keys, fmt.Sprint(bi, l.Message.At(), l.Message.Fields()))
+		}
+	}
+	return keys
 }
 
 // receives reports whether fn runs the receiving side of a hand-off.
@@ -316,6 +368,19 @@ func (w *whyRun) fillReach(ei int) {
 	}
 }
 
+// reachable is what a function reaches by calls, computed once.
+func (w *whyRun) reachable(fn *ssa.Function) map[*ssa.Function]bool {
+	if w.reach == nil {
+		w.reach = map[*ssa.Function]map[*ssa.Function]bool{}
+	}
+	if m, ok := w.reach[fn]; ok {
+		return m
+	}
+	m := w.Graph.Reachable(fn)
+	w.reach[fn] = m
+	return m
+}
+
 // syncReach is what a main function runs in its own goroutine.
 func (w *whyRun) syncReach(fn *ssa.Function) map[*ssa.Function]bool {
 	if w.mains == nil {
@@ -332,10 +397,10 @@ func (w *whyRun) syncReach(fn *ssa.Function) map[*ssa.Function]bool {
 // outermost says which of n roots no other of them reaches: a root that
 // another starts (the goroutine its gRPC method starts, the handler a
 // registered wrapper calls) is that root's way in, not a root of its own.
-func outermost(g *callpath.Graph, n int, fn func(int) *ssa.Function) []bool {
+func outermost(reachable func(*ssa.Function) map[*ssa.Function]bool, n int, fn func(int) *ssa.Function) []bool {
 	reach := make([]map[*ssa.Function]bool, n)
 	for i := 0; i < n; i++ {
-		reach[i] = g.Reachable(fn(i))
+		reach[i] = reachable(fn(i))
 	}
 	keep := make([]bool, n)
 	for i := 0; i < n; i++ {
