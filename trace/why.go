@@ -83,15 +83,9 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	if strings.Contains(qual, ".") && moduleOf(t, qual) == "" {
 		return nil, fmt.Errorf("%w: %s is in no module of %s (they are %s)", source.ErrUsage, qual, t.Name, strings.Join(t.Modules(), ", "))
 	}
-	// A package named by its path is loaded with the main module and its
-	// own; one named by the end of its path is looked for in them all.
+	// Every module of the target: a package's importers may be in any
+	// (the client's in etcdctl), and a short name is looked for in all.
 	mods := t.Modules()
-	if mod := moduleOf(t, qual); mod != "" {
-		mods = []string{t.Main}
-		if mod != t.Main {
-			mods = append(mods, mod)
-		}
-	}
 	ph := progress.Start(ctx, "why "+opts.Symbol, 0)
 	defer ph.Done()
 	src, err := source.Resolve(ctx, source.Spec{Target: t, Version: opts.Version, Dir: opts.Dir, Modules: mods, CacheDir: opts.CacheDir, Env: opts.Env})
@@ -99,9 +93,9 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 		return nil, err
 	}
 	defer src.Close()
-	meta, err := loadMeta(ctx, src)
+	meta, err := listPackages(src)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the packages of %s %s: %w", t.Name, src.Version, err)
 	}
 	pkgPath, err := resolvePackage(t, src, meta, qual, member)
 	if err != nil {
@@ -183,17 +177,6 @@ func moduleOf(t *target.Target, pkg string) string {
 		}
 	}
 	return mod
-}
-
-// loadMeta lists the packages of the source's modules (names, files,
-// imports).
-func loadMeta(ctx context.Context, src *source.Source) ([]*packages.Package, error) {
-	var patterns []string
-	for m := range src.Modules {
-		patterns = append(patterns, m+"/...")
-	}
-	sort.Strings(patterns)
-	return src.Load(ctx, metaMode|packages.NeedFiles, patterns...)
 }
 
 // resolvePackage finds the package a symbol's qualifier names: a
