@@ -11,7 +11,9 @@
 // from source; everything else comes from export data. That keeps a cold run
 // on the server module within a couple of seconds, and it is enough: a call
 // path from an entry to a use of the sentinel can only run through packages
-// that import, directly or not, the sentinel's package.
+// that import, directly or not, the sentinel's package. Why loads the
+// same way around its object, and adds the importers of a hand-off's
+// sending side when its receiving side is loaded (loadImporters).
 package trace
 
 import (
