@@ -80,6 +80,9 @@ func Positions(rep *report.Report) []Position {
 	for _, e := range rep.Entries {
 		w.entry[e.Name] = e.Function
 		w.pos("entry", "entry "+e.Name, e.Function, e.File, e.Line, "")
+		if e.Starter != nil {
+			w.loc("entry", "start of "+e.Name, *e.Starter)
+		}
 	}
 	for _, s := range rep.Sites {
 		w.pos("site", s.Kind, s.Function, s.File, s.Line, s.Text)

@@ -181,6 +181,13 @@ type Site struct {
 	// Init is set for a use in package-level code, which runs once at
 	// package initialisation rather than through calls.
 	Init bool `json:"init,omitempty"`
+	// Dynamic marks a call that reaches the object through an interface
+	// method or a function value (srctrace why): Via is what the call
+	// names there. Impl is the implementation of an interface method
+	// whose use this is.
+	Dynamic bool   `json:"dynamic,omitempty"`
+	Via     string `json:"via,omitempty"`
+	Impl    string `json:"impl,omitempty"`
 }
 
 // Excerpt is a few numbered source lines.
@@ -202,6 +209,15 @@ type Entry struct {
 	// started with go), or empty.
 	Found string `json:"found,omitempty"`
 	Kind  string `json:"kind,omitempty"`
+	// Method is the gRPC method a root serves ("/etcdserverpb.KV/Range")
+	// and Stubs the client functions that send it, as the generated code
+	// declares them; Starter is where a goroutine is started (or a
+	// handler registered), and StartUp the main function that reaches
+	// that starter (srctrace why).
+	Method  string   `json:"method,omitempty"`
+	Stubs   []string `json:"stubs,omitempty"`
+	Starter *Loc     `json:"starter,omitempty"`
+	StartUp string   `json:"start_up,omitempty"`
 }
 
 // AbsentEntry is an entry of the study that the release lacks.

@@ -1,9 +1,15 @@
 // Package target describes a source tree that srctrace reads: its Go
 // modules and their folders in the repository, how its releases are
-// written, where a checkout records its version, and where the repository
-// is published. etcd is the target a study reads (Etcd); Kubernetes is
+// written, where a checkout records its version, where the repository
+// is published, and the hand-offs of its architecture that calls do not
+// show (a proposal to raft and its apply, a scheduler, a channel between
+// goroutines). etcd is the target a study reads (Etcd); Kubernetes is
 // read as etcd's consumer (Kubernetes). Nothing else in srctrace names
-// their layouts.
+// their layouts or etcd's hand-offs, and every study and `srctrace why`
+// share them.
+//
+// The target names things, never positions: the functions and types of a
+// hand-off are found in the loaded release.
 package target
 
 import (
@@ -35,7 +41,36 @@ type Target struct {
 	// its releases fits a release of the other: by what its own go.mod
 	// requires.
 	Fits *Fit
+	// HandOffs are where work crosses from one goroutine to another in a
+	// way a call graph cannot follow: what every study and why cross.
+	HandOffs []HandOff
 }
+
+// HandOff is an asynchronous hand-off of the target's architecture: From
+// hands work off by Via, and To runs it on the other side.
+type HandOff struct {
+	Name string // e.g. "raft proposal"
+	// From is the qualified function that hands the work off.
+	From string
+	// Via is the call inside From that performs the hand-off: a qualified
+	// function or interface method ("pkg/path.Iface.Method"), or
+	// ChannelSend for a send on a channel.
+	Via string
+	// To is the qualified function that runs the work on the other side.
+	To  string
+	Doc string
+	// Message, when set, is the qualified type of the message the hand-off
+	// carries ("pkg.T"), and Dispatch the qualified function on the
+	// receiving side that branches on the message's kind: the sender then
+	// connects only to the receiver's branch for the message it sends.
+	Message, Dispatch string
+	// Closure says the hand-off carries a function value (a scheduled
+	// job): it connects only when a closure that From makes calls To.
+	Closure bool
+}
+
+// ChannelSend as a HandOff's Via means a send statement on a channel.
+const ChannelSend = "<-"
 
 // Folder is one module's folder in the repository.
 type Folder struct {
@@ -75,6 +110,48 @@ var Etcd = &Target{
 	ReleaseHint: "v3.7.3",
 	VersionFile: "api/version/version.go",
 	VersionVar:  "Version",
+	HandOffs: []HandOff{
+		{
+			Name: "raft proposal",
+			From: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).processInternalRaftRequestOnce",
+			Via:  "go.etcd.io/raft/v3.Node.Propose",
+			To:   "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).applyAll",
+			Doc:  "the request is proposed to raft and waits on a channel; once committed, the apply job executes it",
+			// The proposal carries one request; the applier's dispatch
+			// branches on which of its fields is set.
+			Message:  "go.etcd.io/etcd/api/v3/etcdserverpb.InternalRaftRequest",
+			Dispatch: "go.etcd.io/etcd/server/v3/etcdserver/apply.(*uberApplier).dispatch",
+		},
+		{
+			Name:    "scheduled job",
+			From:    "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).run",
+			Via:     "go.etcd.io/etcd/pkg/v3/schedule.Scheduler.Schedule",
+			To:      "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).applyAll",
+			Doc:     "the raft loop hands committed entries to a FIFO scheduler, whose worker runs the apply job",
+			Closure: true,
+		},
+		{
+			Name: "watch channel",
+			From: "go.etcd.io/etcd/server/v3/storage/mvcc.(*watcher).send",
+			Via:  ChannelSend,
+			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
+			Doc:  "the store sends a watcher's events on the watcher's channel; the watch stream's send loop receives them and sends them to the client",
+		},
+		{
+			Name: "watch eviction",
+			From: "go.etcd.io/etcd/server/v3/storage/mvcc.(*watcherGroup).chooseAll",
+			Via:  ChannelSend,
+			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
+			Doc:  "the sync loop sends a watcher behind the compaction a response with the compaction revision on the watcher's channel; the send loop receives it and cancels the watch",
+		},
+		{
+			Name: "watch control stream",
+			From: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).recvLoop",
+			Via:  ChannelSend,
+			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
+			Doc:  "the receive loop answers a create, cancel or progress request on the stream's control channel; the send loop sends the answer to the client",
+		},
+	},
 }
 
 // Kubernetes is the Kubernetes code that consumes etcd's watch: the API

@@ -131,27 +131,8 @@ var Study = &study.Study{
 		},
 	},
 
-	Boundaries: []study.Boundary{
-		{
-			Name: "raft proposal",
-			From: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).processInternalRaftRequestOnce",
-			Via:  "go.etcd.io/raft/v3.Node.Propose",
-			To:   "apply",
-			Doc:  "the request is proposed to raft and waits on a channel; once committed, the apply job executes it",
-			// The proposal carries one request; the applier's dispatch
-			// branches on which of its fields is set.
-			Message:  "go.etcd.io/etcd/api/v3/etcdserverpb.InternalRaftRequest",
-			Dispatch: "go.etcd.io/etcd/server/v3/etcdserver/apply.(*uberApplier).dispatch",
-		},
-		{
-			Name:    "scheduled job",
-			From:    "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).run",
-			Via:     "go.etcd.io/etcd/pkg/v3/schedule.Scheduler.Schedule",
-			To:      "apply",
-			Doc:     "the raft loop hands committed entries to a FIFO scheduler, whose worker runs the apply job",
-			Closure: true,
-		},
-	},
+	// The hand-offs it crosses (the raft proposal and the scheduled apply
+	// job, into the apply entry) are the target's: see target.Etcd.
 
 	Behaviours: []study.Behaviour{
 		{
