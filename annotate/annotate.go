@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/srctrace/srctrace/trace/check"
 	"github.com/srctrace/srctrace/trace/report"
 )
 
@@ -28,11 +29,20 @@ func Render(w io.Writer, format string, out Output) error {
 	switch format {
 	case "json":
 		return jsonTo(w, out.Data)
+	case "sarif", "github":
+		rep, ok := out.Data.(*check.Report)
+		if !ok {
+			return fmt.Errorf("rendering %s: only srctrace check writes %s", format, format)
+		}
+		if format == "sarif" {
+			return checkSARIF(w, rep)
+		}
+		return checkGitHub(w, rep)
 	case "markdown", "md", "html", "text":
 		if out.Doc == nil {
 			return fmt.Errorf("rendering %s: there is no document to render", format)
 		}
 		return RenderDoc(w, format, out.Doc, out.Etcd)
 	}
-	return fmt.Errorf("unknown format %q: want one of json, %s", format, strings.Join(DocFormats, ", "))
+	return fmt.Errorf("unknown format %q: want one of json, %s (sarif and github for check)", format, strings.Join(DocFormats, ", "))
 }

@@ -211,9 +211,9 @@ func mdInline(t report.Text, cell bool) string {
 		var piece string
 		switch {
 		case s.Loc != nil && s.Text != "":
-			piece = mdSpanText(s) + " (" + mdCode(locText(s.Loc)) + ")"
+			piece = mdSpanText(s) + " (" + mdLoc(s.Loc) + ")"
 		case s.Loc != nil:
-			piece = mdCode(locText(s.Loc))
+			piece = mdLoc(s.Loc)
 		case s.Ref != "":
 			piece = "[" + mdSpanText(s) + "](#" + s.Ref + ")"
 		default:
@@ -226,6 +226,17 @@ func mdInline(t report.Text, cell bool) string {
 		out = strings.ReplaceAll(out, "|", `\|`)
 	}
 	return out
+}
+
+// mdLoc is a citation: file:line as code, and, for a file of another
+// repository than the notes' (a consumer's module), a link to it at its
+// tag, so that neither a reader nor srctrace check takes it for a file
+// of the notes' release.
+func mdLoc(l *report.Loc) string {
+	if l.Repo == "" || l.Ref == "" {
+		return mdCode(locText(l))
+	}
+	return "[" + mdCode(locText(l)) + "](" + permalink(report.Etcd{}, l) + ")"
 }
 
 // mdSpanText is the span's text as code, strong or plain.

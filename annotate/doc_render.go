@@ -144,19 +144,23 @@ func checkDiagram(g *report.Diagram) error {
 func locText(l *report.Loc) string { return l.File + ":" + strconv.Itoa(l.Line) }
 
 // permalink is the GitHub address of l at its own ref (l.Ref), else at
-// etcd.Ref, or "" without a ref.
+// etcd.Ref, or "" without a ref; in its own repository (l.Repo), else in
+// etcd.Repo.
 func permalink(etcd report.Etcd, l *report.Loc) string {
 	if l == nil {
 		return ""
 	}
-	ref := l.Ref
+	ref, repo := l.Ref, l.Repo
 	if ref == "" {
 		ref = etcd.Ref
 	}
-	if ref == "" || etcd.Repo == "" || l.File == "" {
+	if repo == "" {
+		repo = etcd.Repo
+	}
+	if ref == "" || repo == "" || l.File == "" {
 		return ""
 	}
-	t := target.Target{Repo: etcd.Repo}
+	t := target.Target{Repo: repo}
 	return t.Permalink(ref, l.File, l.Line, 0)
 }
 

@@ -9,15 +9,18 @@ import (
 )
 
 // WhyDoc composes the answer of `srctrace why` as a document: the object,
-// its uses, and for each use the nearest roots that reach it by a path
-// that can run, with the shortest such path.
+// its uses (by name, and through interfaces and function values), and for
+// each use the nearest roots that reach it by a path that can run (by
+// calls, across the target's hand-offs, or at start-up), what runs each
+// root, and the shortest such way.
 func WhyDoc(w *report.Why) *report.Doc {
 	o := w.Object
 	d := &report.Doc{Title: "Why: " + o.Name}
 	d.Lead = report.Text{
 		report.Plain(fmt.Sprintf("The %s is declared at ", o.Kind)), report.Cite(report.Loc{File: o.File, Line: o.Line}),
 		report.Plain(" ("), report.CodeSpan(o.Text), report.Plain(fmt.Sprintf("). Found in etcd %s by type identity, in the %d packages that import its package, loaded from source; ", w.Etcd.Version, len(w.Packages))),
-		report.Plain(fmt.Sprintf("roots are where the server's code is entered or started (%s), and for each use the %d nearest that reach it by a path that can run are kept. ", rootKinds(w.Roots), w.Nearest)),
+		report.Plain("a call that reaches it through an interface method or a function value (as the call graph resolves it) is a use too, marked dynamic. "),
+		report.Plain(fmt.Sprintf("Roots are where the code is entered or started (%s); for each use the %d nearest that reach it by a path that can run are kept: by calls; when fewer, across the hand-offs of etcd's architecture that calls do not show (a proposal to raft and its apply, a scheduled job, a watch channel), with the message each hands off; when none, from a program's main function in its own goroutine (start-up). ", rootKinds(w.Roots), w.Nearest)),
 		report.Plain("A path can run when no branch on it is refuted by a value the path fixes; the analysis does not use what an earlier call on the path returned (a check that a transaction is read-only, say) nor what the store keeps true across calls, so a root listed may be one whose path such a check rules out, and an only-if may name a condition that never holds."),
 	}
 	entry := map[string]report.Entry{}
@@ -28,8 +31,12 @@ func WhyDoc(w *report.Why) *report.Doc {
 	for _, p := range w.Paths {
 		pairs[p.Site.Index] = append(pairs[p.Site.Index], p)
 	}
+	ways := map[[2]string]report.WhyWay{}
+	for _, x := range w.Ways {
+		ways[[2]string{fmt.Sprint(x.Site), x.Root}] = x
+	}
 	uses := report.Section{ID: "uses", Title: "Its uses"}
-	t := &report.Table{Head: []report.Text{{report.Plain("use")}, {report.Plain("kind")}, {report.Plain("in")}, {report.Plain("nearest roots that reach it")}}}
+	t := &report.Table{Head: []report.Text{{report.Plain("use")}, {report.Plain("kind")}, {report.Plain("in")}, {report.Plain("nearest roots that reach it, and how")}}}
 	for i, s := range w.Sites {
 		fn := "(package level)"
 		if s.Function != "" {
@@ -38,12 +45,14 @@ func WhyDoc(w *report.Why) *report.Doc {
 		var rs report.Text
 		for j, p := range pairs[i] {
 			if j > 0 {
-				rs = append(rs, report.Plain(", "))
+				rs = append(rs, report.Plain("; "))
 			}
 			rs = append(rs, report.CodeSpan(p.Entry))
+			rs = append(rs, report.Plain(" ("+wayPhrase(ways[[2]string{fmt.Sprint(i), p.Entry}])))
 			if p.Feasible == "only-if" {
-				rs = append(rs, report.Plain(" (only if)"))
+				rs = append(rs, report.Plain(", only if"))
 			}
+			rs = append(rs, report.Plain(")"))
 		}
 		cell := report.Cell{Text: rs}
 		switch {
@@ -52,11 +61,18 @@ func WhyDoc(w *report.Why) *report.Doc {
 		case s.Init:
 			cell = report.Cell{Text: report.Text{report.Plain("package-level code: it runs once, at package initialisation")}}
 		case len(rs) == 0:
-			cell = report.Cell{Text: report.Text{report.Plain("no root reaches it by calls (it may run across a hand-off, such as raft or a scheduler, that calls do not show)")}, Class: "unknown"}
+			cell = report.Cell{Text: report.Text{report.Plain("no root found: none reaches it by a path that can run, by calls, across the target's hand-offs or from a main function at start-up (it may run through what the analysis does not follow: a library that calls back a function it is handed as an argument, a hand-off the target does not describe, a package that does not import the object's)")}, Class: "unknown"}
+		}
+		kind := report.Text{report.Plain(s.Kind)}
+		if s.Dynamic {
+			kind = append(kind, report.Plain(", dynamic: a call through "), report.CodeSpan(s.Via))
+		}
+		if s.Impl != "" {
+			kind = append(kind, report.Plain(", of the implementation "), report.CodeSpan(report.ShortName(s.Impl)))
 		}
 		t.Rows = append(t.Rows, []report.Cell{
 			{Text: report.Text{report.Cite(report.Loc{File: s.File, Line: s.Line})}},
-			{Text: report.Text{report.Plain(s.Kind)}},
+			{Text: kind},
 			{Text: report.Text{report.CodeSpan(fn)}},
 			cell,
 		})
@@ -64,7 +80,11 @@ func WhyDoc(w *report.Why) *report.Doc {
 	uses.Blocks = append(uses.Blocks, report.Block{Table: t})
 	d.Sections = append(d.Sections, uses)
 
-	ways := report.Section{ID: "ways", Title: "The way in to each use"}
+	if rootsSec := whyRoots(w, pairs); len(rootsSec.Blocks) > 0 {
+		d.Sections = append(d.Sections, rootsSec)
+	}
+
+	waysSec := report.Section{ID: "ways", Title: "The way in to each use"}
 	for i, s := range w.Sites {
 		ps := pairs[i]
 		if len(ps) == 0 {
@@ -73,9 +93,32 @@ func WhyDoc(w *report.Why) *report.Doc {
 		sec := report.Section{ID: fmt.Sprintf("use-%d", i+1), Title: fmt.Sprintf("%s:%d", s.File, s.Line)}
 		for _, p := range ps {
 			e := entry[p.Entry]
-			head := report.Text{report.StrongSpan(p.Entry), report.Plain(" (" + e.Kind + ", "), report.Cite(report.Loc{File: e.File, Line: e.Line}), report.Plain("): ")}
+			kind := e.Kind
+			if kind == "" {
+				kind = e.Found
+			}
+			head := report.Text{report.StrongSpan(p.Entry), report.Plain(" (" + kind + ", "), report.Cite(report.Loc{File: e.File, Line: e.Line}), report.Plain("): ")}
 			head = append(head, verdictSpans(p.Feasible, p.Because)...)
 			sec.Blocks = append(sec.Blocks, report.Block{Para: head})
+			var items []report.Text
+			for _, c := range p.Crossing {
+				for _, h := range c.Hops {
+					items = append(items, hopItem(h))
+				}
+				hand := report.Text{report.Plain("hands off by the " + c.Boundary + " at "), report.Cite(report.Loc{File: c.File, Line: c.Line})}
+				if len(c.Message) > 0 {
+					hand = append(hand, report.Plain(", a message that sets "), report.CodeSpan(strings.Join(c.Message, ", ")))
+					if c.MessageAt != nil {
+						hand = append(hand, report.Plain(" (made at "), report.Cite(*c.MessageAt), report.Plain(")"))
+					}
+				}
+				if c.Feasible == "no" || c.Feasible == "unknown" {
+					hand = append(hand, report.Plain(": "))
+					hand = append(hand, verdictSpans(c.Feasible, c.Because)...)
+				}
+				hand = append(hand, report.Plain("; "), report.CodeSpan(c.To), report.Plain(" runs it"))
+				items = append(items, hand)
+			}
 			if len(p.Ways) > 0 {
 				best := p.Ways[0]
 				for _, x := range p.Ways {
@@ -83,21 +126,95 @@ func WhyDoc(w *report.Why) *report.Doc {
 						best = x
 					}
 				}
-				var items []report.Text
 				for _, h := range best.Hops {
-					items = append(items, report.Text{report.CodeSpan(report.ShortName(h.Function)), report.Plain(", called at "), report.Cite(report.Loc{File: h.File, Line: h.Line})})
-				}
-				if len(items) > 0 {
-					sec.Blocks = append(sec.Blocks, report.Block{List: &report.List{Ordered: true, Items: items}})
+					items = append(items, hopItem(h))
 				}
 			}
+			if len(items) > 0 {
+				sec.Blocks = append(sec.Blocks, report.Block{List: &report.List{Ordered: true, Items: items}})
+			}
 		}
-		ways.Sections = append(ways.Sections, sec)
+		waysSec.Sections = append(waysSec.Sections, sec)
 	}
-	if len(ways.Sections) > 0 {
-		d.Sections = append(d.Sections, ways)
+	if len(waysSec.Sections) > 0 {
+		d.Sections = append(d.Sections, waysSec)
+	}
+	if len(w.Absent) > 0 {
+		var items []report.Text
+		for _, a := range w.Absent {
+			items = append(items, report.Text{report.Plain(a)})
+		}
+		d.Sections = append(d.Sections, report.Section{ID: "absent", Title: "Hand-offs not crossed",
+			Blocks: []report.Block{{Para: report.Text{report.Plain("The target describes these hand-offs, but the code loaded from source does not have them, so no way crosses them:")}},
+				{List: &report.List{Items: items}}}})
 	}
 	return d
+}
+
+// hopItem is one call of a way.
+func hopItem(h report.Hop) report.Text {
+	t := report.Text{report.CodeSpan(report.ShortName(h.Function)), report.Plain(", called at "), report.Cite(report.Loc{File: h.File, Line: h.Line})}
+	switch {
+	case h.Goroutine:
+		t = append(t, report.Plain(" (a go statement)"))
+	case h.Dynamic:
+		t = append(t, report.Plain(" (dynamic)"))
+	}
+	return t
+}
+
+// wayPhrase says how a root gets to a use, in a few words.
+func wayPhrase(x report.WhyWay) string {
+	var s string
+	switch x.By {
+	case "hand-off":
+		var legs []string
+		for i, h := range x.HandOffs {
+			l := "the " + h
+			if i < len(x.Messages) && x.Messages[i] != "" {
+				l += " of a " + x.Messages[i] + " request"
+			}
+			legs = append(legs, l)
+		}
+		s = "across " + strings.Join(legs, ", then ")
+	case "start-up":
+		s = "at start-up, in its own goroutine"
+	default:
+		s = "by calls"
+	}
+	if x.Dynamic {
+		s += "; dynamic"
+	}
+	return s
+}
+
+// whyRoots says what runs each root kept.
+func whyRoots(w *report.Why, pairs map[int][]report.PairPaths) report.Section {
+	sec := report.Section{ID: "roots", Title: "What runs each root"}
+	used := map[string]bool{}
+	for _, ps := range pairs {
+		for _, p := range ps {
+			used[p.Entry] = true
+			for _, c := range p.Crossing {
+				used[c.To] = true
+			}
+		}
+	}
+	var items []report.Text
+	for _, e := range w.Entries {
+		if !used[e.Name] {
+			continue
+		}
+		it := report.Text{report.CodeSpan(e.Name), report.Plain(" ("), report.Cite(report.Loc{File: e.File, Line: e.Line}), report.Plain("): " + e.Doc)}
+		if e.Starter != nil {
+			it = append(it, report.Plain(", at "), report.Cite(*e.Starter))
+		}
+		items = append(items, it)
+	}
+	if len(items) > 0 {
+		sec.Blocks = append(sec.Blocks, report.Block{List: &report.List{Items: items}})
+	}
+	return sec
 }
 
 // verdictSpans says whether a path can run, and why not or on what.
@@ -140,7 +257,11 @@ func rootKinds(n map[string]int) string {
 	sort.Strings(ks)
 	var out []string
 	for _, k := range ks {
-		out = append(out, fmt.Sprintf("%d %s", n[k], map[string]string{"grpc": "gRPC methods", "http": "HTTP handlers", "goroutine": "goroutines"}[k]))
+		name := map[string]string{"grpc": "gRPC methods", "http": "HTTP handlers", "goroutine": "goroutines", "main": "main functions", "callback": "library callbacks"}[k]
+		if n[k] == 1 {
+			name = map[string]string{"grpc": "gRPC method", "http": "HTTP handler", "goroutine": "goroutine", "main": "main function", "callback": "library callback"}[k]
+		}
+		out = append(out, fmt.Sprintf("%d %s", n[k], name))
 	}
 	return strings.Join(out, ", ")
 }

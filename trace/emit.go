@@ -116,6 +116,7 @@ func (r *Result) reportSites() ([]report.Site, error) {
 			Function: fn, Kind: string(s.Kind), Text: s.Text, Cited: s.Cited,
 			Excerpt: report.Excerpt{First: first, Lines: ex},
 			Init:    s.Func != nil && s.Func.Synthetic == "package initializer",
+			Dynamic: s.Dynamic, Via: s.Via, Impl: s.Impl,
 		}
 		for _, ei := range s.Roots {
 			rs.Roots = append(rs.Roots, r.Entries[ei].Name)

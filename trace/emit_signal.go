@@ -29,6 +29,14 @@ func (r *Result) locs(ps []signal.Pos) []report.Loc {
 	return out
 }
 
+// locsOrNil is locs, nil for none (an absent field in JSON).
+func (r *Result) locsOrNil(ps []signal.Pos) []report.Loc {
+	if len(ps) == 0 {
+		return nil
+	}
+	return r.locs(ps)
+}
+
 func (r *Result) reportError(e signal.ErrorText) report.Error {
 	return report.Error{Object: e.Object, Text: e.Text, Code: e.Code, Chain: r.locs(e.Chain)}
 }
@@ -87,6 +95,10 @@ func (r *Result) reportSignal() *report.Signal {
 			l := r.loc(x.ReasonAt)
 			rf.ReasonAt = &l
 		}
+		if x.Def.Filename != "" {
+			l := r.loc(x.Def)
+			rf.Def = &l
+		}
 		rs.Refusals = append(rs.Refusals, rf)
 	}
 	for _, g := range s.GoStmts {
@@ -141,7 +153,7 @@ func (r *Result) reportSignal() *report.Signal {
 	if rc := s.Receive; rc != nil {
 		out := &report.Receive{Loop: r.loc(rc.Loop), Cases: []report.Case{}, Closes: r.locs(rc.Closes), Resumes: []report.Resume{}}
 		for _, c := range rc.Cases {
-			out.Cases = append(out.Cases, report.Case{Loc: r.loc(c.Pos), Takes: c.Takes, Unknown: c.Unknown})
+			out.Cases = append(out.Cases, report.Case{Loc: r.loc(c.Pos), Takes: c.Takes, Unknown: c.Unknown, Because: r.locsOrNil(c.Because)})
 		}
 		if rc.Stop.Filename != "" {
 			l := r.loc(rc.Stop)

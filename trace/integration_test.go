@@ -295,6 +295,7 @@ func assembleCheckout(t *testing.T, version string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer src.Close()
 	root := t.TempDir()
 	for _, m := range mods {
 		dst := filepath.Join(root, filepath.FromSlash(errcompacted.Study.LayoutMap()[m]))

@@ -401,7 +401,10 @@ func (r *Result) findRoots() {
 		dist := r.callersWithin(s.Func, 24)
 		var cands []roots.Root
 		for _, x := range r.Roots {
-			if _, ok := dist[x.Func]; !ok || studyFunc[x.Func] {
+			// A main function reaches what it starts: the study's roots
+			// are what runs the use, not the program around them (nor a
+			// library's callbacks, which the study does not name).
+			if _, ok := dist[x.Func]; !ok || studyFunc[x.Func] || x.Kind == roots.Main || x.Kind == roots.Callback {
 				continue
 			}
 			// A root that such an entry starts itself adds nothing.
@@ -432,7 +435,7 @@ func (r *Result) findRoots() {
 			}
 			feas = append(feas, cand{i, len(bestOf(ways).Path)})
 		}
-		keep := outermost(r.Graph, len(feas), func(k int) *ssa.Function { return cands[feas[k].i].Func })
+		keep := outermost(r.Graph.Reachable, len(feas), func(k int) *ssa.Function { return cands[feas[k].i].Func })
 		bestLen := -1
 		var found []int
 		for k, f := range feas {

@@ -248,13 +248,13 @@ func TestSignal(t *testing.T) {
 			if !strings.HasPrefix(verdicts["reopen"], "Accepted, then canceled") {
 				t.Errorf("reopen verdict: %q", verdicts["reopen"])
 			}
-			if got := strings.Contains(verdicts["reopen"], "The only refusal at open with the same text"); got != (w.refusal != "") {
-				t.Errorf("reopen verdict names a refusal = %v: %q", got, verdicts["reopen"])
+			if got := strings.Contains(verdicts["refused"], "The refusal by `creq.StartRevision < 0` has the compaction's text"); got != (w.refusal != "") {
+				t.Errorf("refused verdict names a refusal with the compaction's text = %v: %q", got, verdicts["refused"])
 			}
 			if !strings.Contains(verdicts["evict"], "progress") {
 				t.Errorf("evict verdict: %q", verdicts["evict"])
 			}
-			for _, v := range []string{"evict", "replay", "reopen", "boundary", "read", "citation"} {
+			for _, v := range []string{"evict", "current", "replay", "reopen", "boundary", "read", "citation", "sets", "cleanup", "choose", "closing", "refused", "retry", "minimum", "json"} {
 				if verdicts[v] == "" {
 					t.Errorf("no %s verdict", v)
 				}

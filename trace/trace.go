@@ -11,7 +11,9 @@
 // from source; everything else comes from export data. That keeps a cold run
 // on the server module within a couple of seconds, and it is enough: a call
 // path from an entry to a use of the sentinel can only run through packages
-// that import, directly or not, the sentinel's package.
+// that import, directly or not, the sentinel's package. Why loads the
+// same way around its object, and adds the importers of a hand-off's
+// sending side when its receiving side is loaded (loadImporters).
 package trace
 
 import (
@@ -33,6 +35,7 @@ import (
 	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/target"
 )
 
 // Options configure Run.
@@ -102,6 +105,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	r.Pkgs = pkgs
 
 	sentPkg := study.PackageOf(st.Sentinel)
@@ -125,28 +131,38 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 
 	ph.Next("building the call graph of " + src.Version)
-	g, err := callpath.Build(pkgs)
+	var g *callpath.Graph
+	err = interruptible(ctx, func() error {
+		var err error
+		if g, err = callpath.Build(pkgs); err != nil {
+			return fmt.Errorf("analysing etcd %s: %w", src.Version, err)
+		}
+		r.Graph = g
+		r.Feas = feasible.New(g)
+		r.Roots = roots.Find(g)
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("analysing etcd %s: %w", src.Version, err)
+		return nil, err
 	}
-	r.Graph = g
-	r.Feas = feasible.New(g)
-	r.Roots = roots.Find(g)
 
 	ph.Next("tracing the paths to each use")
-	if err := r.findSites(); err != nil {
-		return nil, err
-	}
-	if err := r.resolveEntries(); err != nil {
-		return nil, err
-	}
-	if err := r.resolveBoundaries(); err != nil {
-		return nil, err
-	}
-	r.k = k
-	r.tracePairs()
-	r.findRoots()
-	if err := r.grep(); err != nil {
+	err = interruptible(ctx, func() error {
+		if err := r.findSites(); err != nil {
+			return err
+		}
+		if err := r.resolveEntries(); err != nil {
+			return err
+		}
+		if err := r.resolveBoundaries(); err != nil {
+			return err
+		}
+		r.k = k
+		r.tracePairs()
+		r.findRoots()
+		return r.grep()
+	})
+	if err != nil {
 		return nil, err
 	}
 	if st.Signal != nil {
@@ -156,17 +172,49 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		for _, e := range r.Entries {
 			in.Entries[e.Name], in.Reach[e.Name] = e.Func, e.Reach
 		}
-		if r.Signal, err = signal.Analyze(in); err != nil {
-			return nil, fmt.Errorf("following the signal in etcd %s: %w", src.Version, err)
+		err = interruptible(ctx, func() error {
+			var err error
+			if r.Signal, err = signal.Analyze(in); err != nil {
+				return fmt.Errorf("following the signal in etcd %s: %w", src.Version, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if st.Analyze != nil {
 		ph.Next("the study's own analysis")
-		if r.Findings, err = st.Analyze(r.Pass); err != nil {
-			return nil, fmt.Errorf("analysing etcd %s for the %s study: %w", src.Version, st.Name, err)
+		err = interruptible(ctx, func() error {
+			var err error
+			if r.Findings, err = st.Analyze(r.Pass); err != nil {
+				return fmt.Errorf("analysing etcd %s for the %s study: %w", src.Version, st.Name, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// interruptible runs fn, work that cannot be stopped from inside (the call
+// graph's construction in x/tools, the analyses over it), and returns
+// ctx's error as soon as ctx ends, so that an interrupt is honoured at
+// once; fn then finishes in the background and what it made is dropped.
+func interruptible(ctx context.Context, fn func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // loadStudyPackages loads from source the study's packages and every
@@ -208,24 +256,8 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 	for _, f := range st.Tgt().Layout {
 		own[f.Module] = true
 	}
-	// reaches[p]: p is the sentinel's package or imports it, transitively.
-	reaches := map[*packages.Package]bool{}
-	var visit func(p *packages.Package) bool
-	done := map[*packages.Package]bool{}
-	visit = func(p *packages.Package) bool {
-		if done[p] {
-			return reaches[p]
-		}
-		done[p] = true
-		ok := p.PkgPath == sentPkg
-		for _, imp := range p.Imports {
-			if visit(imp) {
-				ok = true
-			}
-		}
-		reaches[p] = ok
-		return ok
-	}
+	// visit(p): p is the sentinel's package or imports it, transitively.
+	visit := importsOf(sentPkg)
 	set := map[string]bool{}
 	for _, root := range roots {
 		set[root] = true
@@ -259,6 +291,29 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 	}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].PkgPath < pkgs[j].PkgPath })
 	return pkgs, nil
+}
+
+// importsOf returns a function that says whether a package is the
+// package of path of or imports it, directly or not.
+func importsOf(of string) func(*packages.Package) bool {
+	reaches := map[*packages.Package]bool{}
+	done := map[*packages.Package]bool{}
+	var visit func(p *packages.Package) bool
+	visit = func(p *packages.Package) bool {
+		if done[p] {
+			return reaches[p]
+		}
+		done[p] = true
+		ok := p.PkgPath == of
+		for _, imp := range p.Imports {
+			if visit(imp) {
+				ok = true
+			}
+		}
+		reaches[p] = ok
+		return ok
+	}
+	return visit
 }
 
 func appendUnique(list []string, s string) []string {
@@ -300,48 +355,86 @@ func (r *Result) resolveEntries() error {
 	return nil
 }
 
+// resolveBoundaries resolves the target's hand-offs into the study's
+// entries (each one whose receiving function is an entry's), then the
+// study's own boundaries.
 func (r *Result) resolveBoundaries() error {
+	for _, h := range r.Study.Tgt().HandOffs {
+		ei := r.entryOf(h.To)
+		if ei < 0 {
+			continue // the study runs nothing on its receiving side
+		}
+		if err := r.addBoundary(boundaryOf(h, r.Entries[ei].Name)); err != nil {
+			return err
+		}
+	}
 	for _, b := range r.Study.Boundaries {
 		if r.EntryIndex(b.To) < 0 {
 			return fmt.Errorf("boundary %s: no entry named %s in the study", b.Name, b.To)
 		}
-		from, err := r.Graph.Func(b.From)
-		if err != nil {
-			return fmt.Errorf("boundary %s: %s is not in etcd %s: %w", b.Name, b.From, r.Source.Version, err)
+		if err := r.addBoundary(b); err != nil {
+			return err
 		}
-		rb := study.HandOff{Boundary: b, From: from}
-		if b.Via == study.ChannelSend {
-			rb.Calls, rb.Instrs = channelSends(r.Graph.Prog.Fset, from)
-		} else {
-			viaFn, viaMethod, err := r.Graph.Callable(b.Via)
-			if err != nil {
-				return fmt.Errorf("boundary %s: %s is not in etcd %s: %w", b.Name, b.Via, r.Source.Version, err)
-			}
-			for _, fn := range withAnon(from) {
-				for _, blk := range fn.Blocks {
-					for _, ins := range blk.Instrs {
-						call, ok := ins.(ssa.CallInstruction)
-						if !ok {
-							continue
-						}
-						c := call.Common()
-						if (viaMethod != nil && c.IsInvoke() && sameMethod(c.Method, viaMethod)) ||
-							(viaFn != nil && c.StaticCallee() == viaFn) {
-							rb.Calls = append(rb.Calls, r.Graph.CallPos(call))
-							rb.Instrs = append(rb.Instrs, call)
-						}
+	}
+	return nil
+}
+
+// boundaryOf is a target's hand-off into the entry named to.
+func boundaryOf(h target.HandOff, to string) study.Boundary {
+	h.To = to
+	return study.Boundary{HandOff: h}
+}
+
+// entryOf is the index of the entry whose function is the qualified fn,
+// or -1.
+func (r *Result) entryOf(fn string) int {
+	for i, e := range r.Entries {
+		if e.Function == fn || (e.Func != nil && callpath.Name(e.Func) == fn) {
+			return i
+		}
+	}
+	return -1
+}
+
+// addBoundary resolves one boundary (its sending function, the calls
+// that hand off, its message) and adds it.
+func (r *Result) addBoundary(b study.Boundary) error {
+	from, err := r.Graph.Func(b.From)
+	if err != nil {
+		return fmt.Errorf("boundary %s: %s is not in etcd %s: %w", b.Name, b.From, r.Source.Version, err)
+	}
+	rb := study.HandOff{Boundary: b, From: from}
+	if b.Via == study.ChannelSend {
+		rb.Calls, rb.Instrs = channelSends(r.Graph.Prog.Fset, from)
+	} else {
+		viaFn, viaMethod, err := r.Graph.Callable(b.Via)
+		if err != nil {
+			return fmt.Errorf("boundary %s: %s is not in etcd %s: %w", b.Name, b.Via, r.Source.Version, err)
+		}
+		for _, fn := range withAnon(from) {
+			for _, blk := range fn.Blocks {
+				for _, ins := range blk.Instrs {
+					call, ok := ins.(ssa.CallInstruction)
+					if !ok {
+						continue
+					}
+					c := call.Common()
+					if (viaMethod != nil && c.IsInvoke() && sameMethod(c.Method, viaMethod)) ||
+						(viaFn != nil && c.StaticCallee() == viaFn) {
+						rb.Calls = append(rb.Calls, r.Graph.CallPos(call))
+						rb.Instrs = append(rb.Instrs, call)
 					}
 				}
 			}
 		}
-		if len(rb.Calls) == 0 {
-			return fmt.Errorf("boundary %s: %s makes no %s in etcd %s", b.Name, b.From, viaText(b.Via), r.Source.Version)
-		}
-		if err := r.typeBoundary(&rb); err != nil {
-			return err
-		}
-		r.Boundaries = append(r.Boundaries, rb)
 	}
+	if len(rb.Calls) == 0 {
+		return fmt.Errorf("boundary %s: %s makes no %s in etcd %s", b.Name, b.From, viaText(b.Via), r.Source.Version)
+	}
+	if err := r.typeBoundary(&rb); err != nil {
+		return err
+	}
+	r.Boundaries = append(r.Boundaries, rb)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace"
 	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/study"
 )
 
@@ -83,12 +85,8 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("comparisons marked, but the study follows no signal: %q", comparisons)
 			}
 			if want := fixtures.File(ar, "want"); want != nil {
-				checkWant(t, rep, want, func() *report.Why {
-					w, err := trace.Why(context.Background(), trace.WhyOptions{Symbol: st.Sentinel, Target: st.Tgt(), Dir: dir, Env: fixtures.Env})
-					if err != nil {
-						t.Fatal(err)
-					}
-					return w
+				checkWant(t, rep, want, st.Sentinel, func(symbol string) (*report.Why, error) {
+					return trace.Why(context.Background(), trace.WhyOptions{Symbol: symbol, Target: st.Tgt(), Dir: dir, Env: fixtures.Env})
 				})
 			}
 		})
@@ -143,12 +141,21 @@ func marks(t *testing.T, dir string) (sites, comparisons []string) {
 //	grep FILE:LINE site|text                       a line of the citation's grep
 //	file FILE present|absent N                     a cited file and its uses
 //	carries N                                      sends that carry the signal
+//	whysymbol SYMBOL                               the symbol of the why lines after it (first: the sentinel)
 //	why SITE KIND [ROOT...]                        srctrace why's roots of a use
 //	whyobject KIND FILE:LINE                       the object why describes
+//	whyway SITE ROOT BY [HANDOFF:MESSAGE...] [dynamic]  how a root gets to a use
+//	whyvia SITE VIA                                a dynamic use: what its call names
+//	whyimpl SITE IMPL                              a use of an interface method's implementation
+//	whyroot ROOT METHOD [STUB...]                  a gRPC root's method and its client stubs
+//	whyroot ROOT callback FIELD MAIN               a library callback: the field it is stored in, the main that reaches its starter
+//	whyerror SYMBOL usage|noobject WORDS           why refuses the symbol, saying WORDS
 //
 // Every path srctrace why keeps can run (yes or only-if).
-func checkWant(t *testing.T, rep *report.Report, want []byte, why func() *report.Why) {
+func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, why func(string) (*report.Why, error)) {
+	symbol := sentinel
 	var w *report.Why
+	runs := map[string]*report.Why{}
 	siteAt := map[string]int{}
 	for i, s := range rep.Sites {
 		siteAt[fmt.Sprintf("%s:%d", s.File, s.Line)] = i
@@ -280,14 +287,50 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, why func() *report
 			if fmt.Sprint(carries) != f[1] {
 				t.Errorf("%s: %d sends carry the signal: %+v", sc.Text(), carries, rep.Signal.Handoffs)
 			}
-		case "why", "whyobject":
+		case "whysymbol":
+			symbol, w = f[1], nil
+		case "whyerror":
+			_, err := why(f[1])
+			words := strings.Join(f[3:], " ")
+			isUsage, isNone := errors.Is(err, source.ErrUsage), errors.Is(err, trace.ErrNoObject)
+			if err == nil || (f[2] == "usage" && !isUsage) || (f[2] == "noobject" && !isNone) || !strings.Contains(err.Error(), words) {
+				t.Errorf("%s: err = %v (usage %v, no object %v)", sc.Text(), err, isUsage, isNone)
+			}
+		case "why", "whyobject", "whyway", "whyvia", "whyimpl", "whyroot":
 			if w == nil {
-				w = why()
-				for _, p := range w.Paths {
-					if p.Feasible != "yes" && p.Feasible != "only-if" {
-						t.Errorf("why: %s -> %s:%d kept with verdict %q", p.Entry, p.Site.File, p.Site.Line, p.Feasible)
+				if w = runs[symbol]; w == nil {
+					var err error
+					if w, err = why(symbol); err != nil {
+						t.Fatalf("why %s: %v", symbol, err)
+					}
+					runs[symbol] = w
+					for _, p := range w.Paths {
+						if p.Feasible != "yes" && p.Feasible != "only-if" {
+							t.Errorf("why: %s -> %s:%d kept with verdict %q", p.Entry, p.Site.File, p.Site.Line, p.Feasible)
+						}
 					}
 				}
+			}
+			if f[0] == "whyroot" {
+				found := false
+				for _, e := range w.Entries {
+					if e.Name != f[1] {
+						continue
+					}
+					found = true
+					got := strings.TrimSpace(e.Method + " " + strings.Join(shortNames(e.Stubs), " "))
+					if len(f) > 2 && f[2] == "callback" {
+						got = "callback " + e.Doc[strings.LastIndex(e.Doc, "stored in ")+len("stored in "):]
+						got = strings.Fields(got)[0] + " " + strings.Fields(got)[1] + " " + shortName(e.StartUp)
+					}
+					if got != strings.Join(f[2:], " ") {
+						t.Errorf("%s: got %q (doc %q)", sc.Text(), got, e.Doc)
+					}
+				}
+				if !found {
+					t.Errorf("%s: why keeps no such root", sc.Text())
+				}
+				continue
 			}
 			if f[0] == "whyobject" {
 				if got := fmt.Sprintf("%s %s:%d", w.Object.Kind, w.Object.File, w.Object.Line); got != f[1]+" "+f[2] {
@@ -296,14 +339,40 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, why func() *report
 				continue
 			}
 			var use *report.Site
+			ui := -1
 			for i := range w.Sites {
 				if s := &w.Sites[i]; fmt.Sprintf("%s:%d", s.File, s.Line) == f[1] {
-					use = s
+					use, ui = s, i
 				}
 			}
 			switch {
 			case use == nil:
 				t.Errorf("%s: why finds no use there", sc.Text())
+			case f[0] == "whyvia":
+				if !use.Dynamic || use.Via != f[2] {
+					t.Errorf("%s: dynamic %v via %q", sc.Text(), use.Dynamic, use.Via)
+				}
+			case f[0] == "whyimpl":
+				if shortName(use.Impl) != f[2] {
+					t.Errorf("%s: impl %q", sc.Text(), use.Impl)
+				}
+			case f[0] == "whyway":
+				var got []string
+				for _, x := range w.Ways {
+					if x.Site != ui || x.Root != f[2] {
+						continue
+					}
+					got = append(got, x.By)
+					for i, h := range x.HandOffs {
+						got = append(got, h+":"+x.Messages[i])
+					}
+					if x.Dynamic {
+						got = append(got, "dynamic")
+					}
+				}
+				if diff := cmp.Diff(f[3:], got); diff != "" {
+					t.Errorf("%s: the way (-want +got):\n%s", sc.Text(), diff)
+				}
 			case use.Kind != f[2]:
 				t.Errorf("%s: why says the use is a %s", sc.Text(), use.Kind)
 			default:
@@ -327,6 +396,14 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, why func() *report
 	if grepLines > 0 && len(rep.Citation.Lines) != grepLines {
 		t.Errorf("citation has %d lines, want %d: %+v", len(rep.Citation.Lines), grepLines, rep.Citation.Lines)
 	}
+}
+
+func shortNames(qs []string) []string {
+	var out []string
+	for _, q := range qs {
+		out = append(out, shortName(q))
+	}
+	return out
 }
 
 func shortName(q string) string {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"go/types"
 	"sort"
 	"strings"
@@ -26,7 +29,9 @@ import (
 type WhyOptions struct {
 	// Symbol is a package-level object of the target's modules, or a
 	// method or field of one of their types: "pkg/path.Name",
-	// "pkg/path.(*T).M", "pkg/path.T.M", "pkg/path.T.f".
+	// "pkg/path.(*T).M", "pkg/path.T.M", "pkg/path.T.f"; the package may
+	// be named by the end of its path ("mvcc.ErrCompacted",
+	// "client/v3.(*WatchResponse).Err") or by its name.
 	Symbol string
 	// Target is the repository read; nil means target.Etcd.
 	Target       *target.Target
@@ -49,9 +54,15 @@ func (e noObject) Is(target error) bool { return target == ErrNoObject }
 
 func noObjectf(format string, args ...any) error { return noObject{fmt.Sprintf(format, args...)} }
 
-// Why finds every use of an object by identity and the roots found from
-// the code that reach each use by a path that can run. No study is needed:
-// the roots are the code's own (gRPC services, HTTP handlers, goroutines).
+// whyDepth bounds the calls between a root (or a hand-off) and a use.
+const whyDepth = 32
+
+// Why finds every use of an object by identity (and, for a function or
+// method, the calls that reach it through an interface or a function
+// value; for an interface method, its implementations' uses), and the
+// roots found from the code that reach each use by a path that can run:
+// by calls, across the target's hand-offs, or at start-up from a
+// program's main function. No study is needed.
 func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	t := opts.Target
 	if t == nil {
@@ -64,23 +75,17 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	if nearest == 0 {
 		nearest = 5
 	}
-	pkgPath := study.PackageOf(opts.Symbol)
-	if pkgPath == opts.Symbol || pkgPath == "" {
-		return nil, fmt.Errorf("%w: %q is not a qualified name: write it as pkg/path.Name, pkg/path.(*T).M or pkg/path.T.f", source.ErrUsage, opts.Symbol)
+	qual := study.PackageOf(opts.Symbol)
+	if qual == opts.Symbol || qual == "" || strings.HasSuffix(opts.Symbol, ".") {
+		return nil, fmt.Errorf("%w: %q is not a qualified name: write it as pkg.Name, pkg.(*T).M or pkg.T.f (pkg: the package's path, the end of it, or its name)", source.ErrUsage, opts.Symbol)
 	}
-	mod := ""
-	for _, f := range t.Layout {
-		if (pkgPath == f.Module || strings.HasPrefix(pkgPath, f.Module+"/")) && len(f.Module) > len(mod) {
-			mod = f.Module
-		}
+	member := strings.TrimPrefix(opts.Symbol, qual+".")
+	if strings.Contains(qual, ".") && moduleOf(t, qual) == "" {
+		return nil, fmt.Errorf("%w: %s is in no module of %s (they are %s)", source.ErrUsage, qual, t.Name, strings.Join(t.Modules(), ", "))
 	}
-	if mod == "" {
-		return nil, fmt.Errorf("%w: %s is in no module of %s (they are %s)", source.ErrUsage, pkgPath, t.Name, strings.Join(t.Modules(), ", "))
-	}
-	mods := []string{t.Main}
-	if mod != t.Main {
-		mods = append(mods, mod)
-	}
+	// Every module of the target: a package's importers may be in any
+	// (the client's in etcdctl), and a short name is looked for in all.
+	mods := t.Modules()
 	ph := progress.Start(ctx, "why "+opts.Symbol, 0)
 	defer ph.Done()
 	src, err := source.Resolve(ctx, source.Spec{Target: t, Version: opts.Version, Dir: opts.Dir, Modules: mods, CacheDir: opts.CacheDir, Env: opts.Env})
@@ -88,10 +93,15 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 		return nil, err
 	}
 	defer src.Close()
-	if !src.HasPackage(pkgPath) {
-		return nil, noObjectf("%s %s has no package %s", t.Name, src.Version, pkgPath)
+	meta, err := listPackages(src)
+	if err != nil {
+		return nil, fmt.Errorf("listing the packages of %s %s: %w", t.Name, src.Version, err)
 	}
-	pkgs, err := loadImporters(ctx, src, t, pkgPath)
+	pkgPath, err := resolvePackage(t, src, meta, qual, member)
+	if err != nil {
+		return nil, err
+	}
+	pkgs, err := loadImporters(ctx, src, t, meta, pkgPath)
 	if err != nil {
 		return nil, err
 	}
@@ -104,24 +114,31 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	if pkg == nil || pkg.Types == nil {
 		return nil, noObjectf("%s %s has no package %s", t.Name, src.Version, pkgPath)
 	}
-	obj, kind, err := lookupObject(pkg.Types, strings.TrimPrefix(opts.Symbol, pkgPath+"."))
+	obj, kind, err := lookupObject(pkg.Types, member)
 	if err != nil {
 		return nil, noObjectf("%s %s: %v", t.Name, src.Version, err)
 	}
+	symbol := pkgPath + "." + member
 	ph.Next("building the call graph of " + src.Version)
-	g, err := callpath.Build(pkgs)
-	if err != nil {
+	var g *callpath.Graph
+	if err := interruptible(ctx, func() (err error) { g, err = callpath.Build(pkgs); return err }); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("analysing %s %s: %w", t.Name, src.Version, err)
 	}
 	r := &Result{Pass: &study.Pass{Source: src, Pkgs: pkgs, Graph: g, Feas: feasible.New(g), Sentinel: obj, Roots: roots.Find(g)},
 		lines: newLineCache(), k: k}
 	r.Lines = r.lines.line
-	if err := r.useSites(obj, nil); err != nil {
+	if err := r.whyUses(obj); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	ph.Next("finding the roots that reach each use")
-	rep := &report.Why{Symbol: opts.Symbol, Etcd: r.etcd(t), Nearest: nearest, Roots: map[string]int{},
-		Sites: []report.Site{}, Entries: []report.Entry{}, Paths: []report.PairPaths{}}
+	rep := &report.Why{Symbol: symbol, Etcd: r.etcd(t), Nearest: nearest, Roots: map[string]int{},
+		Sites: []report.Site{}, Entries: []report.Entry{}, Paths: []report.PairPaths{}, Ways: []report.WhyWay{}, HandOffs: []report.Boundary{}}
 	for _, x := range r.Roots {
 		rep.Roots[string(x.Kind)]++
 	}
@@ -129,143 +146,176 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 		rep.Packages = append(rep.Packages, p.PkgPath)
 	}
 	pos := g.Fset().Position(obj.Pos())
-	rep.Object = report.Object{Name: opts.Symbol, Kind: kind, File: src.RepoPath(pos.Filename), Line: pos.Line}
+	rep.Object = report.Object{Name: symbol, Kind: kind, File: src.RepoPath(pos.Filename), Line: pos.Line}
 	if text, err := r.lines.line(pos.Filename, pos.Line); err == nil {
 		rep.Object.Text = strings.TrimSpace(text)
 	}
-	// The nearest roots of each use, by the shortest path that can run.
-	added := map[*ssa.Function]int{}
+	w := &whyRun{Result: r, nearest: nearest, added: map[*ssa.Function]int{}}
+	w.handOffs(t)
 	for si := range r.Sites {
-		s := r.Sites[si]
-		if s.Func == nil || s.Func.Synthetic == "package initializer" {
-			continue
-		}
-		dist := r.callersWithin(s.Func, 32)
-		var cands []roots.Root
-		for _, x := range r.Roots {
-			if _, ok := dist[x.Func]; ok {
-				cands = append(cands, x)
-			}
-		}
-		sort.SliceStable(cands, func(i, j int) bool { return dist[cands[i].Func] < dist[cands[j].Func] })
-		type found struct {
-			root roots.Root
-			ways []study.Way
-			n    int
-		}
-		var got []found
-		for i, c := range cands {
-			if i >= 4*nearest {
-				break
-			}
-			e := rootEntry(g, c)
-			ways, _, _ := r.bestWays(e, s.Func, s.Instr, nil)
-			if len(ways) == 0 || !feasibleVerdict(bestWay(ways).Res.Verdict) {
-				continue
-			}
-			got = append(got, found{root: c, ways: ways, n: len(bestWay(ways).Path)})
-		}
-		sort.SliceStable(got, func(i, j int) bool { return got[i].n < got[j].n })
-		keep := outermost(g, len(got), func(i int) *ssa.Function { return got[i].root.Func })
-		kept := got[:0]
-		for i, f := range got {
-			if keep[i] {
-				kept = append(kept, f)
-			}
-		}
-		got = kept
-		if len(got) > nearest {
-			got = got[:nearest]
-		}
-		for _, f := range got {
-			ei, ok := added[f.root.Func]
-			if !ok {
-				ei = len(r.Entries)
-				added[f.root.Func] = ei
-				r.Entries = append(r.Entries, rootEntry(g, f.root))
-			}
-			r.Sites[si].Roots = append(r.Sites[si].Roots, ei)
-			best := bestWay(f.ways)
-			p := study.Pair{Entry: ei, Site: si, Ways: f.ways, Verdict: best.Res.Verdict, Because: best.Res.Because, Searched: len(f.ways)}
-			for _, w := range f.ways {
-				p.Paths = append(p.Paths, w.Path)
-			}
-			r.Pairs = append(r.Pairs, p)
-		}
+		w.use(si)
 	}
 	if rep.Sites, err = r.reportSites(); err != nil {
 		return nil, err
 	}
-	rep.Entries, rep.Paths = r.reportEntries(), r.reportPaths()
-	return rep, nil
-}
-
-// outermost says which of n roots no other of them reaches: a root that
-// another starts (the goroutine its gRPC method starts, the handler a
-// registered wrapper calls) is that root's way in, not a root of its own.
-func outermost(g *callpath.Graph, n int, fn func(int) *ssa.Function) []bool {
-	reach := make([]map[*ssa.Function]bool, n)
-	for i := 0; i < n; i++ {
-		reach[i] = g.Reachable(fn(i))
-	}
-	keep := make([]bool, n)
-	for i := 0; i < n; i++ {
-		keep[i] = true
-		for j := 0; j < n; j++ {
-			if i != j && reach[j][fn(i)] && !reach[i][fn(j)] {
-				keep[i] = false
-			}
-		}
-	}
-	return keep
-}
-
-// rootEntry makes an entry of a root found from the code.
-func rootEntry(g *callpath.Graph, c roots.Root) study.EntryPoint {
-	name := callpath.Name(c.Func)
-	return study.EntryPoint{
-		Entry: study.Entry{Name: report.ShortName(name), Function: name, Doc: rootDoc(c)},
-		Func:  c.Func, Pos: g.Prog.Fset.Position(c.Func.Pos()), Found: "code", Kind: c.Kind,
-	}
-}
-
-// loadImporters loads from source pkgPath and every package of the
-// target's modules that imports it, directly or not; everything else comes
-// from export data.
-func loadImporters(ctx context.Context, src *source.Source, t *target.Target, pkgPath string) ([]*packages.Package, error) {
-	var patterns []string
-	for m := range src.Modules {
-		patterns = append(patterns, m+"/...")
-	}
-	sort.Strings(patterns)
-	meta, err := src.Load(ctx, metaMode, patterns...)
+	net, err := w.network(ctx, meta)
 	if err != nil {
 		return nil, err
 	}
-	byPath := map[string]*packages.Package{}
-	packages.Visit(meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
-	reaches := map[*packages.Package]bool{}
-	done := map[*packages.Package]bool{}
-	var visit func(p *packages.Package) bool
-	visit = func(p *packages.Package) bool {
-		if done[p] {
-			return reaches[p]
+	rep.Entries, rep.Paths = w.reportEntries(net), r.reportPaths()
+	rep.Ways = w.reportWays()
+	for _, b := range r.Boundaries {
+		pos := b.Calls[0]
+		rep.HandOffs = append(rep.HandOffs, report.Boundary{Name: b.Name, From: b.Boundary.From, Via: b.Via, To: b.To, Doc: b.Doc,
+			File: src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column})
+	}
+	rep.Absent = w.absent
+	return rep, nil
+}
+
+// moduleOf is the module of the target that holds package path pkg
+// (the longest that prefixes it), or "".
+func moduleOf(t *target.Target, pkg string) string {
+	mod := ""
+	for _, f := range t.Layout {
+		if (pkg == f.Module || strings.HasPrefix(pkg, f.Module+"/")) && len(f.Module) > len(mod) {
+			mod = f.Module
 		}
-		done[p] = true
-		ok := p.PkgPath == pkgPath
-		for _, imp := range p.Imports {
-			if visit(imp) {
-				ok = true
+	}
+	return mod
+}
+
+// resolvePackage finds the package a symbol's qualifier names: a
+// package's path, the end of it ("mvcc", "client/v3") or its name
+// ("clientv3"). Several packages that declare the member's first name are
+// a usage error that lists them; a qualifier that names no package gets
+// the closest package names.
+func resolvePackage(t *target.Target, src *source.Source, meta []*packages.Package, qual, member string) (string, error) {
+	byPath := map[string]*packages.Package{}
+	packages.Visit(meta, nil, func(p *packages.Package) {
+		if t.Owns(p.PkgPath) && !strings.HasSuffix(p.PkgPath, ".test") && !strings.HasSuffix(p.PkgPath, "_test") {
+			byPath[p.PkgPath] = p
+		}
+	})
+	if _, ok := byPath[qual]; ok {
+		return qual, nil
+	}
+	if strings.Contains(qual, ".") && moduleOf(t, qual) != "" {
+		return "", noObjectf("%s %s has no package %s", t.Name, src.Version, qual)
+	}
+	var cands []string
+	for path, p := range byPath {
+		if strings.HasSuffix(path, "/"+qual) || (!strings.Contains(qual, "/") && p.Name == qual) {
+			cands = append(cands, path)
+		}
+	}
+	sort.Strings(cands)
+	if len(cands) == 0 {
+		var names []string
+		for path, p := range byPath {
+			names = append(names, path[strings.LastIndex(path, "/")+1:], p.Name)
+		}
+		return "", noObjectf("%s %s has no package %s%s", t.Name, src.Version, qual, closest(qual, names))
+	}
+	if len(cands) == 1 {
+		return cands[0], nil
+	}
+	// Several: those that declare the member's first name.
+	first := member
+	if strings.HasPrefix(first, "(*") {
+		first = strings.TrimPrefix(first, "(*")
+		if i := strings.Index(first, ")"); i >= 0 {
+			first = first[:i]
+		}
+	} else if i := strings.Index(first, "."); i >= 0 {
+		first = first[:i]
+	}
+	var declare []string
+	for _, c := range cands {
+		if declares(byPath[c], first) {
+			declare = append(declare, c)
+		}
+	}
+	if len(declare) == 1 {
+		return declare[0], nil
+	}
+	if len(declare) > 1 {
+		cands = declare
+	}
+	return "", fmt.Errorf("%w: %s names %d packages of %s %s (%s): write the one you mean by its path, e.g. %s.%s", source.ErrUsage,
+		qual, len(cands), t.Name, src.Version, strings.Join(cands, ", "), cands[0], member)
+}
+
+// declares reports whether a package's files declare name at package
+// level (read with go/parser, declarations only).
+func declares(p *packages.Package, name string) bool {
+	fset := token.NewFileSet()
+	for _, f := range p.GoFiles {
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range af.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.Name == name {
+					return true
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					switch sp := sp.(type) {
+					case *ast.TypeSpec:
+						if sp.Name.Name == name {
+							return true
+						}
+					case *ast.ValueSpec:
+						for _, n := range sp.Names {
+							if n.Name == name {
+								return true
+							}
+						}
+					}
+				}
 			}
 		}
-		reaches[p] = ok
-		return ok
+	}
+	return false
+}
+
+// loadImporters loads from source pkgPath and every package of the
+// target's modules that imports it, directly or not; and, for each of the
+// target's hand-offs whose receiving side is among them, the packages that
+// import its sending side's (the roots that send work across it need not
+// import the object's package: the compactor proposes a compaction that
+// the applier runs). Everything else comes from export data.
+func loadImporters(ctx context.Context, src *source.Source, t *target.Target, meta []*packages.Package, pkgPath string) ([]*packages.Package, error) {
+	byPath := map[string]*packages.Package{}
+	packages.Visit(meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
+	in := map[string]bool{}
+	addImporters := func(of string) {
+		visit := importsOf(of)
+		for path, p := range byPath {
+			if t.Owns(path) && visit(p) && len(p.Errors) == 0 && !strings.HasSuffix(path, ".test") {
+				in[path] = true
+			}
+		}
+	}
+	addImporters(pkgPath)
+	crossed := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, h := range t.HandOffs {
+			from := study.PackageOf(h.From)
+			if in[study.PackageOf(h.To)] && !crossed[from] {
+				crossed[from] = true
+				addImporters(from)
+				changed = true
+			}
+		}
 	}
 	var set []string
-	for path, p := range byPath {
-		if t.Owns(path) && visit(p) && len(p.Errors) == 0 && !strings.HasSuffix(path, ".test") {
-			set = append(set, path)
-		}
+	for path := range in {
+		set = append(set, path)
 	}
 	sort.Strings(set)
 	if len(set) == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace"
 	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/study"
 )
 
@@ -44,53 +45,248 @@ func TestWhyNoObject(t *testing.T) {
 	}
 }
 
-// TestWhyReleases: why on objects of real etcd v3.7.3, with expectations
-// derived by reading the source.
+// whyCase is one object of a real release and what reading the release
+// says of some of its uses.
+type whyCase struct {
+	symbol string
+	// uses maps some uses (file:line kind) to their nearest roots.
+	uses map[string][]string
+	// ways maps a use and a root ("file:line root") to how the root gets
+	// there: by, then each hand-off:message, then "dynamic".
+	ways map[string][]string
+	// via maps a dynamic use (file:line) to what its call names.
+	via map[string]string
+	// methods maps a gRPC root to its method and client stubs.
+	methods map[string][]string
+	// all, when set, are every use but the declaration (file:line): for
+	// v3.7.3 the non-test references `gopls references` reports (v0.23.0,
+	// in a tree of the release's modules), for v3.6.0 what git grep and
+	// reading find.
+	all []string
+}
+
+// TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
+// expectations derived by reading the source of each release.
 func TestWhyReleases(t *testing.T) {
 	if testing.Short() {
-		t.Skip("loads a real etcd release")
+		t.Skip("loads real etcd releases")
 	}
 	for _, tc := range []struct {
-		symbol string
-		uses   map[string][]string // some uses and their nearest roots
+		version string
+		whyCase
 	}{
-		{"go.etcd.io/etcd/server/v3/storage/mvcc.ErrFutureRev", map[string][]string{
-			// checkRange, from the Txn handler (read-only txn, applied
-			// locally). The KV service registered is quotaKVServer
-			// (v3rpc/grpc.go:80), whose Txn calls kvServer.Txn.
-			"server/etcdserver/txn/range.go:179 return": {"v3rpc.(*quotaKVServer).Txn"},
-			// hashByRev, from the peer HTTP handler and the HashKV method of
-			// the registered maintenance service, authMaintenanceServer
-			// (grpc.go:89, NewMaintenanceServer), which calls maintenanceServer's.
-			"server/storage/mvcc/kvstore.go:191 return": {"etcdserver.(*hashKVHandler).ServeHTTP", "v3rpc.(*authMaintenanceServer).HashKV"},
+		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/storage/mvcc.ErrFutureRev",
+			uses: map[string][]string{
+				// checkRange, from the Txn handler (read-only txn, applied
+				// locally). The KV service registered is quotaKVServer
+				// (v3rpc/grpc.go:80), whose Txn calls kvServer.Txn; and, for
+				// a txn applied through raft, the raft loop (server.go:755,
+				// started at server.go:594) that schedules the apply job
+				// (server.go:845) which applies it.
+				"server/etcdserver/txn/range.go:179 return": {"v3rpc.(*quotaKVServer).Txn", "etcdserver.(*EtcdServer).run"},
+				// hashByRev, from the peer HTTP handler and the HashKV method of
+				// the registered maintenance service, authMaintenanceServer
+				// (grpc.go:89, NewMaintenanceServer), which calls maintenanceServer's.
+				"server/storage/mvcc/kvstore.go:191 return": {"etcdserver.(*hashKVHandler).ServeHTTP", "v3rpc.(*authMaintenanceServer).HashKV"},
+			},
+			ways: map[string][]string{
+				"server/etcdserver/txn/range.go:179 v3rpc.(*quotaKVServer).Txn":   {"calls", "dynamic"}, // kvServer.Txn calls s.kv.Txn through etcdserver.RaftKV (key.go:130)
+				"server/etcdserver/txn/range.go:179 etcdserver.(*EtcdServer).run": {"hand-off", "scheduled job:", "dynamic"},
+			},
+			// Range of the KV service is kvServer's (quotaKVServer has it
+			// by embedding); the client stub that sends it is kVClient's
+			// (api/etcdserverpb/rpc_grpc.pb.go:73, KV_Range_FullMethodName).
+			methods: map[string][]string{"v3rpc.(*kvServer).Range": {"/etcdserverpb.KV/Range", "etcdserverpb.(*kVClient).Range"}},
+			all: []string{"server/etcdserver/api/v3rpc/util.go:46", "server/etcdserver/corrupt.go:609", "server/etcdserver/txn/range.go:179",
+				"server/storage/mvcc/kvstore.go:191", "server/storage/mvcc/kvstore.go:218", "server/storage/mvcc/kvstore_txn.go:76"},
 		}},
-		{"go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound", map[string][]string{
-			// The lease HTTP handler compares the lessor's error (http.go:93).
-			"server/lease/leasehttp/http.go:93 comparison": {"leasehttp.(*leaseHandler).ServeHTTP"},
-			"server/lease/lessor.go:61 definition":         nil,
+		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound",
+			uses: map[string][]string{
+				// The lease HTTP handler compares the lessor's error (http.go:93).
+				"server/lease/leasehttp/http.go:93 comparison": {"leasehttp.(*leaseHandler).ServeHTTP"},
+				"server/lease/lessor.go:61 definition":         nil,
+			},
 		}},
-		{"go.etcd.io/etcd/api/v3/v3rpc/rpctypes.ErrGRPCNoLeader", map[string][]string{
-			// The unary interceptor returns it when there is no leader; gRPC
-			// calls the interceptor for each request.
-			"server/etcdserver/api/v3rpc/interceptor.go:70 return": {"v3rpc.newUnaryInterceptor$1"},
+		{"v3.7.3", whyCase{symbol: "rpctypes.ErrGRPCNoLeader",
+			uses: map[string][]string{
+				// The unary interceptor returns it when there is no leader; gRPC
+				// calls the interceptor for each request.
+				"server/etcdserver/api/v3rpc/interceptor.go:70 return": {"v3rpc.newUnaryInterceptor$1"},
+			},
+		}},
+		// The store's Compact is called only through the mvcc.KV interface
+		// the applier holds (apply/backend.go:73, a.options.KV.Compact), in
+		// the Compaction branch of the dispatch (uber_applier.go:145); the
+		// gRPC Compact handler (v3rpc/key.go:139) proposes a Compaction
+		// (v3_server.go:393) that raft hands to the apply job.
+		{"v3.7.3", whyCase{symbol: "mvcc.(*store).Compact",
+			uses: map[string][]string{
+				"server/storage/mvcc/kvstore.go:282 definition": nil,
+			},
+			ways: map[string][]string{
+				"server/etcdserver/apply/backend.go:73 v3rpc.(*kvServer).Compact": {"hand-off", "raft proposal:Compaction", "dynamic"},
+			},
+			via:     map[string]string{"server/etcdserver/apply/backend.go:73": "mvcc.KV.Compact"},
+			methods: map[string][]string{"v3rpc.(*kvServer).Compact": {"/etcdserverpb.KV/Compact", "etcdserverpb.(*kVClient).Compact"}},
+			all:     []string{"server/etcdserver/apply/backend.go:73"},
+		}},
+		// The gRPC LeaseRevoke handler calls the server's LeaseRevoke
+		// through the etcdserver.Lessor interface (v3rpc/lease.go:54);
+		// the raft loop revokes expired leases (server.go:885).
+		{"v3.7.3", whyCase{symbol: "etcdserver.(*EtcdServer).LeaseRevoke",
+			uses: map[string][]string{
+				"server/etcdserver/api/v3rpc/lease.go:54 other": {"v3rpc.(*LeaseServer).LeaseRevoke"},
+				"server/etcdserver/server.go:885 other":         {"etcdserver.(*EtcdServer).run"},
+			},
+			via: map[string]string{"server/etcdserver/api/v3rpc/lease.go:54": "etcdserver.Lessor.LeaseRevoke"},
+			all: []string{"server/etcdserver/api/v3rpc/lease.go:54", "server/etcdserver/server.go:885"},
+		}},
+		// NewServer runs at start-up only: main (server/main.go) calls
+		// etcdmain.Main, which starts etcd (etcdmain/etcd.go:181,
+		// embed.StartEtcd) and builds the server (embed/etcd.go:260).
+		{"v3.7.3", whyCase{symbol: "etcdserver.NewServer",
+			uses: map[string][]string{"server/embed/etcd.go:260 other": {"server/v3.main"}},
+			ways: map[string][]string{"server/embed/etcd.go:260 server/v3.main": {"start-up"}},
+			all:  []string{"server/embed/etcd.go:260"},
+		}},
+		// v3.6.0: the applier calls Compact through its kv field (apply.go:179).
+		{"v3.6.0", whyCase{symbol: "mvcc.(*store).Compact",
+			uses: map[string][]string{"server/storage/mvcc/kvstore.go:271 definition": nil},
+			ways: map[string][]string{
+				"server/etcdserver/apply/apply.go:179 v3rpc.(*kvServer).Compact": {"hand-off", "raft proposal:Compaction", "dynamic"},
+			},
+			via: map[string]string{"server/etcdserver/apply/apply.go:179": "mvcc.KV.Compact"},
+		}},
+		{"v3.6.0", whyCase{symbol: "etcdserver.(*EtcdServer).LeaseRevoke",
+			uses: map[string][]string{
+				"server/etcdserver/api/v3rpc/lease.go:54 other": {"v3rpc.(*LeaseServer).LeaseRevoke"},
+				"server/etcdserver/server.go:896 other":         {"etcdserver.(*EtcdServer).run"},
+			},
+			via: map[string]string{"server/etcdserver/api/v3rpc/lease.go:54": "etcdserver.Lessor.LeaseRevoke"},
+		}},
+		{"v3.6.0", whyCase{symbol: "etcdserver.NewServer",
+			uses: map[string][]string{"server/embed/etcd.go:262 other": {"server/v3.main"}},
+		}},
+		// ErrFutureRev: v3.6.0 checks the range in txn.go (437), not range.go.
+		{"v3.6.0", whyCase{symbol: "mvcc.ErrFutureRev",
+			uses: map[string][]string{
+				"server/etcdserver/txn/txn.go:437 return":   {"v3rpc.(*quotaKVServer).Txn", "etcdserver.(*EtcdServer).run"},
+				"server/storage/mvcc/kvstore.go:180 return": {"etcdserver.(*hashKVHandler).ServeHTTP", "v3rpc.(*authMaintenanceServer).HashKV"},
+			},
+			all: []string{"server/etcdserver/api/v3rpc/util.go:46", "server/etcdserver/corrupt.go:609", "server/etcdserver/txn/txn.go:437",
+				"server/storage/mvcc/kvstore.go:180", "server/storage/mvcc/kvstore.go:207", "server/storage/mvcc/kvstore_txn.go:75"},
 		}},
 	} {
-		t.Run(tc.symbol[strings.LastIndex(tc.symbol, "/")+1:], func(t *testing.T) {
-			w, err := trace.Why(context.Background(), trace.WhyOptions{Symbol: tc.symbol, Version: "v3.7.3"})
+		t.Run(tc.version+"/"+tc.symbol[strings.LastIndex(tc.symbol, "/")+1:], func(t *testing.T) {
+			w, err := trace.Why(context.Background(), trace.WhyOptions{Symbol: tc.symbol, Version: tc.version})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := whyRoots(w)
-			for use, roots := range tc.uses {
-				r, ok := got[use]
-				if !ok {
-					t.Errorf("no use %s among %v", use, got)
-					continue
+			checkWhy(t, w, tc.whyCase)
+		})
+	}
+}
+
+func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
+	t.Helper()
+	got := whyRoots(w)
+	for use, roots := range tc.uses {
+		r, ok := got[use]
+		if !ok {
+			t.Errorf("no use %s among %v", use, got)
+			continue
+		}
+		if diff := cmp.Diff(roots, r); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", use, diff)
+		}
+	}
+	at := map[string]int{}
+	var all []string
+	for i, s := range w.Sites {
+		at[fmt.Sprintf("%s:%d", s.File, s.Line)] = i
+		if s.Kind != "definition" {
+			all = append(all, fmt.Sprintf("%s:%d", s.File, s.Line))
+		}
+	}
+	if tc.all != nil {
+		if diff := cmp.Diff(tc.all, all); diff != "" {
+			t.Errorf("every use (-want +got):\n%s", diff)
+		}
+	}
+	for key, want := range tc.ways {
+		f := strings.Fields(key)
+		si, ok := at[f[0]]
+		if !ok {
+			t.Errorf("no use at %s", f[0])
+			continue
+		}
+		var way []string
+		for _, x := range w.Ways {
+			if x.Site == si && x.Root == f[1] {
+				way = append(way, x.By)
+				for i, h := range x.HandOffs {
+					way = append(way, h+":"+x.Messages[i])
 				}
-				if diff := cmp.Diff(roots, r); diff != "" {
-					t.Errorf("%s (-want +got):\n%s", use, diff)
+				if x.Dynamic {
+					way = append(way, "dynamic")
 				}
 			}
-		})
+		}
+		if diff := cmp.Diff(want, way); diff != "" {
+			t.Errorf("the way of %s (-want +got):\n%s", key, diff)
+		}
+	}
+	for use, via := range tc.via {
+		si, ok := at[use]
+		if !ok {
+			t.Errorf("no use at %s", use)
+			continue
+		}
+		if s := w.Sites[si]; !s.Dynamic || s.Via != via {
+			t.Errorf("%s: dynamic %v via %q, want via %q", use, s.Dynamic, s.Via, via)
+		}
+	}
+	for root, want := range tc.methods {
+		found := false
+		for _, e := range w.Entries {
+			if e.Name == root {
+				found = true
+				got := []string{e.Method}
+				for _, s := range e.Stubs {
+					got = append(got, report.ShortName(s))
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s's method and stubs (-want +got):\n%s", root, diff)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no root %s kept", root)
+		}
+	}
+}
+
+// TestWhyShortNames: a package named by the end of its path, one name
+// two packages have (ambiguous: a usage error naming both) and a typo.
+func TestWhyShortNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a real etcd release")
+	}
+	w, err := trace.Why(context.Background(), trace.WhyOptions{Symbol: "mvcc.ErrCompacted", Version: "v3.7.3"})
+	if err != nil || w.Symbol != "go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted" {
+		t.Fatalf("mvcc.ErrCompacted: %v, symbol %q", err, w.Symbol)
+	}
+	// api/version and server/etcdserver/version: only the first declares
+	// Version (api/version/version.go:29).
+	if w, err := trace.Why(context.Background(), trace.WhyOptions{Symbol: "version.Version", Version: "v3.7.3"}); err != nil || w.Object.File != "api/version/version.go" {
+		t.Errorf("version.Version: %v", err)
+	}
+	_, err = trace.Why(context.Background(), trace.WhyOptions{Symbol: "version.Nope", Version: "v3.7.3"})
+	if !errors.Is(err, source.ErrUsage) || !strings.Contains(err.Error(), "go.etcd.io/etcd/api/v3/version, go.etcd.io/etcd/server/v3/etcdserver/version") {
+		t.Errorf("version.Nope: %v", err)
+	}
+	_, err = trace.Why(context.Background(), trace.WhyOptions{Symbol: "mvc.ErrCompacted", Version: "v3.7.3"})
+	if !errors.Is(err, trace.ErrNoObject) || !strings.Contains(err.Error(), "closest names are mvcc") {
+		t.Errorf("mvc.ErrCompacted: %v", err)
 	}
 }

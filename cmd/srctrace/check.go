@@ -14,6 +14,7 @@ import (
 
 type checkOptions struct {
 	format   string
+	output   string
 	version  string
 	dir      string
 	from     string
@@ -38,25 +39,37 @@ checks each against the files of an etcd release or checkout:
 
   path/to/file.go:123, file.go:123 (a bare name), file.go:120-130, …/file.go:123
   git grep -n output at any indentation: path/file.go:123:<source text>
-  https://github.com/etcd-io/etcd/blob/<tag>/path#L123 (at that tag, or --to)
+  https://github.com/etcd-io/etcd/blob/<ref>/path#L123 (at that ref, or --to)
+  repository-relative links and paths: [name](server/x.go#L40-L80), ../server/x.go#L12
+  prose: "line 255 of watcher_group.go", "watcher_group.go, line 255"
   symbols as inline code: ` + "`mvcc.(*watcherGroup).chooseAll`, `pkg.Func`, `pkg.T.field`" + `
 
-A citation is ok only with evidence: the code the notes give for it (the
-grep text, inline code in its sentence, list item or table cell), a
-function named beside it whose body holds the line, or the notes' own
-release (--from, a link's tag, or the marker srctrace errcompacted writes),
-from which the line is carried by its text and its neighbours.
+A citation is ok only with evidence, and never when the notes' own text
+contradicts it: the code the notes quote (a grep line's text, inline code
+beside it, other code of its sentence, list item or table row) is always
+compared with the line; a function named beside it whose body holds the
+line; or the notes' own release (--from, a link's ref, or the marker srctrace
+errcompacted writes), which says whose line numbers they are: the line is
+carried from it by its text, its neighbours and its function.
+
+Links are read at their ref: a release tag from the Go module proxy; any
+tag, branch or commit through the history of --etcd-dir, a clone with its
+.git (the module proxy serves releases, not commits).
 
 Statuses: ok, drifted (now another line), moved (now another file),
 missing, mismatch, ambiguous, unresolved, unanchored (the line exists, but
 nothing confirms it). Exit status 0 when all are ok, 3 when any is not.
---fix rewrites drifted and moved citations in place, atomically, and
-nothing else; with --to, also the tags of links.`,
+--fix rewrites drifted and moved citations in place, atomically (and the
+code quoted beside a line that changed; with --to, the tags of links), and
+exits 0 when everything left is ok.`,
 		Example: `  srctrace check notes.md
   srctrace check --etcd-version v3.6.0 notes.md
   srctrace check --from v3.6.0 --etcd-version v3.7.3 notes.md   # notes written for v3.6.0
   srctrace check --to v3.7.3 --fix notes.md                     # carry them, links too, to v3.7.3
-  srctrace check --format json notes.md`,
+  srctrace check --etcd-dir ~/src/etcd notes.md                 # links at commits and branches too
+  srctrace check --format sarif -o check.sarif notes.md         # for code scanning
+  srctrace check --format github notes.md                       # annotations in a GitHub workflow
+  srctrace check --format html -o check.html notes.md`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("check wants the notes to check: srctrace check NOTES...")
@@ -73,7 +86,8 @@ nothing else; with --to, also the tags of links.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.format, "format", "text", "output format: text, json, markdown or html")
+	f.StringVar(&opts.format, "format", "text", "output format: text, json, markdown, html, sarif or github")
+	f.StringVarP(&opts.output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	f.StringVar(&opts.version, "etcd-version", "", "etcd release to check against (default: the pinned release)")
 	f.StringVar(&opts.dir, "etcd-dir", "", "root of a local etcd checkout to check against")
 	f.StringVar(&opts.from, "from", "", "the etcd release the notes' line numbers are of (default: the notes' marker, if any)")
@@ -83,7 +97,7 @@ nothing else; with --to, also the tags of links.`,
 }
 
 func (o *checkOptions) validate() error {
-	if err := checkFormat(o.format, "text", "json", "markdown", "html"); err != nil {
+	if err := checkFormat(o.format, "text", "json", "markdown", "html", "sarif", "github"); err != nil {
 		return err
 	}
 	if err := checkSource(o.version, o.dir); err != nil {
@@ -98,7 +112,7 @@ func (o *checkOptions) validate() error {
 	if o.to != "" && o.version != "" && o.to != o.version {
 		return usagef("--to %s and --etcd-version %s differ: links are carried to the release checked; name one", o.to, o.version)
 	}
-	return nil
+	return checkOutput(o.output)
 }
 
 func runCheck(ctx context.Context, o *checkOptions) error {
@@ -108,10 +122,10 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := annotate.Render(&buf, o.format, annotate.Output{Data: rep, Doc: annotate.CheckDoc(rep)}); err != nil {
+	if err := annotate.Render(&buf, o.format, annotate.CheckOutput(rep)); err != nil {
 		return err
 	}
-	if _, err := o.stdout.Write(buf.Bytes()); err != nil {
+	if err := writeOutput(ctx, o.stdout, o.output, buf.Bytes()); err != nil {
 		return err
 	}
 	if rep.Bad() > 0 {

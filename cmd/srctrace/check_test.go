@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -88,9 +89,9 @@ func TestCheckExitCodes(t *testing.T) {
 	}{
 		{[]string{"check"}, exitUsage, "", "wants the notes"},
 		{[]string{"check", "--format", "yaml", good}, exitUsage, "", `--format "yaml"`},
-		{[]string{"check", "--etcd-dir", dir, good}, exitOK, "2 citations checked against etcd v3.9.0-fixture: 2 ok", ""},
-		{[]string{"check", "--etcd-dir", dir, drift}, exitProblems, "store.go:12: drifted -> 20", ""},
-		{[]string{"check", "--etcd-dir", dir, bare}, exitProblems, "store.go:12: unanchored (the line exists, but nothing in the notes confirms it", ""},
+		{[]string{"check", "--etcd-dir", dir, good}, exitOK, "2 citations in 1 notes file: 2 ok.", ""},
+		{[]string{"check", "--etcd-dir", dir, drift}, exitProblems, "status: drifted → server/storage/mvcc/store.go:20", ""},
+		{[]string{"check", "--etcd-dir", dir, bare}, exitProblems, "why: the line exists, but nothing in the notes confirms it", ""},
 		{[]string{"check", "--etcd-dir", dir, binary}, exitProblems, "binary file", ""},
 		{[]string{"check", "--etcd-dir", dir, filepath.Join(notes, "nope.md")}, exitError, "", "reading notes"},
 		{[]string{"check", "--etcd-dir", filepath.Join(notes, "nope"), good}, exitUsage, "", "is not a directory"},
@@ -103,9 +104,29 @@ func TestCheckExitCodes(t *testing.T) {
 			}
 		})
 	}
+	// -o writes the output to a file, atomically; SARIF and GitHub
+	// annotations keep the exit status.
+	sarifFile := filepath.Join(notes, "out", "check.sarif")
+	if err := os.MkdirAll(filepath.Dir(sarifFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := runWithEnv(t, []string{"check", "--etcd-dir", dir, "--format", "sarif", "-o", sarifFile, drift}, &stdout, &stderr); code != exitProblems || stdout.Len() != 0 {
+		t.Errorf("sarif -o: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	if b, err := os.ReadFile(sarifFile); err != nil || !strings.Contains(string(b), `"version": "2.1.0"`) || !strings.Contains(string(b), `"ruleId": "drifted"`) {
+		t.Errorf("sarif file: %v\n%s", err, b)
+	}
+	stdout.Reset()
+	if code := runWithEnv(t, []string{"check", "--etcd-dir", dir, "--format", "github", drift}, &stdout, &stderr); code != exitProblems ||
+		!strings.HasPrefix(stdout.String(), "::warning file="+filepath.ToSlash(drift)+",line=1,col=1,endColumn=12,title=srctrace check%3A drifted::store.go:12: drifted -> server/storage/mvcc/store.go:20") {
+		t.Errorf("github: exit %d\n%s", code, stdout.String())
+	}
 	// --fix rewrites the drifted line and nothing else; then the notes check clean.
 	var out bytes.Buffer
-	runWithEnv(t, []string{"check", "--etcd-dir", dir, "--fix", drift}, &out, &out)
+	if code := runWithEnv(t, []string{"check", "--etcd-dir", dir, "--fix", drift}, &out, &out); code != exitOK {
+		t.Errorf("--fix that leaves nothing to attend to: exit %d\n%s", code, out.String())
+	}
 	if b, _ := os.ReadFile(drift); string(b) != "store.go:20 `return ErrCompacted`\n" {
 		t.Errorf("fixed: %q", b)
 	}
@@ -472,5 +493,91 @@ func TestDriftReleases(t *testing.T) {
 	}
 	if !strings.Contains(errs.String(), "--drift leaves out etcd v3.6.99: etcd release v3.6.99 cannot be had") {
 		t.Errorf("stderr: %q", errs.String())
+	}
+}
+
+// TestFixOwnNotesToRelease: the v3.6.0 notes carried to v3.7.3 with
+// --fix. Their citations of `if ci > ai+maxGapBetweenApplyAndCommitIndex {`
+// (v3_server.go:742 at v3.6.0) cannot be carried: v3.7.3 has no such
+// comparison (read in both releases' v3_server.go). So nothing is
+// rewritten, exit 3, and the note names the lines; without them, --fix
+// rewrites the rest and exits 0, and the next check passes.
+func TestFixOwnNotesToRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads real etcd releases")
+	}
+	file := notesOf(t, "v3.6.0")
+	// The notes need not cite the comparison: a reader's line about it
+	// (v3.6.0's v3_server.go:742, read there) is added when they do not.
+	if b, _ := os.ReadFile(file); !strings.Contains(string(b), "maxGapBetweenApplyAndCommitIndex") {
+		b = append(b, "\n- The server refuses new requests while its apply lags: `if ci > ai+maxGapBetweenApplyAndCommitIndex {` (`server/etcdserver/v3_server.go:742`).\n"...)
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := os.ReadFile(file)
+	var out bytes.Buffer
+	o := &checkOptions{version: "v3.7.3", fix: true, files: []string{file}, format: "json", stdout: &out}
+	if err := runCheck(context.Background(), o); err == nil {
+		t.Fatal("--fix with citations that cannot be carried: exit 0")
+	}
+	var rep check.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(file); string(after) != string(before) || len(rep.Fixed) != 0 {
+		t.Fatal("the notes were rewritten although citations cannot be carried")
+	}
+	// Every citation that blocks the fix quotes code that v3.7.3 no longer
+	// has on its line (the comparison above, and any other code the notes
+	// quote that changed between the releases).
+	var blocked []int
+	maxGap := false
+	for _, c := range rep.Citations {
+		if c.Status == "mismatch" || c.Status == "missing" || c.Status == "ambiguous" {
+			blocked = append(blocked, c.NotesLine)
+			switch {
+			case strings.Contains(c.Message, "ci > ai+maxGapBetweenApplyAndCommitIndex"):
+				maxGap = true
+			case c.Status == "mismatch" && strings.Contains(c.Message, "no longer holds"):
+			default:
+				t.Errorf("%d: %s: %s", c.NotesLine, c.Status, c.Message)
+			}
+		}
+	}
+	if !maxGap {
+		t.Errorf("the comparison v3.7.3 lacks did not block the fix")
+	}
+	if len(blocked) == 0 || !strings.Contains(rep.Notes[0].Fix, "not fixed") {
+		t.Fatalf("blocked %v, fix %q", blocked, rep.Notes[0].Fix)
+	}
+	lines := strings.Split(string(before), "\n")
+	var kept []string
+	for i, l := range lines {
+		if !slices.Contains(blocked, i+1) {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := runCheck(context.Background(), o); err != nil {
+		t.Fatalf("--fix: %v\n%s", err, out.String())
+	}
+	rep = check.Report{}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Fixed) != 1 || rep.Notes[0].AfterFix["ok"] != len(rep.Citations) {
+		t.Errorf("fixed %v, after %v of %d", rep.Fixed, rep.Notes[0].AfterFix, len(rep.Citations))
+	}
+	fixed, _ := os.ReadFile(file)
+	if !strings.Contains(string(fixed), "<!-- srctrace: etcd v3.7.3 source=module -->") {
+		t.Error("the marker was not carried")
+	}
+	again := checkJSON(t, &checkOptions{files: []string{file}})
+	if again.Bad() != 0 || again.Release != "v3.7.3" {
+		t.Errorf("the next check: %d to attend to at %s", again.Bad(), again.Release)
 	}
 }

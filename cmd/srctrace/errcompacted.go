@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/mod/semver"
 
 	"github.com/srctrace/srctrace/annotate"
 	"github.com/srctrace/srctrace/trace"
@@ -35,8 +35,11 @@ type errcompactedOptions struct {
 	lab      bool
 	drift    bool
 	observe  bool
-	stdout   io.Writer
-	stderr   io.Writer // for what --drift leaves out
+	// kubernetes is --kubernetes: "" off, "auto" the newest release that
+	// fits, or a release.
+	kubernetes string
+	stdout     io.Writer
+	stderr     io.Writer // for what --drift leaves out
 }
 
 // newErrcompactedCmd builds the command; runF replaces runErrcompacted in
@@ -63,6 +66,8 @@ from the Go module proxy once, then read from the module cache.`,
   srctrace errcompacted --etcd-dir ~/src/etcd    # a local checkout (repo root)
   srctrace errcompacted --lab                    # with the lab's observations merged in
   srctrace errcompacted --observe                # mark what ran in each behaviour (coverage)
+  srctrace errcompacted --kubernetes             # and the Kubernetes layers (API server, watch cache, client-go)
+  srctrace errcompacted --kubernetes --lab       # and the four layers' lab
   srctrace errcompacted --etcd-version v3.6.0,v3.7.1,v3.7.3 --drift   # positions across releases
   srctrace errcompacted --etcd-version v3.6.0,v3.7.3 --drift --format html -o drift.html`,
 		Args: cobra.NoArgs,
@@ -82,7 +87,9 @@ from the Go module proxy once, then read from the module cache.`,
 	f.IntVar(&opts.paths, "paths", 3, "shortest call paths to show per (entry, site) pair")
 	f.BoolVar(&opts.observe, "observe", false, "run the lab's behaviours on a coverage-instrumented etcd and mark what ran")
 	f.BoolVar(&opts.drift, "drift", false, "with several releases (--etcd-version A,B,C): where every position the notes cite is in each, and whether its code changed")
-	f.BoolVar(&opts.lab, "lab", false, "also run the lab on an embedded etcd and merge what it observed into the notes")
+	f.BoolVar(&opts.lab, "lab", false, "also run the lab on a server of the release the notes read and merge what it observed into the notes")
+	f.StringVar(&opts.kubernetes, "kubernetes", "", "also follow the signal into Kubernetes (API server storage, watch cache, client-go): the newest release that fits, or --kubernetes=v0.N.M")
+	f.Lookup("kubernetes").NoOptDefVal = "auto"
 	f.BoolVar(&opts.noCache, "no-cache", false, "do not read or write a result cache (srctrace keeps none yet; the flag is accepted for scripts)")
 	return cmd
 }
@@ -109,8 +116,28 @@ func (o *errcompactedOptions) validate() error {
 		return usagef("--drift and --observe exclude each other")
 	case o.observe && o.dir != "":
 		return usagef("--observe runs releases only: use --etcd-version, not --etcd-dir")
+	case o.drift && o.kubernetes != "":
+		return usagef("--drift and --kubernetes exclude each other")
 	}
-	return nil
+	if c := o.study.Consumers; o.kubernetes != "" && o.kubernetes != "auto" && c != nil && !c.Consumer.IsRelease(o.kubernetes) {
+		return usagef("--kubernetes=%s: %q is not a %s release: name one such as %s, or give --kubernetes alone for the newest that fits", o.kubernetes, o.kubernetes, c.Consumer.Name, c.Consumer.ReleaseHint)
+	}
+	return checkOutput(o.output)
+}
+
+// labVersion is the release the lab runs for notes that read etcd: the
+// release they read, or a checkout's when it is at a release's tag with no
+// changes (git describe prints the tag alone: v3.6.0, not
+// v3.6.0-5-gabcdef); empty (the embedded release) for a checkout that is
+// no release.
+func labVersion(st *study.Study, e report.Etcd) string {
+	if e.Source == "module" {
+		return e.Version
+	}
+	if !e.Dirty && st.Tgt().IsRelease(e.Version) && semver.Prerelease(e.Version) == "" && semver.Build(e.Version) == "" {
+		return e.Version
+	}
+	return ""
 }
 
 // runDrift runs the study at each release and renders the drift table. A
@@ -148,7 +175,7 @@ func runDrift(ctx context.Context, opts *errcompactedOptions) error {
 	if err := annotate.Render(&buf, opts.format, annotate.Output{Data: d, Doc: annotate.DriftDoc(d), Etcd: report.Etcd{Repo: d.Repo}}); err != nil {
 		return err
 	}
-	if err := writeOutput(opts.stdout, opts.output, buf.Bytes()); err != nil {
+	if err := writeOutput(ctx, opts.stdout, opts.output, buf.Bytes()); err != nil {
 		return err
 	}
 	if opts.stderr != nil {
@@ -171,6 +198,11 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 	if opts.drift {
 		return runDrift(ctx, opts)
 	}
+	if opts.kubernetes != "" && opts.study.Consumers == nil {
+		return usagef("--kubernetes: the %s study reads no consumers of etcd", opts.study.Name)
+	}
+	cons := startConsumers(ctx, opts)
+	defer cons.stop()
 	res, err := trace.Run(ctx, trace.Options{
 		Study:    opts.study,
 		Version:  opts.version,
@@ -191,12 +223,12 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 			return usagef("--lab: the %s study has no lab", opts.study.Name)
 		}
 		d := opts.study.Lab.Defaults
-		lr, err := labRun(ctx, &labOptions{study: opts.study, writes: d.Writes, byHand: d.Delay, cacheDir: opts.cacheDir, env: opts.env})
+		lr, err := labRun(ctx, &labOptions{study: opts.study, version: labVersion(opts.study, rep.Etcd), writes: d.Writes, byHand: d.Delay, cacheDir: opts.cacheDir, env: opts.env})
 		if err != nil {
 			return err
 		}
 		if run := lr.Run(); run.Etcd.Version != rep.Etcd.Version {
-			run.Notes = append(run.Notes, fmt.Sprintf("the lab ran etcd %s, the notes read the source of %s: positions are %s's", run.Etcd.Version, rep.Etcd.Version, rep.Etcd.Version))
+			run.Notes = append(run.Notes, fmt.Sprintf("the lab ran etcd %s, the notes read the source of %s, which is no release: positions are %s's", run.Etcd.Version, rep.Etcd.Version, rep.Etcd.Version))
 		}
 		if rep.Lab, err = json.Marshal(lr); err != nil {
 			return fmt.Errorf("recording the lab: %w", err)
@@ -216,6 +248,11 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 		}
 		observe.Apply(rep, res)
 	}
+	if opts.kubernetes != "" {
+		if err := readConsumers(ctx, opts, cons, rep); err != nil {
+			return err
+		}
+	}
 	if opts.study.Notes != nil {
 		rep.Notes = opts.study.Notes(rep)
 	} else {
@@ -225,33 +262,5 @@ func runErrcompacted(ctx context.Context, opts *errcompactedOptions) error {
 	if err := annotate.Render(&buf, opts.format, annotate.Output{Data: rep, Doc: rep.Notes, Etcd: rep.Etcd}); err != nil {
 		return err
 	}
-	return writeOutput(opts.stdout, opts.output, buf.Bytes())
-}
-
-// writeOutput writes data to stdout, or atomically to file. A file that
-// exists and is not a regular file (/dev/null, a named pipe) is written to
-// directly: renaming over it would replace the device.
-func writeOutput(stdout io.Writer, file string, data []byte) error {
-	if file == "" || file == "-" {
-		_, err := stdout.Write(data)
-		return err
-	}
-	if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() {
-		f, err := os.OpenFile(file, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", file, err)
-		}
-		_, werr := f.Write(data)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return fmt.Errorf("writing %s: %w", file, werr)
-		}
-		return nil
-	}
-	if err := source.WriteFileAtomic(file, data); err != nil {
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	return nil
+	return writeOutput(ctx, opts.stdout, opts.output, buf.Bytes())
 }

@@ -32,6 +32,9 @@ func TestErrcompactedFlags(t *testing.T) {
 		{args: []string{"--etcd-version", "v3.6.0,v3.7.3", "--drift", "--format", "html"}, want: errcompactedOptions{format: "html", version: "v3.6.0,v3.7.3", drift: true, paths: 3}},
 		{args: []string{"--etcd-version", "v3.6.0,v3.7.3", "--drift", "--format", "yaml"}, wantErr: `want markdown or json or html or text`},
 		{args: []string{"--paths", "0"}, wantErr: "--paths 0: want 1 or more"},
+		{args: []string{"--kubernetes"}, want: errcompactedOptions{format: "markdown", paths: 3, kubernetes: "auto"}},
+		{args: []string{"--kubernetes=v0.37.2", "--lab"}, want: errcompactedOptions{format: "markdown", paths: 3, kubernetes: "v0.37.2", lab: true}},
+		{args: []string{"--etcd-version", "v3.6.0,v3.7.3", "--drift", "--kubernetes"}, wantErr: "--drift and --kubernetes exclude each other"},
 		{args: []string{"--etcd-version", "v3.6.0", "--etcd-dir", "x"}, wantErr: "exclude each other"},
 		{args: []string{"extra"}, wantErr: "unknown command"},
 	} {
@@ -75,6 +78,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"errcompacted", "--format", "yaml"}, exitUsage, "Usage:"},
 		{[]string{"errcompacted", "--etcd-version", "banana"}, exitUsage, "is not an etcd release"},
 		{[]string{"errcompacted", "--etcd-dir", "/nonexistent/etcd", "-o", out}, exitUsage, "is not a directory"},
+		{[]string{"errcompacted", "--kubernetes=v1.37", "-o", out}, exitUsage, `"v1.37" is not a kubernetes release`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -131,7 +135,7 @@ func TestRunErrcompactedFixture(t *testing.T) {
 // TestWriteOutputDevice: -o /dev/null writes to the device; it is not
 // replaced by a regular file.
 func TestWriteOutputDevice(t *testing.T) {
-	if err := writeOutput(nil, os.DevNull, []byte("x")); err != nil {
+	if err := writeOutput(context.Background(), nil, os.DevNull, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(os.DevNull)
@@ -139,10 +143,85 @@ func TestWriteOutputDevice(t *testing.T) {
 		t.Fatalf("%s is now %v (%v)", os.DevNull, fi.Mode(), err)
 	}
 	file := filepath.Join(t.TempDir(), "out")
-	if err := writeOutput(nil, file, []byte("data")); err != nil {
+	if err := writeOutput(context.Background(), nil, file, []byte("data")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(file); string(b) != "data" {
 		t.Errorf("content %q", b)
+	}
+}
+
+// TestRunErrcompactedKubernetesAbsent: at etcd v3.6.0, which no Kubernetes
+// release fits, --kubernetes says so in one sentence and the etcd layers
+// are reported as always.
+func TestRunErrcompactedKubernetesAbsent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads etcd v3.6.0 and reads Kubernetes go.mod files")
+	}
+	var out bytes.Buffer
+	opts := &errcompactedOptions{study: errcompacted.Study, format: "json", version: "v3.6.0", paths: 3, kubernetes: "auto", stdout: &out}
+	if err := runErrcompacted(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sites) == 0 || rep.Signal == nil {
+		t.Errorf("the etcd layers are missing")
+	}
+	if rep.Layers == nil || !strings.Contains(rep.Layers.Absent, "fits etcd v3.6.0") || len(rep.Layers.Hops) > 0 {
+		t.Fatalf("layers = %+v, want one sentence saying no release fits", rep.Layers)
+	}
+	var md bytes.Buffer
+	opts.format, opts.stdout = "markdown", &md
+	if err := runErrcompacted(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "fits etcd v3.6.0") || !strings.Contains(md.String(), "**not checked**") {
+		t.Errorf("the notes do not say why the Kubernetes layers are absent")
+	}
+}
+
+// TestErrcompactedLabRelease: errcompacted --lab runs the lab on the
+// release the notes read, here v3.6.0 (its server built from its module,
+// not the embedded v3.7.3), so that the lab's record and the notes are of
+// one release: the record names v3.6.0, and no note says they differ.
+func TestErrcompactedLabRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads etcd v3.6.0 and runs its server")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(t.TempDir(), "r.json")
+	opts := &errcompactedOptions{study: errcompacted.Study, format: "json", output: out, version: "v3.6.0", paths: 3, lab: true, stdout: new(bytes.Buffer)}
+	if err := runErrcompacted(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var rec errcompacted.LabRecord
+	if err := json.Unmarshal(rep.Lab, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Etcd.Version != "v3.6.0" || rec.Etcd.Version != "v3.6.0" || rec.Etcd.Server != "process" {
+		t.Errorf("notes of %s, lab on %+v", rep.Etcd.Version, rec.Etcd)
+	}
+	for _, n := range rec.Notes {
+		if strings.Contains(n, "the notes read") {
+			t.Errorf("note %q", n)
+		}
+	}
+	if rec.Etcdctl == nil || rec.Etcdctl.Version != "v3.6.0" {
+		t.Errorf("etcdctl %+v, notes %q", rec.Etcdctl, rec.Notes)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left behind in TMPDIR: %v", ents)
 	}
 }

@@ -21,6 +21,7 @@ type labOptions struct {
 	study        *study.Study
 	format       string
 	output       string
+	version      string
 	endpoints    []string
 	allowCompact bool
 	etcdctl      string
@@ -43,9 +44,12 @@ func newLabCmd(runF func(context.Context, *labOptions) error) *cobra.Command {
 		Use:   "lab",
 		Short: "Run the evict-watcher exercise on a real etcd server and record what happens",
 		Long: `lab runs the exercise on a real etcd server: an etcd embedded in srctrace
-(the pinned release, loopback, ephemeral ports, a fresh data dir) unless
---endpoints names a server on this machine. It writes an anchor key and 2000
-writes under a fresh prefix, opens a behind and a current watcher, compacts to
+(the pinned release, loopback, ephemeral ports, a fresh data dir); with
+--etcd-version another release, its server built once from the release's
+module into the user cache dir and run on loopback the same way; or, with
+--endpoints, a server on this machine that someone else runs (one srctrace
+lab at a time: a second one waits). It writes an anchor key and 2000
+writes under a prefix unique to the run, opens a behind and a current watcher, compacts to
 N-10 while the behind one is mid-replay (and once more with the by-hand
 timing), reopens a watch from the compacted revision, finds the boundary,
 runs exercise 6's historical read, and adds two probes the exercise does not
@@ -54,9 +58,13 @@ it. The real etcdctl of the server's release
 is used for the captures: --etcdctl, else one on PATH of that release, else
 one built once into the user cache dir.
 
-Everything the lab wrote is deleted at the end, also on error and on Ctrl-C.`,
+Everything the lab wrote is deleted at the end, also on error and on Ctrl-C;
+where a server someone else runs stops answering, the error names the keys
+left on it. Every request has a deadline: a server that dies or stops
+answering ends the run within seconds.`,
 		Example: `  srctrace lab                      # embedded etcd: Markdown on stdout
   srctrace lab --format json
+  srctrace lab --etcd-version v3.6.0                        # the server of another release
   srctrace lab --endpoints 127.0.0.1:2379 --allow-compact   # an existing server`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -70,7 +78,8 @@ Everything the lab wrote is deleted at the end, also on error and on Ctrl-C.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.format, "format", "markdown", "output format: markdown, json or html")
 	f.StringVarP(&opts.output, "output", "o", "", "write to this file (atomically) instead of stdout")
-	f.StringSliceVar(&opts.endpoints, "endpoints", nil, "use the etcd server at these loopback endpoints instead of an embedded one")
+	f.StringVar(&opts.version, "etcd-version", "", "etcd release to run (default: the pinned release, embedded); another is built from its module")
+	f.StringSliceVar(&opts.endpoints, "endpoints", nil, "use the etcd server at these loopback endpoints instead of one srctrace runs")
 	f.BoolVar(&opts.allowCompact, "allow-compact", false, "allow compacting the server given by --endpoints (compaction is cluster-wide)")
 	f.StringVar(&opts.etcdctl, "etcdctl", "", "the etcdctl binary to use for the captures")
 	f.BoolVar(&opts.noEtcdctl, "no-etcdctl", false, "use no etcdctl: Go client results only")
@@ -94,10 +103,18 @@ func (o *labOptions) validate() error {
 	if o.etcdctl != "" && o.noEtcdctl {
 		return usagef("--etcdctl and --no-etcdctl exclude each other")
 	}
+	if o.version != "" {
+		if t := o.study.Tgt(); !t.IsRelease(o.version) {
+			return usagef("--etcd-version %q: want an %s release such as %s", o.version, t.Name, t.ReleaseHint)
+		}
+		if len(o.endpoints) > 0 {
+			return usagef("--etcd-version and --endpoints exclude each other: the server at %s runs its own release", strings.Join(o.endpoints, ","))
+		}
+	}
 	if len(o.endpoints) > 0 && !o.allowCompact {
 		return usagef("the lab compacts the server, and compaction is cluster-wide: it destroys history for every client of %s; pass --allow-compact to allow it", strings.Join(o.endpoints, ","))
 	}
-	return nil
+	return checkOutput(o.output)
 }
 
 // labRun runs the study's lab with the options shared by `lab` and
@@ -109,6 +126,8 @@ func labRun(ctx context.Context, o *labOptions) (lab.Record, error) {
 		delay = -1 // --by-hand-delay 0: skip that round
 	}
 	rep, err := lab.Run(ctx, st.Lab, lab.Options{
+		Version:      o.version,
+		BuildServer:  lab.ServerBuilder(o.cacheDir, st.Module, st.LayoutMap(), o.env),
 		Endpoints:    o.endpoints,
 		AllowCompact: o.allowCompact,
 		Etcdctl:      o.etcdctl,
@@ -137,5 +156,5 @@ func runLab(ctx context.Context, o *labOptions) error {
 	if err := annotate.Render(&buf, o.format, annotate.Output{Data: rep, Doc: run.Doc, Etcd: report.Etcd{Version: run.Etcd.Version, Repo: o.study.Tgt().Repo, Ref: run.Etcd.Version}}); err != nil {
 		return err
 	}
-	return writeOutput(o.stdout, o.output, buf.Bytes())
+	return writeOutput(ctx, o.stdout, o.output, buf.Bytes())
 }

@@ -26,7 +26,11 @@ func TestLabFlags(t *testing.T) {
 			want: func(o *labOptions) {
 				o.endpoints, o.allowCompact, o.etcdctl = []string{"127.0.0.1:2379"}, true, "/bin/etcdctl"
 			}},
+		{args: []string{"--etcd-version", "v3.6.0"}, want: func(o *labOptions) { o.version = "v3.6.0" }},
+		{args: []string{"--etcd-version", "3.6"}, wantErr: `--etcd-version "3.6": want an etcd release`},
+		{args: []string{"--etcd-version", "v3.6.0", "--endpoints", "127.0.0.1:2379", "--allow-compact"}, wantErr: "exclude each other"},
 		{args: []string{"--endpoints", "127.0.0.1:2379"}, wantErr: "pass --allow-compact"},
+		{args: []string{"-o", "/nonexistent-dir/lab.md"}, wantErr: "there is no directory /nonexistent-dir"},
 		{args: []string{"--writes", "5"}, wantErr: "--writes 5"},
 		{args: []string{"--by-hand-delay", "-1s"}, wantErr: "--by-hand-delay"},
 		{args: []string{"--etcdctl", "x", "--no-etcdctl"}, wantErr: "exclude each other"},

@@ -41,8 +41,15 @@ type running struct {
 	printed     bool
 }
 
+// progressAfterEnv names the variable that sets how long a phase runs
+// before it is shown (a Go duration; 0 shows every phase as it begins).
+const progressAfterEnv = "SRCTRACE_PROGRESS_AFTER"
+
 func newPrinter(w io.Writer) *printer {
 	p := &printer{w: w, after: progressAfter, now: time.Now, width: 80}
+	if d, err := time.ParseDuration(os.Getenv(progressAfterEnv)); err == nil && d >= 0 {
+		p.after = d
+	}
 	if f, ok := w.(*os.File); ok && isTerminal(f) {
 		p.tty = true
 		if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 20 {
@@ -69,6 +76,11 @@ func (p *printer) Begin(name string, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stack = append(p.stack, &running{name: name, total: total, start: p.now()})
+	if p.after == 0 && !p.tty && !p.quiet {
+		// Every phase is shown as it begins.
+		p.stack[len(p.stack)-1].printed = true
+		fmt.Fprintln(p.w, "srctrace: "+p.pathLocked(len(p.stack))+" …")
+	}
 	if len(p.stack) == 1 && p.stop == nil && !p.quiet {
 		p.stop = make(chan struct{})
 		p.wg.Add(1)

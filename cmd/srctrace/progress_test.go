@@ -1,28 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
-	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/srctrace/srctrace/trace/progress"
 )
-
-// TestMain lets a test run this program as a child process, to send it
-// signals: with SRCTRACE_RUN_MAIN set, the test binary is srctrace.
-func TestMain(m *testing.M) {
-	if os.Getenv("SRCTRACE_RUN_MAIN") != "" {
-		main()
-	}
-	os.Exit(m.Run())
-}
 
 // clock is a time the test moves by hand.
 type clock struct{ t time.Time }
@@ -64,6 +50,34 @@ func TestPrinterLines(t *testing.T) {
 	p.Close()
 	want := "srctrace: drift over 3 releases [1/3] › etcd v3.6.0 …\n" +
 		"srctrace: drift over 3 releases [3/3] › etcd v3.7.3 › loading …\n"
+	if out.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestPrinterEveryPhase: with SRCTRACE_PROGRESS_AFTER=0, off a terminal,
+// every phase is printed as it begins, once, short ones too; other values
+// set the delay, and one that is no duration keeps the default.
+func TestPrinterEveryPhase(t *testing.T) {
+	for v, want := range map[string]time.Duration{"0": 0, "0s": 0, "250ms": 250 * time.Millisecond, "soon": progressAfter, "-1s": progressAfter} {
+		t.Setenv(progressAfterEnv, v)
+		if got := newPrinter(new(bytes.Buffer)).after; got != want {
+			t.Errorf("%s=%s: after %v, want %v", progressAfterEnv, v, got, want)
+		}
+	}
+	p, out, c := testPrinter(false)
+	p.after = 0
+	ctx := progress.With(context.Background(), p)
+	lab := progress.Start(ctx, "the lab", 2)
+	lab.Next("server")
+	lab.Next("evict")
+	c.add(2 * time.Second)
+	p.show()
+	lab.Done()
+	p.Close()
+	want := "srctrace: the lab [1/2] …\n" +
+		"srctrace: the lab [1/2] › server …\n" +
+		"srctrace: the lab [2/2] › evict …\n"
 	if out.String() != want {
 		t.Errorf("printed\n%s\nwant\n%s", out, want)
 	}
@@ -116,57 +130,5 @@ func TestPrinterQuiet(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"-q", "errcompacted", "--help"}, nil, &stdout, &stderr); code != exitOK {
 		t.Errorf("-q errcompacted --help: exit %d: %s", code, stderr.String())
-	}
-}
-
-// TestInterrupted: Ctrl-C during the lab prints "interrupted", exits 130,
-// and leaves nothing behind (the embedded server's data dir, etcdctl).
-func TestInterrupted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the lab on a real etcd")
-	}
-	tmp := t.TempDir()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "lab", "--format", "json")
-	cmd.Env = append(os.Environ(), "SRCTRACE_RUN_MAIN=1", "TMPDIR="+tmp)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// The lab's progress says a round is under way: interrupt it then.
-	var lines []string
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if strings.HasPrefix(sc.Text(), "srctrace: the lab") {
-			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-		t.Fatalf("exit: %v, want %d; stderr:\n%s", err, exitInterrupted, strings.Join(lines, "\n"))
-	}
-	if last := lines[len(lines)-1]; last != "srctrace: interrupted" {
-		t.Errorf("last line %q, want \"srctrace: interrupted\"; stderr:\n%s", last, strings.Join(lines, "\n"))
-	}
-	left, err := os.ReadDir(tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range left {
-		t.Errorf("left behind in TMPDIR: %s", e.Name())
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/source"
 )
@@ -102,6 +103,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "srctrace: interrupted")
+		// A lab whose server had stopped answering before the interrupt
+		// says so, and what the clean-up could not undo is said even so.
+		var down *lab.ServerDownError
+		var left *lab.KeysLeftError
+		switch {
+		case errors.As(err, &down):
+			fmt.Fprintf(stderr, "srctrace: %s\n", down)
+		case errors.As(err, &left):
+			fmt.Fprintf(stderr, "srctrace: %s\n", left)
+		}
 		return exitInterrupted
 	}
 	var pe problemsError

@@ -36,21 +36,32 @@ func newWhyCmd(runF func(context.Context, *whyOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "why [flags] SYMBOL",
 		Short: "Every use of one etcd object, and the roots that can reach each",
-		Long: `why finds every use of one package-level object of etcd's modules (an error
-variable, a function, a method, a field) by type identity, and for each use
-the roots found from the code (gRPC service methods, HTTP handlers,
-goroutines) that reach it by a call path that can run, with the shortest
-such paths. No study is needed.
+		Long: `why finds every use of one object of etcd's modules (an error variable, a
+function, a method, an interface method, a field) by type identity, with the
+calls that reach a function or method through an interface or a function
+value (marked dynamic) and, for an interface method, its implementations'
+uses; and for each use the roots found from the code (gRPC methods, HTTP
+handlers, goroutines, main functions) that reach it by a path that can run:
+by calls, across the hand-offs of etcd's architecture (a raft proposal and
+its apply, the scheduled apply job, the watch channels), with the message
+each hands off, or at start-up from a program's main function. Each root says
+what runs it (a gRPC method's name and the client stub that sends it). No
+study is needed.
 
-SYMBOL is a qualified name: pkg/path.Name, pkg/path.(*T).M, pkg/path.T.M or
-pkg/path.T.field.`,
-		Example: `  srctrace why go.etcd.io/etcd/server/v3/storage/mvcc.ErrFutureRev
+SYMBOL is pkg.Name, pkg.(*T).M, pkg.T.M or pkg.T.field, where pkg is a
+package's path, the end of it (mvcc, client/v3) or its name. A pkg that
+several packages end with is refused with the list of them (exit 2) unless
+only one declares the name; a name that is not there gets the closest names
+(exit 1).`,
+		Example: `  srctrace why mvcc.ErrFutureRev
+  srctrace why 'mvcc.(*store).Compact'
+  srctrace why mvcc.KV.Compact --format json
   srctrace why go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound --format json
-  srctrace why go.etcd.io/etcd/api/v3/v3rpc/rpctypes.ErrGRPCNoLeader --etcd-version v3.6.0
-  srctrace why 'go.etcd.io/etcd/server/v3/storage/mvcc.(*store).Compact' --format html -o why.html`,
+  srctrace why rpctypes.ErrGRPCNoLeader --etcd-version v3.6.0
+  srctrace why 'etcdserver.(*EtcdServer).LeaseRevoke' --format html -o why.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("why wants one symbol: srctrace why pkg/path.Name")
+				return usagef("why wants one symbol: srctrace why pkg.Name")
 			}
 			return nil
 		},
@@ -64,6 +75,9 @@ pkg/path.T.field.`,
 			}
 			if opts.paths < 1 || opts.nearest < 1 {
 				return usagef("--paths and --roots want 1 or more")
+			}
+			if err := checkOutput(opts.output); err != nil {
+				return err
 			}
 			opts.stdout = cmd.OutOrStdout()
 			return runF(cmd.Context(), opts)
@@ -90,5 +104,5 @@ func runWhy(ctx context.Context, opts *whyOptions) error {
 	if err := annotate.Render(&buf, opts.format, annotate.Output{Data: rep, Doc: rep.Notes, Etcd: rep.Etcd}); err != nil {
 		return err
 	}
-	return writeOutput(opts.stdout, opts.output, buf.Bytes())
+	return writeOutput(ctx, opts.stdout, opts.output, buf.Bytes())
 }

@@ -100,3 +100,24 @@ func TestWhyExitCodes(t *testing.T) {
 		t.Errorf("srctrace why: exit %d, want %d (%s)", code, exitUsage, errb.String())
 	}
 }
+
+// TestWhyShortNameExits: an ambiguous short name is usage (2) and names
+// the packages; a typo is an error (1) with the closest names.
+func TestWhyShortNameExits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a real etcd release")
+	}
+	for _, tc := range []struct {
+		symbol string
+		code   int
+		says   string
+	}{
+		{"version.Nope", exitUsage, "go.etcd.io/etcd/api/v3/version, go.etcd.io/etcd/server/v3/etcdserver/version"},
+		{"mvc.ErrCompacted", exitError, "the closest names are mvcc"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"why", "-q", tc.symbol}, nil, &out, &errb); code != tc.code || !strings.Contains(errb.String(), tc.says) {
+			t.Errorf("srctrace why %s: exit %d, want %d saying %q:\n%s", tc.symbol, code, tc.code, tc.says, errb.String())
+		}
+	}
+}

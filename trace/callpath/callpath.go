@@ -8,6 +8,12 @@
 // result. CHA alone links every interface call to every method of that name
 // and invents paths; VTA keeps only the types that can flow to each call.
 //
+// Both run over the functions of the packages loaded from source (and the
+// wrappers and functions they refer to), not over the whole program: a
+// package read from export data has no bodies to follow, and the wrappers
+// its types' method sets would add run none of the source's code. That
+// halves the graph's cost and gives the same graph over the source.
+//
 // # Paths
 //
 // # Function-valued parameters
@@ -36,7 +42,6 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/callgraph"
-	"golang.org/x/tools/go/callgraph/cha"
 	"golang.org/x/tools/go/callgraph/vta"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
@@ -67,8 +72,8 @@ func Build(pkgs []*packages.Package) (*Graph, error) {
 		}
 	}
 	prog.Build()
-	fns := ssautil.AllFunctions(prog)
-	cg := vta.CallGraph(fns, cha.CallGraph(prog))
+	fns := sourceFunctions(prog, spkgs)
+	cg := vta.CallGraph(fns, nil) // seeded with CHA over fns
 	cg = vta.CallGraph(fns, cg)
 	cg.DeleteSyntheticNodes()
 
@@ -103,6 +108,62 @@ func Build(pkgs []*packages.Package) (*Graph, error) {
 	return g, nil
 }
 
+// sourceFunctions are the functions VTA analyses: those of the packages
+// loaded from source (their members, the methods of their types, with the
+// wrappers those need) and every function they refer to or call
+// statically, transitively. Functions of packages read from export data
+// have no bodies; the wrappers of their types' methods, which the whole
+// program's method sets would add, run no code of the source.
+func sourceFunctions(prog *ssa.Program, pkgs []*ssa.Package) map[*ssa.Function]bool {
+	fns := map[*ssa.Function]bool{}
+	var queue []*ssa.Function
+	add := func(f *ssa.Function) {
+		if f != nil && !fns[f] {
+			fns[f] = true
+			queue = append(queue, f)
+		}
+	}
+	for _, p := range pkgs {
+		for _, m := range p.Members {
+			switch m := m.(type) {
+			case *ssa.Function:
+				add(m)
+			case *ssa.Type:
+				if _, isIface := m.Type().Underlying().(*types.Interface); isIface {
+					continue
+				}
+				for _, t := range []types.Type{m.Type(), types.NewPointer(m.Type())} {
+					ms := prog.MethodSets.MethodSet(t)
+					for i := 0; i < ms.Len(); i++ {
+						add(prog.MethodValue(ms.At(i)))
+					}
+				}
+			}
+		}
+	}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		for _, a := range f.AnonFuncs {
+			add(a)
+		}
+		var ops []*ssa.Value
+		for _, b := range f.Blocks {
+			for _, ins := range b.Instrs {
+				ops = ins.Operands(ops[:0])
+				for _, op := range ops {
+					if op != nil {
+						if g, ok := (*op).(*ssa.Function); ok {
+							add(g)
+						}
+					}
+				}
+			}
+		}
+	}
+	return fns
+}
+
 func isGo(e *callgraph.Edge) bool {
 	_, ok := e.Site.(*ssa.Go)
 	return ok
@@ -131,7 +192,13 @@ type Path []Hop
 func (g *Graph) Out(fn *ssa.Function) []*callgraph.Edge { return g.out[fn] }
 
 // Reachable returns the functions reachable from fn, fn included.
-func (g *Graph) Reachable(fn *ssa.Function) map[*ssa.Function]bool {
+func (g *Graph) Reachable(fn *ssa.Function) map[*ssa.Function]bool { return g.reachable(fn, false) }
+
+// SyncReachable returns the functions that fn reaches by calls that
+// start no goroutine, fn included: what runs in fn's own goroutine.
+func (g *Graph) SyncReachable(fn *ssa.Function) map[*ssa.Function]bool { return g.reachable(fn, true) }
+
+func (g *Graph) reachable(fn *ssa.Function, noGo bool) map[*ssa.Function]bool {
 	src := g.node(fn, nil)
 	seen := map[int]bool{src: true}
 	fns := map[*ssa.Function]bool{fn: true}
@@ -140,7 +207,7 @@ func (g *Graph) Reachable(fn *ssa.Function) map[*ssa.Function]bool {
 		n := queue[0]
 		queue = queue[1:]
 		for _, a := range g.succ(n) {
-			if !seen[a.to] {
+			if !seen[a.to] && !(noGo && isGo(a.edge)) {
 				seen[a.to] = true
 				fns[g.ctx.nodes[a.to].fn] = true
 				queue = append(queue, a.to)
@@ -154,7 +221,7 @@ type edgeKey struct{ from, to int }
 
 // shortest is a breadth-first search from node src to any node of dst
 // that avoids the given edges and nodes. It returns the nodes of the path.
-func (g *Graph) shortest(src int, dst *ssa.Function, noEdge map[edgeKey]bool, noNode map[int]bool) []int {
+func (g *Graph) shortest(src int, dst *ssa.Function, noEdge map[edgeKey]bool, noNode map[int]bool, noGo bool) []int {
 	if g.ctx.nodes[src].fn == dst {
 		return []int{src}
 	}
@@ -165,7 +232,7 @@ func (g *Graph) shortest(src int, dst *ssa.Function, noEdge map[edgeKey]bool, no
 		queue = queue[1:]
 		for _, a := range g.succ(n) {
 			c := a.to
-			if _, seen := prev[c]; seen || noNode[c] || noEdge[edgeKey{n, c}] {
+			if _, seen := prev[c]; seen || noNode[c] || noEdge[edgeKey{n, c}] || (noGo && isGo(a.edge)) {
 				continue
 			}
 			prev[c] = n
@@ -188,11 +255,18 @@ func (g *Graph) shortest(src int, dst *ssa.Function, noEdge map[edgeKey]bool, no
 // Paths returns up to k shortest loopless paths from src to dst (Yen's
 // algorithm), shortest first; ties keep the order of breadth-first search
 // over calls in source order. A path from a function to itself has no hops.
-func (g *Graph) Paths(src, dst *ssa.Function, k int) []Path {
+func (g *Graph) Paths(src, dst *ssa.Function, k int) []Path { return g.paths(src, dst, k, false) }
+
+// SyncPaths are the Paths from src to dst that start no goroutine: the
+// ways in which dst runs in src's own goroutine (code run at start-up by
+// a main function, not by what it starts).
+func (g *Graph) SyncPaths(src, dst *ssa.Function, k int) []Path { return g.paths(src, dst, k, true) }
+
+func (g *Graph) paths(src, dst *ssa.Function, k int, noGo bool) []Path {
 	if k <= 0 {
 		return nil
 	}
-	first := g.shortest(g.node(src, nil), dst, nil, nil)
+	first := g.shortest(g.node(src, nil), dst, nil, nil, noGo)
 	if first == nil {
 		return nil
 	}
@@ -216,7 +290,7 @@ func (g *Graph) Paths(src, dst *ssa.Function, k int) []Path {
 			for _, n := range root[:i] {
 				noNode[n] = true
 			}
-			sp := g.shortest(spur, dst, noEdge, noNode)
+			sp := g.shortest(spur, dst, noEdge, noNode, noGo)
 			if sp == nil {
 				continue
 			}
@@ -325,8 +399,11 @@ func (g *Graph) CallPos(site ssa.CallInstruction) token.Position {
 
 // Func finds a function by qualified name: "pkg/path.F",
 // "pkg/path.(*T).M" or "pkg/path.T.M".
-func (g *Graph) Func(name string) (*ssa.Function, error) {
-	obj, recv, err := g.Lookup(name)
+func (g *Graph) Func(name string) (*ssa.Function, error) { return FuncIn(g.Prog, name) }
+
+// FuncIn is Func in any program: a function by qualified name.
+func FuncIn(prog *ssa.Program, name string) (*ssa.Function, error) {
+	obj, recv, err := LookupIn(prog, name)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +412,7 @@ func (g *Graph) Func(name string) (*ssa.Function, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s is not a function", name)
 		}
-		if f := g.Prog.FuncValue(fn); f != nil {
+		if f := prog.FuncValue(fn); f != nil {
 			return f, nil
 		}
 		return nil, fmt.Errorf("function %s has no SSA form", name)
@@ -344,7 +421,7 @@ func (g *Graph) Func(name string) (*ssa.Function, error) {
 	if sel == nil {
 		return nil, fmt.Errorf("method %s not found", name)
 	}
-	f := g.Prog.MethodValue(sel)
+	f := prog.MethodValue(sel)
 	if f == nil {
 		return nil, fmt.Errorf("method %s has no SSA form", name)
 	}
@@ -375,22 +452,40 @@ func (g *Graph) Callable(name string) (fn *ssa.Function, method *types.Func, err
 // Lookup splits a qualified name ("pkg/path.Name", "pkg/path.T.M",
 // "pkg/path.(*T).M", "pkg/path.T.field") and finds the object (and, for a
 // method or field, the receiver type as written).
-func (g *Graph) Lookup(name string) (types.Object, types.Type, error) {
+func (g *Graph) Lookup(name string) (types.Object, types.Type, error) { return LookupIn(g.Prog, name) }
+
+// LookupIn is Lookup in any program: the object a qualified name denotes.
+func LookupIn(prog *ssa.Program, name string) (types.Object, types.Type, error) {
+	pkgPath, _, err := SplitName(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range prog.AllPackages() {
+		if p.Pkg.Path() == pkgPath {
+			return LookupPackage(p.Pkg, name)
+		}
+	}
+	return nil, nil, fmt.Errorf("package %s is not loaded", pkgPath)
+}
+
+// SplitName splits a qualified name into its package path and the rest
+// ("Name", "T.M", "(*T).M", "T.field").
+func SplitName(name string) (pkgPath, rest string, err error) {
 	slash := strings.LastIndex(name, "/")
 	dot := strings.Index(name[slash+1:], ".")
 	if dot < 0 {
-		return nil, nil, fmt.Errorf("%q is not a qualified name (pkg/path.Name)", name)
+		return "", "", fmt.Errorf("%q is not a qualified name (pkg/path.Name)", name)
 	}
-	pkgPath, rest := name[:slash+1+dot], name[slash+1+dot+1:]
-	var pkg *types.Package
-	for _, p := range g.Prog.AllPackages() {
-		if p.Pkg.Path() == pkgPath {
-			pkg = p.Pkg
-			break
-		}
-	}
-	if pkg == nil {
-		return nil, nil, fmt.Errorf("package %s is not loaded", pkgPath)
+	return name[:slash+1+dot], name[slash+1+dot+1:], nil
+}
+
+// LookupPackage finds the object a qualified name denotes in pkg, the
+// package the name names (and, for a method or field, the receiver type
+// as written).
+func LookupPackage(pkg *types.Package, name string) (types.Object, types.Type, error) {
+	pkgPath, rest, err := SplitName(name)
+	if err != nil {
+		return nil, nil, err
 	}
 	ptr := false
 	typeName, member := "", rest
@@ -434,6 +529,40 @@ func (g *Graph) File(pos token.Pos) *ast.File {
 
 // Fset is the program's file set.
 func (g *Graph) Fset() *token.FileSet { return g.fset }
+
+// DynamicCallers are the calls that reach fn through an interface method
+// or a function value, as the VTA graph resolves them: one edge per call
+// site, in source order. They are uses of fn that no identifier names
+// (a call of a promoted method's wrapper is one too; its selector names
+// fn, so a caller that also finds uses by identity has it already).
+func (g *Graph) DynamicCallers(fn *ssa.Function) []*callgraph.Edge {
+	n := g.CG.Nodes[fn]
+	if n == nil {
+		return nil
+	}
+	seen := map[ssa.CallInstruction]bool{}
+	var out []*callgraph.Edge
+	for _, e := range n.In {
+		if e.Site == nil || seen[e.Site] {
+			continue
+		}
+		// A call that names fn itself is a use by identity; one whose
+		// callee is a function value (a closure of a method value
+		// included) or an interface method is not.
+		if e.Site.Common().StaticCallee() == fn {
+			continue
+		}
+		seen[e.Site] = true
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Pos() != out[j].Pos() {
+			return out[i].Pos() < out[j].Pos()
+		}
+		return Name(out[i].Caller.Func) < Name(out[j].Caller.Func)
+	})
+	return out
+}
 
 // EdgesAt returns the call graph's edges of one call instruction.
 func (g *Graph) EdgesAt(site ssa.CallInstruction) []*callgraph.Edge {

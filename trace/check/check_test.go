@@ -81,6 +81,13 @@ func summary(c Citation) string {
 		s += fmt.Sprintf(" %d", c.Now)
 	case "moved":
 		s += fmt.Sprintf(" %s:%d", c.NowFile, c.Now)
+	case "mismatch":
+		// The line was found, edited: where it is now.
+		if c.Now > 0 && c.NowFile != "" {
+			s += fmt.Sprintf(" at %s:%d", c.NowFile, c.Now)
+		} else if c.Now > 0 {
+			s += fmt.Sprintf(" at %d", c.Now)
+		}
 	}
 	if c.Form == "symbol" && c.Status == "ok" {
 		s += fmt.Sprintf(" %s:%d", c.File, c.Line)
@@ -415,7 +422,7 @@ func TestAmbiguousFile(t *testing.T) {
 	tree.add("a/x.go", "")
 	tree.add("b/x.go", "")
 	tree.sort()
-	r := (&Checker{Default: tree}).check(context.Background(), cite.Citation{Form: cite.Bare, File: "x.go", Line: 1}, own{})
+	r := (&Checker{Default: tree}).check(context.Background(), &cite.Citation{Form: cite.Bare, File: "x.go", Line: 1}, own{}, nil)
 	if r.status != Ambiguous || !strings.Contains(r.msg, "a/x.go, b/x.go") {
 		t.Errorf("%+v", r)
 	}
@@ -449,7 +456,7 @@ func TestUnread(t *testing.T) {
 			"tests/e2e/x_test.go":                    "unresolved tests/e2e/x_test.go is in none of the modules",
 			"server/y.go":                            "missing no file server/y.go in etcd v3.6.9",
 		} {
-			r := k.check(context.Background(), cite.Citation{Form: cite.Path, File: file, Line: 1}, o)
+			r := k.check(context.Background(), &cite.Citation{Form: cite.Path, File: file, Line: 1}, o, nil)
 			if got := string(r.status) + " " + r.msg; !strings.HasPrefix(got, want) {
 				t.Errorf("from %q: %s: %s, want %s…", o.name, file, got, want)
 			}
@@ -469,4 +476,216 @@ func TestRewritePath(t *testing.T) {
 			t.Errorf("rewritePath(%q, %q) = %q, want %q", tc.written, tc.now, got, tc.want)
 		}
 	}
+}
+
+// TestEvidenceContradicts: notes-evidence.md, whose marker says v3.9.0,
+// checked at v3.9.0: the marker says only whose line numbers they are;
+// the code each sentence, item or row quotes is compared all the same.
+// Expectations read from v3.9.0's kv.go and watch.go in releases.txtar.
+func TestEvidenceContradicts(t *testing.T) {
+	dirs, open := releases(t)
+	notes := notesFile(t, "notes-evidence.md")
+	rep, err := Run(context.Background(), Options{Dir: dirs["v3.9.0"], Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"5 server/storage/mvcc/kv.go:15 drifted 17", // a blank line; the quoted if is at 17
+		"7 kv.go:19 drifted 18",                     // rangeKeys' `}`; its return is at 18
+		"8 kv.go:28 ok",                             // the quoted condition guards 28
+		"9 kv.go:18 drifted 17",                     // each quoted if is a whole line, 17 and 27:
+		"9 kv.go:28 drifted 27",                     // for each citation the other's is explained
+		"10 kv.go:28 drifted 27",                    // a whole line quoted is that line
+		"11 watch.go:9 ok",                          // `w.minRev` is a name, not code of a line
+		"12 kv.go:36 ok",                            // `return nil` alone says nothing
+		"13 kv.go:38 drifted 37",                    // own code, at 37
+		"17 kv.go:30 ambiguous",                     // the row's code is at 27 and 28
+	}
+	if diff := cmp.Diff(want, summaries(rep)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, c := range rep.Citations {
+		if c.Status == "ok" && c.Anchor != "release" {
+			t.Errorf("%d: %s: ok by %s", c.NotesLine, c.Citation, c.Anchor)
+		}
+	}
+	if m := rep.Citations[0].Message; !strings.Contains(m, "the notes quote `if rev < tr.s.compactMainRev {` beside it, which is at line 17, not on line 15") {
+		t.Errorf("message: %s", m)
+	}
+}
+
+// TestForms: the forms people write besides file:line, checked at v3.9.0
+// with no release of the notes' own: expectations read from v3.9.0's
+// kv.go and watch.go in releases.txtar.
+func TestForms(t *testing.T) {
+	dirs, open := releases(t)
+	rep := checkLines(t, dirs["v3.9.0"], open, []string{
+		"# Forms", // 1
+		"",        // 2
+		"See [rangeKeys](server/storage/mvcc/kv.go#L16-L24).", // 3: relative, in rangeKeys
+		"", // 4
+		"[kv.go:18](../../server/storage/mvcc/kv.go#L18) `return 0, ErrCompacted`", // 5
+		"", // 6
+		"It is line 18 of server/storage/mvcc/kv.go, `return 0, ErrCompacted`.", // 7
+		"", // 8
+		"- kv.go, line 28: `return ErrCompacted`",                                          // 9
+		"- watch.go line 10 `if w.minRev < compactRev || w.minRev == 0 {`",                 // 10
+		"- lines 34-35 of `kv.go` refuse a compaction with `if rev <= s.compactMainRev {`", // 11
+		"- The WAL lives in `wal.go`, its messages in `raft.proto`.",                       // 12: files, not symbols
+		"- [here](server/storage/mvcc/kv.go#L21) `return 0, ErrCompacted`",                 // 13: the code is at 18
+		"",
+	})
+	want := []string{
+		"3 server/storage/mvcc/kv.go#L16-L24 ok",
+		"5 kv.go:18 ok",
+		"5 ../../server/storage/mvcc/kv.go#L18 ok",
+		"7 line 18 of server/storage/mvcc/kv.go ok",
+		"9 kv.go, line 28 ok",
+		"10 watch.go line 10 ok",
+		"11 lines 34-35 of `kv.go` ok",
+		"13 server/storage/mvcc/kv.go#L21 drifted 18",
+	}
+	if diff := cmp.Diff(want, summaries(rep)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	var forms []string
+	for _, c := range rep.Citations {
+		forms = append(forms, c.Form)
+	}
+	if got := strings.Join(forms, " "); got != "relative bare relative prose prose prose prose relative" {
+		t.Errorf("forms %s", got)
+	}
+	// A file of only repository-relative links is read, not "0 citations".
+	rep = checkLines(t, dirs["v3.9.0"], open, []string{"[watcher](server/storage/mvcc/watch.go#L40-L80)", ""})
+	if got := summaries(rep); len(got) != 1 || got[0] != "1 server/storage/mvcc/watch.go#L40-L80 missing" || rep.Bad() == 0 {
+		t.Errorf("relative links only: %v", got)
+	}
+}
+
+// TestFixCarriesCode: --fix carries a line and the code quoted beside it
+// when the line changed between the notes' release and the one checked,
+// carries a range end by end, follows a symbolic link, and leaves notes
+// that the next check passes. Expectations read from releases.txtar: at
+// v3.9.1 kv.go's `return 0, nil` (21) is `return 0, ErrFutureRev` (24),
+// `if rev <= s.compactMainRev {` (34) is `if rev <= s.compactMainRev &&
+// rev != 0 {` (30), and compact's lines 33-38 are 29-33 (its assignment
+// is gone).
+func TestFixCarriesCode(t *testing.T) {
+	dirs, open := releases(t)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real", "notes.md")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := strings.Join([]string{
+		"# Carried",
+		"",
+		"<!-- srctrace: etcd v3.9.0 source=module -->",
+		"",
+		"- The future check returns `return 0, nil` (kv.go:21).",
+		"- server/storage/mvcc/kv.go:21:\t\treturn 0, nil",
+		"- The compaction refuses when `rev <= s.compactMainRev {` (`server/storage/mvcc/kv.go:34`).",
+		"- [compact](https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L33-L38) is the whole function.",
+		"",
+	}, "\n")
+	if err := os.WriteFile(real, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "notes.md")
+	if err := os.Symlink(filepath.Join("real", "notes.md"), link); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rep, err := Run(ctx, Options{Dir: dirs["v3.9.1"], To: "v3.9.1", Fix: true, Files: []string{link}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFound := []string{
+		"5 kv.go:21 mismatch at 24",
+		"6 server/storage/mvcc/kv.go:21 mismatch at 24",
+		"7 server/storage/mvcc/kv.go:34 mismatch at 30",
+		"8 https://github.com/etcd-io/etcd/blob/v3.9.0/server/storage/mvcc/kv.go#L33-L38 drifted 29",
+	}
+	if diff := cmp.Diff(wantFound, summaries(rep)); diff != "" {
+		t.Errorf("found (-want +got):\n%s", diff)
+	}
+	if c := rep.Citations[3]; c.NowEnd != 33 {
+		t.Errorf("the range's end is %d at v3.9.1, want 33 (carried by its own line, not by its start's offset)", c.NowEnd)
+	}
+	fi, err := os.Lstat(link)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symbolic link is gone: %v %v", fi, err)
+	}
+	got, _ := os.ReadFile(real)
+	want := strings.NewReplacer(
+		"etcd v3.9.0 source", "etcd v3.9.1 source",
+		"`return 0, nil` (kv.go:21)", "`return 0, ErrFutureRev` (kv.go:24)",
+		"kv.go:21:\t\treturn 0, nil", "kv.go:24:\t\treturn 0, ErrFutureRev",
+		"`rev <= s.compactMainRev {` (`server/storage/mvcc/kv.go:34`)", "`rev <= s.compactMainRev && rev != 0 {` (`server/storage/mvcc/kv.go:30`)",
+		"blob/v3.9.0/server/storage/mvcc/kv.go#L33-L38", "blob/v3.9.1/server/storage/mvcc/kv.go#L29-L33",
+	).Replace(data)
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("fixed notes (-want +got):\n%s", diff)
+	}
+	s := rep.Notes[0]
+	if s.AfterFix == nil || s.AfterFix["ok"] != 4 || rep.Bad() != 0 {
+		t.Errorf("after --fix: %v, %d to attend to; fix: %s", s.AfterFix, rep.Bad(), s.Fix)
+	}
+	// The next check passes.
+	rep, err = Run(ctx, Options{Dir: dirs["v3.9.1"], Files: []string{link}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Bad() != 0 {
+		t.Errorf("the next check: %v", summaries(rep))
+	}
+}
+
+// TestNamesAndShapes: what authors write beside a citation besides the
+// line's code, checked at v3.9.0 with no release of their own:
+// expectations read from v3.9.0's kv.go in releases.txtar (rangeKeys is
+// lines 16-24, hashByRev 26-31, compact 33-39).
+func TestNamesAndShapes(t *testing.T) {
+	dirs, open := releases(t)
+	rep := checkLines(t, dirs["v3.9.0"], open, []string{
+		"- `server/storage/mvcc/kv.go:10-14` (`store.compact()`) is the compaction.",                                 // 1: the function is 33-39
+		"- `store.hashByRev` (`server/storage/mvcc/kv.go:20`) refuses.",                                              // 2: 20 is in rangeKeys
+		"- `store.compact` (`server/storage/mvcc/kv.go:34`) refuses.",                                                // 3: in it
+		"- `storeTxnRead.rangeKeys(rev)` (`server/storage/mvcc/kv.go:16`) is declared there.",                        // 4: a call written with its parameter's name
+		"- `tr.rangeKeys(rev, 1)` (`server/storage/mvcc/kv.go:16`) is not what line 16 holds.",                       // 5: a literal argument: code, compared as text
+		"- From a folder above the repository: `etcd/server/storage/mvcc/kv.go:17` `if rev < tr.s.compactMainRev {`", // 6
+		"- [kv.go#L27](server/storage/mvcc/kv.go#L27) `if rev < s.compactMainRev {`",                                 // 7: the text of a relative link
+		"",
+	})
+	want := []string{
+		"1 server/storage/mvcc/kv.go:10-14 drifted 33",
+		"2 server/storage/mvcc/kv.go:20 drifted 26",
+		"3 server/storage/mvcc/kv.go:34 ok",
+		"4 server/storage/mvcc/kv.go:16 ok",
+		"5 server/storage/mvcc/kv.go:16 mismatch",
+		"6 etcd/server/storage/mvcc/kv.go:17 ok",
+		"7 kv.go#L27 ok",
+		"7 server/storage/mvcc/kv.go#L27 ok",
+	}
+	if diff := cmp.Diff(want, summaries(rep)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if c := rep.Citations[0]; c.NowEnd != 39 {
+		t.Errorf("the range carried to the function named: %d-%d, want 33-39", c.Now, c.NowEnd)
+	}
+}
+
+// checkLines writes lines as a notes file in a temporary directory and
+// checks it at dir (a release of releases.txtar).
+func checkLines(t *testing.T, dir string, open func(context.Context, source.Spec) (*Tree, error), lines []string) *Report {
+	t.Helper()
+	notes := filepath.Join(t.TempDir(), "notes.md")
+	if err := os.WriteFile(notes, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Dir: dir, Files: []string{notes}, open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

@@ -21,37 +21,61 @@ type fixPlan struct {
 	edits []edit
 	note  string
 	n     int // citations rewritten
+	// carried says the citations carried from the notes' release were
+	// rewritten: the notes' lines are the release checked's now.
+	carried bool
+}
+
+// fixable reports whether --fix can rewrite r so that it holds at the
+// release checked: a line that moved, or one whose code changed with it
+// and can be carried.
+func fixable(r result) bool {
+	switch r.status {
+	case OK, Drifted, Moved:
+		return r.stuck == ""
+	case Mismatch:
+		return r.carried && r.now > 0 && len(r.requotes) > 0 && r.stuck == ""
+	}
+	return false
 }
 
 // planFix decides the edits for a notes file: drifted and moved citations
 // get their new line numbers and paths, links carried to --to their new
-// tag, and a marker whose citations were all carried the release checked.
-// Citations carried from the notes' release are rewritten all or none: if
-// one of them cannot be carried, their lines stay the notes' release's, as
-// the marker (or --from) says, and the note says which to correct.
-func planFix(results []result, markers []cite.Marker, t *Tree, to string, isRelease func(string) bool) fixPlan {
+// tag, the code quoted beside a carried line its new code when the line
+// changed, and the markers the release checked. Citations carried from
+// the notes' release are rewritten all or none: if one of them cannot be
+// carried, their lines stay the notes' release's, as the marker (or
+// --from) says, and the note says which to correct. Notes carried by
+// --from that have no marker get one, so that the next check knows whose
+// lines they are.
+func planFix(results []result, markers []cite.Marker, t *Tree, to string, isRelease func(string) bool, target string, data []byte) fixPlan {
 	var p fixPlan
 	var blocked []string
-	byMarker := false
+	stuck := ""
+	byNotes, byFlag := false, false
 	for _, r := range results {
 		if !r.carried {
 			continue
 		}
-		switch r.status {
-		case OK, Drifted, Moved:
-		default:
+		if !fixable(r) {
 			blocked = append(blocked, strconv.Itoa(r.c.NotesLine))
+			if stuck == "" && r.stuck != "" {
+				stuck = fmt.Sprintf(" (notes line %d: %s)", r.c.NotesLine, r.stuck)
+			}
 		}
-		if r.fromBy == "marker" {
-			byMarker = true
+		switch r.fromBy {
+		case "marker":
+			byNotes = true
+		case "flag":
+			byNotes, byFlag = true, true
 		}
 	}
 	carriedOK := len(blocked) == 0
 	var why string
 	if !carriedOK {
-		why = fmt.Sprintf("not fixed: %s carried from the notes' release cannot be carried to %s (notes lines %s); correct or remove them (their lines are the notes' release's), then run --fix again",
-			citations(len(blocked)), t.Version, strings.Join(dedupe(blocked), ", "))
-	} else if byMarker && (t.Dirty || !isRelease(t.Version)) {
+		why = fmt.Sprintf("not fixed: %s carried from the notes' release cannot be carried to %s (notes lines %s)%s; correct or remove them (their lines are the notes' release's), then run --fix again",
+			citations(len(blocked)), t.Version, strings.Join(dedupe(blocked), ", "), stuck)
+	} else if byNotes && (t.Dirty || !isRelease(t.Version)) {
 		carriedOK = false
 		why = fmt.Sprintf("not fixed: the notes' marker names the release of their lines, and %s is not a release; fix against a release (--etcd-version) or a clean checkout at a tag", t.Version)
 	}
@@ -60,33 +84,58 @@ func planFix(results []result, markers []cite.Marker, t *Tree, to string, isRele
 			continue
 		}
 		c := r.c
-		if r.status == Drifted || r.status == Moved {
-			p.n++
-			p.edits = append(p.edits, edit{c.NotesLine, c.LineAt[0], c.LineAt[1], strconv.Itoa(r.now)})
-			if c.End > 0 && c.EndAt[1] > c.EndAt[0] {
+		rewritten := false
+		if r.status == Drifted || r.status == Moved || r.status == Mismatch && fixable(r) {
+			rewritten = true
+			if r.now != c.Line {
+				p.edits = append(p.edits, edit{c.NotesLine, c.LineAt[0], c.LineAt[1], strconv.Itoa(r.now)})
+			}
+			if c.End > 0 && c.EndAt[1] > c.EndAt[0] && r.nowEnd > 0 && r.nowEnd != c.End {
 				p.edits = append(p.edits, edit{c.NotesLine, c.EndAt[0], c.EndAt[1], strconv.Itoa(r.nowEnd)})
 			}
 			if c.Col > 0 && r.nowCol > 0 && r.nowCol != c.Col {
 				p.edits = append(p.edits, edit{c.NotesLine, c.ColAt[0], c.ColAt[1], strconv.Itoa(r.nowCol)})
 			}
-			if r.status == Moved && c.FileAt[1] > c.FileAt[0] {
+			if r.nowFile != "" && c.FileAt[1] > c.FileAt[0] {
 				p.edits = append(p.edits, edit{c.NotesLine, c.FileAt[0], c.FileAt[1], rewritePath(c.File, r.nowFile, c.Form == cite.GitHub)})
 			}
 		}
-		if c.Form == cite.GitHub && to != "" && r.carried && c.Ref != to && (r.status == OK || r.status == Drifted || r.status == Moved) {
-			if r.status == OK {
-				p.n++
+		if fixable(r) {
+			for _, rq := range r.requotes {
+				code := rq.code
+				if rq.q.Cell {
+					code = strings.ReplaceAll(code, "|", `\|`)
+				}
+				p.edits = append(p.edits, edit{rq.q.NotesLine, rq.q.From, rq.q.To, code})
+				rewritten = true
 			}
+		}
+		if c.Form == cite.GitHub && to != "" && r.carried && c.Ref != to && fixable(r) {
+			rewritten = true
 			p.edits = append(p.edits, edit{c.NotesLine, c.RefAt[0], c.RefAt[1], to})
+		}
+		if rewritten {
+			p.n++
 		}
 	}
 	marker := ""
-	if byMarker && carriedOK {
+	if byNotes && carriedOK {
+		p.carried = true
 		for _, m := range markers {
 			if m.Release != t.Version {
 				p.edits = append(p.edits, edit{m.NotesLine, m.ReleaseAt[0], m.ReleaseAt[1], t.Version})
 				marker = fmt.Sprintf(" and the marker, which now says %s", t.Version)
 			}
+		}
+		if byFlag && len(markers) == 0 && p.n > 0 {
+			m := cite.NewMarker(target, t.Version, "source", t.Kind).String()
+			first := firstLine(string(data))
+			if strings.HasPrefix(first, "# ") {
+				p.edits = append(p.edits, edit{1, len(strings.TrimSuffix(first, "\r")), len(strings.TrimSuffix(first, "\r")), "\n\n" + m})
+			} else {
+				p.edits = append(p.edits, edit{1, 0, 0, m + "\n\n"})
+			}
+			marker = fmt.Sprintf(" and a marker added, which says their lines are %s's", t.Version)
 		}
 	}
 	switch {

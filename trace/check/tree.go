@@ -22,8 +22,11 @@ import (
 // Tree is the files of one release or checkout, by repo-relative path.
 type Tree struct {
 	Version string
-	Kind    string // "module" (a release) or "dir" (a checkout)
+	Kind    string // "module" (a release), "dir" (a checkout) or "git" (a ref of a checkout's history)
 	Dirty   bool   // a checkout with uncommitted changes
+	// Commit and RefKind are, for a tree read from a checkout's history,
+	// the commit and what Version names there (tag, branch, commit).
+	Commit, RefKind string
 	// Missing names the modules a release lacks, with the reason.
 	Missing map[string]string
 
@@ -39,6 +42,10 @@ type Tree struct {
 	gofiles map[string]*goFile
 	pkgs    map[string][]string // package name -> repo dirs, built on first use
 	decls   map[string][]decl   // repo path of a Go file -> its declarations
+	// load reads a repo path when the files are not on disk (git).
+	load func(rp string) ([]byte, error)
+	// places caches textPlaces.
+	places map[string][]int
 }
 
 // Open reads the file list of the source spec names. For a release, the
@@ -112,7 +119,7 @@ func newTree(tgt *target.Target) *Tree {
 		tgt = target.Etcd
 	}
 	return &Tree{tgt: tgt, files: map[string]string{}, base: map[string][]string{}, dirs: map[string][]string{},
-		data: map[string][]byte{}, lines: map[string][]string{}, norm: map[string][]string{}, toks: map[string][][]int{}, ids: map[string]int{}, gofiles: map[string]*goFile{}, decls: map[string][]decl{}}
+		data: map[string][]byte{}, lines: map[string][]string{}, norm: map[string][]string{}, toks: map[string][][]int{}, ids: map[string]int{}, gofiles: map[string]*goFile{}, decls: map[string][]decl{}, places: map[string][]int{}}
 }
 
 func (t *Tree) add(rp, abs string) {
@@ -136,7 +143,17 @@ func (t *Tree) bytes(rp string) ([]byte, error) {
 	if b, ok := t.data[rp]; ok {
 		return b, nil
 	}
-	b, err := os.ReadFile(t.files[rp])
+	var b []byte
+	var err error
+	switch {
+	case t.load != nil:
+		if _, ok := t.files[rp]; !ok {
+			return nil, fmt.Errorf("no file %s in %s", rp, t.Version)
+		}
+		b, err = t.load(rp)
+	default:
+		b, err = os.ReadFile(t.files[rp])
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +206,7 @@ func (t *Tree) normalized(rp string) []string {
 // exists: its module could not be had, or it is in no module of the
 // target's layout (a release is read module by module; a checkout whole).
 func (t *Tree) unread(file string) (string, bool) {
-	if t.Kind == "dir" || !strings.Contains(file, "/") || strings.HasPrefix(file, "…/") || strings.HasPrefix(file, ".../") {
+	if t.Kind == "dir" || t.Kind == "git" || !strings.Contains(file, "/") || strings.HasPrefix(file, "…/") || strings.HasPrefix(file, ".../") {
 		return "", false
 	}
 	best := target.Folder{}
@@ -215,7 +232,12 @@ func (t *Tree) unread(file string) (string, bool) {
 // files whose path ends so (a path relative to a module, a bare name, or
 // …/name).
 func (t *Tree) resolve(file string) (string, []string) {
-	file = strings.TrimPrefix(strings.TrimPrefix(file, "./"), "/")
+	file = strings.TrimPrefix(file, "/")
+	// A relative link's ../ and ./ say where the notes are, not where
+	// the file is in the repository.
+	for strings.HasPrefix(file, "../") || strings.HasPrefix(file, "./") {
+		_, file, _ = strings.Cut(file, "/")
+	}
 	abbrev := false
 	for _, p := range []string{"…/", ".../"} {
 		if strings.HasPrefix(file, p) {
@@ -234,13 +256,88 @@ func (t *Tree) resolve(file string) (string, []string) {
 	if len(cands) == 1 {
 		return cands[0], nil
 	}
+	// A path written from a folder above the repository's root
+	// (etcd/server/..., from a checkout named etcd) is looked up without
+	// its first elements.
+	if len(cands) == 0 && !abbrev && strings.Count(file, "/") >= 2 {
+		_, rest, _ := strings.Cut(file, "/")
+		return t.resolve(rest)
+	}
 	return "", cands
 }
 
-// A goFile is what a Go file declares, by line.
+// A goFile is what a Go file declares, by line, and which lines guard
+// which.
 type goFile struct {
-	pkg   string
-	funcs []fnSpan
+	pkg    string
+	funcs  []fnSpan
+	guards []guard
+}
+
+// guard says lines hs..he (an if's condition, a case, a loop's or a
+// function's header) decide whether lines bs..be (its body) run.
+type guard struct{ hs, he, bs, be int }
+
+// guardsOf returns the lines that guard line: the headers of the
+// statements and functions whose bodies hold it.
+func (t *Tree) guardsOf(rp string, line int) []int {
+	g := t.goFile(rp)
+	if g == nil {
+		return nil
+	}
+	var out []int
+	for _, x := range g.guards {
+		if line < x.bs || line > x.be {
+			continue
+		}
+		for l := x.hs; l <= x.he; l++ {
+			if l != line {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// guardsIn lists the guards of a parsed file.
+func guardsIn(fset *token.FileSet, f *ast.File) []guard {
+	line := func(p token.Pos) int { return fset.Position(p).Line }
+	var out []guard
+	add := func(h token.Pos, body *ast.BlockStmt, end token.Pos) {
+		if body == nil || !h.IsValid() {
+			return
+		}
+		if !end.IsValid() {
+			end = body.Rbrace
+		}
+		out = append(out, guard{line(h), line(body.Lbrace), line(body.Lbrace), line(end)})
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			add(n.If, n.Body, n.End())
+		case *ast.ForStmt:
+			add(n.For, n.Body, 0)
+		case *ast.RangeStmt:
+			add(n.For, n.Body, 0)
+		case *ast.SwitchStmt:
+			add(n.Switch, n.Body, 0)
+		case *ast.TypeSwitchStmt:
+			add(n.Switch, n.Body, 0)
+		case *ast.SelectStmt:
+			add(n.Select, n.Body, 0)
+		case *ast.FuncDecl:
+			add(n.Pos(), n.Body, 0)
+		case *ast.FuncLit:
+			add(n.Pos(), n.Body, 0)
+		case *ast.CaseClause:
+			out = append(out, guard{line(n.Case), line(n.Colon), line(n.Colon), line(n.End())})
+		case *ast.CommClause:
+			out = append(out, guard{line(n.Case), line(n.Colon), line(n.Colon), line(n.End())})
+		}
+		return true
+	})
+	return out
 }
 
 // fnSpan is a function or method declaration: its name, its receiver's
@@ -273,6 +370,7 @@ func (t *Tree) goFile(rp string) *goFile {
 					}
 					g.funcs = append(g.funcs, s)
 				}
+				g.guards = guardsIn(fset, f)
 			}
 		}
 	}
@@ -381,7 +479,11 @@ func (t *Tree) packageOf(dir string) string {
 		if !strings.HasSuffix(rp, ".go") || strings.HasSuffix(rp, "_test.go") || strings.Contains(rp, "/testdata/") {
 			continue
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), t.files[rp], nil, parser.PackageClauseOnly)
+		data, err := t.bytes(rp)
+		if err != nil {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), rp, data, parser.PackageClauseOnly)
 		if err != nil {
 			continue
 		}

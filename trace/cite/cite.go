@@ -13,11 +13,22 @@
 //     directly after the colon, so that a path, a colon and `code` in prose
 //     stays a path);
 //   - GitHub links https://github.com/<owner>/<repo>/blob/<ref>/path#L123
-//     and #L120-L130 (the text of a Markdown link to one, [file.go:123](...),
-//     cites it at the link's ref);
+//     and #L120-L130 (also with ?plain=1 and column anchors, #L12C3); the
+//     text of a Markdown link to one, [file.go:123](...), cites at the
+//     link's ref, and its file is the link's path;
+//   - repository-relative links and paths with a line anchor,
+//     [name](server/storage/mvcc/watcher.go#L40-L80),
+//     ../server/x.go#L12 (a leading ../ or ./ is dropped: the rest is
+//     looked up as a path, else as the end of one);
+//   - a line written out in English prose: "line 255 of
+//     server/storage/mvcc/watcher_group.go", "lines 10-20 in kvstore.go",
+//     "watcher_group.go, line 255", "watcher_group.go line 255",
+//     "kvstore.go (line 12)", the file in backticks or not (source files
+//     only: .go, .proto, .sh, .md and the like);
 //   - symbols written as inline code: a Go name with its package,
 //     `mvcc.(*watcherGroup).chooseAll`, `pkg.Func`, `pkg.T.field`, or with its
 //     import path, `go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted`.
+//     A file name in backticks, `wal.go`, is a file, not a symbol.
 //
 // # Evidence
 //
@@ -36,6 +47,11 @@
 // function so named whose body holds the line confirms it. In table cells
 // `\|` is read as `|`.
 //
+// Citations of one unit share Citation.Unit, so that a checker can tell
+// code the unit quotes for one of its citations from code it quotes for
+// another. Every quote keeps where it is in the notes (Quote), so that it
+// can be rewritten when its line changes.
+//
 // # Markers
 //
 // Notes can say which release their line numbers are of with a marker, an
@@ -50,6 +66,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -60,17 +77,19 @@ type Form string
 
 // The forms.
 const (
-	Path   Form = "path"   // dir/file.go, a colon, a line
-	Bare   Form = "bare"   // file.go, a colon, a line
-	Grep   Form = "grep"   // dir/file.go, a colon, a line, a colon, the source text
-	GitHub Form = "github" // a blob link with a #L anchor
-	Symbol Form = "symbol" // a Go name with its package, as inline code
+	Path     Form = "path"     // dir/file.go, a colon, a line
+	Bare     Form = "bare"     // file.go, a colon, a line
+	Grep     Form = "grep"     // dir/file.go, a colon, a line, a colon, the source text
+	GitHub   Form = "github"   // a blob link with a #L anchor
+	Relative Form = "relative" // a repository-relative path or link with a #L anchor
+	Prose    Form = "prose"    // "line N of file.go", "file.go, line N"
+	Symbol   Form = "symbol"   // a Go name with its package, as inline code
 )
 
 // Citation is one citation in the notes.
 type Citation struct {
 	Form Form
-	File string // as written (…/x.go keeps its ellipsis)
+	File string // as written (…/x.go keeps its ellipsis, ../x.go its dots)
 	Line int
 	End  int // last line of a range, or 0
 	Col  int // a column after the line, or 0
@@ -80,6 +99,10 @@ type Citation struct {
 	// Repo and Ref are a GitHub link's "owner/name" and tag or commit (also
 	// for a citation that is the text of such a link).
 	Repo, Ref string
+	// LinkPath is, for a citation that is the text of a link, the path the
+	// link names (the repository path of a GitHub link, or a relative
+	// link's path as written): the file the text means.
+	LinkPath string
 	// Name is a symbol citation's name.
 	Name *Name
 	// NotesLine is the 1-based line of the notes; Start and Stop the byte
@@ -92,12 +115,50 @@ type Citation struct {
 	FileAt, LineAt, EndAt, ColAt, RefAt [2]int
 	Raw                                 string
 
-	// Own is the code the notes say is on the cited line (see the package
-	// comment); Confirm is other code of the unit, which confirms the line
-	// if the line holds it; Names are the Go names of the unit.
-	Own     []string
-	Confirm []string
-	Names   []Name
+	// Unit numbers the unit of evidence the citation is in (a sentence,
+	// a table row, a line of a code block), from 1 in the order of the
+	// notes; the citations of one unit share it.
+	Unit int
+	// Quotes are the code of the unit: the code the notes say is on the
+	// cited line (Quote.Own; see the package comment) and the other code
+	// of the unit, which confirms the line if the line holds it, each with
+	// where it is in the notes. Names are the Go names of the unit (shared
+	// by its citations: read them, do not change them).
+	Quotes []Quote
+	Names  []Name
+}
+
+// Own returns the code the notes say is on the cited line.
+func (c *Citation) Own() []string { return c.codes(true) }
+
+// Confirm returns the other code of the citation's unit.
+func (c *Citation) Confirm() []string { return c.codes(false) }
+
+func (c *Citation) codes(own bool) []string {
+	var out []string
+	for _, q := range c.Quotes {
+		if (q.Own && !q.Name) == own {
+			out = append(out, q.Code)
+		}
+	}
+	return out
+}
+
+// Quote is code the notes quote, and where: its text is bytes [From, To)
+// of notes line NotesLine (0 when it spans lines and cannot be rewritten
+// in place).
+type Quote struct {
+	Code string
+	// Own says it is the citation's own code: a grep line's text, or
+	// inline code directly beside the citation.
+	Own bool
+	// Grep says it is a grep line's text (written as the line is, tabs
+	// and all); Cell that it is in a table cell, where | is written \|;
+	// Name that it is a Go name (ParseName), not code of a line: beside
+	// the citation (Own), it names what the line is in.
+	Grep, Cell, Name bool
+	NotesLine        int
+	From, To         int
 }
 
 // Problem is something in the notes that could not be read as notes.
@@ -112,17 +173,31 @@ const (
 	MaxLine = 4 << 20  // bytes
 )
 
+// srcExt are the extensions of the files a line written out in prose may
+// name: source files, not "etcd.io" or "e.g.".
+const srcExt = `(?:go|proto|s|c|h|sh|bash|py|mod|sum|yaml|yml|json|toml|md|txt|mk)`
+
+// filePat is a path as prose names it: …/ or .../ first, if abbreviated.
+const filePat = `(?:…/|\.\.\./)?(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.` + srcExt
+
 var (
-	githubRE = regexp.MustCompile(`https?://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/blob/([^/\s#)]+)/([^\s#)\]>]+)#L(\d+)(?:-L(\d+))?`)
-	urlRE    = regexp.MustCompile(`https?://[^\s)\]>]+`)
+	githubRE = regexp.MustCompile(`https?://(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/blob/([^/\s#)?]+)/([^\s#)\]>?]+)(?:\?[^\s#)\]>]*)?#L(\d+)(?:C\d+)?(?:-L(\d+)(?:C\d+)?)?`)
+	urlRE    = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s)\]>]+`)
+	// A path relative to the repository with a GitHub line anchor, as a
+	// link target or in text: server/x.go#L12, ../server/x.go#L12-L20.
+	relRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./@:#-])((?:\.\.?/)*(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]*)#L(\d+)(?:C\d+)?(?:-L(\d+)(?:C\d+)?)?`)
+	// A line written out in prose: "line N of path", "lines N-M in path".
+	lineOfRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_])[Ll]ines?[ \t]+(\d+)(?:[ \t]*(?:-|–|—|to)[ \t]*(\d+))?[ \t]+(?:of|in)[ \t]+` + "`?(" + filePat + ")`?")
+	// "path, line N", "path line N", "path (line N)", "path, at line N".
+	pathLineRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./@-])` + "`?(" + filePat + ")`?" + `(?:,[ \t]*|[ \t]+|[ \t]*\([ \t]*)(?:(?:at|on)[ \t]+)?[Ll]ines?[ \t]+(\d+)(?:[ \t]*(?:-|–|—|to)[ \t]*(\d+))?`)
 	// A grep line after its prefix (indentation, blockquote and list markers).
 	grepRE   = regexp.MustCompile(`^((?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]+\.[A-Za-z][A-Za-z0-9]*):(\d+):(.*)$`)
 	prefixRE = regexp.MustCompile(`^(?:[ \t]*>)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?`)
 	pathRE   = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./@-])((?:…/)?(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]*):(\d+)(?:-(\d+))?`)
 	colRE    = regexp.MustCompile(`^:(\d+)`)
 	// What may stand between inline code and the citation it belongs to.
-	beforeGapRE = regexp.MustCompile("^[ \t]*(?:(?:at|in|on)[ \t]+)?[(\\[]?[ \t]*`?$")
-	afterGapRE  = regexp.MustCompile("^`?\\)?[ \t]*(?:[:\u2014\u2013-][ \t]*)?$")
+	beforeGapRE = regexp.MustCompile("^[ \t\n]*(?:(?:at|in|on)[ \t\n]+)?[(\\[]?[ \t\n]*`?$")
+	afterGapRE  = regexp.MustCompile("^`?\\)?[ \t\n]*(?:[:\u2014\u2013-][ \t\n]*)?\\(?$")
 )
 
 // Parse finds the citations in data.
@@ -156,7 +231,7 @@ func Parse(data []byte) ([]Citation, []Problem) {
 		p.line(string(line), lineNo)
 	}
 	p.flush()
-	return p.cites, p.problems
+	return p.all(), p.problems
 }
 
 func isBinary(data []byte) bool {
@@ -170,15 +245,43 @@ func isBinary(data []byte) bool {
 // parser reads the notes line by line, gathering prose lines into
 // paragraphs whose sentences are the units of evidence.
 type parser struct {
-	cites    []Citation
+	// cites are the citations found, in chunks: one slice grown by
+	// appending would be copied over and over in long notes.
+	cites    [][]Citation
 	problems []Problem
 	fence    string // the open code fence ("```", "~~~~"), or ""
 	para     []srcLine
+	units    int // the last unit number given
 }
 
 type srcLine struct {
 	no   int
 	text string
+}
+
+// add keeps citations found.
+func (p *parser) add(cs ...Citation) {
+	if len(cs) > 0 {
+		p.cites = append(p.cites, cs)
+	}
+}
+
+// all returns the citations found, in one slice.
+func (p *parser) all() []Citation {
+	n := 0
+	for _, cs := range p.cites {
+		n += len(cs)
+	}
+	out := make([]Citation, 0, n)
+	for _, cs := range p.cites {
+		out = append(out, cs...)
+	}
+	return out
+}
+
+func (p *parser) newUnit() int {
+	p.units++
+	return p.units
 }
 
 func (p *parser) line(l string, n int) {
@@ -201,7 +304,8 @@ func (p *parser) line(l string, n int) {
 	}
 	if c, ok := grepLine(l, n, false); ok {
 		p.flush()
-		p.cites = append(p.cites, c)
+		c.Unit = p.newUnit()
+		p.add(c)
 		return
 	}
 	switch {
@@ -288,7 +392,7 @@ func grepLine(l string, n int, code bool) (Citation, bool) {
 	c := Citation{Form: Grep, File: l[m[2]:m[3]], Line: atoi(l[m[4]:m[5]]), Text: text,
 		NotesLine: n, Start: m[2], Stop: len(l), Raw: l[m[2]:], FileAt: [2]int{m[2], m[3]}, LineAt: [2]int{m[4], m[5]}}
 	if strings.TrimSpace(text) != "" {
-		c.Own = []string{text}
+		c.Quotes = []Quote{{Code: text, Own: true, Grep: true, NotesLine: n, From: m[6], To: m[7]}}
 	}
 	return c, true
 }
@@ -300,7 +404,8 @@ var colOnlyRE = regexp.MustCompile(`^\d+(?::|$|\s)`)
 // evidence.
 func (p *parser) codeLine(l string, n int) {
 	if c, ok := grepLine(l, n, true); ok {
-		p.cites = append(p.cites, c)
+		c.Unit = p.newUnit()
+		p.add(c)
 		return
 	}
 	cs := findCitations(l, n)
@@ -314,13 +419,17 @@ func (p *parser) codeLine(l string, n int) {
 		}
 	}
 	names := namesIn(string(masked))
+	unit := p.newUnit()
 	for i := range cs {
 		cs[i].Names = names
+		cs[i].Unit = unit
 	}
-	p.cites = append(p.cites, cs...)
+	p.add(cs...)
 }
 
-// flush reads the gathered paragraph.
+// flush reads the gathered paragraph. Its citations and its inline code
+// are in the order of the text, and so are its sentences: one pass over
+// each keeps a long paragraph linear.
 func (p *parser) flush() {
 	if len(p.para) == 0 {
 		return
@@ -347,41 +456,43 @@ func (p *parser) flush() {
 		}
 	}
 	spans := codeSpans(text)
-	sents := sentences(text, spans)
-	for _, s := range sents {
-		var unit []int
-		for i, a := range at {
-			if a >= s[0] && a < s[1] {
-				unit = append(unit, i)
+	for i := range spans {
+		spans[i].place(lines, starts)
+	}
+	ci, si := 0, 0
+	for _, s := range sentences(text, spans) {
+		u := &unitEv{text: text[s[0]:s[1]], off: s[0], unit: p.newUnit()}
+		for ; ci < len(at) && at[ci] < s[1]; ci++ {
+			if at[ci] >= s[0] {
+				u.cites = append(u.cites, unitCite{c: &cs[ci], at: at[ci]})
 			}
 		}
-		var us []span
-		for _, sp := range spans {
-			if sp.start >= s[0] && sp.end <= s[1] {
-				us = append(us, sp)
+		for ; si < len(spans) && spans[si].start < s[1]; si++ {
+			if spans[si].start >= s[0] && spans[si].end <= s[1] {
+				u.spans = append(u.spans, spans[si])
 			}
-		}
-		u := &unitEv{text: text[s[0]:s[1]], off: s[0], spans: us}
-		for _, i := range unit {
-			u.cites = append(u.cites, unitCite{c: &cs[i], at: at[i]})
 		}
 		u.assign(nil)
-		p.symbols(u, lines, starts)
+		p.symbols(u)
 	}
-	p.cites = append(p.cites, cs...)
+	p.add(cs...)
 }
 
-// tableRow reads a table row: each cell is a unit, and the other cells of
-// the row confirm.
+// tableRow reads a table row: each cell is a unit of its own code, the
+// other cells of the row confirm, and the row is one unit for the checker.
 func (p *parser) tableRow(l string, n int) {
 	cells := splitCells(l)
 	units := make([]*unitEv, len(cells))
+	row := p.newUnit()
 	for i, cl := range cells {
-		u := &unitEv{text: l[cl[0]:cl[1]], off: cl[0], table: true}
+		u := &unitEv{text: l[cl[0]:cl[1]], off: cl[0], table: true, unit: row}
 		for _, sp := range codeSpans(u.text) {
 			sp.start += cl[0]
 			sp.end += cl[0]
+			sp.cstart += cl[0]
+			sp.cend += cl[0]
 			sp.code = strings.ReplaceAll(sp.code, `\|`, "|")
+			sp.place([]srcLine{{n, l}}, []int{0})
 			u.spans = append(u.spans, sp)
 		}
 		units[i] = u
@@ -400,9 +511,9 @@ func (p *parser) tableRow(l string, n int) {
 	}
 	for _, u := range units {
 		u.assign(rowSpans)
-		p.symbols(u, []srcLine{{n, l}}, []int{0})
+		p.symbols(u)
 	}
-	p.cites = append(p.cites, cs...)
+	p.add(cs...)
 }
 
 // splitCells returns the byte ranges of a table row's cells, split at
@@ -427,12 +538,32 @@ func splitCells(l string) [][2]int {
 	return cells
 }
 
-// A span is inline code: its content, and its offsets (of the backticks)
-// in the text it was found in.
+// A span is inline code: its content, the offsets of its backticks and of
+// its content in the text it was found in, and where it is in the notes.
 type span struct {
-	code       string
-	start, end int
-	cite       bool // it holds a citation
+	code           string
+	start, end     int // the backticks
+	cstart, cend   int // the content (code is it, \| read as | in a cell)
+	cite           bool
+	line           int // the notes line; 0 when the span runs over lines
+	lstart, lend   int // start and end in that line
+	lcstart, lcend int // the content in that line
+}
+
+// place finds the notes line of a span of a paragraph made of lines,
+// which start at starts in it.
+func (sp *span) place(lines []srcLine, starts []int) {
+	li := sort.Search(len(starts), func(i int) bool { return starts[i] > sp.start }) - 1
+	if li < 0 || sp.end > starts[li]+len(lines[li].text) {
+		return
+	}
+	o := starts[li]
+	sp.line = lines[li].no
+	sp.lstart, sp.lend, sp.lcstart, sp.lcend = sp.start-o, sp.end-o, sp.cstart-o, sp.cend-o
+}
+
+func (sp span) quote(own, cell bool) Quote {
+	return Quote{Code: sp.code, Own: own, Cell: cell, NotesLine: sp.line, From: sp.lcstart, To: sp.lcend}
 }
 
 // codeSpans finds inline code as CommonMark does: a run of backticks
@@ -474,11 +605,11 @@ func codeSpans(text string) []span {
 			i = open + n
 			continue
 		}
-		code := text[open+n : closed]
-		if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.TrimSpace(code) != "" {
-			code = code[1 : len(code)-1]
+		cs, ce := open+n, closed
+		if ce-cs >= 2 && text[cs] == ' ' && text[ce-1] == ' ' && strings.TrimSpace(text[cs:ce]) != "" {
+			cs, ce = cs+1, ce-1
 		}
-		out = append(out, span{code: code, start: open, end: closed + n})
+		out = append(out, span{code: text[cs:ce], start: open, end: closed + n, cstart: cs, cend: ce})
 		i = closed + n
 	}
 	return out
@@ -487,20 +618,18 @@ func codeSpans(text string) []span {
 // sentences splits a paragraph into sentences, at ". ", "! " and "? "
 // outside inline code, when what follows does not start in lower case.
 func sentences(text string, spans []span) [][2]int {
-	inCode := func(i int) bool {
-		for _, s := range spans {
-			if i >= s.start && i < s.end {
-				return true
-			}
-		}
-		return false
-	}
 	var out [][2]int
-	start := 0
+	start, si := 0, 0
 	for i := 0; i+1 < len(text); i++ {
 		c := text[i]
-		if (c != '.' && c != '!' && c != '?') || (text[i+1] != ' ' && text[i+1] != '\n') || inCode(i) {
+		if (c != '.' && c != '!' && c != '?') || (text[i+1] != ' ' && text[i+1] != '\n') {
 			continue
+		}
+		for si < len(spans) && spans[si].end <= i {
+			si++
+		}
+		if si < len(spans) && spans[si].start <= i {
+			continue // in inline code
 		}
 		j := i + 1
 		for j < len(text) && (text[j] == ' ' || text[j] == '\n') {
@@ -525,6 +654,7 @@ type unitEv struct {
 	spans []span
 	cites []unitCite
 	table bool
+	unit  int // the Unit its citations get (a table row's for a cell)
 }
 
 type unitCite struct {
@@ -537,7 +667,9 @@ type unitCite struct {
 func (u *unitEv) assign(row []span) {
 	for i := range u.spans {
 		for _, uc := range u.cites {
-			if uc.at >= u.spans[i].start && uc.at < u.spans[i].end {
+			// A span that holds a citation, or that a citation holds (the
+			// file of "line 5 of `x.go`"), is the citation, not code.
+			if uc.at < u.spans[i].end && uc.at+(uc.c.Stop-uc.c.Start) > u.spans[i].start {
 				u.spans[i].cite = true
 			}
 		}
@@ -561,46 +693,64 @@ func (u *unitEv) assign(row []span) {
 	for _, uc := range u.cites {
 		blank(uc.at, uc.at+(uc.c.Stop-uc.c.Start))
 	}
-	prose := namesIn(string(masked))
+	// The unit's names, shared by its citations: those of its inline
+	// code, of the other cells of a table row, and of its prose.
+	var names []Name
+	isName := make([]bool, len(u.spans))
+	for i, sp := range u.spans {
+		if !sp.cite {
+			if nm, ok := ParseName(sp.code); ok {
+				names = append(names, nm)
+				isName[i] = true
+			}
+		}
+	}
+	for _, sp := range row {
+		if sp.cite || (sp.start >= u.off && sp.end <= u.off+len(u.text)) {
+			continue
+		}
+		if nm, ok := ParseName(sp.code); ok {
+			names = append(names, nm)
+		}
+	}
+	names = append(names, namesIn(string(masked))...)
 	for _, uc := range u.cites {
 		c := uc.c
+		c.Unit = u.unit
 		if c.Form == Grep {
 			continue
 		}
 		stop := uc.at + (c.Stop - c.Start)
-		var own, confirm []string
-		var names []Name
-		for _, sp := range u.spans {
+		var quotes []Quote
+		for i, sp := range u.spans {
 			if sp.cite {
 				continue
 			}
-			if nm, ok := ParseName(sp.code); ok {
-				names = append(names, nm)
-				confirm = append(confirm, sp.code)
-				continue
-			}
+			own := false
 			switch {
 			case sp.end <= uc.at && beforeGapRE.MatchString(u.text[sp.end-u.off:uc.at-u.off]):
-				own = append(own, sp.code)
+				own = true
 			case sp.start >= stop && afterGapRE.MatchString(u.text[stop-u.off:sp.start-u.off]):
-				own = append(own, sp.code)
-			default:
-				confirm = append(confirm, sp.code)
+				own = true
 			}
+			q := sp.quote(own, u.table)
+			q.Name = isName[i]
+			quotes = append(quotes, q)
 		}
 		for _, sp := range row {
 			if sp.cite || (sp.start >= u.off && sp.end <= u.off+len(u.text)) {
 				continue
 			}
-			confirm = append(confirm, sp.code)
-			if nm, ok := ParseName(sp.code); ok {
-				names = append(names, nm)
-			}
+			q := sp.quote(false, true)
+			_, q.Name = ParseName(sp.code)
+			quotes = append(quotes, q)
 		}
-		names = append(names, prose...)
-		c.Own, c.Confirm, c.Names = own, confirm, names
-		if len(own) > 0 {
-			c.Text = own[0]
+		c.Names, c.Quotes = names, quotes
+		for _, q := range quotes {
+			if q.Own && !q.Name {
+				c.Text = q.Code
+				break
+			}
 		}
 	}
 }
@@ -608,38 +758,62 @@ func (u *unitEv) assign(row []span) {
 // symbols adds the symbol citations of a unit: inline code that is a Go
 // name with its package (or import path). Whether the qualifier is a
 // package is for the checker to say.
-func (p *parser) symbols(u *unitEv, lines []srcLine, starts []int) {
+func (p *parser) symbols(u *unitEv) {
 	for _, sp := range u.spans {
-		if sp.cite {
+		if sp.cite || sp.line == 0 {
 			continue
 		}
 		nm, ok := ParseName(sp.code)
 		if !ok || !nm.Qualified() {
 			continue
 		}
-		// The line the span is on; a span across lines is not a citation.
-		li := 0
-		for i := range starts {
-			if starts[i] <= sp.start {
-				li = i
-			}
-		}
-		s, e := sp.start-starts[li], sp.end-starts[li]
-		l := lines[li].text
-		if e > len(l) || s < 0 {
-			continue
-		}
-		raw := l[s:e]
 		n := nm
-		p.cites = append(p.cites, Citation{Form: Symbol, Name: &n, NotesLine: lines[li].no, Start: s, Stop: e, Raw: raw})
+		p.add(Citation{Form: Symbol, Name: &n, NotesLine: sp.line, Start: sp.lstart, Stop: sp.lend, Raw: sp.rawIn(u), Unit: u.unit})
 	}
+}
+
+// rawIn is the span as written, backticks and all.
+func (sp span) rawIn(u *unitEv) string {
+	a, b := sp.start-u.off, sp.end-u.off
+	if a < 0 || b > len(u.text) {
+		return ""
+	}
+	return u.text[a:b]
 }
 
 // findCitations finds the file and link citations of one line.
 func findCitations(line string, n int) []Citation {
+	// Most lines cite nothing: what every form needs is looked for
+	// first, and only the forms whose marks are there are matched.
+	link := strings.Contains(line, "#L")
+	colon := colonDigit(line)
+	prose := lineWord(line)
+	if !link && !colon && !prose {
+		return nil
+	}
 	var out []Citation
 	taken := make([]bool, len(line)+1)
-	for _, m := range githubRE.FindAllStringSubmatchIndex(line, -1) {
+	mark := func(a, b int) {
+		for i := a; i < b; i++ {
+			taken[i] = true
+		}
+	}
+	free := func(a, b int) bool {
+		for i := a; i < b; i++ {
+			if taken[i] {
+				return false
+			}
+		}
+		return true
+	}
+	var github, urls [][]int
+	if link && strings.Contains(line, "github.com/") {
+		github = githubRE.FindAllStringSubmatchIndex(line, -1)
+	}
+	if strings.Contains(line, "://") {
+		urls = urlRE.FindAllStringIndex(line, -1)
+	}
+	for _, m := range github {
 		c := Citation{Form: GitHub, Repo: line[m[2]:m[3]], Ref: line[m[4]:m[5]], File: line[m[6]:m[7]],
 			NotesLine: n, Start: m[0], Stop: m[1], Raw: line[m[0]:m[1]],
 			RefAt: [2]int{m[4], m[5]}, FileAt: [2]int{m[6], m[7]}, LineAt: [2]int{m[8], m[9]}}
@@ -649,12 +823,30 @@ func findCitations(line string, n int) []Citation {
 		}
 		out = append(out, c)
 	}
-	for _, m := range urlRE.FindAllStringIndex(line, -1) {
-		for i := m[0]; i < m[1]; i++ {
-			taken[i] = true
-		}
+	for _, m := range urls {
+		mark(m[0], m[1])
 	}
-	for _, m := range pathRE.FindAllStringSubmatchIndex(line, -1) {
+	var rel [][]int
+	if link {
+		rel = relRE.FindAllStringSubmatchIndex(line, -1)
+	}
+	for _, m := range rel {
+		if !free(m[2], m[1]) {
+			continue
+		}
+		c := Citation{Form: Relative, File: line[m[2]:m[3]], Line: atoi(line[m[4]:m[5]]), NotesLine: n,
+			Start: m[2], Stop: m[1], Raw: line[m[2]:m[1]], FileAt: [2]int{m[2], m[3]}, LineAt: [2]int{m[4], m[5]}}
+		if m[6] >= 0 {
+			c.End, c.EndAt = atoi(line[m[6]:m[7]]), [2]int{m[6], m[7]}
+		}
+		mark(m[2], m[1])
+		out = append(out, c)
+	}
+	var paths [][]int
+	if colon {
+		paths = pathRE.FindAllStringSubmatchIndex(line, -1)
+	}
+	for _, m := range paths {
 		if taken[m[2]] {
 			continue
 		}
@@ -674,36 +866,144 @@ func findCitations(line string, n int) []Citation {
 			c.Stop += col[1]
 		}
 		c.Raw = line[c.Start:c.Stop]
+		mark(c.Start, c.Stop)
 		out = append(out, c)
 	}
-	// In the order they are written.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].Start < out[j-1].Start; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
+	if prose {
+		out = append(out, proseCitations(line, n, free, mark)...)
 	}
+	// In the order they are written.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	// The text of a Markdown link to a blob, [kvstore.go:177](https://...),
-	// cites what the link cites: it takes the link's repository and ref.
+	// or to a repository path, [watcher.go:40](server/.../watcher.go#L40),
+	// cites what the link cites: its file is the link's path, and it takes
+	// a GitHub link's repository and ref.
+	if len(out) == 0 {
+		return nil
+	}
 	for _, m := range mdLinkRE.FindAllStringSubmatchIndex(line, -1) {
-		var link *Citation
+		li := -1
 		for i := range out {
-			if out[i].Form == GitHub && out[i].Start == m[4] {
-				link = &out[i]
+			if (out[i].Form == GitHub || out[i].Form == Relative) && out[i].Start == m[4] {
+				li = i
 			}
 		}
-		if link == nil {
+		if li < 0 {
 			continue
 		}
+		link := out[li]
 		for i := range out {
-			if out[i].Form != GitHub && out[i].Start >= m[2] && out[i].Stop <= m[3] {
-				out[i].Repo, out[i].Ref = link.Repo, link.Ref
+			if i != li && out[i].Start >= m[2] && out[i].Stop <= m[3] {
+				out[i].Repo, out[i].Ref, out[i].LinkPath = link.Repo, link.Ref, link.File
 			}
 		}
 	}
 	return out
 }
 
-var mdLinkRE = regexp.MustCompile(`\[([^\]]*)\]\((https?://[^)\s]+)\)`)
+// proseCitations finds lines written out in prose: "line N of path",
+// "path, line N" and the like, where the text is free.
+func proseCitations(line string, n int, free func(a, b int) bool, mark func(a, b int)) []Citation {
+	var out []Citation
+	add := func(start, stop int, file, ln, end [2]int) {
+		// Not the start of something longer: a path (kvstore.go.orig,
+		// x.go/y, x.go:12, x.go#L3) after the file, a number (line 3.5,
+		// line 12a) after the line.
+		rest := line[stop:]
+		if stop == file[1] || stop == file[1]+1 && line[file[1]] == '`' {
+			if rest != "" && (strings.ContainsAny(rest[:1], "/#_") || rest[0] == ':' && len(rest) > 1 && isWordByte(rest[1]) ||
+				rest[0] == '.' && len(rest) > 1 && isWordByte(rest[1]) || isWordByte(rest[0])) {
+				return
+			}
+		} else if rest != "" && (isWordByte(rest[0]) || rest[0] == '.' && len(rest) > 1 && isWordByte(rest[1])) {
+			return
+		}
+		if !free(start, stop) {
+			return
+		}
+		c := Citation{Form: Prose, File: line[file[0]:file[1]], Line: atoi(line[ln[0]:ln[1]]), NotesLine: n,
+			Start: start, Stop: stop, Raw: line[start:stop], FileAt: file, LineAt: ln}
+		if end[1] > end[0] {
+			c.End, c.EndAt = atoi(line[end[0]:end[1]]), end
+		}
+		mark(start, stop)
+		out = append(out, c)
+	}
+	for _, m := range lineOfRE.FindAllStringSubmatchIndex(line, -1) {
+		start := m[0]
+		if start < len(line) && line[start] != 'l' && line[start] != 'L' {
+			_, w := utf8.DecodeRuneInString(line[start:])
+			start += w
+		}
+		var end [2]int
+		if m[4] >= 0 {
+			end = [2]int{m[4], m[5]}
+		}
+		add(start, m[1], [2]int{m[6], m[7]}, [2]int{m[2], m[3]}, end)
+	}
+	for _, m := range pathLineRE.FindAllStringSubmatchIndex(line, -1) {
+		start := m[2]
+		if start > 0 && line[start-1] == '`' {
+			start--
+		}
+		var end [2]int
+		if m[6] >= 0 {
+			end = [2]int{m[6], m[7]}
+		}
+		add(start, m[1], [2]int{m[2], m[3]}, [2]int{m[4], m[5]}, end)
+	}
+	return out
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// lineWord reports whether s has "line" or "lines" (either case first)
+// followed by white space and a digit, as every line written out in prose
+// has.
+func lineWord(s string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "ine")
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		i = at + 3
+		if at == 0 || s[at-1] != 'l' && s[at-1] != 'L' {
+			continue
+		}
+		k := at + 3
+		if k < len(s) && s[k] == 's' {
+			k++
+		}
+		sp := k
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if k > sp && k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			return true
+		}
+	}
+}
+
+// colonDigit reports whether s has a colon followed by a digit, as every
+// file:line has.
+func colonDigit(s string) bool {
+	for i := strings.IndexByte(s, ':'); i >= 0 && i+1 < len(s); {
+		if s[i+1] >= '0' && s[i+1] <= '9' {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], ':')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+var mdLinkRE = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]+)\)`)
 
 func atoi(s string) int {
 	n, err := strconv.Atoi(s)

@@ -55,6 +55,20 @@ func TestParseForms(t *testing.T) {
 		// Symbols: qualified names in inline code.
 		{"Sentinel: `go.etcd.io/etcd/server/v3/storage/mvcc.ErrCompacted`.", []string{"symbol  0 0 "}},
 		{"`pkg.T.field` and `(*T).M` and `rangeKeys` and `w.minRev`", []string{"symbol  0 0 ", "symbol  0 0 "}},
+		// A file name in backticks is a file, not a symbol.
+		{"The WAL lives in `wal.go`, its messages in `raft.proto` and `README.md`.", nil},
+		// Repository-relative links and paths with a line anchor.
+		{"See [watcher](server/storage/mvcc/watcher.go#L40-L80).", []string{"relative server/storage/mvcc/watcher.go 40 80 "}},
+		{"[w](../../server/storage/mvcc/watcher.go#L40)", []string{"relative ../../server/storage/mvcc/watcher.go 40 0 "}},
+		{"// see server/etcdserver/server.go#L1234 for it", []string{"relative server/etcdserver/server.go 1234 0 "}},
+		{"[watcher.go:40](server/storage/mvcc/watcher.go#L40)", []string{"bare watcher.go 40 0 ", "relative server/storage/mvcc/watcher.go 40 0 "}},
+		// GitHub links with ?plain=1 and column anchors.
+		{"https://github.com/etcd-io/etcd/blob/v3.7.3/server/x.go?plain=1#L12C3-L14C1", []string{"github server/x.go 12 14 "}},
+		// Lines written out in prose.
+		{"The check is on line 255 of server/storage/mvcc/watcher_group.go.", []string{"prose server/storage/mvcc/watcher_group.go 255 0 "}},
+		{"lines 10-20 in `kvstore.go` hold it", []string{"prose kvstore.go 10 20 "}},
+		{"see watcher_group.go, line 255, and kvstore.go line 214 (also kvstore.go (line 38))", []string{"prose watcher_group.go 255 0 ", "prose kvstore.go 214 0 ", "prose kvstore.go 38 0 "}},
+		{"Line 12 of the README and etcd.io line 4 and kvstore.go lines are not citations; nor is kvstore.go.orig, line 3", nil},
 	} {
 		cs, ps := Parse([]byte(tc.line))
 		if len(ps) > 0 {
@@ -112,7 +126,7 @@ func TestEvidence(t *testing.T) {
 		for _, n := range c.Names {
 			nms = append(nms, n.Raw)
 		}
-		got = append(got, ev{c.NotesLine, c.File, strings.Join(c.Own, ";"), strings.Join(c.Confirm, ";"), strings.Join(nms, ";")})
+		got = append(got, ev{c.NotesLine, c.File, strings.Join(c.Own(), ";"), strings.Join(c.Confirm(), ";"), strings.Join(nms, ";")})
 	}
 	want := []ev{
 		{3, "a/kv.go", "rev < c", "", "rangeKeys"},
@@ -249,6 +263,21 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("offsets %v outside %d:%d of %q", at, c.Start, c.Stop, l)
 				}
 			}
+			for _, q := range c.Quotes {
+				if q.NotesLine == 0 {
+					continue
+				}
+				if q.NotesLine > len(lines) {
+					t.Fatalf("quote on notes line %d of %d", q.NotesLine, len(lines))
+				}
+				ql := strings.TrimSuffix(lines[q.NotesLine-1], "\r")
+				if q.From < 0 || q.To > len(ql) || q.From > q.To {
+					t.Fatalf("quote %d:%d of %q", q.From, q.To, ql)
+				}
+				if got := ql[q.From:q.To]; got != q.Code && !(q.Cell && strings.ReplaceAll(got, `\|`, "|") == q.Code) {
+					t.Fatalf("quote %q is %q in the notes", q.Code, got)
+				}
+			}
 			if c.Form == Symbol && (c.Name == nil || len(c.Name.Parts) == 0) {
 				t.Fatalf("symbol without a name: %+v", c)
 			}
@@ -270,6 +299,59 @@ func TestLinkText(t *testing.T) {
 		"github server/storage/mvcc/kvstore.go:177 etcd-io/etcd@v3.6.0",
 		"bare a.go:1 @",
 		"bare b.go:2 @",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestQuotes: each quote knows where it is in the notes, so that --fix can
+// rewrite it; the citations of a sentence or a table row share a unit.
+func TestQuotes(t *testing.T) {
+	notes := strings.Join([]string{
+		"The read fails at `rev < c` (`a/kv.go:17`), and `x` is `y == 2` at", // 1
+		"a/kv.go:30. Next `z = 1` at a/kv.go:31.",                            // 2
+		"| `a/kv.go:9` | `x \\|\\| y` |",                                     // 3
+		"a/kv.go:5:\treturn nil",                                             // 4
+	}, "\n")
+	lines := strings.Split(notes, "\n")
+	cs, _ := Parse([]byte(notes))
+	var got []string
+	for _, c := range cs {
+		var qs []string
+		for _, q := range c.Quotes {
+			at := "?"
+			if q.NotesLine > 0 {
+				at = lines[q.NotesLine-1][q.From:q.To]
+			}
+			qs = append(qs, fmt.Sprintf("%q=%q own=%v cell=%v grep=%v", q.Code, at, q.Own, q.Cell, q.Grep))
+		}
+		got = append(got, fmt.Sprintf("%d:%d u%d %s", c.NotesLine, c.Line, c.Unit, strings.Join(qs, "; ")))
+	}
+	want := []string{
+		`1:17 u1 "rev < c"="rev < c" own=true cell=false grep=false; "x"="x" own=false cell=false grep=false; "y == 2"="y == 2" own=false cell=false grep=false`,
+		`2:30 u1 "rev < c"="rev < c" own=false cell=false grep=false; "x"="x" own=false cell=false grep=false; "y == 2"="y == 2" own=true cell=false grep=false`,
+		`2:31 u2 "z = 1"="z = 1" own=true cell=false grep=false`,
+		`3:9 u3 "x || y"="x \\|\\| y" own=false cell=true grep=false`,
+		`4:5 u4 "\treturn nil"="\treturn nil" own=true cell=false grep=true`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestLinkPath: the text of a link names the file the link's path names.
+func TestLinkPath(t *testing.T) {
+	cs, _ := Parse([]byte("[watch.go:361](https://github.com/etcd-io/etcd/blob/v3.7.3/server/etcdserver/api/v3rpc/watch.go#L361) and [w.go:4](../server/w.go#L4)"))
+	var got []string
+	for _, c := range cs {
+		got = append(got, fmt.Sprintf("%s %s %s@%s", c.Form, c.File, c.LinkPath, c.Ref))
+	}
+	want := []string{
+		"bare watch.go server/etcdserver/api/v3rpc/watch.go@v3.7.3",
+		"github server/etcdserver/api/v3rpc/watch.go @v3.7.3",
+		"bare w.go ../server/w.go@",
+		"relative ../server/w.go @",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -3,6 +3,7 @@ package cite
 import (
 	"bytes"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -89,16 +90,16 @@ func Markers(data []byte) []Marker {
 	return out
 }
 
-// MarkerAt returns the marker that holds for notes line n, if any.
+// MarkerAt returns the marker that holds for notes line n, if any; ms
+// are in the order of the notes, as Markers returns them.
 func MarkerAt(ms []Marker, n int) (Marker, bool) {
 	if len(ms) == 0 {
 		return Marker{}, false
 	}
-	best := ms[0]
-	for _, m := range ms {
-		if m.NotesLine <= n {
-			best = m
-		}
+	// The last marker at or before n; the first for what precedes it.
+	i := sort.Search(len(ms), func(i int) bool { return ms[i].NotesLine > n }) - 1
+	if i < 0 {
+		i = 0
 	}
-	return best, true
+	return ms[i], true
 }

@@ -93,10 +93,25 @@ func ParseName(s string) (Name, bool) {
 		return Name{}, false
 	}
 	n.Recv = recvAt >= 0
-	if len(n.Parts) == 1 && n.Path == "" && token.IsKeyword(n.Parts[0]) {
+	// A keyword is no name: `return`, and `wal.go` is a file.
+	for _, p := range n.Parts {
+		if token.IsKeyword(p) {
+			return Name{}, false
+		}
+	}
+	if isFileName(n) {
 		return Name{}, false
 	}
 	return n, true
+}
+
+// fileExts are the extensions that make pkg.ext a file name, not a Go
+// name: `rpc.proto`, `README.md` (`wal.go` has a keyword already).
+var fileExts = map[string]bool{"proto": true, "md": true, "sh": true, "bash": true, "yaml": true, "yml": true, "json": true,
+	"toml": true, "txt": true, "mod": true, "sum": true, "py": true, "c": true, "h": true, "s": true, "mk": true, "txtar": true}
+
+func isFileName(n Name) bool {
+	return !n.Recv && len(n.Parts) >= 2 && fileExts[n.Parts[len(n.Parts)-1]]
 }
 
 // nameTokRE finds what could be a Go name in prose or a code block's line.
@@ -107,6 +122,18 @@ var nameTokRE = regexp.MustCompile(`(?:[A-Za-z0-9_.~-]+(?:/[A-Za-z0-9_.~-]+)+\.)
 // Plain words are not names.
 func namesIn(text string) []Name {
 	var out []Name
+	// A name has no white space in it: only the words that could hold one
+	// are matched.
+	for _, word := range strings.Fields(text) {
+		if !looksLikeCode(word) {
+			continue
+		}
+		out = appendNames(out, word)
+	}
+	return out
+}
+
+func appendNames(out []Name, text string) []Name {
 	for _, tok := range nameTokRE.FindAllString(text, -1) {
 		if !looksLikeCode(tok) {
 			continue

@@ -80,6 +80,9 @@ func Positions(rep *report.Report) []Position {
 	for _, e := range rep.Entries {
 		w.entry[e.Name] = e.Function
 		w.pos("entry", "entry "+e.Name, e.Function, e.File, e.Line, "")
+		if e.Starter != nil {
+			w.loc("entry", "start of "+e.Name, *e.Starter)
+		}
 	}
 	for _, s := range rep.Sites {
 		w.pos("site", s.Kind, s.Function, s.File, s.Line, s.Text)
@@ -231,6 +234,7 @@ func (w *walker) signal(s *report.Signal) {
 		if r.ReasonAt != nil {
 			w.loc("refusal", "reason of a refusal", *r.ReasonAt)
 		}
+		w.opt("refusal", "definition a refusal's condition tests", r.Def)
 	}
 	for _, h := range s.Handoffs {
 		w.loc("handoff", h.Kind, h.Loc)
@@ -286,6 +290,9 @@ func (w *walker) signal(s *report.Signal) {
 		if c.Fact != nil {
 			w.locs("claim", "line of the claim of "+c.Where+" ("+c.Fact.Key+")", c.Fact.Lines)
 		}
+		if c.Part != nil {
+			w.locs("claim", "line of the part of the claim of "+c.Where+" ("+c.Part.Key+")", c.Part.Lines)
+		}
 	}
 	w.locs("corrected", "line of the corrected citation", s.Corrected)
 	for _, c := range s.Ceilings {
@@ -304,6 +311,7 @@ func (w *walker) signal(s *report.Signal) {
 		w.loc("receive", "receive loop", rc.Loop)
 		for _, c := range rc.Cases {
 			w.loc("receive", "case", c.Loc)
+			w.locs("receive", "line that decides a case", c.Because)
 		}
 		w.opt("receive", "stop", rc.Stop)
 		w.locs("receive", "close of the user's channel", rc.Closes)

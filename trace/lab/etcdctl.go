@@ -129,11 +129,12 @@ func buildRelease(ctx context.Context, cacheDir string, modules []string, layout
 	defer os.Remove(tmp)
 	ph := progress.Start(ctx, "building "+name+" "+version, 0)
 	defer ph.Done()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, pkg)
-	cmd.Dir = src.Dir
-	cmd.Env = src.WithOnline().Env
+	cmd := src.WithOnline().Go(ctx, "build", "-o", tmp, pkg)
 	err = src.Locked(ctx, func() error {
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := source.RunGo(cmd); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return cerr
+			}
 			return fmt.Errorf("go build %s@%s: %v: %s", pkg, version, err, bytes.TrimSpace(out))
 		}
 		return nil
@@ -177,6 +178,7 @@ func (e *Env) etcdctlCmd(ctx context.Context, args ...string) *exec.Cmd {
 		}
 	}
 	cmd.WaitDelay = 2 * time.Second
+	DieWithParent(cmd)
 	return cmd
 }
 

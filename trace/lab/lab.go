@@ -10,14 +10,31 @@
 // of the Lab's scripts against a server that someone else owns, for a
 // coverage run (package observe).
 //
+// # Servers
+//
+// The lab runs on an etcd server embedded in this program when it is of the
+// release asked for (the pinned one, by default); on a server of another
+// release built from that release's module (Options.BuildServer) and
+// started on loopback; or on a server someone else runs (Options.Endpoints).
+//
 // # Safety
 //
-// Every key is written under a fresh unique prefix (Env.Prefix), and only
-// those prefixes are deleted. Compaction is cluster-wide: against endpoints
-// a lab runs only when AllowCompact is set. Endpoints must be loopback
-// addresses. Whatever happens, and also when the context is canceled (Ctrl-C),
-// Run deletes what was written, stops the etcdctl processes it started,
-// closes an embedded server and removes its data dir before it returns.
+// Every key is written under a fresh prefix unique to the run (Env.Prefix),
+// and only that prefix is deleted. Compaction is cluster-wide: against
+// endpoints a lab runs only when AllowCompact is set, and only one srctrace
+// lab at a time runs on one server (the others wait, see lock). Endpoints
+// must be loopback addresses. Whatever happens, and also when the context
+// is canceled (Ctrl-C), Run deletes what was written, stops the etcdctl
+// processes it started, stops a server it started and removes its data dir
+// before it returns; where it cannot delete its keys from a server someone
+// else runs, its error says so (KeysLeftError).
+//
+// # A server that dies
+//
+// Every request has a deadline (RequestTimeout), and a watchdog asks a
+// server this process does not embed for its status every second while the
+// lab runs: a server that dies or stops answering ends the run within
+// seconds with a ServerDownError that names the server and the phase.
 package lab
 
 import (
@@ -32,7 +49,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/report"
@@ -131,6 +147,13 @@ type Options struct {
 	// AllowCompact permits running the lab against a server given by
 	// Endpoints (a lab compacts, and compaction is cluster-wide).
 	AllowCompact bool
+	// Version is the release of the server to run: empty or the embedded
+	// release (EmbeddedVersion) runs the embedded server, another one a
+	// server built by BuildServer. Exclusive with Endpoints.
+	Version string
+	// BuildServer builds the etcd server of a release and returns the
+	// binary (see ServerBuilder).
+	BuildServer func(ctx context.Context, version string) (string, error)
 	// Etcdctl is the etcdctl binary; empty means find or build one
 	// (see FindEtcdctl), unless NoEtcdctl is set.
 	Etcdctl   string
@@ -167,13 +190,27 @@ func Run(ctx context.Context, l *Lab, opts Options) (rep Record, err error) {
 		if !opts.AllowCompact {
 			return nil, fmt.Errorf("%w: the lab compacts the server, and compaction is cluster-wide: it destroys history for every client of %s; pass --allow-compact to allow it", ErrUsage, strings.Join(opts.Endpoints, ","))
 		}
+		if opts.Version != "" {
+			return nil, fmt.Errorf("%w: --etcd-version and --endpoints exclude each other: the server at %s runs its own release", ErrUsage, strings.Join(opts.Endpoints, ","))
+		}
 	}
 	start := time.Now()
+	// The lab works under lctx, which the watchdog ends when the server
+	// stops answering; ctx's end is the user's interrupt.
+	lctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	env := &Env{Opts: opts, prog: progress.Start(ctx, "the lab", len(l.AllPhases()))}
 	defer func() {
+		env.stopWatchdog()
+		if err != nil {
+			rep, err = nil, env.explain(ctx, lctx, err)
+		}
 		env.announce(PhaseTeardown)
-		if terr := env.teardown(); terr != nil && err == nil {
-			rep, err = nil, terr
+		if terr := env.teardown(); terr != nil {
+			if err == nil {
+				rep = nil
+			}
+			err = env.leftBehind(err, terr)
 		}
 		if err == nil {
 			rep.Run().Millis = time.Since(start).Milliseconds()
@@ -181,14 +218,20 @@ func Run(ctx context.Context, l *Lab, opts Options) (rep Record, err error) {
 		env.prog.Done()
 	}()
 	env.announce(PhaseServer)
-	if err := env.start(ctx); err != nil {
+	if err := env.start(lctx); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := lctx.Err(); err != nil {
 		return nil, err
 	}
-	rep, err = l.Run(ctx, env)
+	env.startWatchdog(lctx, cancel)
+	rep, err = l.Run(lctx, env)
 	if err != nil {
+		return nil, err
+	}
+	// A request interrupted in the last phase may have recorded the
+	// interruption as its result: the record is not the server's then.
+	if err := lctx.Err(); err != nil {
 		return nil, err
 	}
 	if rep == nil || rep.Run() == nil {
@@ -240,10 +283,13 @@ type Env struct {
 	Opts Options
 
 	etcdctl, etcdctlVersion string
-	base                    string   // the run's unique prefix
-	written                 []string // prefixes to delete
+	base                    string // the run's unique prefix, deleted at teardown
 	notes                   []string
 	prog                    *progress.Phase
+	phase                   string // the phase running
+	down                    bool   // the server stopped answering
+	unlock                  func() // releases the lab's lock on a server someone else runs
+	stopDog                 func()
 }
 
 // Phase announces that phase name begins and returns ctx's error, so that
@@ -254,6 +300,7 @@ func (e *Env) Phase(ctx context.Context, name string) error {
 }
 
 func (e *Env) announce(name string) {
+	e.phase = name
 	if e.prog != nil {
 		e.prog.Next(name)
 	}
@@ -263,12 +310,15 @@ func (e *Env) announce(name string) {
 }
 
 // Prefix returns a fresh key prefix under the run's unique one, for a
-// round called name; everything under it is deleted at teardown.
+// round called name; everything under the run's prefix is deleted at
+// teardown.
 func (e *Env) Prefix(name string) string {
-	p := e.base + name + "/"
-	e.written = append(e.written, p)
-	return p
+	return e.base + name + "/"
 }
+
+// RunPrefix is the prefix unique to the run that every key the lab writes
+// is under.
+func (e *Env) RunPrefix() string { return e.base }
 
 // Endpoints are the server's client endpoints.
 func (e *Env) Endpoints() []string { return e.Server.Endpoints() }
@@ -290,18 +340,35 @@ func (e *Env) Etcdctl() *report.LabTool {
 }
 
 func (e *Env) start(ctx context.Context) error {
-	if len(e.Opts.Endpoints) == 0 {
+	switch {
+	case len(e.Opts.Endpoints) > 0:
+		e.Server = external{eps: e.Opts.Endpoints}
+	case e.Opts.Version == "" || e.Opts.Version == EmbeddedVersion():
 		srv, err := StartEmbedded(ctx)
 		if err != nil {
 			return err
 		}
 		e.Server = srv
-	} else {
-		e.Server = external{eps: e.Opts.Endpoints}
+	default:
+		if e.Opts.BuildServer == nil {
+			return fmt.Errorf("the lab cannot run etcd %s: this program embeds %s and was given no way to build another release", e.Opts.Version, EmbeddedVersion())
+		}
+		bin, err := e.Opts.BuildServer(ctx, e.Opts.Version)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("building etcd %s for the lab: %w", e.Opts.Version, err)
+		}
+		srv, err := StartProcess(ctx, bin)
+		if err != nil {
+			return err
+		}
+		e.Server = srv
 	}
 	e.Etcd = report.LabEtcd{Server: e.Server.Kind()}
-	if e.Server.Kind() == "endpoints" {
-		e.Etcd.Endpoints = e.Opts.Endpoints
+	if e.Server.Kind() != "embedded" {
+		e.Etcd.Endpoints = e.Server.Endpoints()
 	}
 	if err := e.connect(); err != nil {
 		return err
@@ -310,19 +377,33 @@ func (e *Env) start(ctx context.Context) error {
 	defer cancel()
 	st, err := e.Client.Status(sctx, e.Endpoints()[0])
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("connecting to etcd at %s: %w", strings.Join(e.Endpoints(), ","), err)
 	}
 	e.Etcd.Version = "v" + st.Version
+	if e.Opts.Version != "" && e.Etcd.Version != e.Opts.Version {
+		return fmt.Errorf("the lab's server is etcd %s, not the %s asked for", e.Etcd.Version, e.Opts.Version)
+	}
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return err
 	}
 	e.base = "/srctrace-lab/" + hex.EncodeToString(b[:]) + "/"
+	if e.Server.Kind() == "endpoints" {
+		if err := e.lock(ctx); err != nil {
+			return err
+		}
+	}
 	if e.Opts.NoEtcdctl {
 		e.Note("etcdctl was not used (--no-etcdctl): the results are the Go client's")
 		return nil
 	}
 	path, ver, note := FindEtcdctl(ctx, e.Opts.Etcdctl, e.Etcd.Version, e.Opts.Build)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if note != "" {
 		e.Note("%s", note)
 	}
@@ -331,11 +412,7 @@ func (e *Env) start(ctx context.Context) error {
 }
 
 func (e *Env) connect() error {
-	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   e.Endpoints(),
-		DialTimeout: 5 * time.Second,
-		Logger:      zap.NewNop(),
-	})
+	cli, err := newClient(e.Endpoints())
 	if err != nil {
 		return fmt.Errorf("connecting to etcd: %w", err)
 	}
@@ -343,24 +420,83 @@ func (e *Env) connect() error {
 	return nil
 }
 
+// teardown deletes the run's keys, closes the client and stops a server
+// the run started. The error is about keys left on a server someone else
+// runs, or about stopping a server.
 func (e *Env) teardown() error {
 	var errs []error
 	if e.Client != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		for _, p := range e.written {
-			if _, err := e.Client.Delete(ctx, p, clientv3.WithPrefix()); err != nil && e.Server.Kind() == "endpoints" {
-				errs = append(errs, fmt.Errorf("deleting %s: %w", p, err))
+		// A server that stopped answering (as the run found, or as a
+		// status request now shows: an interrupt may come while it hangs)
+		// gets one short try, so that the teardown does not hang with it.
+		if !e.down && e.Server != nil && e.Server.Kind() != "embedded" && e.ping(context.Background(), time.Second) != nil {
+			e.down = true
+		}
+		d := 5 * time.Second
+		if e.down {
+			d = time.Second
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		if e.base != "" {
+			if _, err := e.Client.Delete(ctx, e.base, clientv3.WithPrefix()); err != nil && e.Server.Kind() == "endpoints" {
+				errs = append(errs, &KeysLeftError{Endpoints: e.Endpoints(), Prefix: e.base, Err: err})
 			}
 		}
 		cancel()
+		if e.unlock != nil && !e.down {
+			e.unlock() // else the lock's lease ends by itself
+		}
 		e.Client.Close()
 	}
 	if e.Server != nil {
 		if err := e.Server.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("closing the server: %w", err))
+			errs = append(errs, fmt.Errorf("stopping the lab's etcd server: %w", err))
 		}
 	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
 	return errors.Join(errs...)
+}
+
+// leftBehind joins what teardown could not do to the run's error, keeping
+// the run's error first (an interrupt stays one).
+func (e *Env) leftBehind(err, terr error) error {
+	if err == nil {
+		return terr
+	}
+	var down *ServerDownError
+	if left, ok := terr.(*KeysLeftError); ok && errors.As(err, &down) {
+		// The server that stopped answering has the keys: one sentence.
+		down.Left = left
+		return down
+	}
+	return &teardownError{err: err, teardown: terr}
+}
+
+// teardownError is a run's error with what its teardown could not do.
+type teardownError struct{ err, teardown error }
+
+func (t *teardownError) Error() string   { return t.err.Error() + "; " + t.teardown.Error() }
+func (t *teardownError) Unwrap() []error { return []error{t.err, t.teardown} }
+
+// KeysLeftError says which of the run's keys are still on a server
+// someone else runs, and how to delete them.
+type KeysLeftError struct {
+	Endpoints []string
+	Prefix    string
+	Err       error
+}
+
+func (k *KeysLeftError) Error() string {
+	return fmt.Sprintf("the lab's keys under %s are still on the etcd server at %s (deleting them: %v): delete them with `%s` once it answers", k.Prefix, strings.Join(k.Endpoints, ","), k.Err, k.command())
+}
+
+func (k *KeysLeftError) Unwrap() error { return k.Err }
+
+// command is the etcdctl command that deletes the keys.
+func (k *KeysLeftError) command() string {
+	return fmt.Sprintf("etcdctl --endpoints=%s del --prefix %s", strings.Join(k.Endpoints, ","), k.Prefix)
 }
 
 func checkLoopback(eps []string) error {

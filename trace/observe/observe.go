@@ -175,9 +175,7 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 	cover := strings.Join(append(pkgs, source.WorkModule+"/runner"), ",")
 	ph := progress.Start(ctx, "building etcd "+src.Version+" with coverage", 0)
 	defer ph.Done()
-	cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+cover, "-o", tmp, "./runner")
-	cmd.Dir = src.Dir
-	cmd.Env = src.WithOnline().Env
+	cmd := src.WithOnline().Go(ctx, "build", "-cover", "-covermode=atomic", "-coverpkg="+cover, "-o", tmp, "./runner")
 	err = src.Locked(ctx, func() error {
 		rdir := filepath.Join(src.Dir, "runner")
 		if err := os.MkdirAll(rdir, 0o755); err != nil {
@@ -186,7 +184,10 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 		if err := source.WriteFileAtomic(filepath.Join(rdir, "main.go"), runnerSource); err != nil {
 			return err
 		}
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := source.RunGo(cmd); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return cerr
+			}
 			return fmt.Errorf("building the instrumented etcd %s: %v: %s", src.Version, err, bytes.TrimSpace(out))
 		}
 		return nil
@@ -206,7 +207,7 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, script string, writes int) (*Profile, error) {
 	tmp, err := os.MkdirTemp("", "srctrace-observe-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("making the coverage run's directory: %w (TMPDIR must name a writable directory)", err)
 	}
 	defer os.RemoveAll(tmp)
 	cov := filepath.Join(tmp, "cov")
@@ -218,6 +219,7 @@ func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, 
 	cmd.Env = append(os.Environ(), "GOCOVERDIR="+cov)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 20 * time.Second
+	lab.DieWithParent(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -227,14 +229,15 @@ func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, 
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
-	stopped := false
+	// exited is closed when the server has exited, for whatever reason;
+	// waitErr is then how.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	stop := func() error {
-		if stopped {
-			return nil
-		}
-		stopped = true
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		return cmd.Wait()
+		<-exited
+		return waitErr
 	}
 	defer stop()
 	addr := make(chan string, 1)
@@ -260,16 +263,36 @@ func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if err := lab.RunScript(ctx, []string{ep}, l, script, lab.Options{Writes: writes}); err != nil {
+	// A server that exits during the script ends the script at once.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-exited:
+			cancel()
+		case <-sctx.Done():
+		}
+	}()
+	if err := lab.RunScript(sctx, []string{ep}, l, script, lab.Options{Writes: writes}); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		select {
+		case <-exited:
+			return nil, fmt.Errorf("the instrumented etcd server exited during the %s script (%v): %s", script, waitErr, lastLine(stderr.String()))
+		default:
+		}
 		return nil, err
 	}
 	if err := stop(); err != nil {
 		return nil, fmt.Errorf("stopping the instrumented server: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	prof := filepath.Join(tmp, "profile.txt")
-	tool := exec.CommandContext(ctx, "go", "tool", "covdata", "textfmt", "-i="+cov, "-o="+prof)
-	tool.Env = src.Env
-	if b, err := tool.CombinedOutput(); err != nil {
+	tool := source.GoCommand(ctx, "", src.Env, "tool", "covdata", "textfmt", "-i="+cov, "-o="+prof)
+	if b, err := source.RunGo(tool); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
 		return nil, fmt.Errorf("go tool covdata: %v: %s", err, bytes.TrimSpace(b))
 	}
 	p, err := readProfile(prof, src)
@@ -322,4 +345,10 @@ func parseBlock(line string, src *source.Source) (Block, bool) {
 	endLine, _ := strconv.Atoi(strings.SplitN(span[1], ".", 2)[0])
 	count, _ := strconv.Atoi(f[2])
 	return Block{File: src.ImportFile(file), Start: startLine, End: endLine, Count: count}, true
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }

@@ -19,7 +19,7 @@ type LabRun struct {
 // LabEtcd names the server.
 type LabEtcd struct {
 	Version   string   `json:"version"`
-	Server    string   `json:"server"` // "embedded" or "endpoints"
+	Server    string   `json:"server"` // "embedded", "process" (built from the release's module, run by srctrace) or "endpoints"
 	Endpoints []string `json:"endpoints,omitempty"`
 }
 

@@ -30,6 +30,9 @@ type Report struct {
 	Lab json.RawMessage `json:"lab,omitempty"`
 	// Observe is the coverage run, when it was asked for.
 	Observe *Observe `json:"observe,omitempty"`
+	// Layers follows the signal past etcd into the code that consumes it
+	// (Kubernetes), when it was asked for.
+	Layers *Layers `json:"layers,omitempty"`
 	// Notes is the study's notes, composed from the rest of the report:
 	// what the Markdown and HTML outputs render.
 	Notes *Doc `json:"notes,omitempty"`
@@ -178,6 +181,13 @@ type Site struct {
 	// Init is set for a use in package-level code, which runs once at
 	// package initialisation rather than through calls.
 	Init bool `json:"init,omitempty"`
+	// Dynamic marks a call that reaches the object through an interface
+	// method or a function value (srctrace why): Via is what the call
+	// names there. Impl is the implementation of an interface method
+	// whose use this is.
+	Dynamic bool   `json:"dynamic,omitempty"`
+	Via     string `json:"via,omitempty"`
+	Impl    string `json:"impl,omitempty"`
 }
 
 // Excerpt is a few numbered source lines.
@@ -199,6 +209,15 @@ type Entry struct {
 	// started with go), or empty.
 	Found string `json:"found,omitempty"`
 	Kind  string `json:"kind,omitempty"`
+	// Method is the gRPC method a root serves ("/etcdserverpb.KV/Range")
+	// and Stubs the client functions that send it, as the generated code
+	// declares them; Starter is where a goroutine is started (or a
+	// handler registered), and StartUp the main function that reaches
+	// that starter (srctrace why).
+	Method  string   `json:"method,omitempty"`
+	Stubs   []string `json:"stubs,omitempty"`
+	Starter *Loc     `json:"starter,omitempty"`
+	StartUp string   `json:"start_up,omitempty"`
 }
 
 // AbsentEntry is an entry of the study that the release lacks.

@@ -57,6 +57,10 @@ type Loc struct {
 	// Ref is the tag or commit at which File:Line is meant, when it is not
 	// the release of the document that cites it (a drift cites several).
 	Ref string `json:"ref,omitempty"`
+	// Repo is the GitHub repository ("owner/name") that File is in, when
+	// it is not the document's (a consumer's module: kubernetes/apiserver);
+	// Ref is then its tag, and File a path in that repository.
+	Repo string `json:"repo,omitempty"`
 }
 
 // Comparison is a revision compared with the compaction revision.
@@ -112,9 +116,10 @@ type Refusal struct {
 	Reason string `json:"reason"`
 	Text   string `json:"reason_text,omitempty"`
 	// CondAt is where the condition is tested, ReasonAt where the reason
-	// is set.
+	// is set, Def where a variable the condition tests is set.
 	CondAt   *Loc `json:"cond_at,omitempty"`
 	ReasonAt *Loc `json:"reason_at,omitempty"`
+	Def      *Loc `json:"cond_def,omitempty"`
 }
 
 // Handoff is a hand-off between goroutines.
@@ -268,9 +273,25 @@ type Claim struct {
 	Verdict string `json:"verdict"`
 	HoldsIf string `json:"holds_if"`
 	FailsIf string `json:"fails_if"`
-	Holds   *bool  `json:"holds"`
+	// PartlyIf names the fact that, established with HoldsIf's, makes the
+	// claim hold only in part.
+	PartlyIf string `json:"partly_if,omitempty"`
+	Holds    *bool  `json:"holds"`
+	// Outcome is "yes", "no", "partly" or "undecided": yes and partly
+	// when Holds is true, partly when Part is set too.
+	Outcome string `json:"outcome"`
 	Fact    *Fact  `json:"fact"`
+	// Part is the fact that says which part of the claim does not hold.
+	Part *Fact `json:"part,omitempty"`
 }
+
+// Claim outcomes.
+const (
+	OutcomeYes       = "yes"
+	OutcomeNo        = "no"
+	OutcomePartly    = "partly"
+	OutcomeUndecided = "undecided"
+)
 
 // Ceiling is a comparison with the current revision that bounds the
 // compaction: its branch returns an error before the revision is written.
@@ -300,6 +321,9 @@ type Case struct {
 	Loc
 	Takes   string `json:"takes"`
 	Unknown string `json:"unknown,omitempty"`
+	// Because are the lines that decide what the response alone does not
+	// (the fragment flag of a compaction cancel, from the server's code).
+	Because []Loc `json:"because,omitempty"`
 }
 
 // Resume is a call that watches again, with the case it is in.

@@ -21,6 +21,26 @@
 // The function of every go statement; where the go statement calls a
 // function-valued parameter (a helper like GoAttach(f)), the functions
 // that the helper's callers pass for it.
+//
+// # Library callbacks
+//
+// A function stored in a function field of a struct that a package not
+// loaded from source declares (a cobra command's Run) is called back by
+// that library.
+//
+// # Programs
+//
+// The main function of every main package loaded from source: what runs
+// when the program starts. A goroutine whose starter a main function
+// reaches is started at start-up (StartUp says which).
+//
+// # The network
+//
+// ReadNetwork reads the gRPC methods that generated code declares: for
+// each full method name ("/etcdserverpb.KV/Range"), the server interface
+// method that serves it, the handler registered for it, and the client
+// stubs that send it, all from the generated code's method-name strings.
+// Serving answers which roots a client's call of a method reaches.
 package roots
 
 import (
@@ -42,6 +62,11 @@ const (
 	GRPC      Kind = "grpc"
 	HTTP      Kind = "http"
 	Goroutine Kind = "goroutine"
+	Main      Kind = "main"
+	// Callback is a function a library calls back: stored in a function
+	// field of a struct of a package not loaded from source (Service
+	// names the field, "cobra.Command.Run").
+	Callback Kind = "callback"
 )
 
 // Root is a function started from outside the program's calls.
@@ -49,8 +74,15 @@ type Root struct {
 	Func *ssa.Function
 	Kind Kind
 	// Service is the gRPC service interface ("etcdserverpb.KVServer"), or
-	// empty.
-	Service string
+	// empty; Iface is that interface, qualified
+	// ("go.etcd.io/etcd/api/v3/etcdserverpb.KVServer").
+	Service, Iface string
+	// Starter is the function that starts a goroutine (its go statement,
+	// or the call that hands a helper the function), registers an HTTP
+	// handler function or makes a gRPC callback; At is where. Nil for a
+	// gRPC method, a ServeHTTP method and a main function.
+	Starter *ssa.Function
+	At      token.Pos
 }
 
 // Find returns the roots in the functions of the source packages of g
@@ -62,12 +94,19 @@ func Find(g *callpath.Graph) []Root {
 	}
 	seen := map[*ssa.Function]bool{}
 	var out []Root
-	add := func(fn *ssa.Function, k Kind, svc string) {
+	add := func(fn *ssa.Function, k Kind, svc string) *Root {
 		if fn == nil || seen[fn] || fn.Synthetic != "" || fn.Blocks == nil {
-			return
+			return nil
 		}
 		seen[fn] = true
 		out = append(out, Root{Func: fn, Kind: k, Service: svc})
+		return &out[len(out)-1]
+	}
+	// started adds a root that starter starts (or registers) at pos.
+	started := func(fn *ssa.Function, k Kind, starter *ssa.Function, pos token.Pos) {
+		if r := add(fn, k, ""); r != nil {
+			r.Starter, r.At = starter, pos
+		}
 	}
 	// gRPC: service interfaces from the Register…Server functions, and the
 	// packages of the loaded source that call them.
@@ -133,7 +172,9 @@ func Find(g *callpath.Graph) []Root {
 				if sel == nil {
 					continue
 				}
-				add(g.Prog.MethodValue(sel), GRPC, typeName(iface))
+				if r := add(g.Prog.MethodValue(sel), GRPC, typeName(iface)); r != nil {
+					r.Iface = iface.Obj().Pkg().Path() + "." + iface.Obj().Name()
+				}
 			}
 		}
 	}
@@ -176,16 +217,16 @@ func Find(g *callpath.Graph) []Root {
 							helpers[fn] = append(helpers[fn], i)
 							continue
 						}
-						add(t, Goroutine, "")
+						started(t, Goroutine, fn, call.Pos())
 					} else if c.StaticCallee() != nil {
-						add(c.StaticCallee(), Goroutine, "")
+						started(c.StaticCallee(), Goroutine, fn, call.Pos())
 					} else if p, ok := c.Value.(*ssa.Parameter); ok && p.Parent() == fn {
 						helpers[fn] = append(helpers[fn], paramIndex(p))
 					}
 					continue
 				}
 				if callee := c.StaticCallee(); callee != nil && isHandleFunc(callee) && len(c.Args) >= 2 {
-					add(funcValue(c.Args[len(c.Args)-1]), HTTP, "")
+					started(funcValue(c.Args[len(c.Args)-1]), HTTP, fn, call.Pos())
 				}
 			}
 			// gRPC calls back the functions given to it as its own function
@@ -193,7 +234,7 @@ func Find(g *callpath.Graph) []Root {
 			for _, ins := range b.Instrs {
 				if v, ok := ins.(ssa.Value); ok {
 					if t := funcValue(v); t != nil && flowsToGRPCFunc(v) {
-						add(t, GRPC, "")
+						started(t, GRPC, fn, v.Pos())
 					}
 				}
 			}
@@ -215,10 +256,40 @@ func Find(g *callpath.Graph) []Root {
 				args := call.Common().Args
 				for _, i := range idx {
 					if i < len(args) {
-						add(funcValue(args[i]), Goroutine, "")
+						started(funcValue(args[i]), Goroutine, fn, call.Pos())
 					}
 				}
 			}
+		}
+	}
+	// A library calls back the functions stored in the function fields of
+	// its structs (a cobra command's Run): code that runs from a program's
+	// main through the library. Last, so that a function that is a root of
+	// another kind too keeps that kind.
+	for _, fn := range fns {
+		if fn.Synthetic == "package initializer" {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				st, ok := ins.(*ssa.Store)
+				if !ok {
+					continue
+				}
+				if t := funcValue(st.Val); t != nil {
+					if field, ok := libraryField(st.Addr, src); ok {
+						if r := add(t, Callback, field); r != nil {
+							r.Starter, r.At = fn, st.Pos()
+						}
+					}
+				}
+			}
+		}
+	}
+	// Programs: the main function of each main package.
+	for _, p := range g.Pkgs {
+		if p.Pkg.Name() == "main" {
+			add(p.Func("main"), Main, "")
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -227,6 +298,27 @@ func Find(g *callpath.Graph) []Root {
 		}
 		return callpath.Name(out[i].Func) < callpath.Name(out[j].Func)
 	})
+	return out
+}
+
+// StartUp returns, of the goroutine and callback roots, those whose
+// starter a main function reaches by calls: the goroutines a program
+// starts at start-up (or later, from code that start-up code reaches) and
+// the callbacks it hands a library then, each with the main function that
+// reaches its starter.
+func StartUp(g *callpath.Graph, rs []Root) map[*ssa.Function]*ssa.Function {
+	out := map[*ssa.Function]*ssa.Function{}
+	for _, m := range rs {
+		if m.Kind != Main {
+			continue
+		}
+		reach := g.Reachable(m.Func)
+		for _, r := range rs {
+			if (r.Kind == Goroutine || r.Kind == Callback) && r.Starter != nil && reach[r.Starter] && out[r.Func] == nil {
+				out[r.Func] = m.Func
+			}
+		}
+	}
 	return out
 }
 
@@ -258,6 +350,38 @@ func registrations(g *callpath.Graph, src map[*ssa.Package]bool) map[*types.Func
 		}
 	}
 	return out
+}
+
+// libraryField names the struct field that addr points into ("cobra.Command.Run")
+// when the struct is declared in a package not loaded from source, other
+// than gRPC's (whose callbacks are roots of their own kind).
+func libraryField(addr ssa.Value, src map[*ssa.Package]bool) (string, bool) {
+	fa, ok := addr.(*ssa.FieldAddr)
+	if !ok {
+		return "", false
+	}
+	ptr, ok := fa.X.Type().Underlying().(*types.Pointer)
+	if !ok {
+		return "", false
+	}
+	n, ok := ptr.Elem().(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || strings.HasPrefix(n.Obj().Pkg().Path(), "google.golang.org/grpc") {
+		return "", false
+	}
+	for p := range src {
+		if p.Pkg == n.Obj().Pkg() {
+			return "", false
+		}
+	}
+	st, ok := n.Underlying().(*types.Struct)
+	if !ok || fa.Field >= st.NumFields() {
+		return "", false
+	}
+	f := st.Field(fa.Field)
+	if _, isFunc := f.Type().Underlying().(*types.Signature); !isFunc {
+		return "", false
+	}
+	return n.Obj().Pkg().Name() + "." + n.Obj().Name() + "." + f.Name(), true
 }
 
 // runsParam reports whether closure fn, made in parent, calls a function

@@ -32,6 +32,12 @@ type Receive struct {
 	// Resumes are the calls that watch again, each with the case of the
 	// loop it is in.
 	Resumes []Resume
+	// Fragment, when set, is why the wire's fragment flag is false for a
+	// compaction cancel: the case that reads it is decided with it.
+	Fragment *Fragment
+	// Closing is what the loop does when the substream that handed out the
+	// cancel has stopped (nil when the analysis does not find it).
+	Closing *Closing
 }
 
 // Case is one case of a switch.
@@ -44,6 +50,9 @@ type Case struct {
 	Takes string
 	// Unknown names what the condition reads that is not decided.
 	Unknown string
+	// Because are the lines that decide a condition the response alone
+	// does not (the fragment flag, from the server's writes of it).
+	Because []Pos
 }
 
 // Resume is a call that watches again, and the case it is in.
@@ -81,9 +90,36 @@ func (r *Result) receive() {
 		return
 	}
 	known := map[*types.Var]tri{cancelV: yes3, createdV: no3, compactV: nonzero3}
+	rc.Cases = r.cases(fd, loop, known)
+	undecided := false
+	for _, c := range rc.Cases {
+		undecided = undecided || c.Takes == "unknown"
+	}
+	if flag := r.fieldOrNil(sg.Fragment); undecided && flag != nil {
+		if fr := r.fragment(loop, fd.Body, known); fr != nil {
+			rc.Fragment = fr
+			known[flag] = no3
+			before := rc.Cases
+			rc.Cases = r.cases(fd, loop, known)
+			why := append([]Pos{fr.Alias}, fr.Writes...)
+			why = append(append(append(why, fr.Guards...), fr.NoEvents), fr.Copy)
+			for i := range rc.Cases {
+				if i < len(before) && before[i].Takes == "unknown" && rc.Cases[i].Takes != "unknown" {
+					rc.Cases[i].Because = why
+				}
+			}
+		}
+	}
+	r.receiveRest(rc, fd, loop)
+}
+
+// cases decides the cases of the loop's switch over a response with the
+// known fields.
+func (r *Result) cases(fd *ast.FuncDecl, loop *ssa.Function, known map[*types.Var]tri) []Case {
+	var out []Case
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		sw, ok := n.(*ast.SwitchStmt)
-		if !ok || sw.Tag != nil || len(rc.Cases) > 0 {
+		if !ok || sw.Tag != nil || len(out) > 0 {
 			return true
 		}
 		reads := false
@@ -122,10 +158,17 @@ func (r *Result) receive() {
 					c.Takes, c.Unknown = "unknown", unknown
 				}
 			}
-			rc.Cases = append(rc.Cases, c)
+			out = append(out, c)
 		}
 		return false
 	})
+	return out
+}
+
+// receiveRest finds where the substream stops, where the user's channel is
+// closed, what the loop does then, and where the client watches again.
+func (r *Result) receiveRest(rc *Receive, fd *ast.FuncDecl, loop *ssa.Function) {
+	sg := r.in.Spec
 	if sg.ClientServe != "" {
 		if serve, err := r.in.Graph.Func(sg.ClientServe); err == nil {
 			rc.Stop = r.stopOnErr(serve)
@@ -152,6 +195,9 @@ func (r *Result) receive() {
 				}
 			}
 		}
+	}
+	if rc.Close != nil {
+		rc.Closing = r.closing(fd, loop, rc.Close)
 	}
 	if sg.ClientResume != "" {
 		if res, err := r.in.Graph.Func(sg.ClientResume); err == nil {

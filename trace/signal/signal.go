@@ -105,8 +105,9 @@ type Refusal struct {
 	Reason string // the cancel reason's expression
 	Text   string // the reason's text, when it can be evaluated
 	// CondAt is where the condition is tested, ReasonAt where the reason
-	// is set.
-	CondAt, ReasonAt Pos
+	// is set; Def where a variable the condition tests is set
+	// ("err := sws.isWatchPermitted(creq)"), when it is a local.
+	CondAt, ReasonAt, Def Pos
 }
 
 // GoStmt is a go statement that starts a loop.
@@ -219,8 +220,25 @@ type Result struct {
 	// ProgressVar and StartVar are the resolved fields (nil when absent).
 	ProgressVar, StartVar *types.Var
 
+	// Victims is the third set of watchers (when the spec names it);
+	// Cleanup what becomes of a watcher the decision cancels; Choose how
+	// the sync loop takes the behind group's watchers; Refused how the
+	// client shows a refusal at open; Retry what the client library does
+	// when a unary call fails; Removal when a compaction removes what it
+	// compacts; Display how the tool shows each response; Docs the signal
+	// fields' doc comments.
+	Victims *Victims
+	Cleanup *Cleanup
+	Choose  *Choose
+	Refused *Refused
+	Retry   *Retry
+	Removal *Removal
+	Display *Display
+	Docs    []FieldDoc
+
 	in  Input
 	syn *syntax
+	all []*ssa.Function // functions with bodies, in source order
 }
 
 // Analyze runs the signal analysis. It fails only when a name the study
@@ -241,6 +259,7 @@ func Analyze(in Input) (*Result, error) {
 	sortBy(fns, func(a, b *ssa.Function) bool {
 		return a.Pos() < b.Pos() || (a.Pos() == b.Pos() && a.String() < b.String())
 	})
+	r.all = fns
 	d := newDeriver(in.Graph, fns)
 	d.run(rev)
 	r.comparisons(d)
@@ -262,6 +281,14 @@ func Analyze(in Input) (*Result, error) {
 	r.Start = r.stores(sg.Start)
 	r.tool()
 	r.convert()
+	r.victims()
+	r.cleanup()
+	r.choose()
+	r.refused()
+	r.retry()
+	r.removal()
+	r.display()
+	r.fieldDocs()
 	return r, nil
 }
 
@@ -632,6 +659,14 @@ func (r *Result) refusals() {
 		ref.Cond = r.condAbove(path)
 		if c := r.condExprAbove(path); c != nil {
 			ref.CondAt = r.pos(c.Pos(), fn, lineText(r.syn, c.Pos()))
+			// err != nil: where err is set.
+			if be, ok := ast.Unparen(c).(*ast.BinaryExpr); ok {
+				if id, ok := ast.Unparen(be.X).(*ast.Ident); ok {
+					if def := r.definition(id); def != nil {
+						ref.Def = r.pos(def.Pos(), fn, id.Name+" := "+r.syn.src(def))
+					}
+				}
+			}
 		}
 		r.Refusals = append(r.Refusals, ref)
 		return true

@@ -52,6 +52,29 @@ type Spec struct {
 	// client turns a server's error into its own.
 	ClientCreatedOpt, ClientConvert string
 
+	// Victims is the field of the third set of watchers, those whose
+	// channel was full when a response was due; VictimFlag the watcher's
+	// flag that says it is in that set ("pkg.T.field" each).
+	Victims, VictimFlag string
+	// Compacted is the watcher's flag the decision sets when it cancels
+	// the watcher ("pkg.T.field").
+	Compacted string
+	// Fragment is the wire response's flag for a response split in parts;
+	// Events the responses' events fields, the channel's then the wire's.
+	Fragment string
+	Events   []string
+	// ClientCancel is the wire request type with which the client cancels
+	// a watch; ClientClose the function that closes the client's stream.
+	ClientCancel, ClientClose string
+	// ClientRetry is the function that makes the client's retrying
+	// interceptor for unary calls, ClientLog the logger method it reports
+	// a failed attempt with, ClientSafeRetry the function that decides
+	// whether an error is tried again.
+	ClientRetry, ClientLog, ClientSafeRetry string
+	// Removal is the function that removes compacted revisions; Schedule
+	// the interface method that hands a job to a scheduler.
+	Removal, Schedule string
+
 	// Tool is the command line tool's layer.
 	Tool ToolSpec
 
@@ -77,6 +100,9 @@ type ToolSpec struct {
 	Exit string
 	// Failing is the client call whose error the get command handles.
 	Failing string
+	// JSON is the function that prints a response as JSON; Printers the
+	// function that chooses a printer by the output format's name.
+	JSON, Printers string
 }
 
 // Pace is one object that paces a replay.

@@ -35,6 +35,9 @@ type ToolRun struct {
 	Assumed []string
 	// Unknown is set when some printed value could not be evaluated.
 	Unknown bool
+	// Display is the call that shows each response the command receives
+	// (a method of a package-level printer), the final one too.
+	Display Pos
 }
 
 // Line is one printed line and the call that prints it.
@@ -399,6 +402,21 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 	case f.Name() == "Err" && len(x.Args) == 0:
 		if sel, ok := x.Fun.(*ast.SelectorExpr); ok && in.eval(sel.X, fn).kind == vResponse {
 			return value{kind: vError, s: in.respErr}
+		}
+	}
+	// A method of a package-level printer, called with the response.
+	if sig, _ := f.Type().(*types.Signature); sig != nil && sig.Recv() != nil && in.run.Display.Filename == "" {
+		if sel, ok := x.Fun.(*ast.SelectorExpr); ok {
+			if v, ok := in.r.syn.obj(sel.X).(*types.Var); ok && !v.IsField() && v.Pkg() != nil && v.Parent() == v.Pkg().Scope() && types.IsInterface(v.Type()) {
+				for _, a := range x.Args {
+					if u, ok := ast.Unparen(a).(*ast.UnaryExpr); ok && u.Op == token.AND {
+						a = u.X
+					}
+					if in.eval(a, fn).kind == vResponse {
+						in.run.Display = in.r.pos(x.Pos(), fn, in.r.syn.src(x))
+					}
+				}
+			}
 		}
 	}
 	// Inline functions of the tool's own packages.

@@ -37,11 +37,20 @@ type Site struct {
 	Kind  Kind
 	// Path encloses the identifier, innermost first (astutil.PathEnclosingInterval).
 	Path []ast.Node
+	// Object is the object used (or declared) here.
+	Object types.Object
 }
 
 // Find returns every use and definition of obj in the syntax of pkgs,
 // sorted by file and position.
 func Find(pkgs []*packages.Package, obj types.Object) []Site {
+	return FindAny(pkgs, map[types.Object]bool{obj: true})
+}
+
+// FindAny returns every use and definition of the objects in objs, in
+// one walk of the syntax of pkgs, sorted by file and position; each
+// Site's Object says whose use it is.
+func FindAny(pkgs []*packages.Package, objs map[types.Object]bool) []Site {
 	var out []Site
 	for _, p := range pkgs {
 		if p.TypesInfo == nil {
@@ -54,25 +63,21 @@ func Find(pkgs []*packages.Package, obj types.Object) []Site {
 					return true
 				}
 				var kind Kind
+				var obj types.Object
 				switch {
-				case p.TypesInfo.Defs[id] == obj:
-					kind = Definition
-				case p.TypesInfo.Uses[id] == obj:
+				case objs[p.TypesInfo.Defs[id]]:
+					kind, obj = Definition, p.TypesInfo.Defs[id]
+				case objs[p.TypesInfo.Uses[id]]:
+					obj = p.TypesInfo.Uses[id]
 				default:
 					return true
 				}
-				path, _ := astutil.PathEnclosingInterval(f, id.Pos(), id.End())
-				if kind == "" {
-					kind = classify(p.TypesInfo, path)
+				s := At(p, f, id)
+				s.Object = obj
+				if kind != "" {
+					s.Kind = kind
 				}
-				out = append(out, Site{
-					Pkg:   p,
-					File:  f,
-					Ident: id,
-					Pos:   p.Fset.Position(id.Pos()),
-					Kind:  kind,
-					Path:  path,
-				})
+				out = append(out, s)
 				return true
 			})
 		}
@@ -85,6 +90,15 @@ func Find(pkgs []*packages.Package, obj types.Object) []Site {
 		return a.Offset < b.Offset
 	})
 	return out
+}
+
+// At is the use that identifier id of file f makes, classified by the
+// syntax around it: how a use found otherwise than by identity (a call
+// through an interface or a function value, found in the call graph) is
+// described like the others.
+func At(p *packages.Package, f *ast.File, id *ast.Ident) Site {
+	path, _ := astutil.PathEnclosingInterval(f, id.Pos(), id.End())
+	return Site{Pkg: p, File: f, Ident: id, Pos: p.Fset.Position(id.Pos()), Kind: classify(p.TypesInfo, path), Path: path}
 }
 
 // classify looks at the syntax around a use. path[0] is the identifier.

@@ -56,6 +56,9 @@ func (s *Source) load(ctx context.Context, mode packages.LoadMode, patterns []st
 		return err
 	})
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr // the go command was stopped: its error says nothing more
+		}
 		return nil, fmt.Errorf("loading etcd %s: %w", s.Version, err)
 	}
 	return pkgs, nil

@@ -69,6 +69,20 @@ type Spec struct {
 	CacheDir string
 	// Env is added to the environment of every go command (tests use it).
 	Env []string
+	// With are modules of another repository that the work module requires
+	// beside Modules, each at its own release (Kubernetes, which consumes
+	// the etcd release). A release's work module with them is a directory
+	// of its own (see Name).
+	With []Require
+	// Name names the work module's directory under the cache's work/
+	// (default: the release), and Label what progress calls the source
+	// (default: the target's name).
+	Name, Label string
+}
+
+// Require is a module at a release.
+type Require struct {
+	Path, Version string
 }
 
 // Source is a resolved etcd source, ready to load packages from.
@@ -95,15 +109,23 @@ type Source struct {
 
 	tname   string // the target's name, for progress
 	layout  map[string]string
-	gomod   []byte // a release's work module go.mod
+	with    map[string]string // the release of each module of Spec.With
+	gomod   []byte            // a release's work module go.mod
+	gotmp   string            // GOTMPDIR of its go commands
 	cleanup func()
 }
 
-// Close removes what Resolve made for the source (a temporary go.work).
+// Close removes what Resolve made for the source: a temporary go.work, and
+// the directory its go commands keep their work in (GOTMPDIR), with
+// whatever an interrupted go command left there.
 func (s *Source) Close() {
 	if s.cleanup != nil {
 		s.cleanup()
 		s.cleanup = nil
+	}
+	if s.gotmp != "" {
+		removeAll(s.gotmp)
+		s.gotmp = ""
 	}
 }
 
@@ -150,10 +172,26 @@ func Resolve(ctx context.Context, spec Spec) (*Source, error) {
 	if spec.Dir != "" && spec.Version != "" {
 		return nil, fmt.Errorf("%w: --etcd-dir and --etcd-version exclude each other: name one source", ErrUsage)
 	}
-	if spec.Dir != "" {
-		return resolveDir(ctx, spec)
+	// Every go command of the source keeps its work (the go command's
+	// go-build directories) in a directory of the source's own, which Close
+	// removes: a go command killed on an interrupt leaves its work behind.
+	gotmp, err := os.MkdirTemp("", "srctrace-go-")
+	if err != nil {
+		return nil, fmt.Errorf("making a directory for the go command's work: %w (TMPDIR must name a writable directory)", err)
 	}
-	return resolveRelease(ctx, spec)
+	spec.Env = append(append([]string{}, spec.Env...), "GOTMPDIR="+gotmp)
+	var s *Source
+	if spec.Dir != "" {
+		s, err = resolveDir(ctx, spec)
+	} else {
+		s, err = resolveRelease(ctx, spec)
+	}
+	if err != nil {
+		removeAll(gotmp)
+		return nil, err
+	}
+	s.gotmp = gotmp
+	return s, nil
 }
 
 func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
@@ -176,7 +214,11 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 		}
 		cache = filepath.Join(uc, "srctrace")
 	}
-	dir := filepath.Join(cache, "work", v)
+	name := spec.Name
+	if name == "" {
+		name = v
+	}
+	dir := filepath.Join(cache, "work", name)
 	created, err := makeWorkDir(dir)
 	if err != nil {
 		return nil, err
@@ -188,7 +230,11 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	s := &Source{Version: v, tname: spec.tgt().Name, Kind: "module", Dir: dir, layout: spec.Layout, gomod: workGoMod(spec.Modules, v)}
+	label := spec.Label
+	if label == "" {
+		label = spec.tgt().Name
+	}
+	s := &Source{Version: v, tname: label, Kind: "module", Dir: dir, layout: spec.Layout, gomod: workGoMod(spec.Modules, v, spec.With)}
 
 	base := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	base = append(base, spec.Env...)
@@ -196,6 +242,9 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 	var args []string
 	for _, m := range spec.Modules {
 		args = append(args, m+"@"+v)
+	}
+	for _, w := range spec.With {
+		args = append(args, w.Path+"@"+w.Version)
 	}
 	var mods []modInfo
 	err = s.Locked(ctx, func() error {
@@ -219,7 +268,14 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 	}
 	s.Modules = map[string]string{}
 	s.Missing = map[string]string{}
+	s.with = map[string]string{}
+	for _, w := range spec.With {
+		s.with[w.Path] = w.Version
+	}
 	for i, m := range mods {
+		if m.Error != "" && i >= len(spec.Modules) {
+			return nil, fmt.Errorf("%s %s cannot be had: the module proxy said %q", m.Path, m.Version, proxySays(m.Error))
+		}
 		if m.Error != "" {
 			if i == 0 {
 				return nil, releaseError(v, m)
@@ -238,10 +294,45 @@ func resolveRelease(ctx context.Context, spec Spec) (*Source, error) {
 				have = append(have, m)
 			}
 		}
-		s.gomod = workGoMod(have, v)
+		s.gomod = workGoMod(have, v, spec.With)
 	}
 	ok = true
 	return s, nil
+}
+
+// Selected returns the release that minimum version selection chose in
+// the work module for each of modules in its build list (a module not in
+// it is left out). A module required at one release may be selected at a
+// later one when another requirement asks for more.
+func (s *Source) Selected(ctx context.Context, modules ...string) (map[string]string, error) {
+	out := map[string]string{}
+	err := s.Locked(ctx, func() error {
+		cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-m", "-e", "-json"}, modules...)...)
+		cmd.Dir, cmd.Env = s.Dir, s.Env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go list -m: %v: %s", err, strings.TrimSpace(stderr.String()))
+		}
+		dec := json.NewDecoder(&stdout)
+		for {
+			var m struct {
+				Path, Version string
+				Error         *struct{ Err string }
+			}
+			if err := dec.Decode(&m); err != nil {
+				break
+			}
+			if m.Error == nil && m.Version != "" {
+				out[m.Path] = m.Version
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the build list of %s: %w", s.Dir, err)
+	}
+	return out, nil
 }
 
 // WithOnline returns a copy of s whose go commands may use the user's
@@ -310,12 +401,14 @@ type modInfo struct {
 }
 
 func download(ctx context.Context, dir string, env, args []string) ([]modInfo, error) {
-	cmd := exec.CommandContext(ctx, "go", append([]string{"mod", "download", "-json"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = env
+	cmd := GoCommand(ctx, dir, env, append([]string{"mod", "download", "-json"}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
+	_ = signalGroup(cmd, os.Kill)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var mods []modInfo
 	dec := json.NewDecoder(&stdout)
 	for {
@@ -353,12 +446,15 @@ func index(args []string, path string) int {
 // the go command may have rewritten it (its go line, or, when a package was
 // missing, an upgraded requirement), and a stale one must not decide which
 // release is loaded. go.sum is kept: it only grows.
-func workGoMod(modules []string, v string) []byte {
+func workGoMod(modules []string, v string, with []Require) []byte {
 	var b strings.Builder
 	b.WriteString("// Written by srctrace: a work module to load etcd " + v + " from.\n")
 	b.WriteString("module " + WorkModule + "\n\ngo 1.24\n\nrequire (\n")
 	for _, m := range modules {
 		fmt.Fprintf(&b, "\t%s %s\n", m, v)
+	}
+	for _, w := range with {
+		fmt.Fprintf(&b, "\t%s %s\n", w.Path, w.Version)
 	}
 	b.WriteString(")\n")
 	return []byte(b.String())
@@ -511,8 +607,12 @@ func (s *Source) CheckVersions(pkgs []*packages.Package) error {
 		if bad != nil || p.Module == nil {
 			return
 		}
-		if _, own := s.Modules[p.Module.Path]; own && p.Module.Version != s.Version {
-			bad = fmt.Errorf("package %s was loaded from %s@%s, not %s: the work module in %s is inconsistent; remove it and run again", p.PkgPath, p.Module.Path, p.Module.Version, s.Version, s.Dir)
+		want := s.Version
+		if w, ok := s.with[p.Module.Path]; ok {
+			want = w
+		}
+		if _, own := s.Modules[p.Module.Path]; own && p.Module.Version != want {
+			bad = fmt.Errorf("package %s was loaded from %s@%s, not %s: the work module in %s is inconsistent; remove it and run again", p.PkgPath, p.Module.Path, p.Module.Version, want, s.Dir)
 		}
 	})
 	return bad

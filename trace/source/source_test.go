@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/mod/module"
+	modzip "golang.org/x/mod/zip"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -201,8 +203,8 @@ func TestImportFile(t *testing.T) {
 // at once, and each runs with the go.mod written for its own modules.
 func TestLocked(t *testing.T) {
 	dir := t.TempDir()
-	a := &Source{Kind: "module", Dir: dir, gomod: workGoMod([]string{"example.com/a"}, "v3.0.0")}
-	b := &Source{Kind: "module", Dir: dir, gomod: workGoMod([]string{"example.com/a", "example.com/b"}, "v3.0.0")}
+	a := &Source{Kind: "module", Dir: dir, gomod: workGoMod([]string{"example.com/a"}, "v3.0.0", nil)}
+	b := &Source{Kind: "module", Dir: dir, gomod: workGoMod([]string{"example.com/a", "example.com/b"}, "v3.0.0", nil)}
 	ctx := context.Background()
 	inA, leaveA := make(chan struct{}), make(chan struct{})
 	doneA := make(chan error)
@@ -395,5 +397,84 @@ func TestDescribeDirty(t *testing.T) {
 		if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
 			t.Errorf("describing changed the tree (-before +after):\n%s", diff)
 		}
+	}
+}
+
+// fileProxy writes a GOPROXY=file:// tree holding each module version
+// (path@version: its go.mod) with one Go file, and returns its URL.
+func fileProxy(t *testing.T, mods map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	lists := map[string][]string{}
+	for pv, gomod := range mods {
+		path, v, _ := strings.Cut(pv, "@")
+		dir := filepath.Join(root, filepath.FromSlash(path), "@v")
+		write(t, filepath.Join(dir, v+".mod"), gomod)
+		write(t, filepath.Join(dir, v+".info"), fmt.Sprintf(`{"Version":%q,"Time":"2024-01-01T00:00:00Z"}`, v))
+		src := t.TempDir()
+		write(t, filepath.Join(src, "go.mod"), gomod)
+		write(t, filepath.Join(src, "a.go"), "package a\n")
+		f, err := os.Create(filepath.Join(dir, v+".zip"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := modzip.CreateFromDir(f, module.Version{Path: path, Version: v}, src); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		lists[dir] = append(lists[dir], v)
+	}
+	for dir, vs := range lists {
+		sort.Strings(vs)
+		write(t, filepath.Join(dir, "list"), strings.Join(vs, "\n")+"\n")
+	}
+	return "file://" + filepath.ToSlash(root)
+}
+
+// TestResolveWith: a work module that requires a module of another
+// repository at its own release, and minimum version selection raising the
+// release asked for, which Selected shows.
+func TestResolveWith(t *testing.T) {
+	proxy := fileProxy(t, map[string]string{
+		"example.com/a/v3@v3.0.0":   "module example.com/a/v3\n\ngo 1.22\n",
+		"example.com/a/v3@v3.1.0":   "module example.com/a/v3\n\ngo 1.22\n",
+		"example.com/fits@v0.1.0":   "module example.com/fits\n\ngo 1.22\n\nrequire example.com/a/v3 v3.0.0\n",
+		"example.com/raises@v0.2.0": "module example.com/raises\n\ngo 1.22\n\nrequire example.com/a/v3 v3.1.0\n",
+	})
+	cache := t.TempDir()
+	env := []string{"GOMODCACHE=" + filepath.Join(cache, "mod"), "GOPROXY=" + proxy, "GOSUMDB=off", "GONOSUMDB=*", "GOFLAGS=-mod=mod"}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		with, want string
+	}{{"example.com/fits@v0.1.0", "v3.0.0"}, {"example.com/raises@v0.2.0", "v3.1.0"}} {
+		path, v, _ := strings.Cut(tc.with, "@")
+		s, err := Resolve(ctx, Spec{Version: "v3.0.0", Modules: []string{"example.com/a/v3"}, Layout: map[string]string{"example.com/a/v3": "a"},
+			With: []Require{{Path: path, Version: v}}, Name: "v3.0.0+" + path[len("example.com/"):], CacheDir: cache, Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := filepath.Base(s.Dir); got != "v3.0.0+"+path[len("example.com/"):] {
+			t.Errorf("work module %s, want it named by Name", s.Dir)
+		}
+		if s.Modules[path] == "" {
+			t.Errorf("%s: no directory for %s in %v", tc.with, path, s.Modules)
+		}
+		sel, err := s.Selected(ctx, "example.com/a/v3", path, "example.com/none")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"example.com/a/v3": tc.want, path: v}
+		if d := cmp.Diff(want, sel); d != "" {
+			t.Errorf("%s: Selected (-want +got):\n%s", tc.with, d)
+		}
+		s.Close()
+	}
+	_, err := Resolve(ctx, Spec{Version: "v3.0.0", Modules: []string{"example.com/a/v3"}, Layout: map[string]string{"example.com/a/v3": "a"},
+		With: []Require{{Path: "example.com/fits", Version: "v0.9.0"}}, Name: "v3.0.0+nope", CacheDir: cache, Env: env})
+	if err == nil || !strings.Contains(err.Error(), "example.com/fits v0.9.0 cannot be had") {
+		t.Errorf("a With module the proxy lacks: err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "work", "v3.0.0+nope")); !os.IsNotExist(err) {
+		t.Errorf("the failed work module is left behind: %v", err)
 	}
 }

@@ -102,6 +102,13 @@ type Site struct {
 	// Roots are the roots found from the code nearest to the site by a
 	// feasible path, indices into Entries.
 	Roots []int
+	// Dynamic marks a call that reaches the object through an interface
+	// method or a function value (found in the call graph, not by the
+	// object's name): Via is what the call names (the interface method,
+	// the function value). Impl is the implementation of the interface
+	// method asked about whose use this is, when it is one.
+	Dynamic   bool
+	Via, Impl string
 }
 
 // EntryPoint is a resolved entry point: one the study names, or a root

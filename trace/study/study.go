@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/srctrace/srctrace/trace/lab"
+	"github.com/srctrace/srctrace/trace/layers"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/target"
@@ -49,10 +50,13 @@ type Study struct {
 	// Entries are the functions from which call paths are traced.
 	Entries []Entry
 
-	// Boundaries are asynchronous hand-offs: a function on the sending side
-	// and the entry that runs on the receiving side. A pair that the call
-	// graph cannot connect is reported as crossing a boundary when the entry
-	// reaches From and the receiving entry reaches the site.
+	// Boundaries are the study's own asynchronous hand-offs: a function on
+	// the sending side and the entry that runs on the receiving side. A
+	// pair that the call graph cannot connect is reported as crossing a
+	// boundary when the entry reaches From and the receiving entry reaches
+	// the site. The target's hand-offs (target.Target.HandOffs) come first,
+	// each one whose receiving function is an entry's: a study declares
+	// only what its exercise adds.
 	Boundaries []Boundary
 
 	// Behaviours are what the lab shows, each linked to entries.
@@ -82,6 +86,10 @@ type Study struct {
 	// --lab) and the scripts of its coverage runs (--observe); nil for a
 	// study without a lab. Behaviours name its scripts by Observed.
 	Lab *lab.Lab `json:"-"`
+	// Consumers is what the study asks of the code that consumes etcd's
+	// signal (Kubernetes, with --kubernetes); nil for a study that stops
+	// at etcd's client.
+	Consumers *layers.Spec `json:"-"`
 }
 
 // Claim is one assertion of the exercise, quoted, and the verdict that
@@ -93,6 +101,10 @@ type Claim struct {
 	Says         string // the exercise's words
 	Verdict      string
 	Holds, Fails string
+	// Partly names a fact that limits the claim: when the verdict
+	// establishes it with Holds, the claim holds only in part, and the
+	// fact says which part does not.
+	Partly string
 }
 
 // Citation is a `git grep -n -F Pattern -- Files...` as an exercise writes it.
@@ -115,29 +127,11 @@ type Entry struct {
 	Optional bool
 }
 
-// Boundary is an asynchronous hand-off between two entries.
+// Boundary is an asynchronous hand-off between two entries: a target's
+// hand-off (its fields and their meaning) whose To names the entry that
+// runs on the other side, not its function.
 type Boundary struct {
-	Name string // e.g. "raft proposal"
-	// From is the qualified function that hands the request off.
-	From string
-	// Via is the call inside From that performs the hand-off: a qualified
-	// function or interface method ("pkg/path.Iface.Method"), or
-	// ChannelSend for a send on a channel.
-	Via string
-	// To is the name of the entry that runs on the other side.
-	To  string
-	Doc string
-	// Message, when set, is the qualified type of the message the hand-off
-	// carries ("pkg.T"), and Dispatch the qualified function on the
-	// receiving side that branches on the message's kind. The sender then
-	// connects only to the receiver's branch for the message it sends:
-	// the sender's value of that type (From's parameter of the type) is
-	// bound to Dispatch's.
-	Message, Dispatch string
-	// Closure says the hand-off carries a function value (a scheduled
-	// job): it connects only when a closure that From makes calls the
-	// receiving entry's function.
-	Closure bool
+	target.HandOff
 }
 
 // Behaviour is one thing the lab shows.
@@ -164,7 +158,7 @@ type Behaviour struct {
 }
 
 // ChannelSend as a Boundary's Via means a send statement on a channel.
-const ChannelSend = "<-"
+const ChannelSend = target.ChannelSend
 
 // Parse reads a study from JSON (the field names of Study) and checks it.
 func Parse(data []byte) (*Study, error) {

@@ -1,8 +1,15 @@
 // Package target describes a source tree that srctrace reads: its Go
 // modules and their folders in the repository, how its releases are
-// written, where a checkout records its version, and where the repository
-// is published. etcd is the one target today (Etcd); nothing else in
-// srctrace names etcd's layout.
+// written, where a checkout records its version, where the repository
+// is published, and the hand-offs of its architecture that calls do not
+// show (a proposal to raft and its apply, a scheduler, a channel between
+// goroutines). etcd is the target a study reads (Etcd); Kubernetes is
+// read as etcd's consumer (Kubernetes). Nothing else in srctrace names
+// their layouts or etcd's hand-offs, and every study and `srctrace why`
+// share them.
+//
+// The target names things, never positions: the functions and types of a
+// hand-off are found in the loaded release.
 package target
 
 import (
@@ -30,12 +37,60 @@ type Target struct {
 	// VersionFile and VersionVar are where a checkout outside git says its
 	// version: a string constant or variable in a Go file of the repository.
 	VersionFile, VersionVar string
+	// Fits, for a target read as the consumer of another, says how one of
+	// its releases fits a release of the other: by what its own go.mod
+	// requires.
+	Fits *Fit
+	// HandOffs are where work crosses from one goroutine to another in a
+	// way a call graph cannot follow: what every study and why cross.
+	HandOffs []HandOff
 }
+
+// HandOff is an asynchronous hand-off of the target's architecture: From
+// hands work off by Via, and To runs it on the other side.
+type HandOff struct {
+	Name string // e.g. "raft proposal"
+	// From is the qualified function that hands the work off.
+	From string
+	// Via is the call inside From that performs the hand-off: a qualified
+	// function or interface method ("pkg/path.Iface.Method"), or
+	// ChannelSend for a send on a channel.
+	Via string
+	// To is the qualified function that runs the work on the other side.
+	To  string
+	Doc string
+	// Message, when set, is the qualified type of the message the hand-off
+	// carries ("pkg.T"), and Dispatch the qualified function on the
+	// receiving side that branches on the message's kind: the sender then
+	// connects only to the receiver's branch for the message it sends.
+	Message, Dispatch string
+	// Closure says the hand-off carries a function value (a scheduled
+	// job): it connects only when a closure that From makes calls To.
+	Closure bool
+}
+
+// ChannelSend as a HandOff's Via means a send statement on a channel.
+const ChannelSend = "<-"
 
 // Folder is one module's folder in the repository.
 type Folder struct {
 	Module string // e.g. "go.etcd.io/etcd/server/v3"
-	Dir    string // e.g. "server"
+	Dir    string // e.g. "server"; "" for the root of Repo
+	// Repo is the GitHub "owner/name" the module is published as when it
+	// is not the target's Repo (Kubernetes' staging modules are each a
+	// repository of their own, tagged with the module's release).
+	Repo string
+}
+
+// Fit is how a consumer's release is paired with a release of the target
+// it consumes: Module's go.mod requires Requires (a module of the other
+// target) at the oldest release it works with. A consumer release fits a
+// release of the other when that requirement is in the same minor line
+// and not later: a later one would make minimum version selection raise
+// the other's release.
+type Fit struct {
+	Module   string // e.g. "k8s.io/apiserver"
+	Requires string // e.g. "go.etcd.io/etcd/client/v3"
 }
 
 // Etcd is the etcd repository (github.com/etcd-io/etcd), 3.6 and later.
@@ -55,6 +110,68 @@ var Etcd = &Target{
 	ReleaseHint: "v3.7.3",
 	VersionFile: "api/version/version.go",
 	VersionVar:  "Version",
+	HandOffs: []HandOff{
+		{
+			Name: "raft proposal",
+			From: "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).processInternalRaftRequestOnce",
+			Via:  "go.etcd.io/raft/v3.Node.Propose",
+			To:   "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).applyAll",
+			Doc:  "the request is proposed to raft and waits on a channel; once committed, the apply job executes it",
+			// The proposal carries one request; the applier's dispatch
+			// branches on which of its fields is set.
+			Message:  "go.etcd.io/etcd/api/v3/etcdserverpb.InternalRaftRequest",
+			Dispatch: "go.etcd.io/etcd/server/v3/etcdserver/apply.(*uberApplier).dispatch",
+		},
+		{
+			Name:    "scheduled job",
+			From:    "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).run",
+			Via:     "go.etcd.io/etcd/pkg/v3/schedule.Scheduler.Schedule",
+			To:      "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).applyAll",
+			Doc:     "the raft loop hands committed entries to a FIFO scheduler, whose worker runs the apply job",
+			Closure: true,
+		},
+		{
+			Name: "watch channel",
+			From: "go.etcd.io/etcd/server/v3/storage/mvcc.(*watcher).send",
+			Via:  ChannelSend,
+			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
+			Doc:  "the store sends a watcher's events on the watcher's channel; the watch stream's send loop receives them and sends them to the client",
+		},
+		{
+			Name: "watch eviction",
+			From: "go.etcd.io/etcd/server/v3/storage/mvcc.(*watcherGroup).chooseAll",
+			Via:  ChannelSend,
+			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
+			Doc:  "the sync loop sends a watcher behind the compaction a response with the compaction revision on the watcher's channel; the send loop receives it and cancels the watch",
+		},
+		{
+			Name: "watch control stream",
+			From: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).recvLoop",
+			Via:  ChannelSend,
+			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
+			Doc:  "the receive loop answers a create, cancel or progress request on the stream's control channel; the send loop sends the answer to the client",
+		},
+	},
+}
+
+// Kubernetes is the Kubernetes code that consumes etcd's watch: the API
+// server's storage and watch cache (k8s.io/apiserver) and client-go, each
+// published from the kubernetes/kubernetes staging tree as a repository of
+// its own with tags v0.N.M (Kubernetes 1.N.M). It has no checkouts here:
+// its releases come from the Go module proxy.
+var Kubernetes = &Target{
+	Name: "kubernetes",
+	Repo: "kubernetes/kubernetes",
+	Main: "k8s.io/apiserver",
+	Layout: []Folder{
+		{Module: "k8s.io/apiserver", Repo: "kubernetes/apiserver"},
+		{Module: "k8s.io/client-go", Repo: "kubernetes/client-go"},
+		{Module: "k8s.io/apimachinery", Repo: "kubernetes/apimachinery"},
+		{Module: "k8s.io/api", Repo: "kubernetes/api"},
+	},
+	Release:     `^v0\.\d+\.\d+$`,
+	ReleaseHint: "v0.37.2",
+	Fits:        &Fit{Module: "k8s.io/apiserver", Requires: "go.etcd.io/etcd/client/v3"},
 }
 
 // IsRelease reports whether v is written as one of the target's release
@@ -94,6 +211,21 @@ func (t *Target) Modules() []string {
 		}
 	}
 	return out
+}
+
+// Folder returns the folder of the module that holds package pkg (the
+// longest module path that is a prefix), the repository it is published
+// in, and the module; ok is false outside the layout.
+func (t *Target) Folder(pkg string) (f Folder, ok bool) {
+	for _, x := range t.Layout {
+		if (pkg == x.Module || strings.HasPrefix(pkg, x.Module+"/")) && len(x.Module) > len(f.Module) {
+			f, ok = x, true
+		}
+	}
+	if ok && f.Repo == "" {
+		f.Repo = t.Repo
+	}
+	return f, ok
 }
 
 // Owns reports whether a package path lies in one of the target's modules.

@@ -2,6 +2,7 @@ package errcompacted
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -50,10 +51,20 @@ func (r *analysis) findings() *study.Findings {
 		f.Verdicts = append(f.Verdicts, rv)
 	}
 	for _, c := range r.Claims {
-		rc := report.Claim{Where: c.Where, Says: c.Says, Verdict: c.Verdict, HoldsIf: c.Holds, FailsIf: c.Fails, Holds: c.Outcome}
+		rc := report.Claim{Where: c.Where, Says: c.Says, Verdict: c.Verdict, HoldsIf: c.Holds, FailsIf: c.Fails, PartlyIf: c.Partly, Holds: c.Outcome, Outcome: report.OutcomeUndecided}
 		if c.Fact != nil {
 			x := fact(*c.Fact)
 			rc.Fact = &x
+		}
+		switch {
+		case c.Outcome == nil:
+		case !*c.Outcome:
+			rc.Outcome = report.OutcomeNo
+		case c.Part != nil:
+			x := fact(*c.Part)
+			rc.Outcome, rc.Part = report.OutcomePartly, &x
+		default:
+			rc.Outcome = report.OutcomeYes
 		}
 		f.Claims = append(f.Claims, rc)
 	}
@@ -200,13 +211,32 @@ const (
 
 // verdictFacts are the facts each verdict can establish, by verdict ID.
 var verdictFacts = map[string][]string{
-	"evict":    {FactComparesProgress, FactComparesStart, FactCurrentNotCompared},
-	"replay":   {FactReplayOutlastsTyping, FactReplayDoneBeforeTyping},
+	"evict":    {FactComparesProgress, FactComparesStart, FactSetBeforeRemoval},
+	"current":  {FactCurrentNotCompared},
+	"replay":   {FactReplayOutlastsTyping, FactReplayDoneBeforeTyping, FactByHand},
 	"reopen":   {FactCheckedAtOpen, FactAcceptedThenCanceled, FactRefusedSameText},
 	"boundary": {FactWatchBoundaryIsC, FactWatchBoundaryNotC, FactReadBoundaryIsC, FactReadBoundaryNotC, FactOneComparison, FactSeparateComparisons},
 	"read":     {},
 	"citation": {FactCitedLinesRun, FactNoCitedLineRuns},
 	"values":   {FactOneValueAtClient, FactDifferentValues},
+	"sets":     {FactCurrentInSynced, FactBehindInUnsynced, FactDecidedOverUnsynced, FactLeavesUnsynced, FactLeavesSynced, FactBehindDies},
+	"cleanup":  {FactMarkedCompacted, FactForgottenOnClose},
+	"choose":   {FactAtMostPerPass},
+	"closing":  {FactClientCloses},
+	"refused":  {FactRefusedOnlyOther, FactRefusalShown},
+	"retry":    {FactClientWarns},
+	"minimum":  {FactCancelCarriesMin},
+	"json":     {FactJSONCancel},
+}
+
+// verdictIDs are the verdicts' IDs, sorted.
+func verdictIDs() []string {
+	var out []string
+	for id := range verdictFacts {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // checkClaims reports a claim that names a verdict or a fact that no
@@ -215,9 +245,9 @@ func checkClaims(st *study.Study) error {
 	for _, c := range st.Claims {
 		facts, ok := verdictFacts[c.Verdict]
 		if !ok {
-			return fmt.Errorf("study %s: claim %q names verdict %q; the verdicts are evict, replay, reopen, boundary, read and citation", st.Name, c.Says, c.Verdict)
+			return fmt.Errorf("study %s: claim %q names verdict %q; the verdicts are %s", st.Name, c.Says, c.Verdict, strings.Join(verdictIDs(), ", "))
 		}
-		for _, k := range []string{c.Holds, c.Fails} {
+		for _, k := range []string{c.Holds, c.Fails, c.Partly} {
 			if k != "" && !contains(facts, k) {
 				return fmt.Errorf("study %s: claim %q names fact %q, which verdict %s never establishes (it can establish %s)", st.Name, c.Says, k, c.Verdict, strings.Join(facts, ", "))
 			}
@@ -241,6 +271,9 @@ type Claim struct {
 	// Holds or Fails fact; nil when it establishes neither.
 	Outcome *bool
 	Fact    *Fact
+	// Part is the claim's Partly fact, when the verdict establishes it
+	// with the Holds fact: the claim holds only in part.
+	Part *Fact
 }
 
 // ErrorUse is a watch-side call that can fail with the sentinel, and what
@@ -298,6 +331,11 @@ func (r *analysis) claims() {
 					holds := f.Key == c.Holds
 					cl.Outcome, cl.Fact = &holds, &v.Facts[i]
 					break
+				}
+			}
+			for i, f := range v.Facts {
+				if c.Partly != "" && f.Key == c.Partly && cl.Outcome != nil && *cl.Outcome {
+					cl.Part = &v.Facts[i]
 				}
 			}
 		}
@@ -376,6 +414,7 @@ func (r *analysis) layers() {
 	r.readVerdict()
 	r.valuesVerdict()
 	r.citationVerdict()
+	r.moreVerdicts()
 	r.claims()
 }
 
@@ -712,7 +751,7 @@ func (r *analysis) evictVerdict() {
 			v.add(" (the sync loop advances it as batches go out: "+strings.Repeat("%L, ", len(adv)-1)+"%L)", adv...)
 		}
 		v.add(", with the compaction revision")
-		v.fact(FactComparesProgress, fmt.Sprintf("`%s` compares the watcher's progress, the next revision it needs, with the compaction revision: by number, whether or not the events it needs were removed", d.Text), d.Pos)
+		v.fact(FactComparesProgress, fmt.Sprintf("`%s` compares the watcher's progress, the next revision it needs, with the compaction revision, by number", d.Text), d.Pos)
 		if s.StartVar != nil {
 			var set []signal.Pos
 			for _, w := range s.Start.Stores {
@@ -732,9 +771,12 @@ func (r *analysis) evictVerdict() {
 	default:
 		v.add(fmt.Sprintf("compares `%s` with the compaction revision", d.Revision))
 	}
-	v.add(". ")
-	r.currentWatcher(v)
+	v.add(".")
+	r.removalFact(v)
 	r.verdict("evict", b, q, v)
+	cur := &sentence{}
+	r.currentWatcher(cur)
+	r.verdict("current", b, "Why is the current watcher untouched by the compaction?", cur)
 }
 
 // currentWatcher says why the decision leaves a caught-up watcher alone,
@@ -921,10 +963,20 @@ func (r *analysis) replayVerdict() {
 			v.add(", the sync loop has moved it out of `"+fieldName(sg.Behind)+"` ("+strings.Repeat("%L, ", len(moved)-1)+"%L),", moved...)
 		}
 		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come within %s of opening the watch, and is sure to only within %s.", window, time.Duration((closes-1)*period.Int)))
-		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart, and a compaction to N−%d can evict the watcher only before pass %d, at most %s after the watch opens: long before a compaction typed by hand (taken as %s)", n, passes, period.Value, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
+		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes, %s apart, and a compaction to N−%d evicts the watcher only if it lands before pass %d, about %s after its opening: long before one typed by hand (taken as %s)", n, passes, period.Value, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
+		where := "the other set"
+		if d, ok := r.signalDecision(); ok {
+			if rd, ok := r.behindRead(d); ok {
+				if g := caught0(r.Signal, rd.Func, sg.Behind); g != "" {
+					where = "`" + fieldName(g) + "`"
+				}
+			}
+		}
+		v.fact(FactByHand, fmt.Sprintf("By hand, both watchers survive: terminal 1's replay of %d revisions takes %d passes of the sync loop, %s apart ({0}, {1}), and once pass %d has run, about %s after the watch opens, its progress is at or past N−%d. A compaction typed %s later finds it in %s. To see it die, compact within about %s of opening it; within %s it is sure to.", n, passes, period.Value, closes, window, sg.Replay.Short, typed, where, window, time.Duration((closes-1)*period.Int)), batch.Pos, period.Pos)
 	} else {
 		v.add(fmt.Sprintf("A compaction typed %s after the watch opens lands while the watcher is still behind.", typed))
 		v.fact(FactReplayOutlastsTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart, and the watcher can be evicted until about %s: longer than the %s it takes to type the compaction", n, passes, period.Value, window, typed), lines...)
+		v.fact(FactByHand, fmt.Sprintf("By hand, terminal 1 can die: its replay of %d revisions takes %d passes of the sync loop, %s apart ({0}, {1}), and its progress stays below N−%d until about %s after it opens, longer than the %s it takes to type the compaction.", n, passes, period.Value, sg.Replay.Short, window, typed), batch.Pos, period.Pos)
 	}
 	r.verdict("replay", b, q, v)
 }
@@ -1010,14 +1062,9 @@ func (r *analysis) reopenVerdict() {
 			at := []signal.Pos{x.Pos}
 			if x.CondAt.Filename != "" && x.ReasonAt.Filename != "" {
 				at = []signal.Pos{x.CondAt, x.ReasonAt}
-				v.add(fmt.Sprintf(" The only refusal at open with the same text is for another request, one with `%s` (%%L): it gets a response created and canceled at once, with reason `%s` (%%L).", x.Cond, x.Reason), x.CondAt, x.ReasonAt)
-			} else {
-				v.add(fmt.Sprintf(" The only refusal at open with the same text is for another request, one with `%s`: it gets a response created and canceled at once, with reason `%s` (%%L).", x.Cond, x.Reason), x.Pos)
 			}
 			v.fact(FactRefusedSameText, fmt.Sprintf("a request with `%s` is refused at open with the same text", x.Cond), at...)
 		}
-	} else {
-		v.add(" No request is refused at open with that text in this release.")
 	}
 	r.verdict("reopen", b, q, v)
 }
@@ -1349,25 +1396,8 @@ func (r *analysis) citationVerdict() {
 	if len(r.Study.Citation.About) > 0 {
 		of = strings.Join(r.Study.Citation.About, " or ")
 	}
-	v.add("A citation of what runs in the behaviours would name the decisions, the signals and what turns them into the user's error: ")
-	var lines []signal.Pos
-	for _, c := range r.Chains {
-		for _, st := range c.Steps {
-			switch st.Kind {
-			case "decision", "signal", "mark", "client", "tool":
-				if !hasPos(lines, st.At) {
-					lines = append(lines, st.At)
-				}
-			}
-		}
-	}
-	for i, p := range lines {
-		if i > 0 {
-			v.add(", ")
-		}
-		v.add("%L", p)
-	}
-	v.add(".")
+	v.add("A citation of what the behaviours involve names the lines that decide, signal and carry each behaviour's error to what the tool prints, with the declarations of the values returned on the way.")
+	lines := r.corrected()
 	switch {
 	case len(runs) > 0:
 		v.fact(FactCitedLinesRun, fmt.Sprintf("%d of the %d lines it finds run in %s, or are the value of a use that does", len(runs), len(r.Grep), of), runs...)
@@ -1376,6 +1406,47 @@ func (r *analysis) citationVerdict() {
 	}
 	r.verdict("citation", "", q, v)
 	r.Corrected = lines
+}
+
+// corrected are the lines a citation of what the behaviours involve names,
+// in the order of their ways: each way's decision, signal, marks, wire
+// and client steps and the tool's printed lines, and after a step that
+// returns a value, the value's declaration (the sentinel's definition
+// after the read's return of it, the client's error after Err()'s).
+func (r *analysis) corrected() []signal.Pos {
+	var lines []signal.Pos
+	add := func(p signal.Pos) {
+		if p.Filename != "" && !hasPos(lines, p) {
+			lines = append(lines, p)
+		}
+	}
+	var def signal.Pos
+	for i, st := range r.Sites {
+		if st.Kind == sites.Definition {
+			def = r.sitePos(i)
+			break
+		}
+	}
+	s := r.Signal
+	for _, c := range r.Chains {
+		for _, st := range c.Steps {
+			switch st.Kind {
+			case "decision", "signal", "mark", "wire", "client", "tool":
+				add(st.At)
+			default:
+				continue
+			}
+			if st.Kind == "signal" && strings.HasPrefix(st.Label, "the store returns") {
+				add(def)
+			}
+			if cl := s.Client; st.Kind == "client" && cl != nil && st.At.Filename == cl.Return.Filename && st.At.Line == cl.Return.Line {
+				if cv := s.Convert; cv != nil {
+					add(cv.Watch)
+				}
+			}
+		}
+	}
+	return lines
 }
 
 func hasPos(list []signal.Pos, p signal.Pos) bool {

@@ -119,8 +119,18 @@ func runLab(ctx context.Context, env *lab.Env) (lab.Record, error) {
 
 // setup writes an anchor key and then Writes writes to one key under a
 // fresh prefix, as the exercise does, and returns the prefix, the anchor
-// revision A and the head revision N.
+// revision A and the head revision N. Revisions from A to N that are not
+// the lab's are other clients' writes: a note says how many, and what they
+// change.
 func setup(ctx context.Context, env *lab.Env, name string) (prefix string, a, n int64, err error) {
+	defer func() {
+		if err != nil {
+			return
+		}
+		if others := n - a - int64(env.Opts.Writes); others > 0 {
+			env.Note("round %s: other clients made %d of the %d revisions from its anchor (%d) to its head (%d): the watchers' counts are of the lab's own keys, but the compaction to the head minus 10 and the behind watcher's replay span their revisions too", name, others, n-a+1, a, n)
+		}
+	}()
 	prefix = env.Prefix(name)
 	cli := env.Client
 	resp, err := cli.Put(ctx, prefix+"anchor", "0")
@@ -256,14 +266,16 @@ func round(ctx context.Context, env *lab.Env, name string, delay time.Duration) 
 	if err != nil {
 		return roundResult{}, err
 	}
-	behind.w.Total = int(n - a + 1)
+	// The behind watcher is owed the lab's own events from A to N: the
+	// anchor and the writes (its prefix is the run's own).
+	behind.w.Total = env.Opts.Writes + 1
 	var timer <-chan time.Time
 	if delay > 0 {
 		timer = time.After(delay)
 	}
 	compact := func() error {
 		if _, err := cli.Compact(ctx, c); err != nil {
-			return fmt.Errorf("compacting to %d: %w", c, err)
+			return compactError(c, err)
 		}
 		now := time.Now()
 		behind.compact, current.compact = now, now
@@ -294,6 +306,9 @@ func round(ctx context.Context, env *lab.Env, name string, delay time.Duration) 
 			return roundResult{}, ctx.Err()
 		}
 	}
+	if cc := behind.w.Cancel; cc != nil && cc.CompactRevision != 0 && cc.CompactRevision != c {
+		env.Note("round %s: the behind watcher was ended by a compaction to %d, not by the lab's to %d: another client compacted the server", name, cc.CompactRevision, c)
+	}
 	// A write after the compaction: a living watcher receives it.
 	pr, err := cli.Put(ctx, prefix+"after-compaction", "1")
 	if err != nil {
@@ -305,6 +320,15 @@ func round(ctx context.Context, env *lab.Env, name string, delay time.Duration) 
 		}
 	}
 	return roundResult{prefix, a, n, c, []Watcher{behind.w, current.w}}, nil
+}
+
+// compactError is the error of the lab's compaction to c: one that
+// another client's compaction past c refused says so.
+func compactError(c int64, err error) error {
+	if errors.Is(err, rpctypes.ErrCompacted) {
+		return fmt.Errorf("compacting to %d: another client has compacted the server past it during the lab (%v): the lab measures its own compaction; run it when no other client compacts", c, err)
+	}
+	return fmt.Errorf("compacting to %d: %w", c, err)
 }
 
 // roundResult is a round's prefix, anchor A, head N, compaction C and
@@ -343,7 +367,7 @@ func (l *labRun) etcdctlEvict(ctx context.Context) error {
 	after := prefix + "after-compaction"
 	compact := func() error {
 		if _, err := l.cli.Compact(ctx, n-10); err != nil {
-			return err
+			return compactError(n-10, err)
 		}
 		_, err := l.cli.Put(ctx, after, "1")
 		return err

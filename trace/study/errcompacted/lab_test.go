@@ -2,11 +2,17 @@ package errcompacted
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 
 	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/lab/labtest"
@@ -67,7 +73,7 @@ func TestLab(t *testing.T) {
 		t.Fatalf("watchers %+v", rep.Watchers)
 	}
 	// Evicted mid-stream: some, not all, of its history arrived.
-	if !b.Ended || b.Events <= 0 || b.Events >= b.Total || b.Total != int(rep.HeadRevision-rep.AnchorRevision+1) {
+	if !b.Ended || b.Events <= 0 || b.Events >= b.Total || b.Total != rep.Writes+1 {
 		t.Errorf("behind: ended=%v events=%d total=%d, want ended with 0 < events < total", b.Ended, b.Events, b.Total)
 	}
 	if b.Cancel == nil || !b.Cancel.Canceled || b.Cancel.CompactRevision != rep.CompactRevision {
@@ -284,25 +290,30 @@ func TestLabNoEtcdctl(t *testing.T) {
 	checkProbes(t, rep, false)
 }
 
-// runRelease runs the lab against the etcd server of a release.
-// With writes 0 it makes the exercise's; it skips the by-hand round.
+// runRelease runs the lab on the etcd server of a release, built from
+// its module and run by the lab (lab.Options.Version), and checks that no
+// process or data dir is left. With writes 0 it makes the exercise's; it
+// skips the by-hand round.
 func runRelease(t *testing.T, version string, build func(context.Context, string) (string, error), writes int) *LabRecord {
 	t.Helper()
-	ctx := context.Background()
-	bin, err := lab.ServerBuilder("", Study.Module, Study.LayoutMap(), nil)(ctx, version)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	rep, err := lab.Run(context.Background(), Lab, lab.Options{Version: version, BuildServer: lab.ServerBuilder("", Study.Module, Study.LayoutMap(), nil),
+		Build: build, Writes: writes, Delay: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := lab.StartProcess(ctx, bin)
-	if err != nil {
-		t.Fatal(err)
+	rec := rep.(*LabRecord)
+	if rec.Etcd.Server != "process" || len(rec.Etcd.Endpoints) != 1 {
+		t.Errorf("etcd = %+v, want a server the lab ran", rec.Etcd)
 	}
-	defer srv.Close()
-	rep, err := lab.Run(ctx, Lab, lab.Options{Endpoints: srv.Endpoints(), AllowCompact: true, Build: build, Writes: writes, Delay: -1})
-	if err != nil {
-		t.Fatal(err)
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left behind in TMPDIR: %v", ents)
 	}
-	return rep.(*LabRecord)
+	if procs := labtest.Children("etcd"); len(procs) != 0 {
+		t.Errorf("etcd processes still running: %v", procs)
+	}
+	return rec
 }
 
 func TestSearch(t *testing.T) {
@@ -315,3 +326,111 @@ func TestSearch(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestLabConcurrent runs two labs at once on one etcd v3.7.3 server that
+// someone else runs (the release's server, built from its module): they
+// take turns, so each one's record is its own. Each watcher's counts are
+// the lab's own events (the behind watcher is owed the anchor and the
+// writes), no note speaks of other clients, and no key is left. Then a
+// lab runs while another client writes all along: its counts are still
+// its own, and a note says how many revisions of its rounds were the
+// other client's.
+func TestLabConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs etcd v3.7.3")
+	}
+	ctx := context.Background()
+	bin, err := lab.ServerBuilder("", Study.Module, Study.LayoutMap(), nil)(ctx, "v3.7.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	srv, err := lab.StartProcess(ctx, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	opts := lab.Options{Endpoints: srv.Endpoints(), AllowCompact: true, NoEtcdctl: true, Writes: 300, Delay: -1}
+	own := func(t *testing.T, rep *LabRecord) {
+		t.Helper()
+		b := rep.Watchers[0]
+		if b.Total != rep.Writes+1 || b.Events-b.EventsAfterCompaction > b.Total {
+			t.Errorf("behind watcher: %d events (%d after the compaction) of %d, want at most the lab's own %d", b.Events, b.EventsAfterCompaction, b.Total, rep.Writes+1)
+		}
+		if rep.CompactRevision != rep.HeadRevision-10 {
+			t.Errorf("compaction %d, head %d", rep.CompactRevision, rep.HeadRevision)
+		}
+	}
+	var wg sync.WaitGroup
+	recs := make([]*LabRecord, 2)
+	errs := make([]error, 2)
+	for i := range recs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec, err := lab.Run(ctx, Lab, opts)
+			if err == nil {
+				recs[i] = rec.(*LabRecord)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("lab %d: %v", i, err)
+		}
+	}
+	if recs[0].Prefix == recs[1].Prefix {
+		t.Errorf("both labs wrote under %s", recs[0].Prefix)
+	}
+	for _, rep := range recs {
+		own(t, rep)
+		// Turns: one lab's rounds lie wholly before or after the other's.
+		if rep.HeadRevision-rep.AnchorRevision != int64(rep.Writes) {
+			t.Errorf("anchor %d, head %d: %d revisions for %d writes", rep.AnchorRevision, rep.HeadRevision, rep.HeadRevision-rep.AnchorRevision+1, rep.Writes+1)
+		}
+		for _, n := range rep.Notes {
+			if strings.Contains(n, "other client") {
+				t.Errorf("note %q", n)
+			}
+		}
+	}
+
+	cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints(), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; wctx.Err() == nil; i++ {
+			cli.Put(wctx, "/someone-else/k", strconv.Itoa(i))
+		}
+	}()
+	rec, err := lab.Run(ctx, Lab, opts)
+	stop()
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := rec.(*LabRecord)
+	own(t, rep)
+	others := rep.HeadRevision - rep.AnchorRevision - int64(rep.Writes)
+	want := fmt.Sprintf("round evict: other clients made %d of the %d revisions from its anchor (%d) to its head (%d)", others, rep.HeadRevision-rep.AnchorRevision+1, rep.AnchorRevision, rep.HeadRevision)
+	found := false
+	for _, n := range rep.Notes {
+		found = found || strings.HasPrefix(n, want)
+	}
+	if others <= 0 || !found {
+		t.Errorf("%d other revisions; notes %q, want one that starts %q", others, rep.Notes, want)
+	}
+	for _, p := range []string{recs[0].Prefix, recs[1].Prefix, rep.Prefix} {
+		got, err := cli.Get(ctx, p, clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil || got.Count != 0 {
+			t.Errorf("keys left under %s: %v, %v", p, got, err)
+		}
+	}
+}

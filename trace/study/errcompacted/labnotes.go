@@ -23,7 +23,10 @@ func LabDoc(rec lab.Record) *report.Doc {
 func LabSection(lab *LabRecord) report.Section {
 	s := report.Section{ID: "lab", Title: fmt.Sprintf("The lab, run on etcd %s", lab.Etcd.Version)}
 	srv := "an etcd server embedded in srctrace, on loopback, with a fresh data dir"
-	if lab.Etcd.Server == "endpoints" {
+	switch lab.Etcd.Server {
+	case "process":
+		srv = "an etcd server srctrace built from the release's module and ran on loopback, with a fresh data dir"
+	case "endpoints":
 		srv = "the etcd server at " + strings.Join(lab.Etcd.Endpoints, ", ")
 	}
 	lead := t(fmt.Sprintf("Server: %s, release %s. ", srv, lab.Etcd.Version))

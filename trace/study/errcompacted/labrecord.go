@@ -55,8 +55,9 @@ type Watcher struct {
 	// EventsAfterCompaction counts events that arrived after the compaction
 	// returned (the proof that a watcher lives on).
 	EventsAfterCompaction int `json:"events_after_compaction"`
-	// Total is how many events the start revision entitled it to, up to the
-	// head revision at the compaction.
+	// Total is how many of the lab's own events from its start revision to
+	// the head revision the watcher is owed: the anchor and the writes
+	// (set for the behind watcher; other clients' writes are not counted).
 	Total int `json:"total,omitempty"`
 }
 

@@ -23,7 +23,9 @@ func Notes(rep *report.Report) *report.Doc {
 	d := &report.Doc{Title: rep.Study.Title, Marker: cite.NewMarker(Study.Tgt().Name, rep.Etcd.Version, "source", rep.Etcd.Source).String()}
 	d.Lead = n.lead()
 	d.Sections = append(d.Sections, n.answer(), n.way(), n.read(), n.decide())
+	d.Sections = append(d.Sections, kubernetesSections(rep)...) // with --kubernetes
 	d.Sections = append(d.Sections, n.appendix()...)
+	limitCites(d, maxCites)
 	return d
 }
 
@@ -156,33 +158,60 @@ func (n *notes) lead() report.Text {
 	return lead
 }
 
-// answer is the first screen: the claims, decided; the citation of what
-// runs; one sentence per behaviour.
+// answer is the first screen: the exercise's prediction answered in its
+// own terms (which set each watcher is in, where that is decided, what
+// moves a watcher between sets, so which dies), the timing by hand, the
+// claims, decided, the citation of what the behaviours involve, and one
+// sentence per behaviour.
 func (n *notes) answer() report.Section {
 	s := report.Section{ID: "answer", Title: "The answer"}
+	if v, ok := n.verdict("sets"); ok && len(v.Facts) > 0 {
+		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("Which watcher dies, in terms of its set."), " "+v.Question+" In the code of etcd "+n.rep.Etcd.Version+":")})
+		var items []report.Text
+		for _, f := range v.Facts {
+			items = append(items, factText(f))
+		}
+		s.Blocks = append(s.Blocks, report.Block{List: &report.List{Items: items}})
+	}
+	if f, ok := n.fact("replay", FactByHand); ok {
+		p := t(report.StrongSpan("The timing by hand."), " ")
+		p = append(p, factText(f)...)
+		p = append(p, t(" See ", report.RefSpan("how long the replay lasts", "replay"), ".")...)
+		s.Blocks = append(s.Blocks, report.Block{Para: p})
+	}
 	if len(n.sg.Claims) > 0 {
 		tb := &report.Table{Head: []report.Text{t("where"), t("the exercise says"), t("holds"), t("why, in the code of etcd " + n.rep.Etcd.Version)}}
 		for _, c := range n.sg.Claims {
-			holds, class := report.Cell{Text: t("undecided")}, "unknown"
-			switch {
-			case c.Holds == nil:
-			case *c.Holds:
-				holds, class = report.Cell{Text: t("yes")}, "yes"
-			default:
-				holds, class = report.Cell{Text: report.Text{report.StrongSpan("no")}}, "no"
+			outcome := c.Outcome
+			if outcome == "" {
+				// A report written before outcomes: from holds.
+				outcome = report.OutcomeUndecided
+				if c.Holds != nil {
+					outcome = map[bool]string{true: report.OutcomeYes, false: report.OutcomeNo}[*c.Holds]
+				}
 			}
-			holds.Class = class
+			holds := report.Cell{Text: t(outcome), Class: map[string]string{report.OutcomeYes: "yes", report.OutcomeNo: "no", report.OutcomePartly: "only-if"}[outcome]}
+			if holds.Class == "" {
+				holds.Class = "unknown"
+			}
+			if outcome == report.OutcomeNo || outcome == report.OutcomePartly {
+				holds.Text = report.Text{report.StrongSpan(outcome)}
+			}
 			why := report.Text{report.Plain("the analysis establishes neither way")}
 			if c.Fact != nil {
-				why = t(c.Fact.Text)
-				why = append(why, n.cites(c.Fact.Lines, 2)...)
+				why = factText(*c.Fact)
+				if c.Part != nil {
+					why = append(why, report.Plain(". "))
+					why = append(why, factText(*c.Part)...)
+				}
 			}
 			tb.Rows = append(tb.Rows, []report.Cell{{Text: t(c.Where)}, {Text: t("“" + c.Says + "”")}, holds, {Text: why}})
 		}
+		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("The exercise's claims."), " holds: yes, the code does what the claim says, on every run; no, it does not; partly, only in part, and the row says which part does not; undecided, the analysis cannot tell either way.")})
 		s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	}
 	if len(n.sg.Corrected) > 0 {
-		s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("In place of %s's grep, a citation of what the behaviours involve (the lines that run in them, and the declarations of the values they return), as `git grep -n` prints them:", n.rep.Citation.Step))})
+		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("The corrected citation."), fmt.Sprintf(" In place of %s's grep, the lines that decide, signal and carry each behaviour's error to what %s prints, with the declarations of the values returned on the way, as `git grep -n` prints them:", n.rep.Citation.Step, n.toolOr("the tool")))})
 		c := &report.Code{Lang: "text"}
 		for _, l := range n.sg.Corrected {
 			l := l
@@ -207,8 +236,42 @@ func (n *notes) answer() report.Section {
 	return s
 }
 
+// fact is the fact with key of the verdict with id.
+func (n *notes) fact(id, key string) (report.Fact, bool) {
+	v, ok := n.verdict(id)
+	if !ok {
+		return report.Fact{}, false
+	}
+	for _, f := range v.Facts {
+		if f.Key == key {
+			return f, true
+		}
+	}
+	return report.Fact{}, false
+}
+
+// factText is a fact as text: a fact that cites its lines in place ({N})
+// as it says; another with its lines after it, at most two.
+func factText(f report.Fact) report.Text {
+	if placeholder.MatchString(f.Text) {
+		return report.Sentence(f.Text, f.Lines)
+	}
+	return append(t(f.Text), citeList(f.Lines, 2)...)
+}
+
+// toolOr is the tool's name, or def when the report has none.
+func (n *notes) toolOr(def string) string {
+	if name := n.toolName(); name != "" {
+		return name
+	}
+	return def
+}
+
 // cites are up to max citations in parentheses.
-func (n *notes) cites(ls []report.Loc, max int) report.Text {
+func (n *notes) cites(ls []report.Loc, max int) report.Text { return citeList(ls, max) }
+
+// citeList is up to max citations in parentheses, nothing for none.
+func citeList(ls []report.Loc, max int) report.Text {
 	if len(ls) == 0 {
 		return nil
 	}
@@ -276,26 +339,30 @@ func (n *notes) behaviourSentence(b report.Behaviour, accepted bool) report.Text
 	if decision != nil {
 		out = append(out, t("decided by ", code(decision.Text), " (", decision.Loc, ")")...)
 		if _, ok := n.verdict("replay"); ok && !accepted && n.sameWayAsFirst(b.ID) {
-			// Mid-stream: only while the watcher is still behind.
-			out = append(out, t(", when the compaction lands before the watcher has caught up (", report.RefSpan("how long the replay lasts", "replay"), ")")...)
+			// Mid-stream: only while its progress is below the compaction
+			// revision, which the replay's passes soon leave behind.
+			out = append(out, t(", if the compaction lands while the watcher's progress is still below the compaction revision (", report.RefSpan("how long the replay lasts", "replay"), ")")...)
 		}
 	}
+	out = append(out, report.Plain("."))
 	for i, st := range tool {
 		// The step's label says what the tool prints, quoted.
 		if i == 0 {
-			out = append(out, t("; "+st.Label)...)
+			out = append(out, t(" "+st.Label)...)
 		} else {
 			out = append(out, t(", then "+strings.TrimPrefix(st.Label, n.toolName()+" prints "))...)
 		}
 	}
 	if exit != nil {
-		out = append(out, t(" and "+strings.TrimPrefix(exit.Label, "and "))...)
+		out = append(out, t(" and "+strings.TrimPrefix(exit.Label, "and ")+".")...)
+	} else if len(tool) > 0 {
+		out = append(out, report.Plain("."))
 	}
-	return append(out, report.Plain("."))
+	return out
 }
 
 func (n *notes) probesSentence(ps []report.Behaviour) report.Text {
-	out := t(fmt.Sprintf("The lab adds %d probes, requests the exercise does not make, each reaching a line of %s's grep by a path that can run (with `--observe`, coverage shows whether it ran): ", len(ps), n.rep.Citation.Step))
+	out := t(fmt.Sprintf("The lab's %d probes, requests outside the exercise, reach lines of %s's grep by paths that can run: ", len(ps), n.rep.Citation.Step))
 	for i, b := range ps {
 		if i > 0 {
 			out = append(out, report.Plain("; "))
@@ -309,7 +376,7 @@ func (n *notes) probesSentence(ps []report.Behaviour) report.Text {
 		}
 		out = append(out, n.cites(at, 2)...)
 	}
-	return append(out, report.Plain(" — see "), report.RefSpan("the appendix", "step6"), report.Plain("."))
+	return append(out, report.Plain(". See "), report.RefSpan("the appendix", "step6"), report.Plain("."))
 }
 
 // way is the eviction's chain, with the reopen's differences marked in it.
@@ -346,8 +413,14 @@ func (n *notes) way() report.Section {
 	}
 	s.Blocks = append(s.Blocks, report.Block{Diagram: n.diagram(steps, differs, ex[0].ID)})
 	s.Blocks = append(s.Blocks, report.Block{List: &report.List{Ordered: true, Items: n.stepItems(steps, differs, otherID, ex[0].ID)}})
-	if v := n.verdictText("evict"); v != nil {
-		s.Sections = append(s.Sections, report.Section{ID: "why-evict", Title: "Why the behind watcher dies and the current one does not", Blocks: []report.Block{{Para: v}}})
+	var why []report.Block
+	for _, id := range []string{"evict", "current", "cleanup", "choose"} {
+		if v := n.verdictText(id); v != nil {
+			why = append(why, report.Block{Para: v})
+		}
+	}
+	if len(why) > 0 {
+		s.Sections = append(s.Sections, report.Section{ID: "why-evict", Title: "Why the behind watcher dies and the current one does not", Blocks: why})
 	}
 	if other != nil {
 		s.Sections = append(s.Sections, n.reopen(otherID))
@@ -594,6 +667,9 @@ func (n *notes) reopen(id string) report.Section {
 		}
 		s.Blocks = append(s.Blocks, report.Block{Para: p})
 	}
+	if v := n.verdictText("refused"); v != nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: v})
+	}
 	if p := n.refusals(); p != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: p})
 	}
@@ -644,12 +720,13 @@ func (n *notes) clientPart() report.Section {
 				p = append(p, t(code(c.Text), " (", c.Loc, ") matches it")...)
 			case "excludes":
 				p = append(p, t(code(c.Text), " (", c.Loc, ") does not match it")...)
+				p = append(p, fragmentText(c)...)
 			default:
 				p = append(p, t("whether ", code(c.Text), " (", c.Loc, ") matches it depends on ", code(c.Unknown), ", which this analysis does not decide (the cases after it match only when it does not)")...)
 			}
 		}
 		p = append(p, report.Plain(". "))
-		if rc.Stop != nil {
+		if rc.Stop != nil && n.verdictText("closing") == nil {
 			p = append(p, t("The substream hands the response to the user and returns when ", code(rc.Stop.Text), " (", *rc.Stop, ")")...)
 			if rc.Close != nil {
 				p = append(p, t("; then the loop's ", code(rc.Close.Case), " runs ", code(rc.Close.Text), " (", rc.Close.Loc, "), which closes the user's channel")...)
@@ -679,13 +756,43 @@ func (n *notes) clientPart() report.Section {
 		}
 		s.Blocks = append(s.Blocks, report.Block{Para: p})
 	}
-	if v := n.verdictText("values"); v != nil {
-		s.Blocks = append(s.Blocks, report.Block{Para: v})
+	for _, id := range []string{"closing", "minimum", "values"} {
+		if v := n.verdictText(id); v != nil {
+			s.Blocks = append(s.Blocks, report.Block{Para: v})
+		}
 	}
 	if tl := n.sg.Tool; tl != nil && tl.Watch != nil {
-		s.Blocks = append(s.Blocks, report.Block{Para: n.toolText(tl.Name, "watch", tl.Watch)})
+		p := n.toolText(tl.Name, "watch", tl.Watch)
+		if v := n.verdictText("json"); v != nil {
+			p = append(append(p, report.Plain(" ")), v...)
+		}
+		s.Blocks = append(s.Blocks, report.Block{Para: p})
 	}
 	return s
+}
+
+// fragmentText says why a case the response alone does not decide does
+// not match a compaction cancel: the loop's variable is the response then,
+// and the server sets the fragment flag only on a response with events,
+// which the cancel has none of.
+func fragmentText(c report.Case) report.Text {
+	b := c.Because
+	// The alias, the flag's writes and their guards (as many), the
+	// cancel's literal, the send loop's copy of its events.
+	if len(b) < 5 || (len(b)-3)%2 != 0 {
+		return nil
+	}
+	k := (len(b) - 3) / 2
+	alias, guards, none, cp := b[0], b[1+k:1+2*k], b[len(b)-2], b[len(b)-1]
+	out := t(": a compaction cancel is never a fragment. The loop's ", code(strings.SplitN(alias.Text, " = ", 2)[0]), " is the response itself then (", code(strings.SplitN(alias.Text, " (", 2)[0]), ", ", alias, "); the server sets the flag only past ")
+	for i, g := range guards {
+		if i > 0 {
+			out = append(out, report.Plain(" and "))
+		}
+		out = append(out, t(code(g.Text), " (", g, ")")...)
+	}
+	out = append(out, t(", a branch that sends a response with too few events as it is, and the cancel has none: its response sets no events (", none, "), and the send loop gives the wire response as many as the channel's response has (", cp, ")")...)
+	return out
 }
 
 // toolText says what the tool prints and how it exits, with credits.
@@ -710,8 +817,7 @@ func (n *notes) toolText(name, cmd string, run *report.ToolRun) report.Text {
 			p = append(p, t(" (", code(report.ShortName(run.ExitBy)), ", ", *run.ExitDecl, ")")...)
 		}
 	}
-	p = append(p, t(". These are etcdctl's own lines; the client library may log a line of its own before them (the lab shows what a real run prints).")...)
-	return p
+	return append(p, report.Plain("."))
 }
 
 // read is exercise 6's historical read.
@@ -735,7 +841,11 @@ func (n *notes) read() report.Section {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})
 	}
 	if tl := n.sg.Tool; tl != nil && tl.Get != nil {
-		s.Blocks = append(s.Blocks, report.Block{Para: n.toolText(tl.Name, "get", tl.Get)})
+		p := n.toolText(tl.Name, "get", tl.Get)
+		if v := n.verdictText("retry"); v != nil {
+			p = append(append(p, report.Plain(" ")), v...)
+		}
+		s.Blocks = append(s.Blocks, report.Block{Para: p})
 	}
 	return s
 }
@@ -768,6 +878,7 @@ func (n *notes) decide() report.Section {
 			{Text: t(strings.Join(n.feasibleFrom(c.Loc), ", "))},
 		})
 	}
+	s.Blocks = append(s.Blocks, report.Block{Para: t("at C: passes when revision C itself, the compaction revision, passes the comparison, so that C is the lowest revision that passes; fails when C fails too. reached from: the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off.")})
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	if v := n.verdictText("boundary"); v != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})
@@ -892,7 +1003,15 @@ func (n *notes) step6() report.Section {
 func (n *notes) matrix() report.Section {
 	r := n.rep
 	s := report.Section{ID: "uses", Title: "Every use of the sentinel, from every entry", Appendix: true}
-	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by type identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); → (only across a hand-off, then as marked); blank: no path.", len(r.Packages)))})
+	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by type identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); · (a declaration at package level, which runs from no entry); blank: no path.", len(r.Packages)))})
+	// Lessons only for the entries of the exercise's own behaviours; the
+	// JSON's paths hold every pair's.
+	own := map[string]bool{}
+	for _, b := range n.exercise() {
+		for _, e := range b.Entries {
+			own[e] = true
+		}
+	}
 	head := []report.Text{t("use")}
 	for _, e := range r.Entries {
 		head = append(head, report.Text{code(e.Name)})
@@ -918,7 +1037,7 @@ func (n *notes) matrix() report.Section {
 			cell := report.Cell{}
 			if p != nil {
 				cell = n.cell(p)
-				if d := n.detail(p); d != nil {
+				if d := n.detail(p); d != nil && own[e.Name] {
 					key := textKey(d) + "\x00" + e.Name
 					g := byKey[key]
 					if g == nil {
@@ -968,7 +1087,15 @@ func (n *notes) matrix() report.Section {
 		details = append(details, append(d, g.lesson...))
 	}
 	if len(details) > 0 {
-		s.Blocks = append(s.Blocks, report.Block{Para: t("Where a cell teaches something:")}, report.Block{List: &report.List{Items: details}})
+		var names []string
+		for _, b := range n.exercise() {
+			for _, e := range b.Entries {
+				if !contains(names, "`"+e+"`") {
+					names = append(names, "`"+e+"`")
+				}
+			}
+		}
+		s.Blocks = append(s.Blocks, report.Block{Para: t("Where a cell of the exercise's own entries (" + strings.Join(names, ", ") + ") teaches something; the other cells' conditions are in the JSON (`paths`):")}, report.Block{List: &report.List{Items: details}})
 	}
 	var found []report.Text
 	for _, e := range r.Entries {

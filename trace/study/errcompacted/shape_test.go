@@ -2,14 +2,20 @@ package errcompacted_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/srctrace/srctrace/annotate"
+	"github.com/srctrace/srctrace/trace"
 	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
 )
 
 // Limits of the notes a student reads (issue 11): the answer on the first
@@ -20,10 +26,13 @@ const (
 )
 
 // TestNotesShape: in each stored report of the analysis, the answer is the
-// notes' first section, on the first screen of the Markdown; it holds
-// every claim the analysis decided, with its verdict; each behaviour the
-// exercise runs is drawn in exactly one diagram outside the appendix; and
-// the notes stay under their length.
+// notes' first section, on the first screen of the Markdown; it answers the
+// exercise's prediction first, then gives the timing by hand, the claims
+// (every claim the analysis decided, with its outcome) and the corrected
+// citation; its sentences are short; each behaviour the exercise runs is
+// drawn in exactly one diagram outside the appendix; no position is cited
+// more than six times; the lessons are the exercise's; every mark of a
+// table is in its legend; and the notes stay under their length.
 func TestNotesShape(t *testing.T) {
 	for _, in := range stored(t) {
 		if strings.HasPrefix(filepath.Base(in), "lab-") {
@@ -38,6 +47,38 @@ func TestNotesShape(t *testing.T) {
 			if err := json.Unmarshal(data, &rep); err != nil {
 				t.Fatal(err)
 			}
+			checkShape(t, &rep)
+		})
+	}
+}
+
+// TestNotesShapeReleases: the notes of v3.6.0 and v3.7.3, composed from a
+// fresh analysis, keep the same shape.
+func TestNotesShapeReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads real etcd releases")
+	}
+	for _, v := range []string{"v3.6.0", "v3.7.3"} {
+		t.Run(v, func(t *testing.T) {
+			res, err := trace.Run(context.Background(), trace.Options{Study: errcompacted.Study, Version: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := res.Report()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep.Notes = errcompacted.Notes(rep)
+			checkShape(t, rep)
+		})
+	}
+}
+
+func checkShape(t *testing.T, r *report.Report) {
+	t.Helper()
+	rep := *r
+	{
+		{
 			d := rep.Notes
 			if d == nil || len(d.Sections) == 0 {
 				t.Fatal("no notes")
@@ -65,10 +106,7 @@ func TestNotesShape(t *testing.T) {
 				rows[plain(r[1].Text)] = plain(r[2].Text)
 			}
 			for _, c := range rep.Signal.Claims {
-				want := "undecided"
-				if c.Holds != nil {
-					want = map[bool]string{true: "yes", false: "no"}[*c.Holds]
-				}
+				want := c.Outcome
 				got, ok := rows["“"+c.Says+"”"]
 				switch {
 				case !ok:
@@ -156,8 +194,226 @@ func TestNotesShape(t *testing.T) {
 				t.Errorf("the notes are %d lines, over %d", len(lines), limit)
 			}
 			t.Logf("answer: %d lines; notes: %d lines", end, len(lines))
-		})
+
+			answerFirst(t, &rep)
+			shortSentences(t, answer, maxWords)
+			citedAtMost(t, md.String(), maxCitesPerPosition)
+			ownLessons(t, &rep)
+			legends(t, d)
+			if rep.Observe == nil && strings.Contains(md.String(), "--observe") {
+				t.Errorf("the notes of a run without coverage mention --observe")
+			}
+		}
 	}
+}
+
+// Readability limits of the notes (issue 19).
+const (
+	maxWords            = 45 // words in a sentence of the answer
+	maxCitesPerPosition = 6  // citations of one file:line in the notes
+)
+
+// answerFirst: the answer's first screen holds, in this order, the
+// exercise's prediction answered in its own terms (the sets verdict's
+// facts, one item each), the timing by hand, the claims table and the
+// corrected citation.
+func answerFirst(t *testing.T, rep *report.Report) {
+	t.Helper()
+	var sets, byHand *report.Fact
+	for _, v := range rep.Signal.Verdicts {
+		for i, f := range v.Facts {
+			switch {
+			case v.ID == "sets" && sets == nil:
+				sets = &v.Facts[i]
+			case v.ID == "replay" && f.Key == errcompacted.FactByHand:
+				byHand = &v.Facts[i]
+			}
+		}
+	}
+	if sets == nil || byHand == nil {
+		t.Fatalf("the analysis gives no prediction (%v) or no timing by hand (%v)", sets != nil, byHand != nil)
+	}
+	answer := rep.Notes.Sections[0]
+	at := map[string]int{}
+	for i, b := range answer.Blocks {
+		switch {
+		case b.List != nil && len(b.List.Items) > 0 && strings.HasPrefix(plain(b.List.Items[0]), plain(report.Sentence(sets.Text, sets.Lines))[:20]):
+			at["prediction"] = i + 1
+		case b.Para != nil && strings.Contains(plain(b.Para), plain(report.Sentence(byHand.Text, byHand.Lines))[:20]):
+			at["timing"] = i + 1
+		case b.Table != nil:
+			at["claims"] = i + 1
+		case b.Code != nil:
+			at["citation"] = i + 1
+		}
+	}
+	order := []string{"prediction", "timing", "claims", "citation"}
+	for i, k := range order {
+		if at[k] == 0 {
+			t.Errorf("the answer has no %s", k)
+		} else if i > 0 && at[order[i-1]] > at[k] {
+			t.Errorf("the answer's %s comes before its %s", k, order[i-1])
+		}
+	}
+}
+
+// sentences splits text into sentences: at a full stop, a question or
+// exclamation mark followed by a space and a letter, a quote or a bracket.
+func sentences(s string) []string {
+	var out []string
+	start := 0
+	r := []rune(s)
+	for i := 0; i < len(r); i++ {
+		if (r[i] == '.' || r[i] == '?' || r[i] == '!') && i+2 < len(r) && r[i+1] == ' ' && (unicode.IsLetter(r[i+2]) || strings.ContainsRune("\"“`[(", r[i+2])) {
+			out = append(out, string(r[start:i+1]))
+			start = i + 2
+		}
+	}
+	if start < len(r) {
+		out = append(out, string(r[start:]))
+	}
+	return out
+}
+
+// shortSentences: no sentence of the section, in paragraphs, lists and
+// table cells, is longer than max words (a citation is one word).
+func shortSentences(t *testing.T, s report.Section, max int) {
+	t.Helper()
+	check := func(x report.Text) {
+		for _, sn := range sentences(plainCited(x)) {
+			if n := len(strings.Fields(sn)); n > max {
+				t.Errorf("a sentence of %d words in %q: %q", n, s.Title, sn)
+			}
+		}
+	}
+	for _, b := range s.Blocks {
+		switch {
+		case b.Para != nil:
+			check(b.Para)
+		case b.List != nil:
+			for _, it := range b.List.Items {
+				check(it)
+			}
+		case b.Table != nil:
+			for _, row := range b.Table.Rows {
+				for _, c := range row {
+					check(c.Text)
+				}
+			}
+		}
+	}
+}
+
+// plainCited is plain with each citation as one word.
+func plainCited(x report.Text) string {
+	var b strings.Builder
+	for _, s := range x {
+		if s.Loc != nil && s.Text == "" {
+			fmt.Fprintf(&b, "%s:%d", s.Loc.File, s.Loc.Line)
+			continue
+		}
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+var position = regexp.MustCompile(`[A-Za-z0-9_./-]+\.go:[0-9]+`)
+
+// citedAtMost: no file:line is written more than max times in the notes
+// as a student reads them (the Markdown, diagrams and code included).
+func citedAtMost(t *testing.T, md string, max int) {
+	t.Helper()
+	n := map[string]int{}
+	for _, m := range position.FindAllString(md, -1) {
+		n[m]++
+	}
+	for p, c := range n {
+		if c > max {
+			t.Errorf("%s is cited %d times, over %d", p, c, max)
+		}
+	}
+}
+
+// ownLessons: the matrix's lessons are for the cells of the exercise's own
+// entries only.
+func ownLessons(t *testing.T, rep *report.Report) {
+	t.Helper()
+	own := map[string]bool{}
+	for _, b := range rep.Behaviours {
+		if !b.Probe {
+			for _, e := range b.Entries {
+				own[e] = true
+			}
+		}
+	}
+	for _, s := range rep.Notes.Sections {
+		if s.ID != "uses" {
+			continue
+		}
+		for _, b := range s.Blocks {
+			if b.List == nil {
+				continue
+			}
+			for _, it := range b.List.Items {
+				for _, sp := range it {
+					if sp.Code && !own[sp.Text] && !strings.Contains(sp.Text, "(") {
+						t.Errorf("a lesson for %q, which is no entry of the exercise's behaviours: %q", sp.Text, plain(it))
+					}
+					if sp.Loc != nil || (!sp.Code && strings.Contains(sp.Text, " to ")) {
+						break // the entries come first, up to " to "
+					}
+				}
+			}
+		}
+	}
+}
+
+// legends: every mark a table shows (a coloured cell, or a cell of signs
+// only) is explained in a paragraph of the table's section. The lab's
+// record is left out: it is rendered by the lab's own code.
+func legends(t *testing.T, d *report.Doc) {
+	t.Helper()
+	var walk func([]report.Section)
+	walk = func(ss []report.Section) {
+		for _, s := range ss {
+			if s.ID == "lab" {
+				continue
+			}
+			var legend strings.Builder
+			for _, b := range s.Blocks {
+				if b.Para != nil {
+					legend.WriteString(" " + plain(b.Para) + " ")
+				}
+			}
+			words := map[string]bool{}
+			for _, w := range strings.FieldsFunc(legend.String(), func(r rune) bool {
+				return unicode.IsSpace(r) || strings.ContainsRune(",;:().“”\"", r)
+			}) {
+				words[w] = true
+			}
+			for _, b := range s.Blocks {
+				if b.Table == nil {
+					continue
+				}
+				for _, row := range b.Table.Rows {
+					for _, c := range row {
+						text := strings.TrimSpace(plain(c.Text))
+						signs := strings.IndexFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0
+						if text == "" || (c.Class == "" && !signs) {
+							continue
+						}
+						for _, w := range strings.Fields(text) {
+							if !words[w] {
+								t.Errorf("section %q: the table's mark %q (%q) is not in its legend", s.Title, w, text)
+							}
+						}
+					}
+				}
+			}
+			walk(s.Sections)
+		}
+	}
+	walk(d.Sections)
 }
 
 // plain is a text's words, without its markup.

@@ -1,0 +1,556 @@
+package errcompacted
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/signal"
+)
+
+// The keys of the facts of the verdicts in this file: the exercise's
+// prediction in its own terms (sets), and what a student of the exercise
+// looks for beyond its claims.
+const (
+	// sets: which set each watcher is put in, which set the decision runs
+	// over, what moves a watcher between the sets, and so which dies.
+	FactCurrentInSynced     = "current-in-synced"
+	FactBehindInUnsynced    = "behind-in-unsynced"
+	FactDecidedOverUnsynced = "decided-over-unsynced"
+	FactLeavesUnsynced      = "leaves-unsynced"
+	FactLeavesSynced        = "leaves-synced"
+	FactBehindDies          = "behind-dies"
+	// replay: the timing by hand, in two sentences.
+	FactByHand = "by-hand"
+	// evict: the compaction revision is set before the removal is
+	// scheduled: the comparison is by number.
+	FactSetBeforeRemoval = "set-before-removal"
+	// cleanup: what becomes of the canceled watcher on the server.
+	FactMarkedCompacted  = "marked-compacted"
+	FactForgottenOnClose = "forgotten-when-stream-cancels"
+	// choose: the decision's branch for many unsynced watchers.
+	FactAtMostPerPass = "at-most-per-pass"
+	// closing: the client's side after the cancel.
+	FactClientCloses = "client-closes"
+	// refused: what is refused at open, and how the client shows it.
+	FactRefusedOnlyOther = "refused-at-open-for-other-reasons"
+	FactRefusalShown     = "refusal-shown-as-eviction"
+	// retry: the client library's own line, and why it does not retry.
+	FactClientWarns = "client-warns-once"
+	// minimum: what the cancel's compaction revision means.
+	FactCancelCarriesMin = "cancel-carries-minimum"
+	// json: what etcdctl's JSON output prints for the cancel.
+	FactJSONCancel = "json-prints-cancel"
+)
+
+// say adds a sentence to the verdict and records it as a fact whose text
+// cites its own lines ({0}, {1}, ... for %L in text, in order).
+func (s *sentence) say(key, text string, at ...signal.Pos) {
+	ft := text
+	for i := range at {
+		ft = strings.Replace(ft, "%L", fmt.Sprintf("{%d}", i), 1)
+	}
+	s.facts = append(s.facts, Fact{Key: key, Text: ft, Lines: at})
+	s.add(text, at...)
+}
+
+// verdicts adds the verdicts of this file.
+func (r *analysis) moreVerdicts() {
+	r.setsVerdict()
+	r.cleanupVerdict()
+	r.chooseVerdict()
+	r.closingVerdict()
+	r.refusedVerdict()
+	r.retryVerdict()
+	r.minimumVerdict()
+	r.jsonVerdict()
+}
+
+// quote quotes a line of code for a sentence: trimmed, in backticks.
+func quote(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(s, "{")
+	// A literal folded onto one line: pb.T{ F: x, } is pb.T{F: x}.
+	s = strings.ReplaceAll(s, "{ ", "{")
+	s = strings.ReplaceAll(s, ", }", "}")
+	s = strings.ReplaceAll(s, " }", "}")
+	return "`" + strings.TrimSpace(s) + "`"
+}
+
+// setsVerdict answers the exercise's prediction in its own terms: which
+// set each watcher is put in when it opens and where that is decided,
+// which set the decision runs over, what moves a watcher between the sets,
+// and so which one dies.
+func (r *analysis) setsVerdict() {
+	sg := r.Study.Signal
+	s := r.Signal
+	q := "Of the two watchers, which dies and why, in terms of the set each is in?"
+	v := &sentence{}
+	d, okD := r.signalDecision()
+	rd, okR := r.behindRead(d)
+	open, okO := r.behindAdd()
+	if !okD || !okR || !okO {
+		v.add("The analysis does not find which set of watchers the decision runs over in this release.")
+		r.verdict("sets", r.behaviourWith(sg.Sync, ""), q, v)
+		return
+	}
+	behind := fieldName(sg.Behind)
+	var synced *signal.GroupAccess
+	for i, a := range s.Groups {
+		if a.Group != sg.Behind && a.Method == "add" && a.Func == open.Func {
+			synced = &s.Groups[i]
+			break
+		}
+	}
+	if synced != nil {
+		name := fieldName(synced.Group)
+		if synced.CondDef.Text != "" {
+			v.say(FactCurrentInSynced, fmt.Sprintf("A watch with start revision 0, as terminal 2's (no `--rev`), is put in `%s`: %s (%%L), since %s (%%L).", name, quote(synced.Text), quote(synced.CondDef.Text)), synced.Pos, synced.CondDef)
+		} else {
+			v.say(FactCurrentInSynced, fmt.Sprintf("A watch with start revision 0, as terminal 2's (no `--rev`), is put in `%s`: %s (%%L).", name, quote(synced.Text)), synced.Pos)
+		}
+		v.add(" ")
+	}
+	v.say(FactBehindInUnsynced, fmt.Sprintf("A watch from a revision at or below the current one, as terminal 1's (`--rev=A`), is put in `%s`: %s (%%L).", behind, quote(open.Text)), open.Pos)
+	v.add(" ")
+	v.say(FactDecidedOverUnsynced, fmt.Sprintf("Only `%s` is checked against a compaction: each pass of the sync loop takes watchers from it (%s, %%L) and cancels those with `%s` (%%L), once their channel has room.", behind, quote(rd.Text), d.Text), rd.Pos, d.Pos)
+	// Moves out of the behind group: to the other group when caught up,
+	// to the victims when the channel is full; back from the victims.
+	var caught []signal.Pos
+	for _, a := range r.groupAddsIn(rd.Func) {
+		if a.Group != sg.Behind {
+			caught = append(caught, a.Pos)
+		}
+	}
+	var victimIn, victimInSynced, back, restore []signal.Pos
+	victims := ""
+	clears := map[*ssa.Function]bool{}
+	if x := s.Victims; x != nil {
+		victims = fieldName(x.Field)
+		for _, w := range x.Marks {
+			if w.Func == rd.Func {
+				victimIn = append(victimIn, w.Pos)
+			} else {
+				victimInSynced = append(victimInSynced, w.Pos)
+			}
+		}
+		for _, w := range x.Clears {
+			clears[w.Func] = true
+			for _, a := range r.groupAddsIn(w.Func) {
+				if a.Group == sg.Behind {
+					back = append(back, a.Pos)
+				}
+			}
+		}
+	}
+	for _, a := range s.Groups {
+		if a.Group == sg.Behind && a.Method == "add" && a.Func != open.Func && !clears[a.Func] {
+			restore = append(restore, a.Pos)
+		}
+	}
+	if len(caught) > 0 {
+		text := fmt.Sprintf(" A watcher leaves `%s` for `%s` once it has caught up (%s)", behind, fieldName(caught0(s, rd.Func, sg.Behind)), strings.TrimSuffix(strings.Repeat("%L, ", len(caught)), ", "))
+		at := append([]signal.Pos{}, caught...)
+		if len(victimIn) > 0 && victims != "" {
+			text += fmt.Sprintf(", or for `%s` when its channel is full (%%L)", victims)
+			at = append(at, victimIn[0])
+			if len(back) > 0 {
+				text += fmt.Sprintf("; from `%s` it goes back to `%s` while it still lags (%%L)", victims, behind)
+				at = append(at, back[0])
+			}
+		}
+		v.say(FactLeavesUnsynced, strings.TrimPrefix(text, " ")+".", at...)
+		v.add(" ")
+	}
+	if synced != nil && (len(victimInSynced) > 0 || len(restore) > 0) {
+		name := fieldName(synced.Group)
+		var parts []string
+		var at []signal.Pos
+		if len(victimInSynced) > 0 && victims != "" {
+			parts = append(parts, fmt.Sprintf("for `%s` when its channel is full (%%L)", victims))
+			at = append(at, victimInSynced[0])
+		}
+		if len(restore) > 0 {
+			parts = append(parts, fmt.Sprintf("for `%s` in `%s` (%%L)", behind, short(restore0(s, restore[0]))))
+			at = append(at, restore[0])
+		}
+		v.say(FactLeavesSynced, fmt.Sprintf("A watcher leaves `%s` only %s.", name, strings.Join(parts, ", or ")), at...)
+		v.add(" ")
+		progress := d.Revision
+		v.say(FactBehindDies, fmt.Sprintf("So terminal 1 dies if the compaction passes its progress `%s` while it is in `%s`; terminal 2 is compared only if it leaves `%s`.", progress, behind, name))
+	}
+	r.verdict("sets", r.behaviourWith(sg.Sync, ""), q, v)
+}
+
+// caught0 is the group a watcher that has caught up is added to in fn.
+func caught0(s *signal.Result, fn *ssa.Function, behind string) string {
+	for _, a := range s.Groups {
+		if a.Func == fn && a.Method == "add" && a.Group != behind {
+			return a.Group
+		}
+	}
+	return ""
+}
+
+// restore0 is the function of the group access at p.
+func restore0(s *signal.Result, p signal.Pos) *ssa.Function {
+	for _, a := range s.Groups {
+		if a.Filename == p.Filename && a.Line == p.Line {
+			return a.Func
+		}
+	}
+	return nil
+}
+
+// removalOrder is the compaction's order of setting the revision and
+// scheduling the removal, in the function the compaction's way reaches.
+func (r *analysis) removalOrder() (signal.Order, bool) {
+	x := r.Signal.Removal
+	if x == nil || len(x.Orders) == 0 {
+		return signal.Order{}, false
+	}
+	// The caller reached from a dispatch of a proposed request (a
+	// compaction request is applied there), not from a restore.
+	for _, bd := range r.Study.Boundaries {
+		if bd.Dispatch == "" {
+			continue
+		}
+		if fn, err := r.Graph.Func(bd.Dispatch); err == nil {
+			reach := r.Graph.Reachable(fn)
+			for _, o := range x.Orders {
+				if reach[o.First.Func] {
+					return o, true
+				}
+			}
+		}
+	}
+	// Else the caller of the writer on the shortest way from a
+	// behaviour's setup (the compaction's way in).
+	for _, b := range r.Study.Behaviours {
+		for _, e := range b.Setup {
+			from := r.entryFunc(e)
+			if from == nil {
+				continue
+			}
+			for _, p := range r.Graph.Paths(from, x.Write.Func, 1) {
+				last := p[len(p)-1]
+				for _, o := range x.Orders {
+					if o.First.Func == last.Caller {
+						return o, true
+					}
+				}
+			}
+		}
+	}
+	return x.Orders[0], true
+}
+
+// removalFact says that the compaction revision is set before what it
+// compacts is removed: the decision compares numbers.
+func (r *analysis) removalFact(v *sentence) {
+	x := r.Signal.Removal
+	o, ok := r.removalOrder()
+	if !ok {
+		return
+	}
+	v.add(" ")
+	v.say(FactSetBeforeRemoval, fmt.Sprintf("The compaction sets that number before it removes anything: %s (%%L) runs in `%s`, called (%%L) before `%s` (%%L), which only schedules the removal, %s (%%L).", quote(x.Write.Text), short(x.Write.Func), calleeText(o.Then.Text), quote(x.Schedule.Text)), x.Write, o.First, o.Then, x.Schedule)
+}
+
+// calleeText is the callee of a call line ("s.compact(...)" of
+// "return s.compact(trace, rev)"), as the line writes it.
+func calleeText(line string) string {
+	line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "return "))
+	if i := strings.Index(line, "("); i > 0 {
+		return line[:i]
+	}
+	return line
+}
+
+// cleanupVerdict: what becomes of a watcher the decision cancels, on the
+// server.
+func (r *analysis) cleanupVerdict() {
+	s := r.Signal
+	q := "What does the server do with a watcher it cancels for a compaction?"
+	v := &sentence{}
+	c := s.Cleanup
+	if c == nil || c.Delete.Filename == "" {
+		v.add("The analysis does not find what the server does with a canceled watcher in this release.")
+		r.verdict("cleanup", "", q, v)
+		return
+	}
+	v.say(FactMarkedCompacted, fmt.Sprintf("The decision marks the watcher, %s (%%L), and removes it from the group it ran over, %s (%%L).", quote(c.Mark.Text), quote(c.Delete.Text)), c.Mark, c.Delete)
+	var read *signal.FlagRead
+	for i, f := range c.Reads {
+		if f.Ends {
+			read = &c.Reads[i]
+			break
+		}
+	}
+	if read == nil {
+		r.verdict("cleanup", "", q, v)
+		return
+	}
+	// Who reaches the branch: the receive loop (a cancel request) and the
+	// stream's end.
+	var from []signal.Pos
+	if recv, err := r.Graph.Func(r.Study.Signal.Recv); err == nil && read.Func != nil {
+		if ps := r.Graph.Paths(recv, read.Func, 1); len(ps) > 0 {
+			from = append(from, r.callPos(ps[0][0]))
+		}
+	}
+	if open := r.entryFunc(r.Study.Signal.Open); open != nil && read.Func != nil {
+		for _, p := range r.Graph.Paths(open, read.Func, 3) {
+			if len(p) > 0 && !hasPos(from, r.callPos(p[0])) && !r.calls(p[0], r.Study.Signal.Recv) {
+				from = append(from, r.callPos(p[0]))
+				break
+			}
+		}
+	}
+	v.add(" ")
+	if len(from) == 2 {
+		v.say(FactForgottenOnClose, fmt.Sprintf("Its watch stream holds it until the stream cancels it, on the client's cancel request (%s, %%L) or when the stream ends (%s, %%L); `%s` then has a branch for it, %s (%%L), taken when no group holds it.", quote(from[0].Text), quote(from[1].Text), short(read.Func), quote(read.Text)), from[0], from[1], read.Pos)
+	} else {
+		v.say(FactForgottenOnClose, fmt.Sprintf("When its stream cancels it, `%s` has a branch for it, %s (%%L), taken when no group holds it.", short(read.Func), quote(read.Text)), read.Pos)
+	}
+	r.verdict("cleanup", "", q, v)
+}
+
+// calls reports whether the hop's callee is, or is a closure that starts,
+// the function named name.
+func (r *analysis) calls(h callpath.Hop, name string) bool {
+	if h.Callee == nil {
+		return false
+	}
+	if callpath.Name(h.Callee) == name {
+		return true
+	}
+	for _, e := range r.Graph.Out(h.Callee) {
+		if e.Callee != nil && callpath.Name(e.Callee.Func) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// chooseVerdict: the decision's branch for many unsynced watchers.
+func (r *analysis) chooseVerdict() {
+	s := r.Signal
+	q := "What changes when many watchers are behind at once?"
+	v := &sentence{}
+	c := s.Choose
+	if c == nil || c.Copy.Filename == "" || c.Decide.Filename == "" || c.Max.Declared == nil {
+		v.add("The analysis does not find a limit to the watchers a pass takes in this release.")
+		r.verdict("choose", "", q, v)
+		return
+	}
+	behind := fieldName(r.Study.Signal.Behind)
+	at := []signal.Pos{*c.Max.Declared, c.Cond}
+	text := fmt.Sprintf("A pass takes at most %s watchers (%s, %%L): with %s or more in `%s`, %s fails (%%L)", c.Max.Value, quote(c.Max.Declared.Text), c.Max.Value, behind, quote(c.Cond.Text))
+	if c.Range.Filename != "" {
+		text += fmt.Sprintf(" and it copies %s of them, picked by ranging over a map (%%L), into a new group, %s (%%L)", c.Max.Value, quote(c.Copy.Text))
+		at = append(at, c.Range, c.Copy)
+	} else {
+		text += fmt.Sprintf(" and it copies %s of them into a new group, %s (%%L)", c.Max.Value, quote(c.Copy.Text))
+		at = append(at, c.Copy)
+	}
+	text += ", the only ones the decision then runs over (%L)."
+	at = append(at, c.Decide)
+	extra := " A behind watcher may then wait more than one pass."
+	if cl := s.Cleanup; cl != nil && cl.OnReceiver {
+		extra = fmt.Sprintf(" A behind watcher may then wait more than one pass, and %s deletes a canceled one from the copy, not from `%s`: a later pass can send it the cancel again.", quote(cl.Delete.Text), behind)
+	}
+	v.say(FactAtMostPerPass, text+extra, at...)
+	r.verdict("choose", "", q, v)
+}
+
+// closingVerdict: what the client does after it has handed out the cancel.
+func (r *analysis) closingVerdict() {
+	s := r.Signal
+	q := "What does the client do after it hands out a compaction cancel, and what does it send the server?"
+	v := &sentence{}
+	rc := s.Receive
+	if rc == nil || rc.Closing == nil || rc.Stop.Filename == "" || rc.Close == nil {
+		v.add("The analysis does not follow the client's close in this release.")
+		r.verdict("closing", "", q, v)
+		return
+	}
+	c := rc.Closing
+	text := fmt.Sprintf("The client closes its side: the substream returns once it has handed out the cancel (`%s`, %%L), and the loop's %s runs %s (%%L).", rc.Stop.Text, quote(rc.Close.Case), quote(rc.Close.Text))
+	at := []signal.Pos{rc.Stop, rc.Close.Pos}
+	last := c.Last.Filename != "" && c.Defer.Filename != "" && c.Ends.Filename != ""
+	if last {
+		text += fmt.Sprintf(" When that was the stream's last watch, as %s's single watch is, the loop returns (`%s`, %%L) and its deferred %s cancels the stream's context, %s (%%L), which ends the stream.", r.Study.Signal.Tool.Name, c.Last.Text, quote(c.Defer.Text), quote(c.Ends.Text))
+		at = append(at, c.Last, c.Ends)
+	}
+	if c.Request.Filename != "" && c.Send.Filename != "" {
+		lead := " Otherwise"
+		if !last {
+			lead = " Then"
+		}
+		typ, fields, _ := strings.Cut(quote(c.Request.Text), "{")
+		fields = strings.TrimSuffix(strings.TrimSuffix(fields, "`"), "}")
+		text += fmt.Sprintf("%s, for a watch with an ID (%s, %%L), it sends the server a %s` (%%L) for `%s`, with %s (%%L).", lead, quote(c.If.Text), typ, fields, quote(c.Send.Text))
+		at = append(at, c.If, c.Request, c.Send)
+	}
+	v.say(FactClientCloses, text, at...)
+	r.verdict("closing", "", q, v)
+}
+
+// refusedVerdict: what the open path refuses, and how the client shows
+// the refusal that has the compaction's text.
+func (r *analysis) refusedVerdict() {
+	s := r.Signal
+	q := "Which watches are refused at open, and how does the client show the refusal with the compaction's text?"
+	v := &sentence{}
+	recv, err := r.Graph.Func(r.Study.Signal.Recv)
+	if err != nil {
+		return
+	}
+	openReach := r.Graph.Reachable(recv)
+	compared := false
+	for _, c := range s.Comparisons {
+		compared = compared || openReach[c.Func]
+	}
+	var parts []string
+	var at []signal.Pos
+	var same *signal.Refusal
+	for i, x := range s.Refusals {
+		if x.Func != recv {
+			continue
+		}
+		cond := x.Cond
+		where := x.CondAt
+		if where.Filename == "" {
+			where = x.Pos
+		}
+		if x.Def.Filename != "" {
+			parts = append(parts, fmt.Sprintf("when `%s` after %s (%%L)", cond, quote(x.Def.Text)))
+			at = append(at, x.Def)
+		} else {
+			parts = append(parts, fmt.Sprintf("when `%s` (%%L)", cond))
+			at = append(at, where)
+		}
+		if s.Client != nil && x.Text != "" && x.Text == s.Client.Err.Text {
+			same = &s.Refusals[i]
+		}
+	}
+	if created := r.createResponse(recv); created.Filename != "" {
+		parts = append(parts, fmt.Sprintf("when the store's `Watch` fails (%s, %%L)", quote(created.Text)))
+		at = append(at, created)
+	}
+	if len(parts) == 0 {
+		r.verdict("refused", "", q, v)
+		return
+	}
+	text := "The receive loop refuses a watch in its create response only " + strings.Join(parts, ", ") + "."
+	if !compared {
+		text += " None of these compares the start revision with the compaction revision."
+	}
+	if i := strings.LastIndex(text, ", when"); i >= 0 {
+		text = text[:i] + ", or when" + text[i+len(", when"):]
+	}
+	v.say(FactRefusedOnlyOther, text, at...)
+	if same == nil {
+		v.add(" No request is refused at open with the compaction's text in this release.")
+		r.verdict("refused", "", q, v)
+		return
+	}
+	x := s.Refused
+	t := s.Tool
+	if x == nil || t == nil || t.Watch == nil || !t.Watch.Exited || len(t.Watch.Stderr) == 0 {
+		r.verdict("refused", "", q, v)
+		return
+	}
+	v.add(" ")
+	v.say(FactRefusalShown, fmt.Sprintf("The refusal by `%s` has the compaction's text as its reason, and the client shows it as it shows the eviction: it keeps the reason as an error, %s (%%L), hands the user a canceled response with it (%%L), and `Err()` converts it again, %s (%%L). The text stays the same, so %s prints the same %d lines and exits %d.", same.Cond, quote(x.Set.Text), quote(x.Return.Text), t.Name, len(t.Watch.Stderr), t.Watch.Exit), x.Set, x.Hand, x.Return)
+	r.verdict("refused", "", q, v)
+}
+
+// retryVerdict: the client library's own line on a failed unary call,
+// and why it does not try again.
+func (r *analysis) retryVerdict() {
+	s := r.Signal
+	q := "Where does the client library's own log line come from, and why does the client not try the read again?"
+	v := &sentence{}
+	x := s.Retry
+	if x == nil || s.Read == nil {
+		v.add("The analysis does not find the client's retry of a failed call in this release.")
+		r.verdict("retry", "", q, v)
+		return
+	}
+	text := fmt.Sprintf("Before %s's own line, the client library logs %q at %s level after each failed attempt of a unary call, as the read's is (%%L).", r.Study.Signal.Tool.Name, x.Msg, strings.ToLower(x.Level))
+	at := []signal.Pos{x.Log}
+	if code := s.Read.Wire.Code; code != "" && code != x.Code {
+		text += fmt.Sprintf(" It does not try again: it returns the error (`%s`, %%L) unless its code is `%s` (`%s`, %%L), and the read's is %s.", x.Stop.Text, x.Code, x.Only.Text, code)
+		at = append(at, x.Stop, x.Only)
+	}
+	v.say(FactClientWarns, text, at...)
+	r.verdict("retry", "", q, v)
+}
+
+// minimumVerdict: the cancel's compaction revision is the lowest revision
+// a watch may start from.
+func (r *analysis) minimumVerdict() {
+	s := r.Signal
+	q := "What does the compaction revision the cancel carries mean to the client?"
+	v := &sentence{}
+	d, ok := r.signalDecision()
+	if !ok || d.ConsequencePos.Filename == "" {
+		r.verdict("minimum", "", q, v)
+		return
+	}
+	var doc *signal.FieldDoc
+	if f := r.Study.Signal.Fields; len(f) > 0 {
+		for i, x := range s.Docs {
+			if x.Field == f[len(f)-1] {
+				doc = &s.Docs[i]
+			}
+		}
+	}
+	text := fmt.Sprintf("The cancel carries the compaction revision itself, %s (%%L)", quote(d.ConsequencePos.Text))
+	at := []signal.Pos{d.ConsequencePos}
+	if doc != nil {
+		text += fmt.Sprintf(", and the client's field says what it is: %q (%%L)", doc.Doc)
+		at = append(at, doc.Pos)
+	}
+	if d.LowestPassing == 0 {
+		text += fmt.Sprintf(". It is the lowest revision a new watch can start from without being canceled by `%s` (%%L)", d.Text)
+		at = append(at, d.Pos)
+	}
+	v.say(FactCancelCarriesMin, text+".", at...)
+	r.verdict("minimum", "", q, v)
+}
+
+// jsonVerdict: what the tool's JSON output prints for the cancel.
+func (r *analysis) jsonVerdict() {
+	s := r.Signal
+	q := "What does etcdctl's watch print for the cancel with -w json?"
+	v := &sentence{}
+	x := s.Display
+	if x == nil || len(x.Keys) == 0 {
+		v.add("The analysis does not follow the tool's JSON output in this release.")
+		r.verdict("json", "", q, v)
+		return
+	}
+	name := r.Study.Signal.Tool.Name
+	stream := ""
+	if x.Stream != "" {
+		stream = " on " + strings.ToLower(x.Stream)
+	}
+	keys := make([]string, 0, len(x.Keys))
+	at := []signal.Pos{x.Call, x.Case, x.Func}
+	for i, k := range x.Keys {
+		val := "the compaction revision"
+		if i > 0 {
+			val = "true"
+		}
+		keys = append(keys, fmt.Sprintf("whose `\"%s\"` is %s (%%L)", k.Key, val))
+		at = append(at, k.At)
+	}
+	v.say(FactJSONCancel, fmt.Sprintf("With `-w %s`, %s's watch prints every response it receives, the cancel too: %s (%%L) runs for each, and the printer `-w %s` chooses (%%L) writes it with encoding/json in `%s` (%%L). The cancel is a line%s %s.", x.Format, name, quote(x.Call.Text), x.Format, report.ShortName(x.Func.Text), stream, strings.Join(keys, " and ")), at...)
+	r.verdict("json", "", q, v)
+}

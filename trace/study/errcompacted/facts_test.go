@@ -1,0 +1,238 @@
+package errcompacted_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/srctrace/srctrace/trace"
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/study/errcompacted"
+)
+
+// factWants are the lines each fact of the notes stands on, per release,
+// found by reading etcd's source at that tag (git grep -n and following
+// the code by hand), not from srctrace's output. Short file names stand
+// for these paths:
+var factPaths = map[string]string{
+	"watchable_store.go":   "server/storage/mvcc/watchable_store.go",
+	"watcher_group.go":     "server/storage/mvcc/watcher_group.go",
+	"kvstore.go":           "server/storage/mvcc/kvstore.go",
+	"kvstore_txn.go":       "server/storage/mvcc/kvstore_txn.go",
+	"v3rpc/watch.go":       "server/etcdserver/api/v3rpc/watch.go",
+	"v3rpc/key.go":         "server/etcdserver/api/v3rpc/key.go",
+	"v3rpc/util.go":        "server/etcdserver/api/v3rpc/util.go",
+	"client/watch.go":      "client/v3/watch.go",
+	"retry_interceptor.go": "client/v3/retry_interceptor.go",
+	"retry.go":             "client/v3/retry.go",
+	"rpctypes/error.go":    "api/v3rpc/rpctypes/error.go",
+	"watch_command.go":     "etcdctl/ctlv3/command/watch_command.go",
+	"printer.go":           "etcdctl/ctlv3/command/printer.go",
+	"printer_json.go":      "etcdctl/ctlv3/command/printer_json.go",
+	"cobrautl/error.go":    "pkg/cobrautl/error.go",
+}
+
+type factWant struct {
+	version string
+	// facts are the lines of each fact, by verdict/key, in the order the
+	// sentence cites them; a fact that must be absent maps to nil.
+	facts map[string][]string
+	// fragment are the lines that decide the client's `case cur.Fragment`
+	// (which then does not match a compaction cancel).
+	fragment []string
+	// corrected is the corrected citation.
+	corrected []string
+}
+
+var factWants = []factWant{
+	{
+		version: "v3.7.3",
+		facts: map[string][]string{
+			// watch(): synced := startRev > s.store.currentRev || startRev == 0 (141); s.synced.add(wa) (147); s.unsynced.add(wa) (150).
+			"sets/current-in-synced":  {"watchable_store.go:147", "watchable_store.go:141"},
+			"sets/behind-in-unsynced": {"watchable_store.go:150"},
+			// syncWatchers: wg, minRev := s.unsynced.choose(...) (363); chooseAll: if w.minRev < compactRev (255).
+			"sets/decided-over-unsynced": {"watchable_store.go:363", "watcher_group.go:255"},
+			// syncWatchers: s.synced.add(w) (379, 401), w.victim = true (391); moveVictims: s.unsynced.add(w) (322).
+			"sets/leaves-unsynced": {"watchable_store.go:379", "watchable_store.go:401", "watchable_store.go:391", "watchable_store.go:322"},
+			// notify: w.victim = true (481); Restore: s.unsynced.add(wa) (217).
+			"sets/leaves-synced": {"watchable_store.go:481", "watchable_store.go:217"},
+			"sets/behind-dies":   {},
+			// var watchBatchMaxRevs = 1000 (28); delayTicker := time.NewTicker(watchResyncPeriod) (227).
+			"replay/by-hand": {"watcher_group.go:28", "watchable_store.go:227"},
+			// updateCompactRev: s.compactMainRev = rev (221); Compact calls s.updateCompactRev(rev) (285),
+			// then return s.compact(...) (293), which runs s.fifoSched.Schedule(j) (267).
+			"evict/set-before-removal": {"kvstore.go:221", "kvstore.go:285", "kvstore.go:293", "kvstore.go:267"},
+			// chooseAll: w.compacted = true (258); wg.delete(w) (259).
+			"cleanup/marked-compacted": {"watcher_group.go:258", "watcher_group.go:259"},
+			// recvLoop: sws.watchStream.Cancel (375); Watch: sws.close() (233); cancelWatcher: } else if wa.compacted { (174).
+			"cleanup/forgotten-when-stream-cancels": {"v3rpc/watch.go:375", "v3rpc/watch.go:233", "watchable_store.go:174"},
+			// maxWatchersPerSync = 512 (41); choose: if len(wg.watchers) < maxWatchers (227),
+			// for w := range wg.watchers (231), ret := newWatcherGroup() (230), return &ret, ret.chooseAll (238).
+			"choose/at-most-per-pass": {"watchable_store.go:41", "watcher_group.go:227", "watcher_group.go:231", "watcher_group.go:230", "watcher_group.go:238"},
+			// serveSubstream: if ws.buf[0].Err() != nil { return } (827); run: w.closeSubstream(ws) (686);
+			// if len(w.substreams)+len(w.resuming) == 0 { return } (689); closeStream: wgs.cancel() (459);
+			// if ws.id != InvalidWatchID (692), &pb.WatchCancelRequest{ (697), wc.Send(req) (703).
+			"closing/client-closes": {"client/watch.go:827", "client/watch.go:686", "client/watch.go:689", "client/watch.go:459", "client/watch.go:692", "client/watch.go:697", "client/watch.go:703"},
+			// recvLoop: if creq.StartRevision < 0 (270); err := sws.isWatchPermitted(creq) (287); Canceled: err != nil (361).
+			"refused/refused-at-open-for-other-reasons": {"v3rpc/watch.go:270", "v3rpc/watch.go:287", "v3rpc/watch.go:361"},
+			// addSubstream: w.closeErr = v3rpc.Error(errors.New(resp.CancelReason)) (469);
+			// closeSubstream: go w.sendCloseSubstream(ws, &WatchResponse{... closeErr: w.closeErr}) (495);
+			// Err: return v3rpc.Error(wr.closeErr) (126).
+			"refused/refusal-shown-as-eviction": {"client/watch.go:469", "client/watch.go:495", "client/watch.go:126"},
+			// unaryClientInterceptor: c.GetLogger().Warn( (68); if !isSafeRetry(c, lastErr, callOpts) (96);
+			// isSafeRetryImmutableRPC: serverErr.Code() != codes.Unavailable (57).
+			"retry/client-warns-once": {"retry_interceptor.go:68", "retry_interceptor.go:96", "retry.go:57"},
+			// chooseAll's send (257); the client's CompactRevision int64 and its doc (106); the decision (255).
+			"minimum/cancel-carries-minimum": {"watcher_group.go:257", "client/watch.go:106", "watcher_group.go:255"},
+			// printWatchCh: display.Watch(&resp) (174); NewPrinter: case "json" (84); func printJSON (99);
+			// WatchResponse's CompactRevision (106) and Canceled (111), no json tags.
+			"json/json-prints-cancel": {"watch_command.go:174", "printer.go:84", "printer_json.go:99", "client/watch.go:106", "client/watch.go:111"},
+		},
+		// run: cur = pbresp, when pbresp.Canceled (592); sendFragments: Fragment: true (611)
+		// past if uint(proto.Size(wr)) < maxRequestBytes || len(wr.Events) < 2 { return } (588);
+		// chooseAll's WatchResponse{WatchID: w.id, CompactRevision: compactRev} (257); sendLoop: Events: events (463).
+		fragment: []string{"client/watch.go:592", "v3rpc/watch.go:611", "v3rpc/watch.go:588", "watcher_group.go:257", "v3rpc/watch.go:463"},
+		corrected: []string{
+			"watcher_group.go:255", "watcher_group.go:257", "v3rpc/watch.go:459", "v3rpc/watch.go:464",
+			"client/watch.go:729", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
+			"watch_command.go:169", "cobrautl/error.go:38",
+			"kvstore_txn.go:81", "kvstore_txn.go:82", "kvstore.go:38", "v3rpc/key.go:55", "v3rpc/util.go:103", "v3rpc/util.go:45",
+		},
+	},
+	{
+		version: "v3.6.0",
+		facts: map[string][]string{
+			"sets/current-in-synced":     {"watchable_store.go:141", "watchable_store.go:135"},
+			"sets/behind-in-unsynced":    {"watchable_store.go:144"},
+			"sets/decided-over-unsynced": {"watchable_store.go:359", "watcher_group.go:251"},
+			"sets/leaves-unsynced":       {"watchable_store.go:375", "watchable_store.go:397", "watchable_store.go:387", "watchable_store.go:318"},
+			"sets/leaves-synced":         {"watchable_store.go:497", "watchable_store.go:211"},
+			"sets/behind-dies":           {},
+			// The period is a local here: waitDuration := 100 * time.Millisecond (221), the ticker at 222.
+			"replay/by-hand":                        {"watcher_group.go:28", "watchable_store.go:222"},
+			"evict/set-before-removal":              {"kvstore.go:210", "kvstore.go:274", "kvstore.go:282", "kvstore.go:256"},
+			"cleanup/marked-compacted":              {"watcher_group.go:254", "watcher_group.go:255"},
+			"cleanup/forgotten-when-stream-cancels": {"v3rpc/watch.go:348", "v3rpc/watch.go:226", "watchable_store.go:165"},
+			"choose/at-most-per-pass":               {"watchable_store.go:39", "watcher_group.go:223", "watcher_group.go:227", "watcher_group.go:226", "watcher_group.go:234"},
+			"closing/client-closes":                 {"client/watch.go:814", "client/watch.go:676", "client/watch.go:679", "client/watch.go:452", "client/watch.go:682", "client/watch.go:687", "client/watch.go:693"},
+			// No refusal of a negative start revision before v3.6.6: only the
+			// permission check (err := sws.isWatchPermitted(creq), 273) and the
+			// create response (Canceled: err != nil, 334).
+			"refused/refused-at-open-for-other-reasons": {"v3rpc/watch.go:273", "v3rpc/watch.go:334"},
+			"refused/refusal-shown-as-eviction":         nil,
+			"retry/client-warns-once":                   {"retry_interceptor.go:65", "retry_interceptor.go:92", "retry.go:57"},
+			"minimum/cancel-carries-minimum":            {"watcher_group.go:253", "client/watch.go:96", "watcher_group.go:251"},
+			// display.Watch(resp) (173); printJSON (51) prints with fmt.Println.
+			"json/json-prints-cancel": {"watch_command.go:173", "printer.go:84", "printer_json.go:51", "client/watch.go:96", "client/watch.go:101"},
+		},
+		// ow.Fragment = true (558) past the same return (552); the send loop's Events: events (436).
+		fragment: []string{"client/watch.go:582", "v3rpc/watch.go:558", "v3rpc/watch.go:552", "watcher_group.go:253", "v3rpc/watch.go:436"},
+		corrected: []string{
+			"watcher_group.go:251", "watcher_group.go:253", "v3rpc/watch.go:432", "v3rpc/watch.go:437",
+			"client/watch.go:723", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
+			"watch_command.go:168", "cobrautl/error.go:38",
+			"kvstore_txn.go:80", "kvstore_txn.go:81", "kvstore.go:37", "v3rpc/key.go:48", "v3rpc/util.go:102", "v3rpc/util.go:45",
+		},
+	},
+}
+
+func long(s string) string {
+	f, line, _ := strings.Cut(s, ":")
+	if p, ok := factPaths[f]; ok {
+		return p + ":" + line
+	}
+	return s
+}
+
+func longs(ss []string) []string {
+	out := []string{}
+	for _, s := range ss {
+		out = append(out, long(s))
+	}
+	return out
+}
+
+func locs(ls []report.Loc) []string {
+	out := []string{}
+	for _, l := range ls {
+		out = append(out, fmt.Sprintf("%s:%d", l.File, l.Line))
+	}
+	return out
+}
+
+// TestFacts: each fact the notes add stands on the lines reading etcd
+// gives, at v3.7.3 and at v3.6.0 (where the refusal of a negative start
+// revision does not exist yet); the client's case over the fragment flag is
+// decided; the claim that the revisions no longer exist holds in part; the
+// corrected citation names the declarations and the read's lines.
+func TestFacts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads real etcd releases")
+	}
+	for _, w := range factWants {
+		t.Run(w.version, func(t *testing.T) {
+			res, err := trace.Run(context.Background(), trace.Options{Study: errcompacted.Study, Version: w.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := res.Report()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := rep.Signal
+			got := map[string]report.Fact{}
+			for _, v := range s.Verdicts {
+				for _, f := range v.Facts {
+					got[v.ID+"/"+f.Key] = f
+				}
+			}
+			for key, want := range w.facts {
+				f, ok := got[key]
+				if want == nil {
+					if ok {
+						t.Errorf("%s: want no such fact, got %q", key, f.Text)
+					}
+					continue
+				}
+				if !ok {
+					t.Errorf("%s: no such fact", key)
+					continue
+				}
+				if diff := cmp.Diff(longs(want), locs(f.Lines)); diff != "" {
+					t.Errorf("%s: lines (-want +got):\n%s\n%s", key, diff, f.Text)
+				}
+			}
+			var frag *report.Case
+			for i, c := range s.Receive.Cases {
+				if strings.Contains(c.Text, "Fragment") {
+					frag = &s.Receive.Cases[i]
+				}
+			}
+			if frag == nil || frag.Takes != "excludes" {
+				t.Fatalf("the fragment case: %+v", frag)
+			}
+			if diff := cmp.Diff(longs(w.fragment), locs(frag.Because)); diff != "" {
+				t.Errorf("the fragment case's lines (-want +got):\n%s", diff)
+			}
+			outcomes := map[string]string{}
+			for _, c := range s.Claims {
+				outcomes[c.HoldsIf] = c.Outcome
+				if c.Outcome == report.OutcomePartly && (c.Part == nil || len(c.Part.Lines) == 0) {
+					t.Errorf("claim %q holds in part with no part: %+v", c.Says, c.Part)
+				}
+			}
+			// The decision compares numbers: the compaction revision is set
+			// before the removal is scheduled.
+			if outcomes["compares-progress"] != report.OutcomePartly || outcomes["current-not-compared"] != report.OutcomeYes || outcomes["checked-at-open"] != report.OutcomeNo {
+				t.Errorf("outcomes = %v", outcomes)
+			}
+			if diff := cmp.Diff(longs(w.corrected), locs(s.Corrected)); diff != "" {
+				t.Errorf("the corrected citation (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,827 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/feasible"
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/roots"
+	"github.com/srctrace/srctrace/trace/sites"
+	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/target"
+)
+
+// The ways a root gets to a use.
+const (
+	byCalls   = "calls"
+	byHandOff = "hand-off"
+	byStartUp = "start-up"
+)
+
+// whyRun is one run of Why over a Result: the roots it made entries of,
+// the hand-offs' receivers, and how each pair was found.
+type whyRun struct {
+	*Result
+	nearest int
+	// added maps a root's (or a receiver's) function to its entry.
+	added map[*ssa.Function]int
+	roots map[*ssa.Function]roots.Root
+	// by says, per pair, how its root gets to its use.
+	by []string
+	// absent are the target's hand-offs not found in the loaded code.
+	absent []string
+	// toFrom caches, per boundary, the functions within whyDepth calls of
+	// its sending function.
+	toFrom map[int]map[*ssa.Function]int
+	// mains caches, per main function, what it runs in its own goroutine.
+	mains map[*ssa.Function]map[*ssa.Function]bool
+	reach map[*ssa.Function]map[*ssa.Function]bool
+}
+
+// entry returns the entry of a root found from the code, adding it.
+func (w *whyRun) entry(c roots.Root) int {
+	if ei, ok := w.added[c.Func]; ok {
+		return ei
+	}
+	ei := len(w.Entries)
+	w.added[c.Func] = ei
+	w.Entries = append(w.Entries, rootEntry(w.Graph, c))
+	if w.roots == nil {
+		w.roots = map[*ssa.Function]roots.Root{}
+	}
+	w.roots[c.Func] = c
+	return ei
+}
+
+// handOffs resolves the target's hand-offs that the loaded code has; the
+// function that runs each one's receiving side becomes an entry.
+func (w *whyRun) handOffs(t *target.Target) {
+	source := map[string]bool{}
+	for _, p := range w.Pkgs {
+		source[p.PkgPath] = true
+	}
+	for _, h := range t.HandOffs {
+		// A side in a package not loaded from source (one that does not
+		// import the object's package) has no code to follow.
+		missing := ""
+		for _, name := range []string{h.From, h.To, h.Dispatch} {
+			if pkg := study.PackageOf(name); name != "" && !source[pkg] && missing == "" {
+				missing = h.Name + ": " + report.ShortName(name) + " is in " + pkg + ", which does not import the object's package and is not loaded from source"
+			}
+		}
+		if missing != "" {
+			w.absent = append(w.absent, missing)
+			continue
+		}
+		to, err := w.Graph.Func(h.To)
+		if err != nil {
+			w.absent = append(w.absent, h.Name+": "+err.Error())
+			continue
+		}
+		ei, ok := w.added[to]
+		if !ok {
+			ei = len(w.Entries)
+			name := callpath.Name(to)
+			w.Entries = append(w.Entries, study.EntryPoint{
+				Entry: study.Entry{Name: report.ShortName(name), Function: name,
+					Doc: "the receiving side of the " + h.Name + ": " + h.Doc},
+				Func: to, Pos: w.Graph.Prog.Fset.Position(to.Pos()), Found: "target", Kind: w.rootKind(to),
+			})
+			w.added[to] = ei
+		}
+		if w.Entries[ei].Reach == nil || len(w.Entries[ei].Reach) < 2 {
+			w.Entries[ei].Reach = w.Graph.Reachable(to)
+		}
+		if err := w.addBoundary(boundaryOf(h, w.Entries[ei].Name)); err != nil {
+			w.absent = append(w.absent, h.Name+": "+err.Error())
+		}
+	}
+}
+
+// use finds the roots of one use: the nearest that reach it by calls;
+// when fewer than nearest, the nearest across the target's hand-offs;
+// when still none, the main functions that run it in their own goroutine.
+func (w *whyRun) use(si int) {
+	s := w.Sites[si]
+	if s.Func == nil || s.Func.Synthetic == "package initializer" {
+		return
+	}
+	type found struct {
+		root roots.Root
+		p    study.Pair
+		n    int
+		by   string
+	}
+	var got []found
+	dist := w.callersWithin(s.Func, whyDepth)
+	var cands []roots.Root
+	for _, x := range w.Roots {
+		if _, ok := dist[x.Func]; ok && x.Kind != roots.Main {
+			cands = append(cands, x)
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return dist[cands[i].Func] < dist[cands[j].Func] })
+	for i, c := range cands {
+		if i >= 4*w.nearest {
+			break
+		}
+		ways, _, _ := w.bestWays(rootEntry(w.Graph, c), s.Func, s.Instr, nil)
+		if p, n, ok := pairOf(si, ways); ok {
+			got = append(got, found{root: c, p: p, n: n, by: byCalls})
+		}
+	}
+	got = keepOutermost(w.reachable, got, func(f found) *ssa.Function { return f.root.Func }, func(f found) int { return f.n })
+	if len(got) < w.nearest && len(w.Boundaries) > 0 {
+		var crossed []found
+		have := map[*ssa.Function]bool{}
+		for _, f := range got {
+			have[f.root.Func] = true
+		}
+		// Every candidate is tried: which message a sender hands off
+		// decides, and the nearest senders may all send other kinds. A
+		// candidate whose only way across hands off a message that an
+		// earlier candidate handed off too (made at the same place,
+		// setting the same fields) and that reached the use by no way
+		// that can run is not tried again: the receiving side is the same.
+		dead := map[string]bool{}
+		// Enough are found when as many as are missing are, none of
+		// them started by a root found by calls.
+		need := w.nearest
+		for _, f := range got {
+			if !w.receives(f.root.Func) {
+				need--
+			}
+		}
+		kept := 0
+		for _, c := range w.crossCandidates(s.Func) {
+			if kept >= need {
+				break
+			}
+			if have[c.Func] {
+				continue
+			}
+			ei := w.entry(c)
+			w.fillReach(ei)
+			keys := w.legKinds(ei)
+			if len(keys) == 1 && dead[keys[0]] {
+				continue
+			}
+			p := study.Pair{Entry: ei, Site: si}
+			w.cross(&p)
+			if len(p.Crossing) == 0 || !feasibleVerdict(p.Verdict) {
+				if len(keys) == 1 {
+					dead[keys[0]] = true
+				}
+				continue
+			}
+			n := len(bestOf(p.Ways).Path)
+			for _, l := range p.Crossing {
+				n += len(l.Path)
+			}
+			crossed = append(crossed, found{root: c, p: p, n: n, by: byHandOff})
+			started := false
+			for _, f := range got {
+				started = started || w.reachable(f.root.Func)[c.Func]
+			}
+			if !started {
+				kept++
+			}
+		}
+		// The receiving side of a hand-off runs what its senders hand
+		// off: where a sender's root is found, it is not a root of its own.
+		if len(crossed) > 0 {
+			kept := got[:0:0]
+			for _, f := range got {
+				if !w.receives(f.root.Func) {
+					kept = append(kept, f)
+				}
+			}
+			got = kept
+		}
+		// A root that one found by calls starts is that root's way in.
+		all := append(append([]found{}, got...), crossed...)
+		keep := outermost(w.reachable, len(all), func(i int) *ssa.Function { return all[i].root.Func })
+		got = got[:0:0]
+		for i, f := range all {
+			if keep[i] {
+				got = append(got, f)
+			}
+		}
+	}
+	if len(got) == 0 {
+		for _, m := range w.Roots {
+			if m.Kind != roots.Main || !w.syncReach(m.Func)[s.Func] {
+				continue
+			}
+			e := rootEntry(w.Graph, m)
+			var ways []study.Way
+			for _, path := range w.Graph.SyncPaths(m.Func, s.Func, w.k) {
+				res, _ := w.check(e, path, s.Instr, nil, nil)
+				ways = append(ways, study.Way{Path: path, Res: res})
+			}
+			if p, n, ok := pairOf(si, ways); ok {
+				got = append(got, found{root: m, p: p, n: n, by: byStartUp})
+			}
+		}
+	}
+	if len(got) > w.nearest {
+		got = got[:w.nearest]
+	}
+	for _, f := range got {
+		ei := w.entry(f.root)
+		f.p.Entry = ei
+		w.Sites[si].Roots = append(w.Sites[si].Roots, ei)
+		w.Pairs = append(w.Pairs, f.p)
+		w.by = append(w.by, f.by)
+	}
+}
+
+// pairOf is the pair of a use and the ways a root reaches it by, and the
+// length of the best way, when one can run.
+func pairOf(si int, ways []study.Way) (study.Pair, int, bool) {
+	if len(ways) == 0 || !feasibleVerdict(bestWay(ways).Res.Verdict) {
+		return study.Pair{}, 0, false
+	}
+	best := bestWay(ways)
+	p := study.Pair{Site: si, Ways: ways, Verdict: best.Res.Verdict, Because: best.Res.Because, Searched: len(ways)}
+	for _, way := range ways {
+		p.Paths = append(p.Paths, way.Path)
+	}
+	return p, len(best.Path), true
+}
+
+// keepOutermost keeps, of the found roots, those no other of them
+// reaches (a goroutine that a gRPC method starts is that method's way
+// in), nearest first.
+func keepOutermost[T any](reachable func(*ssa.Function) map[*ssa.Function]bool, got []T, fn func(T) *ssa.Function, n func(T) int) []T {
+	sort.SliceStable(got, func(i, j int) bool { return n(got[i]) < n(got[j]) })
+	keep := outermost(reachable, len(got), func(i int) *ssa.Function { return fn(got[i]) })
+	var out []T
+	for i, f := range got {
+		if keep[i] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// legKinds are the kinds of the ways a root's entry has across a
+// hand-off it reaches: the hand-off, and for a typed one where its message
+// is made and the fields it sets. A way that cannot run to the hand-off
+// has no kind: the root is always tried.
+func (w *whyRun) legKinds(ei int) []string {
+	var keys []string
+	for bi, b := range w.Boundaries {
+		if !w.Entries[ei].Reach[b.From] || !b.Carried {
+			continue
+		}
+		for _, l := range w.legs(ei, bi, nil) {
+			if !feasibleVerdict(l.Res.Verdict) {
+				return nil
+			}
+			keys = appendUnique(keys, fmt.Sprint(bi, l.Message.At(), l.Message.Fields()))
+		}
+	}
+	return keys
+}
+
+// receives reports whether fn runs the receiving side of a hand-off.
+func (w *whyRun) receives(fn *ssa.Function) bool {
+	for _, b := range w.Boundaries {
+		if w.Entries[w.EntryIndex(b.To)].Func == fn {
+			return true
+		}
+	}
+	return false
+}
+
+// crossCandidates are the roots (not main functions) that reach, by
+// calls, the sending side of a hand-off whose receiver reaches fn (or
+// reaches the sending side of one that does), nearest first.
+func (w *whyRun) crossCandidates(fn *ssa.Function) []roots.Root {
+	into := map[int]bool{} // boundaries whose receiver reaches fn
+	for bi, b := range w.Boundaries {
+		if w.Entries[w.EntryIndex(b.To)].Reach[fn] {
+			into[bi] = true
+		}
+	}
+	for bi, b := range w.Boundaries {
+		for bj := range into {
+			if w.Entries[w.EntryIndex(b.To)].Reach[w.Boundaries[bj].From] {
+				into[bi] = true
+			}
+		}
+	}
+	best := map[*ssa.Function]int{}
+	for bi := range into {
+		for f, d := range w.senders(bi) {
+			if old, ok := best[f]; !ok || d < old {
+				best[f] = d
+			}
+		}
+	}
+	var out []roots.Root
+	for _, x := range w.Roots {
+		if _, ok := best[x.Func]; ok && x.Kind != roots.Main {
+			out = append(out, x)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return best[out[i].Func] < best[out[j].Func] })
+	return out
+}
+
+// senders are the functions within whyDepth calls of boundary bi's
+// sending function.
+func (w *whyRun) senders(bi int) map[*ssa.Function]int {
+	if w.toFrom == nil {
+		w.toFrom = map[int]map[*ssa.Function]int{}
+	}
+	if d, ok := w.toFrom[bi]; ok {
+		return d
+	}
+	d := w.callersWithin(w.Boundaries[bi].From, whyDepth)
+	w.toFrom[bi] = d
+	return d
+}
+
+// fillReach records in a root's entry which hand-offs' sending functions
+// it reaches by calls: what the crossing search asks of it.
+func (w *whyRun) fillReach(ei int) {
+	e := &w.Entries[ei]
+	if e.Reach == nil {
+		e.Reach = map[*ssa.Function]bool{e.Func: true}
+	}
+	for bi, b := range w.Boundaries {
+		if _, ok := w.senders(bi)[e.Func]; ok {
+			e.Reach[b.From] = true
+		}
+	}
+}
+
+// reachable is what a function reaches by calls, computed once.
+func (w *whyRun) reachable(fn *ssa.Function) map[*ssa.Function]bool {
+	if w.reach == nil {
+		w.reach = map[*ssa.Function]map[*ssa.Function]bool{}
+	}
+	if m, ok := w.reach[fn]; ok {
+		return m
+	}
+	m := w.Graph.Reachable(fn)
+	w.reach[fn] = m
+	return m
+}
+
+// syncReach is what a main function runs in its own goroutine.
+func (w *whyRun) syncReach(fn *ssa.Function) map[*ssa.Function]bool {
+	if w.mains == nil {
+		w.mains = map[*ssa.Function]map[*ssa.Function]bool{}
+	}
+	if m, ok := w.mains[fn]; ok {
+		return m
+	}
+	m := w.Graph.SyncReachable(fn)
+	w.mains[fn] = m
+	return m
+}
+
+// outermost says which of n roots no other of them reaches: a root that
+// another starts (the goroutine its gRPC method starts, the handler a
+// registered wrapper calls) is that root's way in, not a root of its own.
+func outermost(reachable func(*ssa.Function) map[*ssa.Function]bool, n int, fn func(int) *ssa.Function) []bool {
+	reach := make([]map[*ssa.Function]bool, n)
+	for i := 0; i < n; i++ {
+		reach[i] = reachable(fn(i))
+	}
+	keep := make([]bool, n)
+	for i := 0; i < n; i++ {
+		keep[i] = true
+		for j := 0; j < n; j++ {
+			if i != j && reach[j][fn(i)] && !reach[i][fn(j)] {
+				keep[i] = false
+			}
+		}
+	}
+	return keep
+}
+
+// rootEntry makes an entry of a root found from the code.
+func rootEntry(g *callpath.Graph, c roots.Root) study.EntryPoint {
+	name := callpath.Name(c.Func)
+	return study.EntryPoint{
+		Entry: study.Entry{Name: report.ShortName(name), Function: name, Doc: rootDoc(c)},
+		Func:  c.Func, Pos: g.Prog.Fset.Position(c.Func.Pos()), Found: "code", Kind: c.Kind,
+	}
+}
+
+// whyUses finds the uses of obj: by identity; for a function or a
+// concrete method, also the calls that reach it through an interface or
+// a function value (the VTA graph's); for an interface method, also
+// its implementations' uses.
+func (r *Result) whyUses(obj types.Object) error {
+	if err := r.useSites(obj, nil); err != nil {
+		return err
+	}
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return nil
+	}
+	sig := fn.Type().(*types.Signature)
+	var targets []*ssa.Function
+	impls := map[types.Object]bool{}
+	if recv := sig.Recv(); recv != nil && types.IsInterface(recv.Type()) {
+		// The interface method's own uses are calls through it.
+		via := report.ShortName(qualifiedMethod(recv.Type(), fn.Name()))
+		for i := range r.Sites {
+			if r.Sites[i].Kind != sites.Definition {
+				r.Sites[i].Dynamic, r.Sites[i].Via = true, via
+			}
+		}
+		for _, m := range r.implementations(recv.Type(), fn.Name()) {
+			impls[m.Object()] = true
+			targets = append(targets, m)
+		}
+	} else if f := r.ssaFunc(fn); f != nil {
+		targets = append(targets, f)
+	}
+	have := map[token.Pos]bool{}
+	for _, s := range r.Sites {
+		have[s.Ident.Pos()] = true
+	}
+	if len(impls) > 0 {
+		implName := map[types.Object]string{}
+		for _, m := range targets {
+			implName[m.Object()] = callpath.Name(m)
+		}
+		for _, s := range sites.FindAny(r.Pkgs, impls) {
+			if have[s.Ident.Pos()] {
+				continue
+			}
+			have[s.Ident.Pos()] = true
+			site, err := r.site(s)
+			if err != nil {
+				return err
+			}
+			site.Impl = implName[s.Object]
+			r.Sites = append(r.Sites, site)
+		}
+	}
+	files := r.fileIndex()
+	for _, t := range targets {
+		for _, e := range r.Graph.DynamicCallers(t) {
+			f := files[r.Graph.Fset().File(e.Site.Pos())]
+			if f.file == nil {
+				continue
+			}
+			id, fun := callIdent(f.file, e.Site)
+			if id == nil || have[id.Pos()] {
+				continue
+			}
+			have[id.Pos()] = true
+			site, err := r.site(sites.At(f.pkg, f.file, id))
+			if err != nil {
+				return err
+			}
+			site.Func, site.Instr = e.Caller.Func, e.Site
+			site.Dynamic = true
+			c := e.Site.Common()
+			if c.IsInvoke() {
+				site.Via = report.ShortName(qualifiedMethod(c.Value.Type(), c.Method.Name()))
+			} else {
+				site.Via = types.ExprString(fun)
+			}
+			if len(impls) > 0 {
+				site.Impl = callpath.Name(t)
+			}
+			r.Sites = append(r.Sites, site)
+		}
+	}
+	sort.SliceStable(r.Sites, func(i, j int) bool {
+		a, b := r.Sites[i].Pos, r.Sites[j].Pos
+		if r.Sites[i].Repo != r.Sites[j].Repo {
+			return r.Sites[i].Repo < r.Sites[j].Repo
+		}
+		return a.Offset < b.Offset
+	})
+	return nil
+}
+
+// site makes a use of a site found in the syntax.
+func (r *Result) site(s sites.Site) (study.Site, error) {
+	site := study.Site{Site: s, Repo: r.Source.RepoPath(s.Pos.Filename)}
+	text, err := r.lines.line(s.Pos.Filename, s.Pos.Line)
+	if err != nil {
+		return site, err
+	}
+	site.Text = text
+	if s.Kind != sites.Definition {
+		for _, p := range r.Graph.Pkgs {
+			if p.Pkg == s.Pkg.Types {
+				site.Func = ssa.EnclosingFunction(p, s.Path)
+			}
+		}
+		if site.Func != nil {
+			site.Instr = feasible.Use(site.Func, s.Ident.Pos())
+		}
+	}
+	return site, nil
+}
+
+type fileOf struct {
+	pkg  *packages.Package
+	file *ast.File
+}
+
+// fileIndex maps each loaded file to its syntax and package.
+func (r *Result) fileIndex() map[*token.File]fileOf {
+	out := map[*token.File]fileOf{}
+	for _, p := range r.Pkgs {
+		for _, f := range p.Syntax {
+			out[r.Graph.Fset().File(f.Pos())] = fileOf{p, f}
+		}
+	}
+	return out
+}
+
+// callIdent is the identifier that names the callee of a call in f (the
+// selector's name, the function value's variable), and the callee
+// expression.
+func callIdent(f *ast.File, site ssa.CallInstruction) (*ast.Ident, ast.Expr) {
+	pos := site.Pos()
+	var call *ast.CallExpr
+	ast.Inspect(f, func(n ast.Node) bool {
+		if call != nil || n == nil || pos < n.Pos() || pos > n.End() {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.CallExpr:
+			if x.Lparen == pos {
+				call = x
+			}
+		case *ast.GoStmt:
+			if x.Go == pos {
+				call = x.Call
+			}
+		case *ast.DeferStmt:
+			if x.Defer == pos {
+				call = x.Call
+			}
+		}
+		return call == nil
+	})
+	if call == nil {
+		return nil, nil
+	}
+	e := call.Fun
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+			continue
+		case *ast.SelectorExpr:
+			return x.Sel, call.Fun
+		case *ast.Ident:
+			return x, call.Fun
+		case *ast.IndexExpr:
+			e = x.X
+			continue
+		}
+		return nil, nil
+	}
+}
+
+// implementations are the methods named name of the types of the loaded
+// source that implement the interface iface, each once (a promoted
+// method is its declaring type's).
+func (r *Result) implementations(iface types.Type, name string) []*ssa.Function {
+	it, ok := iface.Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	loaded := map[*types.Package]bool{}
+	for _, p := range r.Pkgs {
+		loaded[p.Types] = true
+	}
+	seen := map[*ssa.Function]bool{}
+	var out []*ssa.Function
+	for _, p := range r.Graph.Pkgs {
+		sc := p.Pkg.Scope()
+		for _, n := range sc.Names() {
+			tn, ok := sc.Lookup(n).(*types.TypeName)
+			if !ok || tn.IsAlias() || types.IsInterface(tn.Type()) {
+				continue
+			}
+			var recv types.Type = tn.Type()
+			if !types.Implements(recv, it) {
+				recv = types.NewPointer(recv)
+				if !types.Implements(recv, it) {
+					continue
+				}
+			}
+			sel := r.Graph.Prog.MethodSets.MethodSet(recv).Lookup(p.Pkg, name)
+			if sel == nil {
+				// An exported method is looked up from any package.
+				for i := 0; i < it.NumMethods(); i++ {
+					if m := it.Method(i); m.Name() == name {
+						sel = r.Graph.Prog.MethodSets.MethodSet(recv).Lookup(m.Pkg(), name)
+					}
+				}
+			}
+			if sel == nil {
+				continue
+			}
+			m, ok := sel.Obj().(*types.Func)
+			if !ok || !loaded[m.Pkg()] {
+				continue
+			}
+			f := r.Graph.Prog.FuncValue(m)
+			if f == nil || seen[f] {
+				continue
+			}
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return callpath.Name(out[i]) < callpath.Name(out[j]) })
+	return out
+}
+
+// ssaFunc is the SSA function of a declared function or method.
+func (r *Result) ssaFunc(fn *types.Func) *ssa.Function {
+	return r.Graph.Prog.FuncValue(fn)
+}
+
+// qualifiedMethod names method name of type t as the studies write it:
+// "pkg/path.T.M".
+func qualifiedMethod(t types.Type, name string) string {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil {
+		return n.Obj().Pkg().Path() + "." + n.Obj().Name() + "." + name
+	}
+	return types.TypeString(t, nil) + "." + name
+}
+
+// network reads the gRPC methods of the generated code of the target's
+// packages, when a root kept is a gRPC method (nil otherwise).
+func (w *whyRun) network(ctx context.Context, meta []*packages.Package) (*roots.Network, error) {
+	need := false
+	for _, p := range w.Pairs {
+		need = need || w.Entries[p.Entry].Kind == roots.GRPC
+	}
+	if !need {
+		return nil, nil
+	}
+	var ps []roots.Package
+	packages.Visit(meta, nil, func(p *packages.Package) {
+		if _, ok := p.Imports["google.golang.org/grpc"]; ok && w.Source.InLayout(p.PkgPath) && !strings.HasSuffix(p.PkgPath, ".test") {
+			ps = append(ps, roots.Package{Path: p.PkgPath, Files: p.GoFiles})
+		}
+	})
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Path < ps[j].Path })
+	return roots.ReadNetwork(ps)
+}
+
+// reportEntries converts the entries that some pair names, saying what
+// runs each root.
+func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
+	used := map[int]bool{}
+	for _, p := range w.Pairs {
+		used[p.Entry] = true
+		for _, l := range p.Crossing {
+			used[l.From], used[l.To] = true, true
+		}
+	}
+	var starts map[*ssa.Function]*ssa.Function
+	out := []report.Entry{}
+	for ei, e := range w.Entries {
+		if !used[ei] {
+			continue
+		}
+		re := report.Entry{
+			Name: e.Name, Function: callpath.Name(e.Func), Doc: e.Doc,
+			File: w.Source.RepoPath(e.Pos.Filename), Line: e.Pos.Line,
+			Found: e.Found, Kind: string(e.Kind),
+		}
+		if c, ok := w.roots[e.Func]; ok {
+			if net != nil {
+				if m, ok := net.Of(c); ok {
+					re.Method, re.Stubs = m.FullName, m.Stubs
+				}
+			}
+			if c.Starter != nil && c.At.IsValid() {
+				pos := w.Graph.Fset().Position(c.At)
+				re.Starter = &report.Loc{File: w.Source.RepoPath(pos.Filename), Line: pos.Line, Function: callpath.Name(c.Starter)}
+			}
+			if c.Kind == roots.Goroutine || c.Kind == roots.Callback {
+				if starts == nil {
+					starts = roots.StartUp(w.Graph, w.Roots)
+				}
+				if m := starts[c.Func]; m != nil {
+					re.StartUp = callpath.Name(m)
+				}
+			}
+			re.Doc = whyRootDoc(c, re)
+		}
+		out = append(out, re)
+	}
+	return out
+}
+
+// whyRootDoc says what runs a root.
+func whyRootDoc(c roots.Root, e report.Entry) string {
+	switch c.Kind {
+	case roots.GRPC:
+		if e.Method != "" {
+			s := "gRPC runs it for each call of " + e.Method + " a client makes: it serves that method of " + c.Service
+			if len(e.Stubs) > 0 {
+				var short []string
+				for _, x := range e.Stubs {
+					short = append(short, report.ShortName(x))
+				}
+				s += " (sent by the client stub " + strings.Join(short, ", ") + ")"
+			}
+			return s
+		}
+		if c.Service != "" {
+			return "gRPC runs it for each call of this method of " + c.Service + " (found from the code)"
+		}
+		if e.Starter != nil {
+			return "gRPC calls it back for each call: a function made in " + report.ShortName(e.Starter.Function) + " and handed to the gRPC library"
+		}
+		return "gRPC calls it back for each call: a function handed to the gRPC library"
+	case roots.HTTP:
+		if e.Starter != nil {
+			return "net/http runs it for each request to the pattern it is registered for in " + report.ShortName(e.Starter.Function)
+		}
+		return "net/http runs it for each request routed to this handler (a ServeHTTP method)"
+	case roots.Callback:
+		s := "the library calls it back: it is stored in " + c.Service
+		if e.Starter != nil {
+			s += " by " + report.ShortName(e.Starter.Function)
+		}
+		if e.StartUp != "" {
+			s += ", which " + report.ShortName(e.StartUp) + " reaches when the program starts"
+		}
+		return s
+	case roots.Main:
+		return "the main function of the program " + c.Func.Pkg.Pkg.Path() + ": it runs when the program starts, and what it reaches without starting a goroutine runs in its goroutine, at start-up or when the program stops"
+	}
+	s := "a goroutine"
+	if e.Starter != nil {
+		s += " started in " + report.ShortName(e.Starter.Function)
+	}
+	if e.StartUp != "" {
+		s += ", which " + report.ShortName(e.StartUp) + " reaches when the program starts"
+	}
+	return s
+}
+
+// reportWays says, per pair, how its root gets to its use.
+func (w *whyRun) reportWays() []report.WhyWay {
+	out := []report.WhyWay{}
+	for i, p := range w.Pairs {
+		way := report.WhyWay{Site: p.Site, Root: w.Entries[p.Entry].Name, By: w.by[i], Feasible: string(p.Verdict),
+			Dynamic: w.Sites[p.Site].Dynamic}
+		dyn := func(path callpath.Path) {
+			for _, h := range path {
+				way.Dynamic = way.Dynamic || hopDynamic(h)
+			}
+		}
+		if len(p.Ways) > 0 {
+			dyn(bestWay(p.Ways).Path)
+		}
+		for _, l := range p.Crossing {
+			b := w.Boundaries[l.Boundary]
+			way.HandOffs = append(way.HandOffs, b.Name)
+			way.Messages = append(way.Messages, strings.Join(l.Message.Fields(), "+"))
+			dyn(l.Path)
+		}
+		out = append(out, way)
+	}
+	return out
+}
+
+// hopDynamic reports whether a call goes through an interface method or
+// a function value: the graph's dynamic calls, and calls of a closure
+// that binds an interface method (f := x.M; f()).
+func hopDynamic(h callpath.Hop) bool {
+	if h.Dynamic {
+		return true
+	}
+	if h.Site == nil {
+		return false
+	}
+	sc := h.Site.Common().StaticCallee()
+	return sc != nil && sc != h.Callee && sc.Synthetic != "" && len(sc.FreeVars) == 1 && types.IsInterface(sc.FreeVars[0].Type())
+}
