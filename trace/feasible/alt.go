@@ -4,6 +4,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -95,7 +96,11 @@ func lift(x *value, fn func(*value) *value) *value {
 // project is result i of a call's value.
 func project(x *value, i int) *value {
 	if x.kind != kAlt {
-		return &value{kind: kOpaque, org: x.org, why: x.why}
+		r := &value{kind: kOpaque, org: x.org, why: x.why}
+		if strings.HasPrefix(x.term, "call:") {
+			r.term = x.term + "#" + itoa(i)
+		}
+		return r
 	}
 	out := &value{kind: kAlt, org: x.org, why: x.why, key: x.key}
 	for _, a := range x.alts {

@@ -1,12 +1,12 @@
 package feasible
 
 import (
-	"os"
-	"strings"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
+	"os"
+	"strings"
 
 	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
@@ -210,6 +210,7 @@ type Checker struct {
 	retHold   map[retKey]bool
 	invs      map[invKey]*Invariant
 	ctorOnly  map[*types.Var]bool
+	writersOf map[*ssa.Alloc]map[ssa.Instruction]bool
 	// withSyntax are the packages whose code is loaded.
 	withSyntax  map[*types.Package]bool
 	owners      map[*types.Var]*types.Named
@@ -232,6 +233,7 @@ func New(g *callpath.Graph) *Checker {
 		retHold:   map[retKey]bool{},
 		invs:      map[invKey]*Invariant{},
 		ctorOnly:  map[*types.Var]bool{},
+		writersOf: map[*ssa.Alloc]map[ssa.Instruction]bool{},
 	}
 }
 
@@ -256,7 +258,9 @@ type walk struct {
 	// frame, call and callee.
 	inlined map[inlineKey]*frame
 	tframes map[tfKey]*frame
-	nextID     int
+	viols   map[violKey][]*reason
+	guarded map[guardKey][]*world
+	nextID  int
 	// budget bounds the constraint work of one path.
 	budget  int
 	maxSeen int
@@ -266,16 +270,25 @@ type walk struct {
 	checking bool
 	inWorld  *world
 	refining bool
+	inGuard  int
+	counts   [4]int
 }
 
 // Check decides whether the path can run. With Path.Want set, it also
 // returns that value as the end of the path sees it.
 func (c *Checker) Check(p Path) (Result, *Value) {
-	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: 20000}
+	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, viols: map[violKey][]*reason{}, guarded: map[guardKey][]*world{}, budget: 40000}
 	root := w.newFrame(p.Root, nil, nil)
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)
 	best, val := w.dfs(root, 0, nil, nil)
+	if os.Getenv("SRCTRACE_DEBUG_BUDGET") != "" {
+		last := ""
+		if len(p.Hops) > 0 {
+			last = p.Hops[len(p.Hops)-1].Callee.Name()
+		}
+		println("BUDGET", p.Root.String(), len(p.Hops), last, 40000-w.budget, string(best.Verdict), "refute", w.counts[0], "tmpl", w.counts[1], "guard", w.counts[2], "top", w.counts[3])
+	}
 	return best, val
 }
 
@@ -527,9 +540,23 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 			for i, wd := range w.worlds {
 				fs := ""
 				for sl, ts := range wd.forall {
-					fs += " " + sl + ":" + itoa(len(ts))
+					fs += " " + sl + ":"
+					for _, t := range ts {
+						fs += t.fr.fn.Name() + ","
+					}
+				}
+				for sl, es := range wd.elems {
+					fs += " E[" + sl + "]=" + itoa(len(es))
 				}
 				println("    w", i, "choices", len(wd.choice), "facts", len(wd.facts), "edges", len(wd.d.edges), "forall", fs)
+				for k, v := range wd.choice {
+					if c, ok := k.v.(*ssa.Call); ok && c.Call.StaticCallee() != nil && (c.Call.StaticCallee().Name() == "checkTxn" || c.Call.StaticCallee().Name() == "IsTxnReadonly") {
+						println("       choice", c.Call.StaticCallee().Name(), k.frame, v)
+					}
+					if ph, ok := k.v.(*ssa.Phi); ok && ph.Comment == "reqs" {
+						println("       phi reqs", ph.Parent().Name(), k.frame, v)
+					}
+				}
 			}
 		}
 	}

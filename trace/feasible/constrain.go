@@ -13,9 +13,11 @@ import (
 // maxWorlds bounds the worlds of one path: past it, a value that is one
 // of several is taken as some value (no split), which loses precision but
 // never refutes a path that can run.
-const maxWorlds = 48
+const maxWorlds = 512
 
 var debugWorlds = os.Getenv("SRCTRACE_DEBUG_WORLDS") != ""
+
+var debugBudget = os.Getenv("SRCTRACE_DEBUG_BUDGET") != ""
 
 // choice is one way a value can be in a world: the value, and, when it
 // is an SSA value of some frame (the alternative a phi or a call takes),
@@ -53,6 +55,18 @@ func (w *walk) constrain(ws []*world, fr *frame, v ssa.Value, want bool, why *re
 		println("worlds", len(ws), fr.fn.String())
 	}
 	w.budget--
+	if debugBudget {
+		switch {
+		case w.refining:
+			w.counts[0]++
+		case w.checking:
+			w.counts[1]++
+		case w.inGuard > 0:
+			w.counts[2]++
+		default:
+			w.counts[3]++
+		}
+	}
 	if w.budget < 0 {
 		return ws
 	}
@@ -147,7 +161,7 @@ func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*re
 			asrc := src
 			if !chosen {
 				c := wd.clone()
-				c.choice[val.key] = i
+				c.setChoice(val.key, i)
 				wds = w.applyGuards([]*world{c}, a)
 				if a.at.IsValid() {
 					asrc = append(append([]*reason(nil), src...), w.altReason(a))
@@ -180,6 +194,29 @@ func (w *walk) altReason(a *alt) *reason {
 // applyGuards returns the worlds of ws in which alternative a's guards
 // hold.
 func (w *walk) applyGuards(ws []*world, a *alt) []*world {
+	if len(a.guards) == 0 {
+		return ws
+	}
+	if len(ws) == 1 {
+		k := guardKey{ws[0].ver, a}
+		if r, ok := w.guarded[k]; ok {
+			return r
+		}
+		r := w.applyGuards1(ws, a)
+		w.guarded[k] = r
+		return r
+	}
+	return w.applyGuards1(ws, a)
+}
+
+type guardKey struct {
+	ver uint64
+	a   *alt
+}
+
+func (w *walk) applyGuards1(ws []*world, a *alt) []*world {
+	w.inGuard++
+	defer func() { w.inGuard-- }()
 	for _, g := range a.guards {
 		if len(ws) == 0 {
 			return nil
@@ -343,6 +380,9 @@ func (w *walk) typeIn(ws []*world, fr *frame, ta *ssa.TypeAssert, want bool, why
 	var out []*world
 	for _, ch := range w.expand(ws, fr, ta.X, x, nil) {
 		v := ch.val
+		if dbg := os.Getenv("SRCTRACE_DEBUG_TYPEIN"); dbg != "" && fr.fn.Name() == dbg {
+			println("TYPEIN", v.kind, v.term, len(w.elements(v.term)), tname, want)
+		}
 		switch {
 		case v.kind == kNonNil && v.dyn != nil:
 			ok := types.Identical(v.dyn, ta.AssertedType)
@@ -384,6 +424,13 @@ func (w *walk) prepare(ws []*world, terms ...string) []*world {
 			continue
 		}
 		for _, se := range w.elements(t) {
+			if dbg := os.Getenv("SRCTRACE_DEBUG_PREP"); dbg != "" && strings.Contains(t, dbg) {
+				n := 0
+				for _, wd := range ws {
+					n += len(wd.forall[se[0]])
+				}
+				println("PREP", t, "elem", se[1], "of", se[0], "worlds", len(ws), "templates", n, w.checking)
+			}
 			ws = w.addElem(ws, se[0], se[1])
 		}
 		ws = w.relate(ws, t)
@@ -408,7 +455,7 @@ func (w *walk) addElem(ws []*world, slice, elem string) []*world {
 			}
 		}
 		if !known {
-			wd.elems[slice] = append(wd.elems[slice], elem)
+			wd.addElemTo(slice, elem)
 		}
 		if why := w.violates(wd, wd.forall[slice], elem); why != nil {
 			w.kill(why...)
@@ -431,7 +478,7 @@ func (w *walk) addTemplate(ws []*world, t *template) []*world {
 		}
 		s := ch.val.term
 		wd := ch.w.clone()
-		wd.forall[s] = append(wd.forall[s], t)
+		wd.addForall(s, t)
 		dead := false
 		for _, e := range wd.elems[s] {
 			if why := w.violates(wd, []*template{t}, e); why != nil {
@@ -454,6 +501,26 @@ func (w *walk) violates(wd *world, ts []*template, elem string) []*reason {
 	if w.checking || len(ts) == 0 {
 		return nil // not within another check: one level of templates
 	}
+	key := violKey{ver: wd.ver, elem: elem, n: len(ts)}
+	if len(ts) > 0 {
+		key.first = ts[0]
+	}
+	if r, ok := w.viols[key]; ok {
+		return r
+	}
+	r := w.violates1(wd, ts, elem)
+	w.viols[key] = r
+	return r
+}
+
+type violKey struct {
+	ver   uint64
+	elem  string
+	n     int
+	first *template
+}
+
+func (w *walk) violates1(wd *world, ts []*template, elem string) []*reason {
 	w.checking = true
 	defer func() { w.checking = false }()
 	for _, t := range ts {
@@ -492,12 +559,34 @@ func (w *walk) violates(wd *world, ts []*template, elem string) []*reason {
 }
 
 // entailsAll reports whether world wd takes every branch of edges (the
-// other side of each cannot be), with the reasons.
+// other side of each cannot be), with the reasons. A branch the world
+// knows nothing of is not taken: those are found first, from the world's
+// facts and relations alone; the others by constraining a copy with the
+// other side.
 func (w *walk) entailsAll(wd *world, fr *frame, edges []edgeOf) ([]*reason, bool) {
+	var full []edgeOf
+	for _, e := range edges {
+		switch w.quickEntailed(wd, fr, e.ifi.Cond, e.want) {
+		case qNo:
+			return nil, false
+		case qUnknown:
+			// The other side is plainly possible: not taken.
+			if w.quickSat(wd, fr, e.ifi.Cond, !e.want, map[string]bool{}, 0) {
+				return nil, false
+			}
+			full = append(full, e)
+		}
+	}
 	saved := w.deaths
 	defer func() { w.deaths = saved }()
 	var why []*reason
-	for _, e := range edges {
+	if os.Getenv("SRCTRACE_DEBUG_FULL") != "" {
+		for _, e := range full {
+			text, _, _ := w.c.text.condText(e.ifi)
+			println("FULL", fr.fn.Name(), text, e.want)
+		}
+	}
+	for _, e := range full {
 		mark := len(w.deaths)
 		if len(w.constrain([]*world{wd}, fr, e.ifi.Cond, !e.want, nil)) != 0 {
 			return nil, false
@@ -507,6 +596,217 @@ func (w *walk) entailsAll(wd *world, fr *frame, edges []edgeOf) ([]*reason, bool
 		}
 	}
 	return why, true
+}
+
+type quick int
+
+const (
+	qUnknown quick = iota
+	qYes
+	qNo
+)
+
+// quickEntailed decides, from what world wd knows of plain terms, whether
+// boolean v of frame fr is want in every way the world can be: qNo when
+// the world knows nothing that forces it.
+func (w *walk) quickEntailed(wd *world, fr *frame, v ssa.Value, want bool) quick {
+	switch x := v.(type) {
+	case *ssa.UnOp:
+		if x.Op == token.NOT {
+			return w.quickEntailed(wd, fr, x.X, !want)
+		}
+	case *ssa.Extract:
+		ta, ok := x.Tuple.(*ssa.TypeAssert)
+		if !ok || x.Index != 1 {
+			break
+		}
+		val := fr.eval(ta.X)
+		if val.kind != kTerm || val.term == "" {
+			return qUnknown
+		}
+		f := wd.facts[val.term]
+		if f == nil || f.isType == "" {
+			return qNo
+		}
+		tname := types.TypeString(ta.AssertedType, nil)
+		switch {
+		case f.typeWant && f.isType == tname:
+			return boolQuick(want)
+		case f.typeWant && f.isType != tname:
+			if _, isIface := ta.AssertedType.Underlying().(*types.Interface); isIface {
+				return qUnknown
+			}
+			return boolQuick(!want)
+		case !f.typeWant && f.isType == tname:
+			return boolQuick(!want)
+		}
+		return qNo
+	case *ssa.BinOp:
+		xv, yv := fr.eval(x.X), fr.eval(x.Y)
+		if xv.kind == kAlt || yv.kind == kAlt {
+			return qUnknown
+		}
+		op := x.Op
+		if !want {
+			op = negate(op)
+		}
+		if r := fold(op, xv, yv); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
+			return boolQuick(constant.BoolVal(r.c))
+		}
+		// Nil-ness of a term.
+		if op == token.EQL || op == token.NEQ {
+			for _, p := range [][2]*value{{xv, yv}, {yv, xv}} {
+				if isNilConst(p[1]) && p[0].term != "" {
+					f := wd.facts[p[0].term]
+					if f == nil || (f.nilness == 0 && !(f.isType != "" && f.typeWant)) {
+						return qNo
+					}
+					isNil := f.nilness == 1
+					return boolQuick(isNil == (op == token.EQL))
+				}
+			}
+		}
+		if !isInteger(x.X.Type()) {
+			return qUnknown
+		}
+		tx, ox, ok1 := linOf(xv)
+		ty, oy, ok2 := linOf(yv)
+		if !ok1 || !ok2 {
+			return qUnknown
+		}
+		if (tx != "" && !wd.d.has(tx)) || (ty != "" && !wd.d.has(ty)) {
+			return qNo
+		}
+		d := oy - ox
+		var ok bool
+		switch op {
+		case token.LSS:
+			ok, _ = wd.d.implies(tx, ty, d-1)
+		case token.LEQ:
+			ok, _ = wd.d.implies(tx, ty, d)
+		case token.GTR:
+			ok, _ = wd.d.implies(ty, tx, -d-1)
+		case token.GEQ:
+			ok, _ = wd.d.implies(ty, tx, -d)
+		default:
+			return qUnknown
+		}
+		if ok {
+			return qYes
+		}
+		return qUnknown
+	}
+	val := fr.eval(v)
+	if val.kind == kTerm && val.term != "" {
+		f := wd.facts[val.term]
+		if f == nil || f.boolean == 0 {
+			return qNo
+		}
+		return boolQuick((f.boolean == 2) == want)
+	}
+	return qUnknown
+}
+
+// quickSat reports whether boolean v of frame fr can plainly be want in
+// world wd: it is a test of terms the world knows nothing of (and that
+// this test does not use twice), or a value one of whose alternatives is
+// such, with branches that are such. False when it cannot say.
+func (w *walk) quickSat(wd *world, fr *frame, v ssa.Value, want bool, used map[string]bool, depth int) bool {
+	if depth > 3 || fr == nil {
+		return false
+	}
+	if w.quickEntailed(wd, fr, v, want) == qYes {
+		return true // the world has it already
+	}
+	fresh := func(t string) bool {
+		if t == "" || used[t] || wd.d.has(t) || wd.facts[t] != nil {
+			return false
+		}
+		used[t] = true
+		return true
+	}
+	switch x := v.(type) {
+	case *ssa.Const:
+		return x.Value != nil && x.Value.Kind() == constant.Bool && constant.BoolVal(x.Value) == want
+	case *ssa.UnOp:
+		if x.Op == token.NOT {
+			return w.quickSat(wd, fr, x.X, !want, used, depth)
+		}
+	case *ssa.Extract:
+		if ta, ok := x.Tuple.(*ssa.TypeAssert); ok && x.Index == 1 {
+			val := fr.eval(ta.X)
+			return val.kind != kAlt && fresh(val.term)
+		}
+	case *ssa.BinOp:
+		xv, yv := fr.eval(x.X), fr.eval(x.Y)
+		op := x.Op
+		if !want {
+			op = negate(op)
+		}
+		if r := fold(op, xv, yv); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
+			return constant.BoolVal(r.c)
+		}
+		// One side a value of several: some alternative does it.
+		for _, p := range [][2]*value{{xv, yv}, {yv, xv}} {
+			if p[0].kind == kAlt && p[1].kind == kConst {
+				for _, a := range p[0].alts {
+					if a.fn != nil || a.fr == nil {
+						continue
+					}
+					u := map[string]bool{}
+					for k := range used {
+						u[k] = true
+					}
+					ok := true
+					for _, g := range a.guards {
+						if g.tmpl != nil || !w.quickSat(wd, g.fr, g.ifi.Cond, g.want, u, depth+1) {
+							ok = false
+							break
+						}
+					}
+					if !ok {
+						continue
+					}
+					av := a.value()
+					if r := fold(op, av, p[1]); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
+						if constant.BoolVal(r.c) {
+							return true
+						}
+						continue
+					}
+					if av.kind != kAlt && fresh(av.term) {
+						return true
+					}
+				}
+				return false
+			}
+		}
+		if xv.kind == kAlt || yv.kind == kAlt {
+			return false
+		}
+		ok := true
+		for _, t := range []*value{xv, yv} {
+			if t.kind == kConst {
+				continue
+			}
+			if !fresh(t.term) {
+				ok = false
+			}
+		}
+		return ok
+	}
+	val := fr.eval(v)
+	if val.kind == kConst && !val.isNil && val.c != nil && val.c.Kind() == constant.Bool {
+		return constant.BoolVal(val.c) == want
+	}
+	return val.kind != kAlt && fresh(val.term)
+}
+
+func boolQuick(b bool) quick {
+	if b {
+		return qYes
+	}
+	return qNo
 }
 
 // templateFrame is the loop's frame with its element bound to elem.

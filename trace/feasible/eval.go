@@ -124,6 +124,13 @@ func (f *frame) eval1(v ssa.Value) *value {
 				// error made by errors.New) and never to nil.
 				return &value{kind: kNonNil, org: state, term: "g:" + g.RelString(nil)}
 			}
+			if a, ok := v.X.(*ssa.Alloc); ok {
+				if prev := f.p.c.sameLoad(v, a); prev != nil {
+					// No write of the variable can come between: the same
+					// value as the earlier load.
+					return f.eval(prev)
+				}
+			}
 			return f.load(f.eval(v.X), v)
 		case token.NOT:
 			x := f.eval(v.X)

@@ -1,10 +1,10 @@
 package feasible
 
 import (
-	"os"
-	"strings"
 	"go/token"
 	"go/types"
+	"os"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -315,7 +315,7 @@ func (f *frame) onStack(fn *ssa.Function) bool {
 // each with the branches that lead to it; what the old analysis knew
 // (callResult) when the callee cannot be followed.
 func (f *frame) call(v *ssa.Call, c *ssa.CallCommon) *value {
-	old := f.callResult(c)
+	old := f.pureName(c, f.callResult(c))
 	if f.depth >= maxInline {
 		return old
 	}
@@ -335,6 +335,45 @@ func (f *frame) call(v *ssa.Call, c *ssa.CallCommon) *value {
 		return outer[0].val
 	}
 	return &value{kind: kAlt, org: old.org, why: old.why, key: altKey{f.id, v}, alts: outer}
+}
+
+// pureName names the result of a call given only parts of the request
+// (and constants) by the call itself: the same function given the same
+// parts gives the same value wherever the path calls it (the request does
+// not change while it is handled). old is the call's value otherwise.
+func (f *frame) pureName(c *ssa.CallCommon, old *value) *value {
+	if old.org != input || old.kind != kOpaque {
+		return old
+	}
+	name := ""
+	var args []ssa.Value
+	switch {
+	case c.IsInvoke():
+		name = c.Method.FullName()
+		args = append([]ssa.Value{c.Value}, c.Args...)
+	case c.StaticCallee() != nil:
+		name = c.StaticCallee().String()
+		args = c.Args
+	default:
+		return old
+	}
+	parts := make([]string, 0, len(args))
+	for _, a := range args {
+		x := f.eval(a)
+		switch {
+		case x.kind == kConst && !x.isNil && x.c != nil:
+			parts = append(parts, x.c.ExactString())
+		case x.kind == kConst && x.isNil:
+			parts = append(parts, "nil")
+		case x.org == input && x.term != "" && x.kind != kAlt:
+			parts = append(parts, x.term)
+		default:
+			return old
+		}
+	}
+	r := *old
+	r.term = "call:" + name + "(" + strings.Join(parts, ",") + ")"
+	return &r
 }
 
 // inlineOne is the value of call v when it runs t.fn: one alternative per
@@ -503,18 +542,69 @@ func (f *frame) dispatch(recv *value, m *types.Func, depth int) (fn *ssa.Functio
 	return nil, nil, false
 }
 
-// canCall reports whether a call of method m on recv may run callee.
+// canCall reports whether a call of method m on recv may run callee: no,
+// when every way recv can be is known to run another method.
 func (f *frame) canCall(recv *value, m *types.Func, callee *ssa.Function) bool {
-	if recv != nil && recv.kind == kAlt {
+	return f.canCall1(recv, m, callee, 0)
+}
+
+func (f *frame) canCall1(recv *value, m *types.Func, callee *ssa.Function, depth int) bool {
+	if recv == nil || depth > 8 {
+		return true
+	}
+	if recv.kind == kAlt {
 		for _, a := range recv.alts {
-			if f.canCall(a.value(), m, callee) {
+			if f.canCall1(a.value(), m, callee, depth+1) {
 				return true
 			}
 		}
 		return len(recv.alts) == 0
 	}
-	fn, _, known := f.dispatch(recv, m, 0)
-	return !known || fn == callee
+	var dyn types.Type
+	inner := recv
+	switch recv.kind {
+	case kNonNil:
+		if recv.dyn == nil {
+			return true
+		}
+		dyn = recv.dyn
+		if recv.inner != nil {
+			inner = recv.inner
+		}
+	case kObj:
+		dyn = types.NewPointer(recv.obj.typ)
+	default:
+		return true
+	}
+	fn := f.fn.Prog.LookupMethod(dyn, m.Pkg(), m.Name())
+	if fn == nil {
+		return true
+	}
+	if fn.Synthetic == "" {
+		return fn == callee
+	}
+	// Promoted: the embedded value's method runs.
+	_, index, _ := types.LookupFieldOrMethod(dyn, true, m.Pkg(), m.Name())
+	if len(index) < 2 || inner.kind != kObj {
+		return true
+	}
+	v := inner
+	for _, i := range index[:len(index)-1] {
+		if v.kind != kObj {
+			break
+		}
+		st, ok := v.obj.typ.Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			return true
+		}
+		v = f.fieldOf(v, i, st.Field(i), nil)
+	}
+	if v.kind == kObj {
+		if fn := f.fn.Prog.LookupMethod(types.NewPointer(v.obj.typ), m.Pkg(), m.Name()); fn != nil && fn.Synthetic == "" {
+			return fn == callee
+		}
+	}
+	return f.canCall1(v, m, callee, depth+1)
 }
 
 // canHold reports whether v, as far as the path knows it, may hold a

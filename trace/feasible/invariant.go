@@ -1,6 +1,7 @@
 package feasible
 
 import (
+	"os"
 	"go/token"
 	"go/types"
 
@@ -67,6 +68,15 @@ func (w *walk) relate1(wd *world, t string, rd *readInfo) []*world {
 			if other == t {
 				continue
 			}
+			if dbg := os.Getenv("SRCTRACE_DEBUG_REL"); dbg != "" && rd.field.Name() == dbg {
+				println("REL", t, other, len(w.commonHoldings(t, other, rd.base, nil)), len(w.commonHoldings(t, other, rd.base, wd)))
+				for _, h := range w.heldAt(t, wd) {
+					println("   t", h.field.Name(), h.base, h.id.frame)
+				}
+				for _, h := range w.heldAt(other, wd) {
+					println("   o", h.field.Name(), h.base, h.id.frame)
+				}
+			}
 			for _, h := range common(t, other) {
 				if !contains2(gs, h.field) {
 					continue
@@ -115,7 +125,7 @@ func (w *walk) bound(ws []*world, a, b string, c int64, why *reason) []*world {
 			continue
 		}
 		x := wd.clone()
-		x.related[k] = true
+		x.setRelated(k)
 		if r := x.addDiff(a, b, c, why); r != nil {
 			w.kill(r...)
 			continue
@@ -189,7 +199,7 @@ func (w *walk) equate(ws []*world, a, b string, why *reason) []*world {
 			continue
 		}
 		c := wd.clone()
-		c.related[k] = true
+		c.setRelated(k)
 		r := c.addDiff(a, b, 0, why)
 		if r == nil {
 			r = c.addDiff(b, a, 0, why)

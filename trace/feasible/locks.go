@@ -351,19 +351,20 @@ func (c *Checker) coversLocal(fn *ssa.Function, ev lockEv, at ssa.Instruction, r
 			continue
 		}
 		seen[b] = true
-		if refuted != nil && refuted(b) {
-			continue
-		}
 		end := len(b.Instrs)
 		if b == tb {
 			end = ti
 		}
+		from, to := 0, end
 		if b == ab {
-			// Round a loop back to the acquisition's block.
-			if releases(b, 0, ai) {
-				return false
+			to = ai // round a loop back to the acquisition's block
+		}
+		if releases(b, from, to) {
+			// A release a run can reach, unless the path rules the block
+			// out (then nothing after it is reached through it either).
+			if refuted != nil && refuted(b) {
+				continue
 			}
-		} else if releases(b, 0, end) {
 			return false
 		}
 		if b == tb {

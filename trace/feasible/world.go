@@ -1,7 +1,10 @@
 package feasible
 
 import (
+	"fmt"
 	"go/token"
+	"sort"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -30,9 +33,19 @@ type world struct {
 	// related are the pairs of terms already related by the store's
 	// invariants and locks.
 	related map[[2]string]bool
-	// hist are the conditions the world's choices needed, for reasons.
-	hist []*reason
+	// own says which of the maps (and the graph) this world may change:
+	// a copy shares its parent's until it writes (copy on write).
+	own ownership
+	// ver changes whenever the world does: two worlds of one version are
+	// one state (what has been checked of it holds for both).
+	ver uint64
 }
+
+var worldVersions uint64
+
+func nextVer() uint64 { worldVersions++; return worldVersions }
+
+type ownership struct{ d, facts, choice, forall, elems, related bool }
 
 type neq struct {
 	x, y string
@@ -41,30 +54,86 @@ type neq struct {
 }
 
 func newWorld() *world {
-	return &world{d: newDiff(), facts: map[string]*fact{}, choice: map[altKey]int{}, forall: map[string][]*template{}, elems: map[string][]string{}, related: map[[2]string]bool{}}
+	return &world{d: newDiff(), facts: map[string]*fact{}, choice: map[altKey]int{}, forall: map[string][]*template{}, elems: map[string][]string{}, related: map[[2]string]bool{},
+		own: ownership{true, true, true, true, true, true}, ver: nextVer()}
 }
 
+// clone is a copy of w that shares its parts until it changes them.
 func (w *world) clone() *world {
-	c := &world{d: w.d.clone(), facts: make(map[string]*fact, len(w.facts)), neq: append([]neq(nil), w.neq...),
-		choice: make(map[altKey]int, len(w.choice)), forall: make(map[string][]*template, len(w.forall)),
-		elems: make(map[string][]string, len(w.elems)), related: make(map[[2]string]bool, len(w.related)),
-		hist: append([]*reason(nil), w.hist...)}
-	for k, v := range w.facts {
-		c.facts[k] = v
+	c := *w
+	c.neq = w.neq[:len(w.neq):len(w.neq)]
+	c.own = ownership{}
+	return &c
+}
+
+func (w *world) ownD() *diff {
+	w.ver = nextVer()
+	if !w.own.d {
+		w.d, w.own.d = w.d.clone(), true
 	}
-	for k, v := range w.choice {
-		c.choice[k] = v
+	return w.d
+}
+
+func (w *world) setChoice(k altKey, i int) {
+	w.ver = nextVer()
+	if !w.own.choice {
+		m := make(map[altKey]int, len(w.choice)+1)
+		for a, b := range w.choice {
+			m[a] = b
+		}
+		w.choice, w.own.choice = m, true
 	}
-	for k, v := range w.forall {
-		c.forall[k] = append([]*template(nil), v...)
+	w.choice[k] = i
+}
+
+func (w *world) setRelated(k [2]string) {
+	w.ver = nextVer()
+	if !w.own.related {
+		m := make(map[[2]string]bool, len(w.related)+1)
+		for a, b := range w.related {
+			m[a] = b
+		}
+		w.related, w.own.related = m, true
 	}
-	for k, v := range w.elems {
-		c.elems[k] = append([]string(nil), v...)
+	w.related[k] = true
+}
+
+func (w *world) addForall(s string, t *template) {
+	w.ver = nextVer()
+	if !w.own.forall {
+		m := make(map[string][]*template, len(w.forall)+1)
+		for a, b := range w.forall {
+			m[a] = b
+		}
+		w.forall, w.own.forall = m, true
 	}
-	for k, v := range w.related {
-		c.related[k] = v
+	old := w.forall[s]
+	w.forall[s] = append(old[:len(old):len(old)], t)
+}
+
+func (w *world) addElemTo(s, e string) {
+	w.ver = nextVer()
+	if !w.own.elems {
+		m := make(map[string][]string, len(w.elems)+1)
+		for a, b := range w.elems {
+			m[a] = b
+		}
+		w.elems, w.own.elems = m, true
 	}
-	return c
+	old := w.elems[s]
+	w.elems[s] = append(old[:len(old):len(old)], e)
+}
+
+func (w *world) setFact(t string, f *fact) {
+	w.ver = nextVer()
+	if !w.own.facts {
+		m := make(map[string]*fact, len(w.facts)+1)
+		for a, b := range w.facts {
+			m[a] = b
+		}
+		w.facts, w.own.facts = m, true
+	}
+	w.facts[t] = f
 }
 
 // reason is why a constraint is on a path: a condition that the path, or
@@ -113,7 +182,7 @@ func (w *world) addFact(term string, f fact, why *reason) []*reason {
 	if !ok {
 		nf := f
 		nf.by = why
-		w.facts[term] = &nf
+		w.setFact(term, &nf)
 		return nil
 	}
 	merged := *old
@@ -148,13 +217,13 @@ func (w *world) addFact(term string, f fact, why *reason) []*reason {
 		return []*reason{why, old.by}
 	}
 	merged.by = why
-	w.facts[term] = &merged
+	w.setFact(term, &merged)
 	return nil
 }
 
 // addDiff records x - y <= c.
 func (w *world) addDiff(x, y string, c int64, why *reason) []*reason {
-	if r := w.d.add(x, y, c, why); r != nil {
+	if r := w.ownD().add(x, y, c, why); r != nil {
 		return r
 	}
 	return w.checkNeq()
@@ -162,6 +231,7 @@ func (w *world) addDiff(x, y string, c int64, why *reason) []*reason {
 
 // addNeq records x - y != c.
 func (w *world) addNeq(x, y string, c int64, why *reason) []*reason {
+	w.ver = nextVer()
 	w.neq = append(w.neq, neq{x, y, c, why})
 	return w.checkNeq()
 }
@@ -184,40 +254,54 @@ func (w *world) checkNeq() []*reason {
 // maxKept bounds the worlds a path keeps between its conditions: past
 // it, worlds are joined pairwise (join keeps what holds in both), which
 // loses precision but never refutes a path that can run.
-const maxKept = 16
+const maxKept = 24
 
-// shrink joins worlds until at most maxKept are left, most alike first
-// (the same choices of values that are one of several).
+// perSig is how many worlds that know the same of every element of the
+// same slices are kept apart.
+const perSig = 1
+
+// shrink joins worlds until at most maxKept are left. Worlds that know
+// the same things of every element of the same slices are joined first
+// (a join of those keeps that), down to perSig of each; then, if there
+// are still too many, any two.
 func shrink(ws []*world) []*world {
-	if len(ws) <= maxKept {
+	if len(ws) <= perSig {
 		return ws
 	}
-	out := append([]*world(nil), ws...)
-	for len(out) > maxKept {
-		bi, bj, best := 0, 1, -1
-		for i := 0; i < len(out) && i < 64; i++ {
-			for j := i + 1; j < len(out) && j < 64; j++ {
-				if s := likeness(out[i], out[j]); s > best {
-					bi, bj, best = i, j, s
-				}
-			}
+	groups := map[string][]*world{}
+	var order []string
+	for _, wd := range ws {
+		sig := forallSig(wd)
+		if _, ok := groups[sig]; !ok {
+			order = append(order, sig)
 		}
-		m := joinWorlds(out[bi], out[bj])
-		out[bi] = m
-		out = append(out[:bj], out[bj+1:]...)
+		groups[sig] = append(groups[sig], wd)
+	}
+	sort.Strings(order)
+	var out []*world
+	for _, sig := range order {
+		g := groups[sig]
+		for len(g) > perSig {
+			g = append([]*world{joinWorlds(g[0], g[1])}, g[2:]...)
+		}
+		out = append(out, g...)
+	}
+	for len(out) > maxKept {
+		out = append([]*world{joinWorlds(out[0], out[1])}, out[2:]...)
 	}
 	return out
 }
 
-// likeness counts the choices two worlds share.
-func likeness(a, b *world) int {
-	n := 0
-	for k, v := range a.choice {
-		if bv, ok := b.choice[k]; ok && bv == v {
-			n++
+// forallSig names what a world knows of every element of its slices.
+func forallSig(wd *world) string {
+	var parts []string
+	for s, ts := range wd.forall {
+		for _, t := range ts {
+			parts = append(parts, s+"|"+fmt.Sprintf("%p", t))
 		}
 	}
-	return n
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
 }
 
 // joinWorlds is a world that holds wherever a or b does: the choices,
@@ -226,7 +310,7 @@ func joinWorlds(a, b *world) *world {
 	out := newWorld()
 	for k, v := range a.choice {
 		if bv, ok := b.choice[k]; ok && bv == v {
-			out.choice[k] = v
+			out.setChoice(k, v)
 		}
 	}
 	for t, f := range a.facts {
@@ -246,7 +330,7 @@ func joinWorlds(a, b *world) *world {
 		}
 		if m.nilness != 0 || m.boolean != 0 || m.isType != "" {
 			m.by = f.by
-			out.facts[t] = &m
+			out.setFact(t, &m)
 		}
 	}
 	// A relation both imply, at the weaker of the two bounds.
@@ -261,7 +345,7 @@ func joinWorlds(a, b *world) *world {
 			if yb > c {
 				c = yb
 			}
-			out.d.add(xt, yt, c, e.why)
+			out.ownD().add(xt, yt, c, e.why)
 		}
 	}
 	add(a, b)
@@ -270,13 +354,15 @@ func joinWorlds(a, b *world) *world {
 		for _, t := range ts {
 			for _, u := range b.forall[s] {
 				if t == u {
-					out.forall[s] = append(out.forall[s], t)
+					out.addForall(s, t)
 				}
 			}
 		}
 	}
 	for s, es := range a.elems {
-		out.elems[s] = append(out.elems[s], es...)
+		for _, e := range es {
+			out.addElemTo(s, e)
+		}
 	}
 	for s, es := range b.elems {
 		for _, e := range es {
@@ -287,7 +373,7 @@ func joinWorlds(a, b *world) *world {
 				}
 			}
 			if !found {
-				out.elems[s] = append(out.elems[s], e)
+				out.addElemTo(s, e)
 			}
 		}
 	}
