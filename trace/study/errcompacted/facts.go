@@ -212,19 +212,22 @@ func (r *analysis) removalOrder() (signal.Order, bool) {
 	if x == nil || len(x.Orders) == 0 {
 		return signal.Order{}, false
 	}
-	// The caller reached from a dispatch of a proposed request (a
-	// compaction request is applied there), not from a restore.
-	for _, bd := range r.Study.Boundaries {
-		if bd.Dispatch == "" {
+	// The caller nearest a dispatch of a proposed request (a compaction
+	// request is applied there): a restore the dispatch may also reach
+	// resumes a compaction scheduled before, by another caller.
+	for _, bd := range r.Boundaries {
+		if bd.Dispatch == nil {
 			continue
 		}
-		if fn, err := r.Graph.Func(bd.Dispatch); err == nil {
-			reach := r.Graph.Reachable(fn)
-			for _, o := range x.Orders {
-				if reach[o.First.Func] {
-					return o, true
-				}
+		best, hops := -1, 0
+		for i, o := range x.Orders {
+			ps := r.Graph.Paths(bd.Dispatch, o.First.Func, 1)
+			if len(ps) > 0 && (best < 0 || len(ps[0]) < hops) {
+				best, hops = i, len(ps[0])
 			}
+		}
+		if best >= 0 {
+			return x.Orders[best], true
 		}
 	}
 	// Else the caller of the writer on the shortest way from a
