@@ -340,7 +340,7 @@ func (r *analysis) currentInSynced(v *sentence, synced *signal.GroupAccess) {
 		// The store never sees 0: the loop hands it one past the revision
 		// it read, which is above the current one unless a write lands
 		// between its read and the store's.
-		text := fmt.Sprintf("Terminal 2's watch (no `--rev`) asks for start revision 0, but the store never sees 0: the receive loop sets %s when `%s` (%%L)", quote(st.Set.Text), st.If.Text)
+		text := fmt.Sprintf("Terminal 2's watch (no `--rev`) asks for start revision 0, but the store never sees 0: when `%s`, the receive loop sets %s (%%L)", st.If.Text, quote(st.Set.Text))
 		at := []signal.Pos{st.Set}
 		if st.Base.Filename != "" {
 			text += fmt.Sprintf(", where %s (%%L)", quote(st.Base.Text))
@@ -899,10 +899,11 @@ func (r *analysis) jsonVerdict() {
 		text += fmt.Sprintf("; `%s` calls %s (%%L)", short(x.Via.Func), quote(callText(viaCall(x.Via.Text))))
 		at = append(at, x.Via)
 		if x.Bound.Filename != "" && x.Bound.Func != nil {
-			text += fmt.Sprintf(", which is `%s` in the printer `%s` makes for `-w %s` (%%L)", report.ShortName(x.Func.Text), short(x.Bound.Func), x.Format)
+			// The citation right after the name its line holds.
+			text += fmt.Sprintf(", and for `-w %s` `%s` makes that `%s` (%%L)", x.Format, short(x.Bound.Func), fieldName(report.ShortName(x.Func.Text)))
 			at = append(at, x.Bound)
 		}
-		text += "; that writes it with encoding/json (%L)."
+		text += ", which writes it with encoding/json (%L)."
 	} else {
 		text += fmt.Sprintf(", and `%s` writes it with encoding/json (%%L).", report.ShortName(x.Func.Text))
 	}
