@@ -155,6 +155,9 @@ func atlasSection(e report.AtlasError, have map[string]string) report.Section {
 		u := *e.User
 		u.Etcdctl = e.Etcdctl
 		sec.Blocks = append(sec.Blocks, commandBlocks(&u)...)
+		for _, n := range u.Notes {
+			sec.Blocks = append(sec.Blocks, report.Block{Para: report.Text{report.Plain(n)}})
+		}
 	}
 	return sec
 }

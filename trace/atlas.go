@@ -258,8 +258,10 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 			wire = e.User.GRPC.Object
 			add(wire)
 		}
-		for _, tr := range cat.Into(wire) {
-			add(tr.From)
+		for _, name := range []string{e.Object, wire} {
+			for _, tr := range cat.Into(name) {
+				add(tr.From)
+			}
 		}
 		e.User.Methods = e.User.Methods[:0]
 		for m := range methods {
