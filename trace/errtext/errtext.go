@@ -277,6 +277,9 @@ type value struct {
 	kind  Kind
 	str   string // a string constant, or an error's message
 	isStr bool
+	// num is a numeric or character constant (int64, float64, rune), for
+	// fmt's verbs.
+	num any
 	code  string // a codes constant's name, or an error's code
 	of    string
 	made  string
@@ -514,10 +517,22 @@ func (ev *eval) declOf(pkg, name string) (decl, bool, bool) {
 func (ev *eval) expr(pkg string, f *ast.File, e ast.Expr) *value {
 	switch x := ast.Unparen(e).(type) {
 	case *ast.BasicLit:
-		if x.Kind == token.STRING {
-			s, err := strconv.Unquote(x.Value)
-			if err == nil {
+		switch x.Kind {
+		case token.STRING:
+			if s, err := strconv.Unquote(x.Value); err == nil {
 				return &value{str: s, isStr: true}
+			}
+		case token.INT:
+			if n, err := strconv.ParseInt(x.Value, 0, 64); err == nil {
+				return &value{num: n}
+			}
+		case token.FLOAT:
+			if f, err := strconv.ParseFloat(x.Value, 64); err == nil {
+				return &value{num: f}
+			}
+		case token.CHAR:
+			if s, err := strconv.Unquote(x.Value); err == nil && len([]rune(s)) == 1 {
+				return &value{num: []rune(s)[0]}
 			}
 		}
 		return nil
@@ -609,6 +624,10 @@ func (ev *eval) errorf(pkg string, f *ast.File, format ast.Expr, args []ast.Expr
 	verbs := strings.ReplaceAll(fv.str, "%w", "%v")
 	for i, a := range args {
 		v := ev.expr(pkg, f, a)
+		if v != nil && v.num != nil {
+			ops = append(ops, v.num)
+			continue
+		}
 		if v == nil || (!v.isStr && (v.kind == Unknown || v.kind == "")) {
 			return &value{kind: Unknown}
 		}
