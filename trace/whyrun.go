@@ -233,18 +233,8 @@ func (w *whyRun) use(si int) {
 			if have[c.Func] {
 				continue
 			}
-			ei := w.entry(c)
-			w.fillReach(ei)
-			keys := w.legKinds(ei)
-			if len(keys) == 1 && dead[keys[0]] {
-				continue
-			}
-			p := study.Pair{Entry: ei, Site: si}
-			w.cross(&p)
-			if len(p.Crossing) == 0 || !feasibleVerdict(p.Verdict) {
-				if len(keys) == 1 {
-					dead[keys[0]] = true
-				}
+			p, ok := w.tryCross(c, si, dead)
+			if !ok {
 				continue
 			}
 			n := len(bestOf(p.Ways).Path)
@@ -362,24 +352,37 @@ func (w *whyRun) grpcRoots(si int) []roots.Root {
 		if !serves(c) || kept[c.Func] || !w.sameProgram(c.Func, s.Func) {
 			continue
 		}
-		ei := w.entry(c)
-		w.fillReach(ei)
-		keys := w.legKinds(ei)
-		if len(keys) == 1 && dead[keys[0]] {
-			continue
-		}
-		p := study.Pair{Entry: ei, Site: si}
-		w.cross(&p)
-		if len(p.Crossing) == 0 || !feasibleVerdict(p.Verdict) {
-			if len(keys) == 1 {
-				dead[keys[0]] = true
-			}
+		if _, ok := w.tryCross(c, si, dead); !ok {
 			continue
 		}
 		kept[c.Func] = true
 		out = append(out, c)
 	}
 	return out
+}
+
+// tryCross tries to connect root c to use si across the target's
+// hand-offs: the pair, and whether a way across can run. A candidate whose
+// only way across hands off a message that an earlier candidate handed
+// off too (made at the same place, setting the same fields), and that
+// reached the use by no way that can run, is not tried again (dead): the
+// receiving side is the same.
+func (w *whyRun) tryCross(c roots.Root, si int, dead map[string]bool) (study.Pair, bool) {
+	ei := w.entry(c)
+	w.fillReach(ei)
+	keys := w.legKinds(ei)
+	if len(keys) == 1 && dead[keys[0]] {
+		return study.Pair{}, false
+	}
+	p := study.Pair{Entry: ei, Site: si}
+	w.cross(&p)
+	if len(p.Crossing) == 0 || !feasibleVerdict(p.Verdict) {
+		if len(keys) == 1 {
+			dead[keys[0]] = true
+		}
+		return study.Pair{}, false
+	}
+	return p, true
 }
 
 // pairOf is the pair of a use and the ways a root reaches it by, and the
