@@ -98,8 +98,10 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	// An error variable gets the user's half: the tool's packages are
 	// loaded too.
 	var isErr bool
-	if cat := b.catalog(); cat != nil && cat.Object(symbol) != nil {
-		isErr = true
+	if b.t.Errors != nil && !strings.ContainsAny(member, "(.") && declaresVar(b.meta, pkgPath, member) {
+		if cat := b.catalog(); cat != nil && cat.Object(symbol) != nil {
+			isErr = true
+		}
 	}
 	if err := b.load(ctx, ph, []string{pkgPath}, isErr); err != nil {
 		return nil, err
@@ -416,6 +418,34 @@ func resolvePackage(t *target.Target, src *source.Source, meta []*packages.Packa
 	}
 	return "", fmt.Errorf("%w: %s names %d packages of %s %s (%s): write the one you mean by its path, e.g. %s.%s", source.ErrUsage,
 		qual, len(cands), t.Name, src.Version, strings.Join(cands, ", "), cands[0], member)
+}
+
+// declaresVar reports whether package path's files declare a variable
+// name at package level.
+func declaresVar(meta []*packages.Package, path, name string) bool {
+	found := false
+	packages.Visit(meta, nil, func(p *packages.Package) {
+		if p.PkgPath != path || found {
+			return
+		}
+		fset := token.NewFileSet()
+		for _, f := range p.GoFiles {
+			af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+			if err != nil {
+				continue
+			}
+			for _, d := range af.Decls {
+				if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+					for _, sp := range gd.Specs {
+						for _, n := range sp.(*ast.ValueSpec).Names {
+							found = found || n.Name == name
+						}
+					}
+				}
+			}
+		}
+	})
+	return found
 }
 
 // declares reports whether a package's files declare name at package
