@@ -325,7 +325,7 @@ func TestWhyIssueTexts(t *testing.T) {
 		// and times out waiting (v3_server.go's parseProposeCtxErr).
 		{text: "etcdserver: request timed out", issue: "https://github.com/etcd-io/etcd/issues/11809",
 			stripped: "etcdserver: request timed out",
-			matches: map[string]string{"errors.ErrTimeout": "exact errors.New", "rpctypes.ErrGRPCTimeout": "exact status", "rpctypes.ErrTimeout": "exact client"},
+			matches:  map[string]string{"errors.ErrTimeout": "exact errors.New", "rpctypes.ErrGRPCTimeout": "exact status", "rpctypes.ErrTimeout": "exact client"},
 			commands: map[string][]string{"errors.ErrTimeout": {"put", "del", "txn"}},
 			// The read index's timeout (read.go:225) comes back to a
 			// waiting read from the linearizable read loop.
@@ -335,14 +335,14 @@ func TestWhyIssueTexts(t *testing.T) {
 		// space", errors.go:38) is translated into it at util.go:48.
 		{text: "etcdserver: mvcc: database space exceeded", issue: "https://github.com/etcd-io/etcd/issues/13716",
 			stripped: "etcdserver: mvcc: database space exceeded",
-			matches: map[string]string{"rpctypes.ErrGRPCNoSpace": "exact status", "rpctypes.ErrNoSpace": "exact client", "errors.ErrNoSpace": "translated errors.New"},
+			matches:  map[string]string{"rpctypes.ErrGRPCNoSpace": "exact status", "rpctypes.ErrNoSpace": "exact client", "errors.ErrNoSpace": "translated errors.New"},
 			commands: map[string][]string{"rpctypes.ErrGRPCNoSpace": {"put", "txn", "lease grant"}, "errors.ErrNoSpace": {"put"}}},
 		// errors.go:32, translated at util.go:53; the read index's
 		// (read.go:172, 193) reaches a read only through the read loop.
 		{text: "etcdserver: leader changed", issue: "https://github.com/etcd-io/etcd/issues/13794",
 			stripped: "etcdserver: leader changed",
-			matches: map[string]string{"errors.ErrLeaderChanged": "exact errors.New", "rpctypes.ErrGRPCLeaderChanged": "exact status", "rpctypes.ErrLeaderChanged": "exact client"},
-			notes: map[string]string{"errors.ErrLeaderChanged": "only from goroutines (read.(*Read).LinearizableReadLoop)"}},
+			matches:  map[string]string{"errors.ErrLeaderChanged": "exact errors.New", "rpctypes.ErrGRPCLeaderChanged": "exact status", "rpctypes.ErrLeaderChanged": "exact client"},
+			notes:    map[string]string{"errors.ErrLeaderChanged": "only from goroutines (read.(*Read).LinearizableReadLoop)"}},
 		// The client's retry log line: gRPC's status form, code and all.
 		{text: "rpc error: code = ResourceExhausted desc = etcdserver: mvcc: database space exceeded", issue: "https://github.com/etcd-io/etcd/issues/11947",
 			stripped: "etcdserver: mvcc: database space exceeded", code: "ResourceExhausted",
@@ -443,18 +443,18 @@ func TestWhyTextAsName(t *testing.T) {
 		// the client's value, :271 the conversion's EtcdError; get_command.go
 		// exits with cobrautl.ExitError (cobrautl/error.go: 1).
 		{"v3.7.3", map[string]string{
-			"grpc": `translation OutOfRange "etcdserver: mvcc: required revision has been compacted" rpctypes.ErrGRPCCompacted`,
+			"grpc":    `translation OutOfRange "etcdserver: mvcc: required revision has been compacted" rpctypes.ErrGRPCCompacted`,
 			"grpc at": "server/etcdserver/api/v3rpc/util.go:45", "map": "server/etcdserver/api/v3rpc/util.go:35",
-			"client":  `rpctypes.EtcdError "etcdserver: mvcc: required revision has been compacted" [rpctypes.ErrCompacted]`,
-			"made at": "api/v3rpc/rpctypes/error.go:271",
-			"get":     `["Error: etcdserver: mvcc: required revision has been compacted"] exit 1 cobrautl.ExitError`,
+			"client":       `rpctypes.EtcdError "etcdserver: mvcc: required revision has been compacted" [rpctypes.ErrCompacted]`,
+			"made at":      "api/v3rpc/rpctypes/error.go:271",
+			"get":          `["Error: etcdserver: mvcc: required revision has been compacted"] exit 1 cobrautl.ExitError`,
 			"get exits at": "etcdctl/ctlv3/command/get_command.go:103"}},
 		{"v3.6.0", map[string]string{
-			"grpc": `translation OutOfRange "etcdserver: mvcc: required revision has been compacted" rpctypes.ErrGRPCCompacted`,
+			"grpc":    `translation OutOfRange "etcdserver: mvcc: required revision has been compacted" rpctypes.ErrGRPCCompacted`,
 			"grpc at": "server/etcdserver/api/v3rpc/util.go:45", "map": "server/etcdserver/api/v3rpc/util.go:35",
-			"client":  `rpctypes.EtcdError "etcdserver: mvcc: required revision has been compacted" [rpctypes.ErrCompacted]`,
-			"made at": "api/v3rpc/rpctypes/error.go:271",
-			"get":     `["Error: etcdserver: mvcc: required revision has been compacted"] exit 1 cobrautl.ExitError`,
+			"client":       `rpctypes.EtcdError "etcdserver: mvcc: required revision has been compacted" [rpctypes.ErrCompacted]`,
+			"made at":      "api/v3rpc/rpctypes/error.go:271",
+			"get":          `["Error: etcdserver: mvcc: required revision has been compacted"] exit 1 cobrautl.ExitError`,
 			"get exits at": "etcdctl/ctlv3/command/get_command.go:87"}},
 	} {
 		t.Run(tc.version, func(t *testing.T) {

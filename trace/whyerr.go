@@ -98,7 +98,6 @@ func whyText(ctx context.Context, opts WhyOptions, t *target.Target) (*report.Wh
 	if err := b.load(ctx, ph, paths, true); err != nil {
 		return nil, err
 	}
-	ph.Next("finding the roots that reach each use")
 	rep := &report.Why{Text: text, Stripped: res.Stripped, Forms: res.Forms, Code: res.Code, Nearest: b.nearest,
 		Roots: map[string]int{}, Sites: []report.Site{}, Entries: []report.Entry{}, Paths: []report.PairPaths{}, Ways: []report.WhyWay{}, HandOffs: []report.Boundary{}}
 	for _, p := range b.pkgs {
@@ -109,6 +108,7 @@ func whyText(ctx context.Context, opts WhyOptions, t *target.Target) (*report.Wh
 	}
 	for _, m := range res.Matches {
 		o := m.Object
+		ph.Next("answering for " + report.ShortName(o.Name))
 		rep.Matches = append(rep.Matches, report.Match{Object: o.Name, Kind: string(o.Kind), Text: o.Text, Code: cat.WireCode(o),
 			How: string(m.How), Via: m.Via, File: b.src.RepoPath(o.Pos.Filename), Line: o.Pos.Line, Decl: o.Pos.Text})
 		obj, kind, err := b.lookup(o.Pkg, strings.TrimPrefix(o.Name, o.Pkg+"."))

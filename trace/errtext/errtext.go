@@ -257,7 +257,7 @@ type pkgDecls struct {
 	varOrder   []string
 	consts     map[string]decl
 	funcs      map[string]*ast.FuncDecl
-	methods    map[string]map[string]bool // receiver type -> method names
+	methods    map[string]map[string]bool      // receiver type -> method names
 	files      map[*ast.File]map[string]string // import name -> path
 }
 
@@ -279,7 +279,7 @@ type value struct {
 	isStr bool
 	// num is a numeric or character constant (int64, float64, rune), for
 	// fmt's verbs.
-	num any
+	num   any
 	code  string // a codes constant's name, or an error's code
 	of    string
 	made  string
@@ -295,7 +295,9 @@ func newEval(fset *token.FileSet, pkgs []Package) *eval {
 		d := &pkgDecls{path: p.Path, name: p.Name, vars: map[string]decl{}, consts: map[string]decl{},
 			funcs: map[string]*ast.FuncDecl{}, methods: map[string]map[string]bool{}, files: map[*ast.File]map[string]string{}}
 		files := append([]*ast.File{}, p.Files...)
-		sort.Slice(files, func(i, j int) bool { return fset.Position(files[i].Pos()).Filename < fset.Position(files[j].Pos()).Filename })
+		sort.Slice(files, func(i, j int) bool {
+			return fset.Position(files[i].Pos()).Filename < fset.Position(files[j].Pos()).Filename
+		})
 		for _, f := range files {
 			imps := map[string]string{}
 			for _, im := range f.Imports {

@@ -22,8 +22,8 @@ type Why struct {
 	// answer for each, in the same order.
 	Matches []Match `json:"matches,omitempty"`
 	Answers []*Why  `json:"answers,omitempty"`
-	Object Object `json:"object"`
-	Etcd   Etcd   `json:"etcd"`
+	Object  Object  `json:"object"`
+	Etcd    Etcd    `json:"etcd"`
 	// Packages are those loaded from source: the object's package and
 	// every package of the target's modules that imports it.
 	Packages []string `json:"packages"`
