@@ -15,6 +15,7 @@ require (
 	go.uber.org/zap v1.27.1
 	golang.org/x/mod v0.42.0
 	golang.org/x/tools v0.52.0
+	google.golang.org/grpc v1.83.2
 )
 
 require (
@@ -87,7 +88,6 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260803160001-6ac0973c030d // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260803160001-6ac0973c030d // indirect
-	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	k8s.io/utils v0.0.0-20260108192941-914a6e750570 // indirect

@@ -119,45 +119,7 @@ func TestDocHTMLBrowser(t *testing.T) {
 		t.Fatal("no Chromium: this test opens the HTML notes in a real browser. Install one with `bash .ci/run` (it installs Debian's chromium when missing) or `apt-get install chromium`, or set CHROME=/path/to/chrome")
 	}
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	// The flags of this machine's browser tests: without the
-	// background-networking ones Chromium tries to reach Google's hosts.
-	actx, acancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chrome),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(filepath.Join(dir, "profile")),
-		chromedp.WindowSize(1280, 900),
-	)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("starting %s: %v", chrome, err)
-	}
-
-	var mu sync.Mutex
-	var requests []string
-	if err := chromedp.Listen(bctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			mu.Lock()
-			requests = append(requests, e.Request.URL)
-			mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	enableNetwork := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{})
-		return err
-	})
+	bctx, enableNetwork, mu, requests := openBrowser(t, chrome, dir)
 	// The sample notes, and the notes srctrace wrote for the real v3.7.3
 	// (kept with the study, made again by its golden test).
 	var rep report.Report
@@ -178,17 +140,63 @@ func TestDocHTMLBrowser(t *testing.T) {
 	} {
 		t.Run(pg.name, func(t *testing.T) {
 			mu.Lock()
-			requests = nil
+			*requests = nil
 			mu.Unlock()
 			checkPage(t, bctx, dir, pg.name, pg.doc, pg.etcd, func(u string) error {
 				return chromedp.Do(bctx, enableNetwork, chromedp.Navigate(u))
 			}, func() []string {
 				mu.Lock()
 				defer mu.Unlock()
-				return append([]string(nil), requests...)
+				return append([]string(nil), *requests...)
 			})
 		})
 	}
+}
+
+// openBrowser starts headless Chromium for the browser tests, with its
+// profile in dir, and records every request a page makes (under mu);
+// enableNetwork, run before a navigation, turns the recording on. The
+// browser ends with the test.
+func openBrowser(t *testing.T, chrome, dir string) (bctx context.Context, enableNetwork chromedp.Action[chromedp.Void], mu *sync.Mutex, requests *[]string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	// The flags of this machine's browser tests: without the
+	// background-networking ones Chromium tries to reach Google's hosts.
+	actx, acancel := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chrome),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(filepath.Join(dir, "profile")),
+		chromedp.WindowSize(1280, 900),
+	)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting %s: %v", chrome, err)
+	}
+	mu, requests = new(sync.Mutex), new([]string)
+	if err := chromedp.Listen(bctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			*requests = append(*requests, e.Request.URL)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	enableNetwork = chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{})
+		return err
+	})
+	return bctx, enableNetwork, mu, requests
 }
 
 // checkPage renders d into dir/name.html, opens it in the browser of bctx

@@ -12,8 +12,10 @@ import (
 )
 
 // The HTML page is one file: its CSS inline (doc_html.css and the
-// highlighting's stylesheet), its diagrams inline SVG, no script, no
-// fonts, nothing that loads from the network. Every citation, every code
+// highlighting's stylesheet), its diagrams inline SVG, no fonts, nothing
+// that loads from the network, and no script but the search box's, inline
+// (doc_search.js, with its style doc_search.css), when the document has
+// one (Doc.Search). Every citation, every code
 // line with a Loc and every diagram node with a Loc links to its GitHub
 // permalink at the release's ref; without a ref they are plain text.
 // Appendix sections are <details>, closed on screen and open in print.
@@ -23,6 +25,12 @@ var htmlTemplateText string
 
 //go:embed doc_html.css
 var htmlCSS string
+
+//go:embed doc_search.js
+var searchJS string
+
+//go:embed doc_search.css
+var searchCSS string
 
 // htmlTemplate is parsed on first use, not at init.
 var htmlTemplate = sync.OnceValue(func() *template.Template {
@@ -38,6 +46,10 @@ type htmlPage struct {
 	CSS      template.CSS
 	TOC      []htmlTOC
 	Sections []htmlSection
+	// Search is the search box's label, Script its script (see
+	// report.Doc.Search).
+	Search string
+	Script template.JS
 }
 
 type htmlTOC struct {
@@ -116,6 +128,11 @@ func docHTML(w io.Writer, d *report.Doc, etcd report.Etcd) error {
 		Marker: template.HTML(d.Marker), // checked to be one HTML comment
 		Lead:   h.spans(d.Lead),
 		CSS:    template.CSS(htmlCSS + "\n/* Go code: chroma */\n" + highlightCSS()),
+		Search: d.Search,
+	}
+	if d.Search != "" {
+		p.Script = template.JS(searchJS)
+		p.CSS += template.CSS("\n" + searchCSS)
 	}
 	for _, s := range d.Sections {
 		p.Sections = append(p.Sections, h.section(s, 2))

@@ -14,6 +14,9 @@ import (
 // calls, across the target's hand-offs, or at start-up), what runs each
 // root, and the shortest such way.
 func WhyDoc(w *report.Why) *report.Doc {
+	if w.Text != "" {
+		return textWhyDoc(w)
+	}
 	o := w.Object
 	d := &report.Doc{Title: "Why: " + o.Name}
 	d.Lead = report.Text{
@@ -138,6 +141,9 @@ func WhyDoc(w *report.Why) *report.Doc {
 	}
 	if len(waysSec.Sections) > 0 {
 		d.Sections = append(d.Sections, waysSec)
+	}
+	if w.User != nil {
+		d.Sections = append(d.Sections, userSection(w.User, "user"))
 	}
 	if len(w.Absent) > 0 {
 		var items []report.Text

@@ -276,7 +276,14 @@ func TestSignal(t *testing.T) {
 				}
 			}
 			wantClaims := map[string]string{
-				"checked-at-open":     "false",
+				// Step 4: neither half holds; the stream is not torn
+				// down, the reopen is not refused at open.
+				"torn-down-and-refused": "false",
+				// Step 3 and Observe: by hand, neither watcher ends.
+				"behind-dies-by-hand": "false",
+				// Observe: terminal 2 is told nothing (but prints
+				// nothing either: it holds in part).
+				"synced-not-told":     "true",
 				"watch-boundary-is-C": "true",
 				"read-boundary-is-C":  "true",
 				"one-comparison":      "false",

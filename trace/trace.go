@@ -13,7 +13,7 @@
 // path from an entry to a use of the sentinel can only run through packages
 // that import, directly or not, the sentinel's package. Why loads the
 // same way around its object, and adds the importers of a hand-off's
-// sending side when its receiving side is loaded (loadImporters).
+// sending side when its receiving side is loaded (importerSet).
 package trace
 
 import (

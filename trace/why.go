@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/errtext"
 	"github.com/srctrace/srctrace/trace/feasible"
 	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/report"
@@ -62,12 +63,97 @@ const whyDepth = 32
 // value; for an interface method, its implementations' uses), and the
 // roots found from the code that reach each use by a path that can run:
 // by calls, across the target's hand-offs, or at start-up from a
-// program's main function. No study is needed.
+// program's main function. No study is needed. An error variable also
+// gets the user's half: what the wire, the client and the target's tool
+// make of it. A symbol that is not a Go name is an error's text (see
+// whyText).
 func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	t := opts.Target
 	if t == nil {
 		t = target.Etcd
 	}
+	if IsText(opts.Symbol) {
+		return whyText(ctx, opts, t)
+	}
+	qual := study.PackageOf(opts.Symbol)
+	if qual == opts.Symbol || qual == "" || strings.HasSuffix(opts.Symbol, ".") {
+		return nil, fmt.Errorf("%w: %q is not a qualified name: write it as pkg.Name, pkg.(*T).M or pkg.T.f (pkg: the package's path, the end of it, or its name), or quote an error's text of more than one word", source.ErrUsage, opts.Symbol)
+	}
+	member := strings.TrimPrefix(opts.Symbol, qual+".")
+	if strings.Contains(qual, ".") && moduleOf(t, qual) == "" {
+		return nil, fmt.Errorf("%w: %s is in no module of %s (they are %s)", source.ErrUsage, qual, t.Name, strings.Join(t.Modules(), ", "))
+	}
+	ph := progress.Start(ctx, "why "+opts.Symbol, 0)
+	defer ph.Done()
+	b, err := openWhy(ctx, opts, t)
+	if err != nil {
+		return nil, err
+	}
+	defer b.close()
+	pkgPath, err := resolvePackage(t, b.src, b.meta, qual, member)
+	if err != nil {
+		return nil, err
+	}
+	symbol := pkgPath + "." + member
+	// An error variable gets the user's half: the tool's packages are
+	// loaded too.
+	var isErr bool
+	if b.t.Errors != nil && !strings.ContainsAny(member, "(.") && declaresVar(b.meta, pkgPath, member) {
+		if cat := b.catalog(); cat != nil && cat.Object(symbol) != nil {
+			isErr = true
+		}
+	}
+	if err := b.load(ctx, ph, []string{pkgPath}, isErr); err != nil {
+		return nil, err
+	}
+	obj, kind, err := b.lookup(pkgPath, member)
+	if err != nil {
+		return nil, err
+	}
+	ph.Next("finding the roots that reach each use")
+	rep, grpc, err := b.answer(ctx, obj, kind, symbol, isErr)
+	if err != nil {
+		return nil, err
+	}
+	if isErr {
+		ph.Next("following it to the user")
+		if rep.User, err = b.user(ctx, rep, grpc, 0, len(rep.Sites)); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// whyBase is what Why, whyText and the atlas share between the objects
+// they answer: the source and its packages, the call graph and its roots,
+// and the target's error flow when errors are answered.
+type whyBase struct {
+	t          *target.Target
+	src        *source.Source
+	meta       []*packages.Package
+	pkgs       []*packages.Package // the main set, loaded from source
+	g          *callpath.Graph
+	feas       *feasible.Checker
+	roots      []roots.Root
+	lines      *lineCache
+	k, nearest int
+	env        []string
+	net        *roots.Network
+	netRead    bool
+	cache      *whyCache
+	cat        *errtext.Catalog
+	catRead    bool
+	flow       *errorFlow
+	// tool are the tool's packages, loaded from source with the main set
+	// (nil unless errors are answered).
+	tool []*packages.Package
+	// progs maps a package to the programs that contain it (programs).
+	progs     map[string][]string
+	progsDone bool
+}
+
+// openWhy resolves the source and lists its packages.
+func openWhy(ctx context.Context, opts WhyOptions, t *target.Target) (*whyBase, error) {
 	k, nearest := opts.Paths, opts.Nearest
 	if k == 0 {
 		k = 3
@@ -75,102 +161,190 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	if nearest == 0 {
 		nearest = 5
 	}
-	qual := study.PackageOf(opts.Symbol)
-	if qual == opts.Symbol || qual == "" || strings.HasSuffix(opts.Symbol, ".") {
-		return nil, fmt.Errorf("%w: %q is not a qualified name: write it as pkg.Name, pkg.(*T).M or pkg.T.f (pkg: the package's path, the end of it, or its name)", source.ErrUsage, opts.Symbol)
-	}
-	member := strings.TrimPrefix(opts.Symbol, qual+".")
-	if strings.Contains(qual, ".") && moduleOf(t, qual) == "" {
-		return nil, fmt.Errorf("%w: %s is in no module of %s (they are %s)", source.ErrUsage, qual, t.Name, strings.Join(t.Modules(), ", "))
-	}
 	// Every module of the target: a package's importers may be in any
 	// (the client's in etcdctl), and a short name is looked for in all.
 	mods := t.Modules()
-	ph := progress.Start(ctx, "why "+opts.Symbol, 0)
-	defer ph.Done()
 	src, err := source.Resolve(ctx, source.Spec{Target: t, Version: opts.Version, Dir: opts.Dir, Modules: mods, CacheDir: opts.CacheDir, Env: opts.Env})
 	if err != nil {
 		return nil, err
 	}
-	defer src.Close()
 	meta, err := listPackages(src)
 	if err != nil {
+		src.Close()
 		return nil, fmt.Errorf("listing the packages of %s %s: %w", t.Name, src.Version, err)
 	}
-	pkgPath, err := resolvePackage(t, src, meta, qual, member)
-	if err != nil {
-		return nil, err
+	return &whyBase{t: t, src: src, meta: meta, lines: newLineCache(), k: k, nearest: nearest, env: opts.Env, cache: newWhyCache()}, nil
+}
+
+func (b *whyBase) close() { b.src.Close() }
+
+// programs maps each package to the programs loaded from source (their
+// main packages) whose imports contain it, directly or not; nil when
+// fewer than two programs are loaded (then every root and use share one).
+func (b *whyBase) programs() map[string][]string {
+	if b.progs != nil || b.progsDone {
+		return b.progs
 	}
-	pkgs, err := loadImporters(ctx, src, t, meta, pkgPath)
-	if err != nil {
-		return nil, err
+	b.progsDone = true
+	byPath := map[string]*packages.Package{}
+	packages.Visit(b.meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
+	var mains []string
+	for _, p := range b.pkgs {
+		if p.Name == "main" {
+			mains = append(mains, p.PkgPath)
+		}
 	}
-	var pkg *packages.Package
+	if len(mains) < 2 {
+		return nil
+	}
+	sort.Strings(mains)
+	out := map[string][]string{}
+	for _, m := range mains {
+		seen := map[string]bool{}
+		var visit func(string)
+		visit = func(path string) {
+			p := byPath[path]
+			if p == nil || seen[path] || !b.t.Owns(path) {
+				return
+			}
+			seen[path] = true
+			out[path] = append(out[path], m)
+			for ip := range p.Imports {
+				visit(ip)
+			}
+		}
+		visit(m)
+	}
+	b.progs = out
+	return out
+}
+
+// load loads from source the packages that import those of pkgPaths (see
+// importerSet) and, with tool, the target's tool and every package of
+// the target it imports; then builds the call graph of the main set.
+func (b *whyBase) load(ctx context.Context, ph *progress.Phase, pkgPaths []string, tool bool) error {
+	set, err := importerSet(b.src, b.t, b.meta, pkgPaths)
+	if err != nil {
+		return err
+	}
+	var toolSet []string
+	if tool && b.t.Errors != nil && b.t.Errors.Tool != nil {
+		toolSet = b.toolSet()
+	}
+	all := append(append([]string{}, set...), toolSet...)
+	pkgs, err := loadSet(ctx, b.src, b.t, all)
+	if err != nil {
+		return err
+	}
+	in := map[string]bool{}
+	for _, p := range set {
+		in[p] = true
+	}
+	inTool := map[string]bool{}
+	for _, p := range toolSet {
+		inTool[p] = true
+	}
 	for _, p := range pkgs {
+		if in[p.PkgPath] {
+			b.pkgs = append(b.pkgs, p)
+		}
+		if inTool[p.PkgPath] {
+			b.tool = append(b.tool, p)
+		}
+	}
+	ph.Next("building the call graph of " + b.src.Version)
+	var g *callpath.Graph
+	if err := interruptible(ctx, func() (err error) { g, err = callpath.Build(b.pkgs); return err }); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("analysing %s %s: %w", b.t.Name, b.src.Version, err)
+	}
+	b.g, b.feas, b.roots = g, feasible.New(g), roots.Find(g)
+	return nil
+}
+
+// lookup finds a member of a loaded package.
+func (b *whyBase) lookup(pkgPath, member string) (types.Object, string, error) {
+	var pkg *packages.Package
+	for _, p := range b.pkgs {
 		if p.PkgPath == pkgPath {
 			pkg = p
 		}
 	}
 	if pkg == nil || pkg.Types == nil {
-		return nil, noObjectf("%s %s has no package %s", t.Name, src.Version, pkgPath)
+		return nil, "", noObjectf("%s %s has no package %s", b.t.Name, b.src.Version, pkgPath)
 	}
 	obj, kind, err := lookupObject(pkg.Types, member)
 	if err != nil {
-		return nil, noObjectf("%s %s: %v", t.Name, src.Version, err)
+		return nil, "", noObjectf("%s %s: %v", b.t.Name, b.src.Version, err)
 	}
-	symbol := pkgPath + "." + member
-	ph.Next("building the call graph of " + src.Version)
-	var g *callpath.Graph
-	if err := interruptible(ctx, func() (err error) { g, err = callpath.Build(pkgs); return err }); err != nil {
-		if ctx.Err() != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("analysing %s %s: %w", t.Name, src.Version, err)
-	}
-	r := &Result{Pass: &study.Pass{Source: src, Pkgs: pkgs, Graph: g, Feas: feasible.New(g), Sentinel: obj, Roots: roots.Find(g)},
-		lines: newLineCache(), k: k}
+	return obj, kind, nil
+}
+
+// answer finds the uses of one object and the roots that reach each;
+// with grpc, also every gRPC root that reaches each use (for the user's
+// half), by the use's index.
+func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol string, grpc bool) (*report.Why, map[int][]roots.Root, error) {
+	r := &Result{Pass: &study.Pass{Source: b.src, Pkgs: b.pkgs, Graph: b.g, Feas: b.feas, Sentinel: obj, Roots: b.roots},
+		lines: b.lines, k: b.k}
 	r.Lines = r.lines.line
 	if err := r.whyUses(obj); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ph.Next("finding the roots that reach each use")
-	rep := &report.Why{Symbol: symbol, Etcd: r.etcd(t), Nearest: nearest, Roots: map[string]int{},
+	rep := &report.Why{Symbol: symbol, Etcd: r.etcd(b.t), Nearest: b.nearest, Roots: map[string]int{},
 		Sites: []report.Site{}, Entries: []report.Entry{}, Paths: []report.PairPaths{}, Ways: []report.WhyWay{}, HandOffs: []report.Boundary{}}
 	for _, x := range r.Roots {
 		rep.Roots[string(x.Kind)]++
 	}
-	for _, p := range pkgs {
+	for _, p := range b.pkgs {
 		rep.Packages = append(rep.Packages, p.PkgPath)
 	}
-	pos := g.Fset().Position(obj.Pos())
-	rep.Object = report.Object{Name: symbol, Kind: kind, File: src.RepoPath(pos.Filename), Line: pos.Line}
+	pos := b.g.Fset().Position(obj.Pos())
+	rep.Object = report.Object{Name: symbol, Kind: kind, File: b.src.RepoPath(pos.Filename), Line: pos.Line}
 	if text, err := r.lines.line(pos.Filename, pos.Line); err == nil {
 		rep.Object.Text = strings.TrimSpace(text)
 	}
-	w := &whyRun{Result: r, nearest: nearest, added: map[*ssa.Function]int{}}
-	w.handOffs(t)
+	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs()}
+	w.handOffs(b.t)
 	for si := range r.Sites {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		w.use(si)
 	}
-	if rep.Sites, err = r.reportSites(); err != nil {
-		return nil, err
+	var reached map[int][]roots.Root
+	if grpc {
+		reached = map[int][]roots.Root{}
+		for si := range r.Sites {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+			reached[si] = w.grpcRoots(si)
+		}
 	}
-	net, err := w.network(ctx, meta)
-	if err != nil {
-		return nil, err
+	var err error
+	if rep.Sites, err = r.reportSites(); err != nil {
+		return nil, nil, err
+	}
+	var net *roots.Network
+	if w.needsNetwork() {
+		if net, err = b.network(); err != nil {
+			return nil, nil, err
+		}
 	}
 	rep.Entries, rep.Paths = w.reportEntries(net), r.reportPaths()
 	rep.Ways = w.reportWays()
-	for _, b := range r.Boundaries {
-		pos := b.Calls[0]
-		rep.HandOffs = append(rep.HandOffs, report.Boundary{Name: b.Name, From: b.Boundary.From, Via: b.Via, To: b.To, Doc: b.Doc,
-			File: src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column})
+	for _, bd := range r.Boundaries {
+		pos := bd.Calls[0]
+		rep.HandOffs = append(rep.HandOffs, report.Boundary{Name: bd.Name, From: bd.Boundary.From, Via: bd.Via, To: bd.To, Doc: bd.Doc,
+			File: b.src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column})
 	}
 	rep.Absent = w.absent
-	return rep, nil
+	return rep, reached, nil
 }
 
 // moduleOf is the module of the target that holds package path pkg
@@ -246,6 +420,34 @@ func resolvePackage(t *target.Target, src *source.Source, meta []*packages.Packa
 		qual, len(cands), t.Name, src.Version, strings.Join(cands, ", "), cands[0], member)
 }
 
+// declaresVar reports whether package path's files declare a variable
+// name at package level.
+func declaresVar(meta []*packages.Package, path, name string) bool {
+	found := false
+	packages.Visit(meta, nil, func(p *packages.Package) {
+		if p.PkgPath != path || found {
+			return
+		}
+		fset := token.NewFileSet()
+		for _, f := range p.GoFiles {
+			af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+			if err != nil {
+				continue
+			}
+			for _, d := range af.Decls {
+				if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+					for _, sp := range gd.Specs {
+						for _, n := range sp.(*ast.ValueSpec).Names {
+							found = found || n.Name == name
+						}
+					}
+				}
+			}
+		}
+	})
+	return found
+}
+
 // declares reports whether a package's files declare name at package
 // level (read with go/parser, declarations only).
 func declares(p *packages.Package, name string) bool {
@@ -282,13 +484,14 @@ func declares(p *packages.Package, name string) bool {
 	return false
 }
 
-// loadImporters loads from source pkgPath and every package of the
-// target's modules that imports it, directly or not; and, for each of the
-// target's hand-offs whose receiving side is among them, the packages that
-// import its sending side's (the roots that send work across it need not
-// import the object's package: the compactor proposes a compaction that
-// the applier runs). Everything else comes from export data.
-func loadImporters(ctx context.Context, src *source.Source, t *target.Target, meta []*packages.Package, pkgPath string) ([]*packages.Package, error) {
+// importerSet is what is loaded from source for objects of pkgPaths:
+// each of them and every package of the target's modules that imports
+// one, directly or not; and, for each of the target's hand-offs whose
+// receiving side is among them, the packages that import its sending
+// side's (the roots that send work across it need not import the
+// object's package: the compactor proposes a compaction that the applier
+// runs). Everything else comes from export data.
+func importerSet(src *source.Source, t *target.Target, meta []*packages.Package, pkgPaths []string) ([]string, error) {
 	byPath := map[string]*packages.Package{}
 	packages.Visit(meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
 	in := map[string]bool{}
@@ -300,7 +503,9 @@ func loadImporters(ctx context.Context, src *source.Source, t *target.Target, me
 			}
 		}
 	}
-	addImporters(pkgPath)
+	for _, p := range pkgPaths {
+		addImporters(p)
+	}
 	crossed := map[string]bool{}
 	for changed := true; changed; {
 		changed = false
@@ -319,8 +524,13 @@ func loadImporters(ctx context.Context, src *source.Source, t *target.Target, me
 	}
 	sort.Strings(set)
 	if len(set) == 0 {
-		return nil, noObjectf("no package of %s %s is %s", t.Name, src.Version, pkgPath)
+		return nil, noObjectf("no package of %s %s is %s", t.Name, src.Version, strings.Join(pkgPaths, ", "))
 	}
+	return set, nil
+}
+
+// loadSet loads packages from source, sorted by path.
+func loadSet(ctx context.Context, src *source.Source, t *target.Target, set []string) ([]*packages.Package, error) {
 	pkgs, err := src.Load(ctx, fullMode, set...)
 	if err != nil {
 		return nil, err

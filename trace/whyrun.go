@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"context"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -43,9 +42,70 @@ type whyRun struct {
 	// toFrom caches, per boundary, the functions within whyDepth calls of
 	// its sending function.
 	toFrom map[int]map[*ssa.Function]int
-	// mains caches, per main function, what it runs in its own goroutine.
-	mains map[*ssa.Function]map[*ssa.Function]bool
-	reach map[*ssa.Function]map[*ssa.Function]bool
+	// cache holds what does not depend on the object: shared by the
+	// objects answered on one call graph.
+	cache *whyCache
+	// programs maps a package to the programs (main packages loaded from
+	// source) that contain it; nil when there is at most one.
+	programs map[string][]string
+}
+
+// sameProgram reports whether a root and a use can run in one program:
+// some program loaded from source contains both their packages. Code
+// that no program loaded contains (a library) is in any. A call graph
+// over several programs links them where one's interface value may hold
+// another's type (the server's in-process client adapters), which no
+// process of the other has: a tool's command does not reach the server's
+// code except over the network.
+func (w *whyRun) sameProgram(root, use *ssa.Function) bool {
+	if w.programs == nil || root.Pkg == nil || use.Pkg == nil {
+		return true
+	}
+	a, b := w.programs[root.Pkg.Pkg.Path()], w.programs[use.Pkg.Pkg.Path()]
+	if len(a) == 0 || len(b) == 0 {
+		return true
+	}
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// whyCache is what the objects answered on one call graph share: what a
+// function reaches by calls, what a main function runs in its own
+// goroutine, and the callers of a function within a number of calls.
+type whyCache struct {
+	mains   map[*ssa.Function]map[*ssa.Function]bool
+	reach   map[*ssa.Function]map[*ssa.Function]bool
+	callers map[callersKey]map[*ssa.Function]int
+}
+
+type callersKey struct {
+	fn *ssa.Function
+	n  int
+}
+
+func newWhyCache() *whyCache {
+	return &whyCache{mains: map[*ssa.Function]map[*ssa.Function]bool{}, reach: map[*ssa.Function]map[*ssa.Function]bool{},
+		callers: map[callersKey]map[*ssa.Function]int{}}
+}
+
+// callers is callersWithin, computed once per function and bound.
+func (w *whyRun) callers(fn *ssa.Function, n int) map[*ssa.Function]int {
+	if w.cache == nil {
+		w.cache = newWhyCache()
+	}
+	k := callersKey{fn, n}
+	if m, ok := w.cache.callers[k]; ok {
+		return m
+	}
+	m := w.callersWithin(fn, n)
+	w.cache.callers[k] = m
+	return m
 }
 
 // entry returns the entry of a root found from the code, adding it.
@@ -123,10 +183,10 @@ func (w *whyRun) use(si int) {
 		by   string
 	}
 	var got []found
-	dist := w.callersWithin(s.Func, whyDepth)
+	dist := w.callers(s.Func, whyDepth)
 	var cands []roots.Root
 	for _, x := range w.Roots {
-		if _, ok := dist[x.Func]; ok && x.Kind != roots.Main {
+		if _, ok := dist[x.Func]; ok && x.Kind != roots.Main && w.sameProgram(x.Func, s.Func) {
 			cands = append(cands, x)
 		}
 	}
@@ -167,21 +227,14 @@ func (w *whyRun) use(si int) {
 			if kept >= need {
 				break
 			}
+			if !w.sameProgram(c.Func, s.Func) {
+				continue
+			}
 			if have[c.Func] {
 				continue
 			}
-			ei := w.entry(c)
-			w.fillReach(ei)
-			keys := w.legKinds(ei)
-			if len(keys) == 1 && dead[keys[0]] {
-				continue
-			}
-			p := study.Pair{Entry: ei, Site: si}
-			w.cross(&p)
-			if len(p.Crossing) == 0 || !feasibleVerdict(p.Verdict) {
-				if len(keys) == 1 {
-					dead[keys[0]] = true
-				}
+			p, ok := w.tryCross(c, si, dead)
+			if !ok {
 				continue
 			}
 			n := len(bestOf(p.Ways).Path)
@@ -220,7 +273,7 @@ func (w *whyRun) use(si int) {
 	}
 	if len(got) == 0 {
 		for _, m := range w.Roots {
-			if m.Kind != roots.Main || !w.syncReach(m.Func)[s.Func] {
+			if m.Kind != roots.Main || !w.sameProgram(m.Func, s.Func) || !w.syncReach(m.Func)[s.Func] {
 				continue
 			}
 			e := rootEntry(w.Graph, m)
@@ -244,6 +297,92 @@ func (w *whyRun) use(si int) {
 		w.Pairs = append(w.Pairs, f.p)
 		w.by = append(w.by, f.by)
 	}
+}
+
+// produces reports whether a use of an error can hand the error on (a
+// return, or another use: an assignment, an argument): a comparison, a
+// test of its text, a translation map's entry and its declaration do not.
+func produces(k sites.Kind) bool {
+	return k == sites.Return || k == sites.Other
+}
+
+// grpcRoots finds, for an error's user's half, every gRPC root (a
+// method's handler, or an interceptor gRPC calls back) that reaches use
+// si by a path that can run, by calls or across the target's hand-offs,
+// and that use did not keep (it keeps only the nearest). Nil for a use at
+// package level.
+func (w *whyRun) grpcRoots(si int) []roots.Root {
+	s := w.Sites[si]
+	if s.Func == nil || s.Func.Synthetic == "package initializer" || !produces(s.Kind) {
+		return nil
+	}
+	kept := map[*ssa.Function]bool{}
+	for _, p := range w.Pairs {
+		if p.Site == si {
+			kept[w.Entries[p.Entry].Func] = true
+		}
+	}
+	serves := func(x roots.Root) bool {
+		if x.Kind != roots.GRPC {
+			return false
+		}
+		_, interceptor := serverInterceptor(x)
+		return x.Iface != "" || interceptor
+	}
+	var out []roots.Root
+	dist := w.callers(s.Func, whyDepth)
+	for _, x := range w.Roots {
+		if !serves(x) || kept[x.Func] || !w.sameProgram(x.Func, s.Func) {
+			continue
+		}
+		if _, ok := dist[x.Func]; !ok {
+			continue
+		}
+		ways, _, _ := w.bestWays(rootEntry(w.Graph, x), s.Func, s.Instr, nil)
+		if _, _, ok := pairOf(si, ways); ok {
+			kept[x.Func] = true
+			out = append(out, x)
+		}
+	}
+	if len(w.Boundaries) == 0 {
+		return out
+	}
+	dead := map[string]bool{}
+	for _, c := range w.crossCandidates(s.Func) {
+		if !serves(c) || kept[c.Func] || !w.sameProgram(c.Func, s.Func) {
+			continue
+		}
+		if _, ok := w.tryCross(c, si, dead); !ok {
+			continue
+		}
+		kept[c.Func] = true
+		out = append(out, c)
+	}
+	return out
+}
+
+// tryCross tries to connect root c to use si across the target's
+// hand-offs: the pair, and whether a way across can run. A candidate whose
+// only way across hands off a message that an earlier candidate handed
+// off too (made at the same place, setting the same fields), and that
+// reached the use by no way that can run, is not tried again (dead): the
+// receiving side is the same.
+func (w *whyRun) tryCross(c roots.Root, si int, dead map[string]bool) (study.Pair, bool) {
+	ei := w.entry(c)
+	w.fillReach(ei)
+	keys := w.legKinds(ei)
+	if len(keys) == 1 && dead[keys[0]] {
+		return study.Pair{}, false
+	}
+	p := study.Pair{Entry: ei, Site: si}
+	w.cross(&p)
+	if len(p.Crossing) == 0 || !feasibleVerdict(p.Verdict) {
+		if len(keys) == 1 {
+			dead[keys[0]] = true
+		}
+		return study.Pair{}, false
+	}
+	return p, true
 }
 
 // pairOf is the pair of a use and the ways a root reaches it by, and the
@@ -349,7 +488,7 @@ func (w *whyRun) senders(bi int) map[*ssa.Function]int {
 	if d, ok := w.toFrom[bi]; ok {
 		return d
 	}
-	d := w.callersWithin(w.Boundaries[bi].From, whyDepth)
+	d := w.callers(w.Boundaries[bi].From, whyDepth)
 	w.toFrom[bi] = d
 	return d
 }
@@ -370,27 +509,27 @@ func (w *whyRun) fillReach(ei int) {
 
 // reachable is what a function reaches by calls, computed once.
 func (w *whyRun) reachable(fn *ssa.Function) map[*ssa.Function]bool {
-	if w.reach == nil {
-		w.reach = map[*ssa.Function]map[*ssa.Function]bool{}
+	if w.cache == nil {
+		w.cache = newWhyCache()
 	}
-	if m, ok := w.reach[fn]; ok {
+	if m, ok := w.cache.reach[fn]; ok {
 		return m
 	}
 	m := w.Graph.Reachable(fn)
-	w.reach[fn] = m
+	w.cache.reach[fn] = m
 	return m
 }
 
 // syncReach is what a main function runs in its own goroutine.
 func (w *whyRun) syncReach(fn *ssa.Function) map[*ssa.Function]bool {
-	if w.mains == nil {
-		w.mains = map[*ssa.Function]map[*ssa.Function]bool{}
+	if w.cache == nil {
+		w.cache = newWhyCache()
 	}
-	if m, ok := w.mains[fn]; ok {
+	if m, ok := w.cache.mains[fn]; ok {
 		return m
 	}
 	m := w.Graph.SyncReachable(fn)
-	w.mains[fn] = m
+	w.cache.mains[fn] = m
 	return m
 }
 
@@ -672,24 +811,35 @@ func qualifiedMethod(t types.Type, name string) string {
 	return types.TypeString(t, nil) + "." + name
 }
 
-// network reads the gRPC methods of the generated code of the target's
-// packages, when a root kept is a gRPC method (nil otherwise).
-func (w *whyRun) network(ctx context.Context, meta []*packages.Package) (*roots.Network, error) {
-	need := false
+// needsNetwork reports whether a root kept is a gRPC method.
+func (w *whyRun) needsNetwork() bool {
 	for _, p := range w.Pairs {
-		need = need || w.Entries[p.Entry].Kind == roots.GRPC
+		if w.Entries[p.Entry].Kind == roots.GRPC {
+			return true
+		}
 	}
-	if !need {
-		return nil, nil
+	return false
+}
+
+// network reads, once, the gRPC methods of the generated code of the
+// target's packages.
+func (b *whyBase) network() (*roots.Network, error) {
+	if b.netRead {
+		return b.net, nil
 	}
 	var ps []roots.Package
-	packages.Visit(meta, nil, func(p *packages.Package) {
-		if _, ok := p.Imports["google.golang.org/grpc"]; ok && w.Source.InLayout(p.PkgPath) && !strings.HasSuffix(p.PkgPath, ".test") {
+	packages.Visit(b.meta, nil, func(p *packages.Package) {
+		if _, ok := p.Imports["google.golang.org/grpc"]; ok && b.src.InLayout(p.PkgPath) && !strings.HasSuffix(p.PkgPath, ".test") {
 			ps = append(ps, roots.Package{Path: p.PkgPath, Files: p.GoFiles})
 		}
 	})
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Path < ps[j].Path })
-	return roots.ReadNetwork(ps)
+	net, err := roots.ReadNetwork(ps)
+	if err != nil {
+		return nil, err
+	}
+	b.net, b.netRead = net, true
+	return net, nil
 }
 
 // reportEntries converts the entries that some pair names, saying what

@@ -267,7 +267,7 @@ func phases(stderr string) []occurrence {
 // behind. The phases that build (etcdctl, the instrumented server) run
 // with a user cache dir of their own, empty, so that they build; the
 // others with one the first run filled. Then the same for the last
-// release of --drift. How long each run took to end after its signal is
+// release of --drift, the atlas of errors and why on an error's text. How long each run took to end after its signal is
 // logged, not asserted.
 func TestSignalAtEveryPhase(t *testing.T) {
 	if testing.Short() {
@@ -283,6 +283,8 @@ func TestSignalAtEveryPhase(t *testing.T) {
 	}{
 		{"errcompacted", []string{"errcompacted", "--lab", "--observe"}, nil},
 		{"drift", []string{"errcompacted", "--etcd-version", "v3.6.0,v3.7.3", "--drift"}, func(l string) bool { return strings.Contains(l, "[2/2]") }},
+		{"errors", []string{"errors"}, nil},
+		{"why-text", []string{"why", "Error: etcdserver: mvcc: required revision has been compacted"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := filepath.Join(warm, tc.name)

@@ -77,7 +77,7 @@ points, and writes annotated study notes.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newErrcompactedCmd(nil), newLabCmd(nil), newCheckCmd(nil), newWhyCmd(nil))
+	root.AddCommand(newErrcompactedCmd(nil), newLabCmd(nil), newCheckCmd(nil), newWhyCmd(nil), newErrorsCmd(nil))
 	return root
 }
 

@@ -34,8 +34,8 @@ func newWhyCmd(runF func(context.Context, *whyOptions) error) *cobra.Command {
 	}
 	opts := &whyOptions{}
 	cmd := &cobra.Command{
-		Use:   "why [flags] SYMBOL",
-		Short: "Every use of one etcd object, and the roots that can reach each",
+		Use:   "why [flags] SYMBOL|TEXT",
+		Short: "Every use of one etcd object (or of the errors an error text names), and the roots that can reach each",
 		Long: `why finds every use of one object of etcd's modules (an error variable, a
 function, a method, an interface method, a field) by type identity, with the
 calls that reach a function or method through an interface or a function
@@ -52,8 +52,25 @@ SYMBOL is pkg.Name, pkg.(*T).M, pkg.T.M or pkg.T.field, where pkg is a
 package's path, the end of it (mvcc, client/v3) or its name. A pkg that
 several packages end with is refused with the list of them (exit 2) unless
 only one declares the name; a name that is not there gets the closest names
-(exit 1).`,
+(exit 1).
+
+An error variable also gets what its user meets: the gRPC code and text it
+is sent with (its own, or its entry in the server's translation map), what
+the Go client returns (the value its conversion makes, and the client-side
+variables that value compares equal to), and the etcdctl commands (read from
+etcdctl's command tree) whose calls can send a gRPC method whose server root
+reaches a use, with what each prints on stderr and its exit status.
+
+An argument that is not a Go name (quote it) is an error's text as a user saw
+it, whole or in part, with or without the forms layers put around it
+(etcdctl's "Error: ", gRPC's "rpc error: code = ... desc = "): every error
+object of etcd's modules whose text it is, evaluated from its declaration, and
+the server errors translated into those, are each answered as for a name. A
+text that names none gets the closest texts (exit 1); one that is a part of
+too many is refused (exit 2).`,
 		Example: `  srctrace why mvcc.ErrFutureRev
+  srctrace why "Error: etcdserver: mvcc: required revision has been compacted"
+  srctrace why "rpc error: code = Unavailable desc = etcdserver: request timed out" --format json
   srctrace why 'mvcc.(*store).Compact'
   srctrace why mvcc.KV.Compact --format json
   srctrace why go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound --format json
@@ -61,7 +78,7 @@ only one declares the name; a name that is not there gets the closest names
   srctrace why 'etcdserver.(*EtcdServer).LeaseRevoke' --format html -o why.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("why wants one symbol: srctrace why pkg.Name")
+				return usagef("why wants one symbol or one error text: srctrace why pkg.Name, or srctrace why \"TEXT\"")
 			}
 			return nil
 		},

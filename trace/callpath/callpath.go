@@ -60,6 +60,7 @@ type Graph struct {
 	calls map[*token.File]map[token.Pos]token.Pos
 	fset  *token.FileSet
 	files map[*token.File]*ast.File
+	memo  map[pathsKey][]Path
 }
 
 // Build makes SSA for pkgs (and, from type information only, their
@@ -262,10 +263,40 @@ func (g *Graph) Paths(src, dst *ssa.Function, k int) []Path { return g.paths(src
 // a main function, not by what it starts).
 func (g *Graph) SyncPaths(src, dst *ssa.Function, k int) []Path { return g.paths(src, dst, k, true) }
 
+// pathsKey names one search of paths, which the graph remembers: the
+// objects srctrace answers on one graph (the atlas of errors) ask for the
+// paths between the same functions again and again.
+type pathsKey struct {
+	src, dst *ssa.Function
+	k        int
+	noGo     bool
+}
+
 func (g *Graph) paths(src, dst *ssa.Function, k int, noGo bool) []Path {
 	if k <= 0 {
 		return nil
 	}
+	key := pathsKey{src, dst, k, noGo}
+	ps, ok := g.memo[key]
+	if !ok {
+		ps = g.search(src, dst, k, noGo)
+		if g.memo == nil {
+			g.memo = map[pathsKey][]Path{}
+		}
+		g.memo[key] = ps
+	}
+	if ps == nil {
+		return nil
+	}
+	// Copies: a caller may change what it is given.
+	out := make([]Path, len(ps))
+	for i, p := range ps {
+		out[i] = append(Path(nil), p...)
+	}
+	return out
+}
+
+func (g *Graph) search(src, dst *ssa.Function, k int, noGo bool) []Path {
 	first := g.shortest(g.node(src, nil), dst, nil, nil, noGo)
 	if first == nil {
 		return nil

@@ -21,6 +21,12 @@ type Doc struct {
 	// Lead is the paragraph under the title.
 	Lead     Text      `json:"lead,omitempty"`
 	Sections []Section `json:"sections"`
+	// Search, when set, is the label of a search box the HTML page has
+	// instead of a table of contents: what is typed in it keeps the
+	// top-level sections after the first, and the rows of the first
+	// section's tables, whose text has every word typed. Markdown and
+	// text have none.
+	Search string `json:"search,omitempty"`
 }
 
 // Section is a headed part of a document. Sections nest one level deep in

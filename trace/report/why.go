@@ -7,10 +7,23 @@ package report
 type Why struct {
 	// Symbol is the object as the user named it; Object where it is
 	// declared and what it is ("var", "const", "func", "method", "field",
-	// "type").
+	// "type"). For an error's text, Symbol is empty and Text, Matches
+	// and Answers say what it matched.
 	Symbol string `json:"symbol"`
-	Object Object `json:"object"`
-	Etcd   Etcd   `json:"etcd"`
+	// Text is the error's text as the user gave it; Stripped the text
+	// once the forms the layers put around it are taken off (Forms: who
+	// made each, "grpc" or the tool's name), and Code the gRPC code a
+	// status form named.
+	Text     string   `json:"text,omitempty"`
+	Stripped string   `json:"stripped,omitempty"`
+	Forms    []string `json:"forms,omitempty"`
+	Code     string   `json:"code,omitempty"`
+	// Matches are the error objects the text names, and Answers the
+	// answer for each, in the same order.
+	Matches []Match `json:"matches,omitempty"`
+	Answers []*Why  `json:"answers,omitempty"`
+	Object  Object  `json:"object"`
+	Etcd    Etcd    `json:"etcd"`
 	// Packages are those loaded from source: the object's package and
 	// every package of the target's modules that imports it.
 	Packages []string `json:"packages"`
@@ -34,8 +47,126 @@ type Why struct {
 	// are not among those loaded, or the release lacks them).
 	HandOffs []Boundary `json:"handoffs"`
 	Absent   []string   `json:"handoffs_absent,omitempty"`
+	// User is, for an error variable, what its user meets: the gRPC code
+	// and text it becomes, what the Go client returns, and which of the
+	// target tool's commands can print it, what they print and their exit
+	// status.
+	User *User `json:"user,omitempty"`
 	// Notes is the answer as a document, for Markdown and HTML.
 	Notes *Doc `json:"notes,omitempty"`
+}
+
+// Match is one error object a text names.
+type Match struct {
+	Object string `json:"object"`
+	// Kind is how its value is made: errors.New, fmt.Errorf, status (a
+	// gRPC status), client (what the client's conversion makes of a wire
+	// error), alias (another variable's value), unknown.
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+	Code string `json:"code,omitempty"`
+	// How is exact (the text is its message), within (the text contains
+	// its whole message), part (the text is a part of its message) or
+	// translated (a server error a translation map turns into a match,
+	// Via).
+	How  string `json:"how"`
+	Via  string `json:"via,omitempty"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Decl is its declaration's line.
+	Decl string `json:"decl"`
+}
+
+// User is an error's user's half.
+type User struct {
+	// Tool is the name of the target's command-line tool (Etcdctl lists
+	// its commands).
+	Tool   string      `json:"tool,omitempty"`
+	GRPC   *UserGRPC   `json:"grpc,omitempty"`
+	Client *UserClient `json:"client,omitempty"`
+	// Methods are the gRPC methods whose server roots reach a use of the
+	// error by a path that can run (among the roots kept per use).
+	Methods []string `json:"methods"`
+	// TranslatedFrom are the server errors a translation map turns into
+	// this wire error (their own answers list the commands that surface
+	// it through them).
+	TranslatedFrom []string `json:"translated_from,omitempty"`
+	// Etcdctl are the tool's commands that can surface it: a call a
+	// command makes can send one of Methods.
+	Etcdctl []UserCommand `json:"etcdctl"`
+	// Notes say what could not be decided.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// UserGRPC is the gRPC code and text an error is sent with.
+type UserGRPC struct {
+	Code string `json:"code"`
+	// Text is the status's message; Status what the status error prints
+	// (gRPC's form, as gRPC's status package makes it).
+	Text   string `json:"text"`
+	Status string `json:"status,omitempty"`
+	// Object is the wire error (the translation's value, the object
+	// itself, the status a client value is made from).
+	Object string `json:"object,omitempty"`
+	// By is how: own (a status, sent as it is), made-from (a client value:
+	// the status it is made from), translation (a translation map's entry,
+	// At, in Map, which Translate indexes), default (what Translate
+	// returns for an error no entry holds, At).
+	By        string `json:"by"`
+	Translate string `json:"translate,omitempty"`
+	Map       *Loc   `json:"map,omitempty"`
+	At        *Loc   `json:"at,omitempty"`
+	// NotStatus is set when the translation's value (for made-from, the
+	// value itself) is no gRPC status: gRPC sends it with the code it
+	// gives any other error (NonStatus), and its text.
+	NotStatus bool   `json:"not_status,omitempty"`
+	NonStatus string `json:"non_status,omitempty"`
+}
+
+// UserClient is what the Go client returns for the error.
+type UserClient struct {
+	// Value is the value the client's conversion makes of the wire error
+	// (Made: its type; at MadeAt), and Text what it prints; EqualTo the
+	// client-side variables it compares equal to (==, errors.Is). When the
+	// conversion's map does not hold the message, the client returns the
+	// status error it received (Passes), which prints gRPC's form.
+	Value   string   `json:"value"`
+	Text    string   `json:"text"`
+	EqualTo []string `json:"equal_to"`
+	Made    string   `json:"made,omitempty"`
+	Passes  bool     `json:"passes,omitempty"`
+	Convert *Loc     `json:"convert,omitempty"`
+	MadeAt  *Loc     `json:"made_at,omitempty"`
+	// Retried is set when the client's retrying interceptor tries a
+	// repeatable call again on this code (the comparison at RetriedAt).
+	Retried   bool `json:"retried,omitempty"`
+	RetriedAt *Loc `json:"retried_at,omitempty"`
+}
+
+// UserCommand is one command of the tool that can surface an error
+// through one gRPC method.
+type UserCommand struct {
+	Command string `json:"command"`
+	Method  string `json:"method"`
+	// Stream is set for a streaming method: what the command prints of
+	// its error is not evaluated. Evaluated is set when the command's code
+	// was evaluated with the call failing; it is false for a stream, and
+	// when the call is not reached once the conditions the evaluation
+	// could not decide (Assumed) are taken as false.
+	Stream    bool `json:"stream,omitempty"`
+	Evaluated bool `json:"evaluated"`
+	// Stderr are the lines it prints on stderr; ExitCode its exit status
+	// (nil when it returns without exiting), ExitConstant the constant
+	// that names it, At the call that exits.
+	Stderr       []string `json:"stderr"`
+	ExitCode     *int     `json:"exit_code"`
+	ExitConstant string   `json:"exit_constant,omitempty"`
+	At           *Loc     `json:"at,omitempty"`
+	// Assumed are the conditions the evaluation could not decide, taken
+	// as false.
+	Assumed []string `json:"assumed,omitempty"`
+	// Run is the command's function.
+	Run string `json:"run"`
 }
 
 // Object is a declared Go object.

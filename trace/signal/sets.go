@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -17,6 +18,9 @@ import (
 type Victims struct {
 	Field         string
 	Marks, Clears []Write
+	// Adds are the writes that append to the field: the functions a
+	// watcher is handed to when it becomes a victim.
+	Adds []Write
 }
 
 // victims finds the writes of the victim flag.
@@ -36,6 +40,11 @@ func (r *Result) victims() {
 			v.Marks = append(v.Marks, w)
 		case "false":
 			v.Clears = append(v.Clears, w)
+		}
+	}
+	for _, w := range r.stores(sg.Victims).Stores {
+		if strings.HasPrefix(w.Value, "append(") {
+			v.Adds = append(v.Adds, w)
 		}
 	}
 	r.Victims = v

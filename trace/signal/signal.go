@@ -96,6 +96,11 @@ type Write struct {
 type Mark struct {
 	Read  Pos // the comparison that reads the signal field
 	Write Pos // the write of the cancel flag
+	// Branches are the conditions in the same function that read the
+	// mark or a signal field; none when the function only passes the
+	// mark on in the response and goes on. Ends are those of them whose
+	// branch returns.
+	Branches, Ends []Pos
 }
 
 // Refusal is a create response that is created and canceled at once.
@@ -148,6 +153,24 @@ type Const struct {
 	// Via and Declared name the constant a call's argument is, if any.
 	Via      string
 	Declared *Pos
+	// Resets are, for a call that makes a ticker, the calls in the same
+	// function that reset that ticker.
+	Resets []Reset
+}
+
+// Reset is a call that resets a ticker: with the argument the ticker was
+// made with (Same), or with another (Arg) under a condition (Cond, its
+// and its text; empty when none guards it).
+type Reset struct {
+	Pos
+	Arg  string
+	Same bool
+	Cond Pos
+	// OneBehind is the condition's value for every outcome of a pass
+	// over one behind watcher (the behind group's size 1 before the pass,
+	// 0 or 1 after it), when the condition compares only those two counts
+	// and constants; nil when it is not decided.
+	OneBehind *bool
 }
 
 // FieldStores lists the writes of one field.
@@ -235,6 +258,9 @@ type Result struct {
 	Removal *Removal
 	Display *Display
 	Docs    []FieldDoc
+	// StartArg is how the receive loop hands the store a watch's start
+	// revision (when the spec names the receive loop and the groups).
+	StartArg *StartArg
 
 	in  Input
 	syn *syntax
@@ -289,6 +315,7 @@ func Analyze(in Input) (*Result, error) {
 	r.removal()
 	r.display()
 	r.fieldDocs()
+	r.startArg()
 	return r, nil
 }
 
@@ -542,9 +569,72 @@ func (r *Result) marks() {
 			}
 		}
 		if be != nil {
-			r.Marks = append(r.Marks, Mark{Read: r.pos(be.Pos(), w.Func, r.syn.src(be)), Write: w.Pos})
+			m := Mark{Read: r.pos(be.Pos(), w.Func, r.syn.src(be)), Write: w.Pos}
+			m.Branches, m.Ends = r.branchesOn(w.pos, val, signal)
+			r.Marks = append(r.Marks, m)
 		}
 	}
+}
+
+// branchesOn finds, in the function around pos, the conditions (of if,
+// for and switch statements, and case lists) that read val's local or a
+// signal field: where that function could act on the mark; and those of
+// if statements whose body returns.
+func (r *Result) branchesOn(pos token.Pos, val ast.Expr, signal map[*types.Var]bool) (all, ends []Pos) {
+	path, f := r.syn.path(pos, pos+1)
+	fd := enclosingFunc(path)
+	if fd == nil || fd.Body == nil {
+		return nil, nil
+	}
+	fn := r.funcAt(f, path)
+	watched := map[types.Object]bool{}
+	for v := range signal {
+		watched[v] = true
+	}
+	if id, ok := ast.Unparen(val).(*ast.Ident); ok {
+		if o := r.syn.obj(id); o != nil {
+			watched[o] = true
+		}
+	}
+	reads := func(e ast.Node) bool {
+		found := false
+		if e == nil {
+			return false
+		}
+		ast.Inspect(e, func(n ast.Node) bool {
+			if x, ok := n.(ast.Expr); ok && watched[r.syn.obj(x)] {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	var out []Pos
+	add := func(e ast.Expr) bool {
+		if e != nil && reads(e) {
+			out = append(out, r.pos(e.Pos(), fn, r.syn.src(e)))
+			return true
+		}
+		return false
+	}
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.IfStmt:
+			if add(x.Cond) && returns(x.Body) {
+				ends = append(ends, out[len(out)-1])
+			}
+		case *ast.ForStmt:
+			add(x.Cond)
+		case *ast.SwitchStmt:
+			add(x.Tag)
+		case *ast.CaseClause:
+			for _, e := range x.List {
+				add(e)
+			}
+		}
+		return true
+	})
+	return out, ends
 }
 
 // valueExpr returns the value expression of a write.
@@ -1016,13 +1106,166 @@ func (r *Result) pacingCall(c *Const, entry, callee string) {
 							d := r.pos(k.Pos(), nil, lineText(r.syn, k.Pos()))
 							c.Via, c.Declared = qualified(k), &d
 						}
+						break
+					}
+					// A local whose value at the call is a constant: where
+					// it is defined.
+					if id, ok := ast.Unparen(arg).(*ast.Ident); ok && c.IsInt && k.Parent() != nil && k.Parent() != k.Pkg().Scope() {
+						if def := r.definition(id); def != nil {
+							d := r.pos(k.Pos(), fn, lineText(r.syn, k.Pos()))
+							c.Via, c.Declared = k.Name(), &d
+						}
 					}
 				}
+				c.Resets = r.resets(fn, ce, arg)
 			}
 			return
 		}
 	}
 	c.Absent = true
+}
+
+// resets finds the calls that reset the ticker made by call in fn (the
+// variable call's result is assigned to), and whether each passes the
+// same argument, arg, the ticker was made with.
+func (r *Result) resets(fn *ssa.Function, call *ast.CallExpr, arg ast.Expr) []Reset {
+	path, _ := r.syn.path(call.Pos(), call.End())
+	var ticker types.Object
+	for i, n := range path {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok {
+			continue
+		}
+		for j, rhs := range as.Rhs {
+			if i > 0 && rhs == path[i-1] && j < len(as.Lhs) {
+				ticker = r.syn.obj(as.Lhs[j])
+			}
+		}
+		break
+	}
+	fd := enclosingFunc(path)
+	if ticker == nil || fd == nil || fd.Body == nil {
+		return nil
+	}
+	made := r.syn.obj(arg)
+	var out []Reset
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		ce, ok := n.(*ast.CallExpr)
+		if !ok || len(ce.Args) != 1 {
+			return true
+		}
+		sel, ok := ce.Fun.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Reset" || r.syn.obj(sel.X) != ticker {
+			return true
+		}
+		rs := Reset{Pos: r.pos(ce.Pos(), fn, lineText(r.syn, ce.Pos())), Arg: r.syn.src(ce.Args[0])}
+		rs.Same = made != nil && r.syn.obj(ce.Args[0]) == made
+		p, _ := r.syn.path(ce.Pos(), ce.End())
+		if c := r.condExprAbove(p); c != nil {
+			rs.Cond = r.pos(c.Pos(), fn, r.syn.src(c))
+			rs.OneBehind = r.oneBehind(c, fd)
+		}
+		out = append(out, rs)
+		return true
+	})
+	return out
+}
+
+// oneBehind evaluates cond, in fd, for a pass over one behind watcher:
+// a local defined from the behind group's size (before the pass) is 1,
+// a local assigned a call's result elsewhere (after it) is 0 or 1. It
+// decides only when every outcome gives the same value.
+func (r *Result) oneBehind(cond ast.Expr, fd *ast.FuncDecl) *bool {
+	behind := r.fieldOrNil(r.in.Spec.Behind)
+	if behind == nil {
+		return nil
+	}
+	before, after := map[types.Object]bool{}, map[types.Object]bool{}
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || (len(as.Lhs) != len(as.Rhs) && len(as.Rhs) != 1) {
+			return true
+		}
+		for i, l := range as.Lhs {
+			o := r.syn.obj(l)
+			rhs := as.Rhs[0]
+			if len(as.Rhs) == len(as.Lhs) {
+				rhs = as.Rhs[i]
+			}
+			call, ok := ast.Unparen(rhs).(*ast.CallExpr)
+			if o == nil || !ok {
+				continue
+			}
+			sizeOf := false
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "size" && r.syn.obj(sel.X) == behind {
+				sizeOf = true
+			}
+			if sizeOf {
+				before[o] = true
+			} else {
+				after[o] = true
+			}
+		}
+		return true
+	})
+	var result *bool
+	for _, a := range []int64{0, 1} {
+		v, ok := r.evalInt(cond, func(o types.Object) (int64, bool) {
+			switch {
+			case before[o] && !after[o]:
+				return 1, true
+			case after[o] && !before[o]:
+				return a, true
+			}
+			return 0, false
+		})
+		if !ok || v.Kind() != constant.Bool {
+			return nil
+		}
+		b := constant.BoolVal(v)
+		if result != nil && *result != b {
+			return nil
+		}
+		result = &b
+	}
+	return result
+}
+
+// evalInt evaluates an expression of integer locals (valued by val),
+// constants, comparisons and logical operators.
+func (r *Result) evalInt(e ast.Expr, val func(types.Object) (int64, bool)) (constant.Value, bool) {
+	info := r.syn.info[r.syn.file(e.Pos())]
+	if tv, ok := info.Types[e]; ok && tv.Value != nil {
+		return tv.Value, true
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if v, ok := val(r.syn.obj(x)); ok {
+			return constant.MakeInt64(v), true
+		}
+	case *ast.UnaryExpr:
+		if v, ok := r.evalInt(x.X, val); ok && x.Op == token.NOT && v.Kind() == constant.Bool {
+			return constant.MakeBool(!constant.BoolVal(v)), true
+		}
+	case *ast.BinaryExpr:
+		a, ok1 := r.evalInt(x.X, val)
+		b, ok2 := r.evalInt(x.Y, val)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		switch x.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+			return constant.MakeBool(constant.Compare(a, x.Op, b)), true
+		case token.LAND, token.LOR:
+			if a.Kind() != constant.Bool || b.Kind() != constant.Bool {
+				return nil, false
+			}
+			return constant.BinaryOp(a, x.Op, b), true
+		case token.ADD, token.SUB:
+			return constant.BinaryOp(a, x.Op, b), true
+		}
+	}
+	return nil, false
 }
 
 // set records a constant value of type t.

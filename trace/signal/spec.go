@@ -124,4 +124,7 @@ type Replay struct {
 	// (the exercise compacts to N-10): once the watcher's progress reaches
 	// that revision, the compaction can no longer evict it.
 	Short int
+	// Quiet is set when the exercise writes no key between its setup and
+	// its teardown: none while its watches open, none after its compaction.
+	Quiet bool
 }

@@ -38,6 +38,8 @@ type ToolRun struct {
 	// Display is the call that shows each response the command receives
 	// (a method of a package-level printer), the final one too.
 	Display Pos
+	// Failed is set when a call the scenario makes fail was reached.
+	Failed bool
 }
 
 // Line is one printed line and the call that prints it.
@@ -83,7 +85,9 @@ type interp struct {
 	done    bool // returned from the current function
 	respErr string
 	setBool map[string]bool // field names of the final response that are true
-	failing *types.Func     // the client call that fails
+	// fails says which calls fail (with failErr): the callee f of a call
+	// in fn's code.
+	fails   func(fn *ssa.Function, call *ast.CallExpr, f *types.Func) bool
 	failErr string
 	pkgs    map[string]bool // packages whose functions are inlined
 }
@@ -111,7 +115,7 @@ func (r *Result) tool() {
 	}
 	if fn, err := r.in.Graph.Func(t.Get); err == nil && r.Read != nil && r.Read.Wire.Text != "" {
 		_, m, _ := r.in.Graph.Callable(t.Failing)
-		in := &interp{r: r, failing: m, failErr: r.Read.Wire.Text, pkgs: pkgs}
+		in := &interp{r: r, fails: callOf(m), failErr: r.Read.Wire.Text, pkgs: pkgs}
 		out.Get = in.exec(fn)
 	}
 	if out.Watch != nil || out.Get != nil {
@@ -350,7 +354,8 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 		return vs
 	}
 	switch {
-	case in.failing != nil && (f == in.failing || f.Origin() == in.failing.Origin() || (f.Name() == in.failing.Name() && sameRecvPkg(f, in.failing))):
+	case in.fails != nil && in.fails(fn, x, f):
+		in.run.Failed = true
 		return value{kind: vError, s: in.failErr}
 	case pkg == "fmt" && (f.Name() == "Fprintf" || f.Name() == "Fprintln" || f.Name() == "Fprint"):
 		if len(x.Args) == 0 {
@@ -452,6 +457,17 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 		in.env = saved
 	}
 	return value{}
+}
+
+// callOf says a call fails when it calls m: the same function, its
+// origin, or a method of its name on a type of its package.
+func callOf(m *types.Func) func(*ssa.Function, *ast.CallExpr, *types.Func) bool {
+	if m == nil {
+		return nil
+	}
+	return func(_ *ssa.Function, _ *ast.CallExpr, f *types.Func) bool {
+		return f == m || f.Origin() == m.Origin() || (f.Name() == m.Name() && sameRecvPkg(f, m))
+	}
 }
 
 func sameRecvPkg(a, b *types.Func) bool {

@@ -26,18 +26,29 @@ type Display struct {
 	Via, Func Pos
 	Format    string
 	Case      Pos
-	Keys      []JSONKey
+	// Bound is where the function the case calls names the JSON function
+	// (a printer made with it as a value, or a call of it).
+	Bound Pos
+	Keys  []JSONKey
 	// Stream is the os file the JSON function's body writes to ("Stdout"),
 	// when it names one.
 	Stream string
+	// Refused are, for the response the client hands its user on a
+	// refusal at open (Refused.Hand), the value of each key, in Keys'
+	// order: as the response's literal sets it, or its type's zero value.
+	Refused []string
 }
 
 // JSONKey is a field of the displayed response (its Go name) and the key
-// JSON gives it, with the field's declaration.
+// JSON gives it, with the field's declaration; OmitEmpty when its tag
+// leaves out a zero value.
 type JSONKey struct {
-	Name string
-	Key  string
-	At   Pos
+	Name      string
+	Key       string
+	At        Pos
+	OmitEmpty bool
+
+	v *types.Var
 }
 
 // display finds the watch command's display of each response.
@@ -89,7 +100,7 @@ func (r *Result) display() {
 	// constructor refers to the JSON function.
 	if sg.Tool.Printers != "" {
 		if pf, err := r.in.Graph.Func(sg.Tool.Printers); err == nil {
-			d.Format, d.Case = r.formatOf(pf, jsonFn)
+			d.Format, d.Case, d.Bound = r.formatOf(pf, jsonFn)
 		}
 	}
 	if d.Format == "" {
@@ -115,12 +126,69 @@ func (r *Result) display() {
 			}
 		}
 	}
+	d.Refused = r.refusedValues(d.Keys)
 	r.Display = d
+}
+
+// refusedValues are the values the keys' fields have in the response the
+// client hands its user on a refusal at open: as its literal sets them, or
+// their type's zero value.
+func (r *Result) refusedValues(keys []JSONKey) []string {
+	x := r.Refused
+	if x == nil || x.Hand.Filename == "" {
+		return nil
+	}
+	lit := r.literalAt(x.Hand.pos)
+	if lit == nil {
+		return nil
+	}
+	info := r.syn.info[r.syn.file(lit.Pos())]
+	var out []string
+	for _, k := range keys {
+		val := ""
+		for _, el := range lit.Elts {
+			kv, ok := el.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			if v, ok := r.syn.obj(kv.Key).(*types.Var); ok && v == k.v {
+				if tv, ok := info.Types[kv.Value]; ok && tv.Value != nil {
+					val = tv.Value.ExactString()
+				} else {
+					val = "(" + r.syn.src(kv.Value) + ")"
+				}
+			}
+		}
+		if val == "" && k.v != nil {
+			val = zeroOf(k.v)
+		}
+		out = append(out, val)
+	}
+	return out
+}
+
+// zeroOf is the JSON text of the zero value of a field's type.
+func zeroOf(obj types.Object) string {
+	if obj == nil {
+		return ""
+	}
+	b, ok := obj.Type().Underlying().(*types.Basic)
+	switch {
+	case !ok:
+		return "null"
+	case b.Info()&types.IsBoolean != 0:
+		return "false"
+	case b.Info()&types.IsNumeric != 0:
+		return "0"
+	case b.Info()&types.IsString != 0:
+		return `""`
+	}
+	return ""
 }
 
 // jsonKey is the key encoding/json writes for a struct field.
 func (r *Result) jsonKey(v *types.Var) JSONKey {
-	k := JSONKey{Name: v.Name(), Key: v.Name(), At: r.pos(v.Pos(), nil, lineText(r.syn, v.Pos()))}
+	k := JSONKey{Name: v.Name(), Key: v.Name(), At: r.pos(v.Pos(), nil, lineText(r.syn, v.Pos())), v: v}
 	// The struct's tag for the field.
 	path, _ := r.syn.path(v.Pos(), v.Pos()+1)
 	for _, n := range path {
@@ -129,9 +197,11 @@ func (r *Result) jsonKey(v *types.Var) JSONKey {
 			continue
 		}
 		if tag, err := strconv.Unquote(f.Tag.Value); err == nil {
-			if name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ","); name != "" && name != "-" {
+			name, opts, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+			if name != "" && name != "-" {
 				k.Key = name
 			}
+			k.OmitEmpty = strings.Contains(","+opts+",", ",omitempty,")
 		}
 		break
 	}
@@ -139,14 +209,14 @@ func (r *Result) jsonKey(v *types.Var) JSONKey {
 }
 
 // formatOf finds, in the printer switch fn, the string case whose body
-// calls a function that refers to target.
-func (r *Result) formatOf(fn *ssa.Function, target *ssa.Function) (string, Pos) {
+// calls a function that refers to target, and where that function does.
+func (r *Result) formatOf(fn *ssa.Function, target *ssa.Function) (string, Pos, Pos) {
 	fd, ok := fn.Syntax().(*ast.FuncDecl)
 	if !ok || fd.Body == nil {
-		return "", Pos{}
+		return "", Pos{}, Pos{}
 	}
 	var name string
-	var at Pos
+	var at, bound Pos
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		cc, ok := n.(*ast.CaseClause)
 		if !ok || name != "" || len(cc.List) != 1 {
@@ -166,8 +236,10 @@ func (r *Result) formatOf(fn *ssa.Function, target *ssa.Function) (string, Pos) 
 			if f == nil {
 				return true
 			}
-			if g := r.in.Graph.Prog.FuncValue(f); g != nil && r.refersTo(g, target) {
-				refers = true
+			if g := r.in.Graph.Prog.FuncValue(f); g != nil {
+				if b := r.refersAt(g, target); b.Filename != "" {
+					refers, bound = true, b
+				}
 			}
 			return true
 		})
@@ -177,26 +249,32 @@ func (r *Result) formatOf(fn *ssa.Function, target *ssa.Function) (string, Pos) 
 		}
 		return true
 	})
-	return name, at
+	return name, at, bound
 }
 
 // refersTo reports whether fn's body names target (calls it or takes it
 // as a value).
 func (r *Result) refersTo(fn, target *ssa.Function) bool {
+	return r.refersAt(fn, target).Filename != ""
+}
+
+// refersAt is where fn's body first names target (calls it or takes it as
+// a value), with its line.
+func (r *Result) refersAt(fn, target *ssa.Function) Pos {
 	fd, ok := fn.Syntax().(*ast.FuncDecl)
 	if !ok || fd.Body == nil {
-		return false
+		return Pos{}
 	}
-	found := false
+	var at Pos
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
+		if id, ok := n.(*ast.Ident); ok && at.Filename == "" {
 			if f, ok := r.syn.obj(id).(*types.Func); ok && r.in.Graph.Prog.FuncValue(f) == target {
-				found = true
+				at = r.pos(id.Pos(), fn, lineText(r.syn, id.Pos()))
 			}
 		}
-		return !found
+		return at.Filename == ""
 	})
-	return found
+	return at
 }
 
 // lineAt is the trimmed source line at a position.

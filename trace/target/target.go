@@ -5,8 +5,9 @@
 // show (a proposal to raft and its apply, a scheduler, a channel between
 // goroutines). etcd is the target a study reads (Etcd); Kubernetes is
 // read as etcd's consumer (Kubernetes). Nothing else in srctrace names
-// their layouts or etcd's hand-offs, and every study and `srctrace why`
-// share them.
+// their layouts, etcd's hand-offs or how etcd's errors reach its users
+// (its translation map, its client's conversion, etcdctl), and every study
+// and `srctrace why` share them.
 //
 // The target names things, never positions: the functions and types of a
 // hand-off are found in the loaded release.
@@ -44,6 +45,54 @@ type Target struct {
 	// HandOffs are where work crosses from one goroutine to another in a
 	// way a call graph cannot follow: what every study and why cross.
 	HandOffs []HandOff
+	// Errors is how the target's errors reach the people who use it, when
+	// described: what `srctrace why` says of an error's user's half and
+	// what `srctrace errors` lists.
+	Errors *Errors `json:",omitempty"`
+}
+
+// Errors describes how an error of the target's server reaches a user:
+// the server functions that translate it into the error the wire carries,
+// the client's conversion of what it receives, the client's retrying of a
+// failed call, and the command-line tool whose commands print it. Names
+// only: the maps, the codes, the texts, the commands and what they print
+// are read from the code.
+type Errors struct {
+	// Atlas are the modules whose exported error variables the atlas
+	// (`srctrace errors`) lists.
+	Atlas []string
+	// Translate are the server functions that turn an error into the one
+	// the wire carries, each by indexing a map of error to error
+	// ("pkg/path.Func").
+	Translate []string
+	// Convert is the client's conversion of an error it receives into the
+	// value it returns ("pkg/path.Func").
+	Convert string
+	// Retry is the function that makes the client's retrying interceptor
+	// for unary calls (it returns it as a function literal), RetryLog the
+	// logger method the interceptor reports a failed attempt with, and
+	// SafeRetry the function that decides whether a repeatable call's
+	// error is tried again.
+	Retry, RetryLog, SafeRetry string
+	// Tool is the command-line tool, when there is one.
+	Tool *Tool `json:",omitempty"`
+}
+
+// Tool is a command-line tool built on a command library: the commands
+// are read from the code that builds its command tree.
+type Tool struct {
+	Name string // "etcdctl"
+	// Root is the package-level variable that holds the root command
+	// ("pkg/path.rootCmd").
+	Root string
+	// Command is the library's command type ("pkg/path.T"); Use its field
+	// with a command's usage line (whose first word names the command),
+	// Run its fields that hold the function the library calls back, and
+	// Add the method that adds subcommands to a command.
+	Command, Use, Add string
+	Run               []string
+	// Exit is the function with which the tool prints an error and exits.
+	Exit string
 }
 
 // HandOff is an asynchronous hand-off of the target's architecture: From
@@ -150,6 +199,23 @@ var Etcd = &Target{
 			Via:  ChannelSend,
 			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
 			Doc:  "the receive loop answers a create, cancel or progress request on the stream's control channel; the send loop sends the answer to the client",
+		},
+	},
+	Errors: &Errors{
+		Atlas:     []string{"go.etcd.io/etcd/server/v3", "go.etcd.io/etcd/api/v3"},
+		Translate: []string{"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.togRPCError"},
+		Convert:   "go.etcd.io/etcd/api/v3/v3rpc/rpctypes.Error",
+		Retry:     "go.etcd.io/etcd/client/v3.(*Client).unaryClientInterceptor",
+		RetryLog:  "go.uber.org/zap.(*Logger).Warn",
+		SafeRetry: "go.etcd.io/etcd/client/v3.isSafeRetryImmutableRPC",
+		Tool: &Tool{
+			Name:    "etcdctl",
+			Root:    "go.etcd.io/etcd/etcdctl/v3/ctlv3.rootCmd",
+			Command: "github.com/spf13/cobra.Command",
+			Use:     "Use",
+			Run:     []string{"Run", "RunE"},
+			Add:     "AddCommand",
+			Exit:    "go.etcd.io/etcd/pkg/v3/cobrautl.ExitWithError",
 		},
 	},
 }

@@ -184,6 +184,10 @@ const (
 	FactComparesProgress   = "compares-progress"
 	FactComparesStart      = "compares-start"
 	FactCurrentNotCompared = "current-not-compared"
+	// current: what terminal 2 is told of the compaction, and what it
+	// prints after it.
+	FactSyncedNotTold      = "synced-not-told"
+	FactSyncedPrintsWrites = "synced-prints-only-writes"
 	// reopen: whether the open path checks the start revision.
 	FactCheckedAtOpen        = "checked-at-open"
 	FactAcceptedThenCanceled = "accepted-then-canceled"
@@ -200,10 +204,14 @@ const (
 	// typed by hand.
 	FactReplayOutlastsTyping   = "replay-outlasts-typing"
 	FactReplayDoneBeforeTyping = "replay-done-before-typing"
+	// Whether, by hand, the behind watcher ends.
+	FactBehindDiesByHand  = "behind-dies-by-hand"
+	FactBothSurviveByHand = "both-survive-by-hand"
 	// values: whether the eviction's and the read's errors are one value,
 	// on the server and at the client.
-	FactOneValueAtClient = "one-value-at-client"
-	FactDifferentValues  = "different-values"
+	FactOneValueAtClient    = "one-value-at-client"
+	FactDifferentValues     = "different-values"
+	FactNotOneValueOnServer = "not-one-value-on-server"
 	// citation: whether any line the citation finds runs in a behaviour.
 	FactCitedLinesRun   = "cited-lines-run"
 	FactNoCitedLineRuns = "no-cited-line-runs"
@@ -212,21 +220,22 @@ const (
 // verdictFacts are the facts each verdict can establish, by verdict ID.
 var verdictFacts = map[string][]string{
 	"evict":    {FactComparesProgress, FactComparesStart, FactSetBeforeRemoval},
-	"current":  {FactCurrentNotCompared},
-	"replay":   {FactReplayOutlastsTyping, FactReplayDoneBeforeTyping, FactByHand},
+	"current":  {FactCurrentNotCompared, FactSyncedNotTold, FactSyncedPrintsWrites},
+	"replay":   {FactReplayOutlastsTyping, FactReplayDoneBeforeTyping, FactByHand, FactBehindDiesByHand, FactBothSurviveByHand},
 	"reopen":   {FactCheckedAtOpen, FactAcceptedThenCanceled, FactRefusedSameText},
 	"boundary": {FactWatchBoundaryIsC, FactWatchBoundaryNotC, FactReadBoundaryIsC, FactReadBoundaryNotC, FactOneComparison, FactSeparateComparisons},
 	"read":     {},
 	"citation": {FactCitedLinesRun, FactNoCitedLineRuns},
-	"values":   {FactOneValueAtClient, FactDifferentValues},
-	"sets":     {FactCurrentInSynced, FactBehindInUnsynced, FactDecidedOverUnsynced, FactLeavesUnsynced, FactLeavesSynced, FactBehindDies},
+	"values":   {FactOneValueAtClient, FactDifferentValues, FactNotOneValueOnServer},
+	"sets":     {FactCurrentInSynced, FactBehindInUnsynced, FactDecidedOverUnsynced, FactLeavesUnsynced, FactUnsyncedEnds, FactLeavesSynced, FactBehindDies},
 	"cleanup":  {FactMarkedCompacted, FactForgottenOnClose},
 	"choose":   {FactAtMostPerPass},
-	"closing":  {FactClientCloses},
+	"closing":  {FactClientCloses, FactServerKeepsStream, FactServerEndsStream, FactStep4Holds, FactStep4Fails},
 	"refused":  {FactRefusedOnlyOther, FactRefusalShown},
-	"retry":    {FactClientWarns},
+	"retry":    {FactClientWarns, FactClientWarnLine},
 	"minimum":  {FactCancelCarriesMin},
 	"json":     {FactJSONCancel},
+	"probes":   {},
 }
 
 // verdictIDs are the verdicts' IDs, sorted.
@@ -851,6 +860,17 @@ func (r *analysis) currentWatcher(v *sentence) {
 		v.add(")")
 	}
 	v.add(".")
+	rewritten := ""
+	if st := s.StartArg; st.Rewritten() {
+		// The store never sees 0 from a client: such a watch is synced
+		// only if no write lands between the two reads of the revision.
+		_, val, _ := strings.Cut(st.Set.Text, " = ")
+		v.add(fmt.Sprintf(" In this release the store never sees start revision 0 from a client: the receive loop hands it `%s` instead (%%L), so such a watch goes to `%s` when a write lands between the loop's read of the revision and the store's, and a compaction past `%s` before the next pass would cancel it.", val, fieldName(sg.Behind), val), st.Set)
+		rewritten = ". In this release it is put there only when no write lands while it opens"
+		if rp := sg.Replay; rp != nil && rp.Quiet {
+			rewritten += ", as in the exercise"
+		}
+	}
 	if len(into) > 0 {
 		v.add(fmt.Sprintf(" It is compared only if it is moved into `%s` (", fieldName(sg.Behind)))
 		for i, a := range into {
@@ -865,7 +885,38 @@ func (r *analysis) currentWatcher(v *sentence) {
 		}
 		v.add(".")
 	}
-	v.fact(FactCurrentNotCompared, fmt.Sprintf("`%s` runs only over the watchers taken from `%s`; a watch opened at the current revision is put in `%s`, where new events are sent to it as they are written: it needs no history while it stays there", r.decisionText(), fieldName(sg.Behind), synced), at...)
+	v.fact(FactCurrentNotCompared, fmt.Sprintf("`%s` runs only over the watchers taken from `%s`; a watch opened at the current revision is put in `%s`, where new events are sent to it as they are written: it needs no history while it stays there%s", r.decisionText(), fieldName(sg.Behind), synced, rewritten), at...)
+	r.quietFacts(v, synced, fed)
+}
+
+// quietFacts say what terminal 2, caught up, prints after the compaction:
+// no response carries the compaction to it (the decision's is the only
+// one that does, and it runs over the behind group), and events only as
+// keys under its prefix are written, which the exercise does not do
+// before its teardown.
+func (r *analysis) quietFacts(v *sentence, synced string, fed []signal.Write) {
+	sg := r.Study.Signal
+	d, ok := r.signalDecision()
+	if !ok || len(sg.Fields) == 0 {
+		return
+	}
+	only := true
+	for _, w := range r.Signal.Writes {
+		if w.Field == sg.Fields[0] && w.Func != d.Func {
+			only = false
+		}
+	}
+	if only && d.ConsequencePos.Filename != "" {
+		v.fact(FactSyncedNotTold, fmt.Sprintf("a watcher in `%s` is told nothing of the compaction: the only response that carries it is the decision's ({0}), sent to the watchers taken from `%s`", synced, fieldName(sg.Behind)), d.ConsequencePos)
+	}
+	if len(fed) == 0 {
+		return
+	}
+	text := fmt.Sprintf("Terminal 2 is sent events only as keys under its prefix are written, in `%s` ({0})", short(fed[0].Func))
+	if rp := sg.Replay; rp != nil && rp.Quiet {
+		text += ", and the exercise writes none after the compaction until its teardown's `del`: until then terminal 2 prints nothing"
+	}
+	v.fact(FactSyncedPrintsWrites, text, fed[0].Pos)
 }
 
 func (r *analysis) decisionText() string {
@@ -907,24 +958,59 @@ func (r *analysis) replayVerdict() {
 	}
 	n, typed := sg.Replay.Revisions, sg.Replay.TypedAfter
 	passes := (int64(n) + batch.Int - 1) / batch.Int
-	done := time.Duration(passes * period.Int)
-	lines := []signal.Pos{batch.Pos, period.Pos}
-	v.add(fmt.Sprintf("A watcher %d revisions behind gets at most %d of them per pass of the sync loop (%%L), one pass every %s", n, batch.Int, period.Value), batch.Pos)
+	p := time.Duration(period.Int)
+	done := time.Duration(passes) * p
+	// The period's own line: its declaration, else the ticker's.
+	per := period.Pos
 	if period.Declared != nil {
-		v.add(" (`"+report.ShortName(period.Via)+"`, %L, the loop's ticker at %L)", *period.Declared, period.Pos)
-		lines = append(lines, *period.Declared)
-	} else {
-		v.add(" (%L)", period.Pos)
+		per = *period.Declared
 	}
+	lines := []signal.Pos{batch.Pos, per}
+	v.add(fmt.Sprintf("A watcher %d revisions behind gets at most %d of them per pass of the sync loop (%%L): %d passes.", n, batch.Int, passes), batch.Pos)
 	// The loop's ticker runs on its own: the first pass comes within one
-	// period of the watch's opening, each later one a period after the
-	// one before.
-	v.add(fmt.Sprintf(": %d passes; the loop's ticker does not start with the watch, so the first pass comes within %s of its opening and the last about %s to %s after it", passes, period.Value, time.Duration((passes-1)*period.Int), done))
+	// period of the watch's opening; the loop resets the ticker after each
+	// pass, to the period, or to less under a condition.
+	var same, other *signal.Reset
+	for i, rs := range period.Resets {
+		switch {
+		case rs.Same && same == nil:
+			same = &period.Resets[i]
+		case !rs.Same && rs.Cond.Filename != "" && other == nil:
+			other = &period.Resets[i]
+		}
+	}
+	if period.Declared != nil {
+		v.add(fmt.Sprintf(" The passes are paced by `%s`, %s (%%L): the loop starts its ticker with it (%%L)", report.ShortName(period.Via), period.Value), *period.Declared, period.Pos)
+	} else {
+		v.add(fmt.Sprintf(" The passes are paced by a ticker of %s (%%L)", period.Value), period.Pos)
+	}
+	spaced := false // passes come a period apart, for one watcher behind
+	if same != nil {
+		v.add(" and resets it to it after each pass (%L), so the first pass comes within "+period.Value+" of the watch's opening and each later one "+period.Value+" after the one before ends.", same.Pos)
+		spaced = true
+		if other != nil {
+			v.add(fmt.Sprintf(" The next pass can come sooner when `%s` holds after a pass (%%L): the loop then resets the ticker with %s instead (%%L).", other.Cond.Text, quote(other.Text)), other.Cond, other.Pos)
+			switch {
+			case other.OneBehind != nil && !*other.OneBehind:
+				v.add(" With one watcher behind, as terminal 1 is in the exercise, that never holds.")
+			default:
+				v.add(" Whether that holds for terminal 1 this analysis does not decide.")
+				spaced = false
+			}
+		}
+	} else {
+		v.add(", and the first pass comes within " + period.Value + " of the watch's opening.")
+	}
+	apart := period.Value + " apart"
+	if !spaced {
+		apart = "at most " + period.Value + " apart"
+	}
+	v.add(fmt.Sprintf(" The last of the %d passes comes at most about %s after the opening, plus the time the passes before it take", passes, done))
 	var buf *signal.Const
-	for _, p := range sg.Pacing {
+	for _, pc := range sg.Pacing {
 		for i := range r.Signal.Pacing {
 			c := &r.Signal.Pacing[i]
-			if c.Object == p.Object && p.Role == "" && c.IsInt && c.Int > passes {
+			if c.Object == pc.Object && pc.Role == "" && c.IsInt && c.Int > passes {
 				buf = c
 			}
 		}
@@ -944,8 +1030,23 @@ func (r *analysis) replayVerdict() {
 	closes, window := passes, done
 	if need := int64(n - 1 - sg.Replay.Short); sg.Replay.Short > 0 && need > 0 {
 		closes = (need + batch.Int - 1) / batch.Int
-		window = time.Duration(closes * period.Int)
-		v.add(fmt.Sprintf("A compaction to N−%d (%d revisions before the head N) evicts the watcher only if it lands before pass %d, which comes about %s to %s after the watch opens: from then on its progress is at or past the compaction revision. Only a compaction within %s is sure to evict it. ", sg.Replay.Short, sg.Replay.Short, closes, time.Duration((closes-1)*period.Int), window, time.Duration((closes-1)*period.Int)))
+		window = time.Duration(closes) * p
+	}
+	early := time.Duration(closes-1) * p // pass `closes` comes no sooner, when spaced
+	when := fmt.Sprintf("at most about %s after the watch opens", window)
+	if spaced {
+		when = fmt.Sprintf("%s to %s after the watch opens, plus the time the passes before it take", early, window)
+	}
+	if sg.Replay.Short > 0 {
+		v.add(fmt.Sprintf("A compaction to N−%d (%d revisions before the head N) evicts the watcher only if it lands before pass %d, which comes %s: from then on its progress is at or past the compaction revision.", sg.Replay.Short, sg.Replay.Short, closes, when))
+		if spaced && early > 0 {
+			v.add(fmt.Sprintf(" Only a compaction within %s is sure to evict it.", early))
+		}
+		v.add(" ")
+	}
+	sure := ""
+	if spaced && early > 0 {
+		sure = fmt.Sprintf("; within %s it is sure to", early)
 	}
 	if window < typed {
 		var moved []signal.Pos
@@ -962,8 +1063,8 @@ func (r *analysis) replayVerdict() {
 		if len(moved) > 0 {
 			v.add(", the sync loop has moved it out of `"+fieldName(sg.Behind)+"` ("+strings.Repeat("%L, ", len(moved)-1)+"%L),", moved...)
 		}
-		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come within %s of opening the watch, and is sure to only within %s.", window, time.Duration((closes-1)*period.Int)))
-		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes, %s apart, and a compaction to N−%d evicts the watcher only if it lands before pass %d, about %s after its opening: long before one typed by hand (taken as %s)", n, passes, period.Value, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
+		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come before pass %d, at most about %s after opening the watch%s.", closes, window, sure))
+		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes, %s while it is the only watcher behind, and a compaction to N−%d evicts the watcher only if it lands before pass %d, at most about %s after its opening: long before one typed by hand (taken as %s)", n, passes, apart, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
 		where := "the other set"
 		if d, ok := r.signalDecision(); ok {
 			if rd, ok := r.behindRead(d); ok {
@@ -972,11 +1073,13 @@ func (r *analysis) replayVerdict() {
 				}
 			}
 		}
-		v.fact(FactByHand, fmt.Sprintf("By hand, both watchers survive: terminal 1's replay of %d revisions takes %d passes of the sync loop, %s apart ({0}, {1}), and once pass %d has run, about %s after the watch opens, its progress is at or past N−%d. A compaction typed %s later finds it in %s. To see it die, compact within about %s of opening it; within %s it is sure to.", n, passes, period.Value, closes, window, sg.Replay.Short, typed, where, window, time.Duration((closes-1)*period.Int)), batch.Pos, period.Pos)
+		v.fact(FactByHand, fmt.Sprintf("By hand, both watchers survive: terminal 1's replay of %d revisions takes %d passes of the sync loop, %s while it is the only watcher behind ({0}, {1}). Once pass %d has run, at most about %s after the watch opens, its progress is at or past N−%d. A compaction typed %s later finds it in %s. To see it die, compact within about %s of opening it%s.", n, passes, apart, closes, window, sg.Replay.Short, typed, where, window, sure), lines...)
+		v.fact(FactBothSurviveByHand, fmt.Sprintf("by hand neither ends: a compaction typed %s after the watch opens comes after the replay's %d passes, at most about %s after it; terminal 1 is in %s by then, and the decision never sees either watcher", typed, passes, done, where), lines...)
 	} else {
 		v.add(fmt.Sprintf("A compaction typed %s after the watch opens lands while the watcher is still behind.", typed))
-		v.fact(FactReplayOutlastsTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s apart, and the watcher can be evicted until about %s: longer than the %s it takes to type the compaction", n, passes, period.Value, window, typed), lines...)
-		v.fact(FactByHand, fmt.Sprintf("By hand, terminal 1 can die: its replay of %d revisions takes %d passes of the sync loop, %s apart ({0}, {1}), and its progress stays below N−%d until about %s after it opens, longer than the %s it takes to type the compaction.", n, passes, period.Value, sg.Replay.Short, window, typed), batch.Pos, period.Pos)
+		v.fact(FactReplayOutlastsTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s, and the watcher can be evicted until about %s: longer than the %s it takes to type the compaction", n, passes, apart, window, typed), lines...)
+		v.fact(FactByHand, fmt.Sprintf("By hand, terminal 1 can die: its replay of %d revisions takes %d passes of the sync loop, %s ({0}, {1}), and its progress stays below N−%d until about %s after it opens, longer than the %s it takes to type the compaction.", n, passes, apart, sg.Replay.Short, window, typed), lines...)
+		v.fact(FactBehindDiesByHand, fmt.Sprintf("a compaction typed %s after the watch opens lands before pass %d, while terminal 1's progress is below N−%d", typed, closes, sg.Replay.Short), lines...)
 	}
 	r.verdict("replay", b, q, v)
 }
@@ -1264,7 +1367,10 @@ func (r *analysis) valuesVerdict() {
 	at = append(at, c.Made)
 	if c.Comparable {
 		v.add(fmt.Sprintf(", a comparable value: both compare equal to `%s`.", report.ShortName(s.Client.Err.Object)))
-		v.fact(FactOneValueAtClient, fmt.Sprintf("one value at the client (both equal `%s`), not on the server: the eviction sends a field, the read returns the sentinel", report.ShortName(s.Client.Err.Object)), at...)
+		v.fact(FactOneValueAtClient, fmt.Sprintf("one value at the client: both errors equal `%s`", report.ShortName(s.Client.Err.Object)), at...)
+		if okD && len(reads) > 0 {
+			v.fact(FactNotOneValueOnServer, fmt.Sprintf("Not on the server: the eviction sends a field, `%s` ({0}), and no error value; the read returns the sentinel ({1})", strings.TrimSpace(d.ConsequencePos.Text)), d.ConsequencePos, reads[0].ConsequencePos)
+		}
 	} else {
 		v.add(", a value of a type that does not compare: the two are not one value.")
 		v.fact(FactDifferentValues, "the client makes each error anew, of a type that does not compare", at...)
@@ -1409,10 +1515,13 @@ func (r *analysis) citationVerdict() {
 }
 
 // corrected are the lines a citation of what the behaviours involve names,
-// in the order of their ways: each way's decision, signal, marks, wire
-// and client steps and the tool's printed lines, and after a step that
-// returns a value, the value's declaration (the sentinel's definition
-// after the read's return of it, the client's error after Err()'s).
+// in the order of their ways: where the compaction sets the compaction
+// revision and the sync loop reads it and takes the behind watchers, each
+// way's decision, signal, marks, wire and client steps, the tool's printed
+// lines with where it makes the message it prints and chooses its exit
+// status, and after a step that returns a value, the value's declaration
+// (the sentinel's definition after the read's return of it, the client's
+// error after Err()'s).
 func (r *analysis) corrected() []signal.Pos {
 	var lines []signal.Pos
 	add := func(p signal.Pos) {
@@ -1428,10 +1537,43 @@ func (r *analysis) corrected() []signal.Pos {
 		}
 	}
 	s := r.Signal
+	// What the tool prints, per chain: the printed lines' own lines, then
+	// where the message is made and the exit status chosen.
+	var tool *signal.ToolRun
+	toolDone := func() {
+		if tool == nil {
+			return
+		}
+		for _, l := range tool.Stderr {
+			add(l.Built)
+		}
+		add(tool.ExitFrom)
+		tool = nil
+	}
 	for _, c := range r.Chains {
+		toolDone()
+		if t := s.Tool; t != nil {
+			for _, run := range []*signal.ToolRun{t.Watch, t.Get} {
+				if run == nil {
+					continue
+				}
+				for _, st := range c.Steps {
+					for _, l := range run.Stderr {
+						if st.Kind == "tool" && st.At.Filename == l.Pos.Filename && st.At.Line == l.Pos.Line && st.Label == fmt.Sprintf("%s prints %q", t.Name, l.Text) {
+							tool = run
+						}
+					}
+				}
+			}
+		}
 		for _, st := range c.Steps {
-			switch st.Kind {
-			case "decision", "signal", "mark", "wire", "client", "tool":
+			switch {
+			case st.ID == compactionRev || st.Join != "":
+				// The compaction's write of the revision, the sync loop's
+				// read of it and its take of the behind watchers.
+				add(st.At)
+				continue
+			case st.Kind == "decision", st.Kind == "signal", st.Kind == "mark", st.Kind == "wire", st.Kind == "client", st.Kind == "tool":
 				add(st.At)
 			default:
 				continue
@@ -1446,6 +1588,7 @@ func (r *analysis) corrected() []signal.Pos {
 			}
 		}
 	}
+	toolDone()
 	return lines
 }
 

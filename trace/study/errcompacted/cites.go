@@ -23,6 +23,23 @@ func citeKey(l report.Loc) string { return l.File + ":" + strconv.Itoa(l.Line) }
 // allows, and the rest become references.
 func limitCites(d *report.Doc, max int) {
 	fixed := map[string]int{}
+	citedIn := map[string]report.Section{} // the first section where a citation stays
+	fix := func(l report.Loc, s report.Section) {
+		k := citeKey(l)
+		fixed[k]++
+		if _, ok := citedIn[k]; !ok {
+			citedIn[k] = s
+		}
+	}
+	// A citation that is the subject of its sentence stays, as the
+	// position's own line does.
+	subjects := func(x report.Text, s report.Section) {
+		for i, r := range citeRoles(x) {
+			if r == citeSubject {
+				fix(*x[i].Loc, s)
+			}
+		}
+	}
 	type step struct {
 		n       string
 		section string
@@ -39,7 +56,7 @@ func limitCites(d *report.Doc, max int) {
 				if b.Code != nil {
 					for _, l := range b.Code.Lines {
 						if l.Loc != nil {
-							fixed[citeKey(*l.Loc)]++
+							fix(*l.Loc, s)
 						}
 					}
 				}
@@ -49,7 +66,7 @@ func limitCites(d *report.Doc, max int) {
 							continue
 						}
 						k := citeKey(*nd.Loc)
-						fixed[k]++
+						fix(*nd.Loc, s)
 						i := strings.Index(nd.Label, ". ")
 						if i <= 0 {
 							continue
@@ -69,17 +86,32 @@ func limitCites(d *report.Doc, max int) {
 					for _, it := range b.List.Items {
 						for _, sp := range it {
 							if sp.Loc != nil {
-								fixed[citeKey(*sp.Loc)]++
+								fix(*sp.Loc, s)
 							}
 						}
 					}
 				}
+				if b.List != nil && !b.List.Ordered {
+					for _, it := range b.List.Items {
+						subjects(it, s)
+					}
+				}
+				if b.Para != nil {
+					subjects(b.Para, s)
+				}
+				for _, tm := range b.Terms {
+					subjects(tm.Text, s)
+				}
 				if b.Table != nil {
 					for _, row := range b.Table.Rows {
-						if len(row) > 0 {
+						for c := range row {
+							if c > 0 {
+								subjects(row[c].Text, s)
+								continue
+							}
 							for _, sp := range row[0].Text {
 								if sp.Loc != nil {
-									fixed[citeKey(*sp.Loc)]++
+									fix(*sp.Loc, s)
 								}
 							}
 						}
@@ -94,18 +126,24 @@ func limitCites(d *report.Doc, max int) {
 	}
 	count(d.Sections, "")
 	used := map[string]int{}
-	first := map[string]report.Section{}
 	limit := func(x report.Text, s report.Section, top string) report.Text {
+		roles := citeRoles(x)
 		for i, sp := range x {
 			if sp.Loc == nil {
 				continue
 			}
 			k := citeKey(*sp.Loc)
-			if _, ok := first[k]; !ok {
-				first[k] = s
+			if roles[i] == citeSubject {
+				continue // counted with the position's own
 			}
-			if fixed[k]+used[k] < max {
+			_, elsewhere := citedIn[k]
+			if fixed[k]+used[k] < max || (!elsewhere && s.ID != "") {
+				// Within the count, or the first citation of a position
+				// cited nowhere else: it stays.
 				used[k]++
+				if !elsewhere {
+					citedIn[k] = s
+				}
 				continue
 			}
 			if n, ok := own[top][k]; ok {
@@ -116,8 +154,14 @@ func limitCites(d *report.Doc, max int) {
 				x[i] = report.RefSpan("step "+st.n, st.section)
 				continue
 			}
-			f := first[k]
-			if f.ID == "" || f.Title == "" {
+			f := citedIn[k]
+			if roles[i] != citeAside {
+				// In the sentence's own words a position reads only as a
+				// step: "cited in …" is an aside.
+				used[k]++
+				continue
+			}
+			if f.ID == "" || f.Title == "" || f.ID == s.ID || f.ID == top {
 				x[i] = report.Plain("cited above")
 				continue
 			}
@@ -161,4 +205,54 @@ func limitCites(d *report.Doc, max int) {
 	}
 	d.Lead = limit(d.Lead, report.Section{}, "")
 	walk(d.Sections, "")
+}
+
+// Roles of a citation in its text.
+const (
+	citeNone    = iota
+	citeSubject // it begins its sentence
+	citeAside   // in parentheses
+	citeProse   // elsewhere in the sentence's words
+)
+
+// citeRoles gives each span of x its role as a citation: the subject of
+// its sentence (nothing but spaces before it since the last full stop),
+// an aside (within parentheses), or a part of the prose.
+func citeRoles(x report.Text) []int {
+	roles := make([]int, len(x))
+	depth := 0
+	var before strings.Builder // the sentence so far
+	for i, sp := range x {
+		if sp.Loc != nil {
+			switch {
+			case depth > 0:
+				roles[i] = citeAside
+			case strings.TrimSpace(before.String()) == "":
+				roles[i] = citeSubject
+			default:
+				roles[i] = citeProse
+			}
+			before.WriteString("x")
+			continue
+		}
+		text := sp.Text
+		if !sp.Code {
+			for _, r := range text {
+				switch r {
+				case '(':
+					depth++
+				case ')':
+					if depth > 0 {
+						depth--
+					}
+				}
+			}
+		}
+		before.WriteString(text)
+		// A sentence ends at a full stop outside code and parentheses.
+		if !sp.Code && depth == 0 && strings.HasSuffix(strings.TrimRight(text, " "), ".") {
+			before.Reset()
+		}
+	}
+	return roles
 }

@@ -22,6 +22,7 @@ const (
 	FactDecidedOverUnsynced = "decided-over-unsynced"
 	FactLeavesUnsynced      = "leaves-unsynced"
 	FactLeavesSynced        = "leaves-synced"
+	FactUnsyncedEnds        = "unsynced-ends"
 	FactBehindDies          = "behind-dies"
 	// replay: the timing by hand, in two sentences.
 	FactByHand = "by-hand"
@@ -33,17 +34,26 @@ const (
 	FactForgottenOnClose = "forgotten-when-stream-cancels"
 	// choose: the decision's branch for many unsynced watchers.
 	FactAtMostPerPass = "at-most-per-pass"
-	// closing: the client's side after the cancel.
-	FactClientCloses = "client-closes"
+	// closing: the client's side after the cancel, and the server's.
+	FactClientCloses      = "client-closes"
+	FactServerKeepsStream = "server-keeps-stream"
+	FactServerEndsStream  = "server-ends-stream"
+	// step 4's two halves, decided together.
+	FactStep4Holds = "torn-down-and-refused"
+	FactStep4Fails = "not-torn-down-or-not-refused"
 	// refused: what is refused at open, and how the client shows it.
 	FactRefusedOnlyOther = "refused-at-open-for-other-reasons"
 	FactRefusalShown     = "refusal-shown-as-eviction"
 	// retry: the client library's own line, and why it does not retry.
-	FactClientWarns = "client-warns-once"
+	FactClientWarns    = "client-warns-once"
+	FactClientWarnLine = "client-warn-line"
 	// minimum: what the cancel's compaction revision means.
 	FactCancelCarriesMin = "cancel-carries-minimum"
 	// json: what etcdctl's JSON output prints for the cancel.
 	FactJSONCancel = "json-prints-cancel"
+	// probes: what can answer a probe's request before the line it shows
+	// (the key is followed by ":" and the probe's ID).
+	FactReturnsFirst = "returns-first"
 )
 
 // say adds a sentence to the verdict and records it as a fact whose text
@@ -67,6 +77,90 @@ func (r *analysis) moreVerdicts() {
 	r.retryVerdict()
 	r.minimumVerdict()
 	r.jsonVerdict()
+	r.probesVerdict()
+}
+
+// probesVerdict says, for each of the lab's probes, what can answer its
+// request before the cited line it is to reach: a return with no error,
+// on its way there, under a test of the request's value.
+func (r *analysis) probesVerdict() {
+	q := "Does each of the lab's probes reach the line it shows on every run?"
+	v := &sentence{}
+	for _, b := range r.Study.Behaviours {
+		if !b.Probe {
+			continue
+		}
+		var e *signal.Earlier
+		for _, h := range r.Grep {
+			if h.Site < 0 || r.Sites[h.Site].Func == nil || !r.runs(b, h.Site) || e != nil {
+				continue
+			}
+			for _, name := range b.Entries {
+				from := r.entryFunc(name)
+				if from == nil || e != nil {
+					continue
+				}
+				for _, p := range r.Graph.Paths(from, r.Sites[h.Site].Func, 1) {
+					for _, hop := range p {
+						if xs := r.Signal.ReturnsBefore(hop); len(xs) > 0 && e == nil {
+							e = &xs[0]
+						}
+					}
+				}
+			}
+		}
+		if e == nil {
+			continue
+		}
+		text := fmt.Sprintf("unless `%s` ({0}) holds first: `%s` then returns with no error", e.Cond.Text, short(e.Cond.Func))
+		at := []signal.Pos{e.Cond}
+		if e.Over != "" {
+			text += fmt.Sprintf(", from `%s`", e.Over)
+			if len(e.Kept) > 0 {
+				k := e.Kept[0]
+				text += fmt.Sprintf(", which `%s` appends to ({1})", short(k.Func))
+				at = append(at, k.Pos)
+				if call, ok := r.firstCaller(k.Func); ok {
+					text += fmt.Sprintf(", called in %s ({2})", funcWords(call.Func))
+					at = append(at, call)
+				}
+			}
+		}
+		v.fact(FactReturnsFirst+":"+b.ID, text, at...)
+	}
+	r.verdict("probes", "", q, v)
+}
+
+// firstCaller is the first call of fn in the call graph, by position.
+func (r *analysis) firstCaller(fn *ssa.Function) (signal.Pos, bool) {
+	n := r.Graph.CG.Nodes[fn]
+	if n == nil {
+		return signal.Pos{}, false
+	}
+	var best *signal.Pos
+	for _, e := range n.In {
+		if e.Site == nil {
+			continue
+		}
+		p := r.callPos(r.Graph.Hop(e))
+		if best == nil || p.Filename < best.Filename || (p.Filename == best.Filename && p.Offset < best.Offset) {
+			best = &p
+		}
+	}
+	if best == nil {
+		return signal.Pos{}, false
+	}
+	return *best, true
+}
+
+// funcWords names a function as the source writes it: a func literal as
+// "a func literal in `f`".
+func funcWords(fn *ssa.Function) string {
+	name := report.ShortName(callpath.Name(fn))
+	if base, kind := report.Literal(name); kind != "" {
+		return "a " + kind + " in `" + base + "`"
+	}
+	return "`" + name + "`"
 }
 
 // quote quotes a line of code for a sentence: trimmed, in backticks.
@@ -106,12 +200,7 @@ func (r *analysis) setsVerdict() {
 		}
 	}
 	if synced != nil {
-		name := fieldName(synced.Group)
-		if synced.CondDef.Text != "" {
-			v.say(FactCurrentInSynced, fmt.Sprintf("A watch with start revision 0, as terminal 2's (no `--rev`), is put in `%s`: %s (%%L), since %s (%%L).", name, quote(synced.Text), quote(synced.CondDef.Text)), synced.Pos, synced.CondDef)
-		} else {
-			v.say(FactCurrentInSynced, fmt.Sprintf("A watch with start revision 0, as terminal 2's (no `--rev`), is put in `%s`: %s (%%L).", name, quote(synced.Text)), synced.Pos)
-		}
+		r.currentInSynced(v, synced)
 		v.add(" ")
 	}
 	v.say(FactBehindInUnsynced, fmt.Sprintf("A watch from a revision at or below the current one, as terminal 1's (`--rev=A`), is put in `%s`: %s (%%L).", behind, quote(open.Text)), open.Pos)
@@ -126,15 +215,22 @@ func (r *analysis) setsVerdict() {
 		}
 	}
 	var victimIn, victimInSynced, back, restore []signal.Pos
+	var markIn, markInSynced *signal.Write
 	victims := ""
 	clears := map[*ssa.Function]bool{}
 	if x := s.Victims; x != nil {
 		victims = fieldName(x.Field)
-		for _, w := range x.Marks {
+		for i, w := range x.Marks {
 			if w.Func == rd.Func {
 				victimIn = append(victimIn, w.Pos)
+				if markIn == nil {
+					markIn = &x.Marks[i]
+				}
 			} else {
 				victimInSynced = append(victimInSynced, w.Pos)
+				if markInSynced == nil {
+					markInSynced = &x.Marks[i]
+				}
 			}
 		}
 		for _, w := range x.Clears {
@@ -152,37 +248,182 @@ func (r *analysis) setsVerdict() {
 		}
 	}
 	if len(caught) > 0 {
-		text := fmt.Sprintf(" A watcher leaves `%s` for `%s` once it has caught up (%s)", behind, fieldName(caught0(s, rd.Func, sg.Behind)), strings.TrimSuffix(strings.Repeat("%L, ", len(caught)), ", "))
+		text := fmt.Sprintf("A watcher leaves `%s` for `%s` once it has caught up (%s).", behind, fieldName(caught0(s, rd.Func, sg.Behind)), strings.TrimSuffix(strings.Repeat("%L, ", len(caught)), ", "))
 		at := append([]signal.Pos{}, caught...)
-		if len(victimIn) > 0 && victims != "" {
-			text += fmt.Sprintf(", or for `%s` when its channel is full (%%L)", victims)
-			at = append(at, victimIn[0])
+		if markIn != nil && victims != "" {
+			text += fmt.Sprintf(" It leaves it for `%s` when its channel is full: marked, %s (%%L)", victims, quote(markIn.Text))
+			at = append(at, markIn.Pos)
+			if del, ok := r.groupCallAfter(rd.Func, sg.Behind, "delete", markIn.Pos); ok {
+				text += fmt.Sprintf(", it is deleted, %s (%%L)", quote(del.Text))
+				at = append(at, del.Pos)
+			}
+			if hand, ok := r.victimHandOff(rd.Func); ok {
+				text += fmt.Sprintf(", and handed to %s (%%L)", quote(hand.Text))
+				at = append(at, hand)
+			}
 			if len(back) > 0 {
 				text += fmt.Sprintf("; from `%s` it goes back to `%s` while it still lags (%%L)", victims, behind)
 				at = append(at, back[0])
 			}
+			text += "."
 		}
-		v.say(FactLeavesUnsynced, strings.TrimPrefix(text, " ")+".", at...)
+		v.say(FactLeavesUnsynced, text, at...)
+		v.add(" ")
+	}
+	// Out of every set: canceled by the decision, or with its watch.
+	cancelFn := r.cancelFunc()
+	var ends []string
+	var endsAt []signal.Pos
+	if cl := s.Cleanup; cl != nil && cl.OnReceiver && cl.Delete.Filename != "" {
+		e := fmt.Sprintf("when the decision cancels it, %s (%%L)", quote(cl.Delete.Text))
+		if c := s.Choose; c != nil && c.Max.Value != "" {
+			e += fmt.Sprintf(", while fewer than %s are behind", c.Max.Value)
+		}
+		ends = append(ends, e)
+		endsAt = append(endsAt, cl.Delete)
+	}
+	if del, ok := r.groupCallIn(cancelFn, sg.Behind, "delete"); ok {
+		ends = append(ends, fmt.Sprintf("when its watch is canceled, %s (%%L)", quote(callText(del.Text))))
+		endsAt = append(endsAt, del.Pos)
+	}
+	if len(ends) > 0 {
+		v.say(FactUnsyncedEnds, fmt.Sprintf("It leaves `%s` for no set %s.", behind, strings.Join(ends, ", or ")), endsAt...)
 		v.add(" ")
 	}
 	if synced != nil && (len(victimInSynced) > 0 || len(restore) > 0) {
 		name := fieldName(synced.Group)
 		var parts []string
 		var at []signal.Pos
-		if len(victimInSynced) > 0 && victims != "" {
-			parts = append(parts, fmt.Sprintf("for `%s` when its channel is full (%%L)", victims))
-			at = append(at, victimInSynced[0])
+		if markInSynced != nil && victims != "" {
+			p := fmt.Sprintf("for `%s` when its channel is full (%s, %%L", victims, quote(markInSynced.Text))
+			at = append(at, markInSynced.Pos)
+			if del, ok := r.groupCallAfter(markInSynced.Func, synced.Group, "delete", markInSynced.Pos); ok {
+				p += fmt.Sprintf("; %s, %%L", quote(del.Text))
+				at = append(at, del.Pos)
+			}
+			parts = append(parts, p+")")
 		}
 		if len(restore) > 0 {
 			parts = append(parts, fmt.Sprintf("for `%s` in `%s` (%%L)", behind, short(restore0(s, restore[0]))))
 			at = append(at, restore[0])
 		}
-		v.say(FactLeavesSynced, fmt.Sprintf("A watcher leaves `%s` only %s.", name, strings.Join(parts, ", or ")), at...)
+		if del, ok := r.groupCallIn(cancelFn, synced.Group, "delete"); ok {
+			parts = append(parts, fmt.Sprintf("for no set when its watch is canceled (%s, %%L)", quote(callText(del.Text))))
+			at = append(at, del.Pos)
+		}
+		last := ""
+		if len(parts) > 1 {
+			last = ", or " + parts[len(parts)-1]
+			parts = parts[:len(parts)-1]
+		}
+		v.say(FactLeavesSynced, fmt.Sprintf("A watcher leaves `%s` %s%s.", name, strings.Join(parts, ", "), last), at...)
 		v.add(" ")
 		progress := d.Revision
 		v.say(FactBehindDies, fmt.Sprintf("So terminal 1 dies if the compaction passes its progress `%s` while it is in `%s`; terminal 2 is compared only if it leaves `%s`.", progress, behind, name))
 	}
 	r.verdict("sets", r.behaviourWith(sg.Sync, ""), q, v)
+}
+
+// currentInSynced says which set terminal 2's watch (no start revision)
+// is put in: what the receive loop hands the store for it, and the
+// condition the store decides by.
+func (r *analysis) currentInSynced(v *sentence, synced *signal.GroupAccess) {
+	name := fieldName(synced.Group)
+	cond := ""
+	var condAt []signal.Pos
+	if synced.CondDef.Text != "" {
+		cond = fmt.Sprintf(", since %s (%%L)", quote(synced.CondDef.Text))
+		condAt = []signal.Pos{synced.CondDef}
+	}
+	st := r.Signal.StartArg
+	if st.Rewritten() {
+		// The store never sees 0: the loop hands it one past the revision
+		// it read, which is above the current one unless a write lands
+		// between its read and the store's.
+		text := fmt.Sprintf("Terminal 2's watch (no `--rev`) asks for start revision 0, but the store never sees 0: when `%s`, the receive loop sets %s (%%L)", st.If.Text, quote(st.Set.Text))
+		at := []signal.Pos{st.Set}
+		if st.Base.Filename != "" {
+			text += fmt.Sprintf(", where %s (%%L)", quote(st.Base.Text))
+			at = append(at, st.Base)
+		}
+		text += fmt.Sprintf(". The store puts it in `%s`, %s (%%L)%s, unless a write lands between the two reads of the revision; then it waits in `%s` for the sync loop's next pass.", name, quote(synced.Text), cond, fieldName(r.Study.Signal.Behind))
+		at = append(append(at, synced.Pos), condAt...)
+		if rp := r.Study.Signal.Replay; rp != nil && rp.Quiet {
+			text += " The exercise writes nothing while its watches open."
+		}
+		v.say(FactCurrentInSynced, text, at...)
+		return
+	}
+	text := fmt.Sprintf("A watch with start revision 0, as terminal 2's (no `--rev`), is put in `%s`: %s (%%L)%s", name, quote(synced.Text), cond)
+	at := append([]signal.Pos{synced.Pos}, condAt...)
+	if st != nil && st.Call.Filename != "" {
+		text += fmt.Sprintf("; the receive loop hands the store the request's `%s` as it is (%%L)", st.Arg)
+		at = append(at, st.Call)
+	}
+	v.say(FactCurrentInSynced, text+".", at...)
+}
+
+// groupCallAfter is the first call of method on group in fn after p.
+func (r *analysis) groupCallAfter(fn *ssa.Function, group, method string, p signal.Pos) (signal.GroupAccess, bool) {
+	for _, a := range r.Signal.Groups {
+		if a.Func == fn && a.Group == group && a.Method == method && a.Filename == p.Filename && a.Offset > p.Offset {
+			return a, true
+		}
+	}
+	return signal.GroupAccess{}, false
+}
+
+// groupCallIn is the first call of method on group in fn.
+func (r *analysis) groupCallIn(fn *ssa.Function, group, method string) (signal.GroupAccess, bool) {
+	if fn == nil {
+		return signal.GroupAccess{}, false
+	}
+	for _, a := range r.Signal.Groups {
+		if a.Func == fn && a.Group == group && a.Method == method {
+			return a, true
+		}
+	}
+	return signal.GroupAccess{}, false
+}
+
+// victimHandOff is fn's call of a function that appends to the victims.
+func (r *analysis) victimHandOff(fn *ssa.Function) (signal.Pos, bool) {
+	x := r.Signal.Victims
+	if x == nil || fn == nil {
+		return signal.Pos{}, false
+	}
+	adds := map[*ssa.Function]bool{}
+	for _, w := range x.Adds {
+		adds[w.Func] = true
+	}
+	for _, e := range r.Graph.Out(fn) {
+		if e.Callee != nil && adds[e.Callee.Func] {
+			return r.callPos(r.Graph.Hop(e)), true
+		}
+	}
+	return signal.Pos{}, false
+}
+
+// cancelFunc is the function that cancels a watcher: the one whose branch
+// on the compacted flag ends it.
+func (r *analysis) cancelFunc() *ssa.Function {
+	if c := r.Signal.Cleanup; c != nil {
+		for _, f := range c.Reads {
+			if f.Ends {
+				return f.Func
+			}
+		}
+	}
+	return nil
+}
+
+// callText is the call a line makes, without the if around it.
+func callText(line string) string {
+	line = strings.TrimSpace(line)
+	for _, p := range []string{"} else if ", "else if ", "if "} {
+		line = strings.TrimPrefix(line, p)
+	}
+	return strings.TrimSpace(strings.TrimSuffix(line, "{"))
 }
 
 // caught0 is the group a watcher that has caught up is added to in fn.
@@ -212,19 +453,22 @@ func (r *analysis) removalOrder() (signal.Order, bool) {
 	if x == nil || len(x.Orders) == 0 {
 		return signal.Order{}, false
 	}
-	// The caller reached from a dispatch of a proposed request (a
-	// compaction request is applied there), not from a restore.
-	for _, bd := range r.Study.Boundaries {
-		if bd.Dispatch == "" {
+	// The caller nearest a dispatch of a proposed request (a compaction
+	// request is applied there): a restore the dispatch may also reach
+	// resumes a compaction scheduled before, by another caller.
+	for _, bd := range r.Boundaries {
+		if bd.Dispatch == nil {
 			continue
 		}
-		if fn, err := r.Graph.Func(bd.Dispatch); err == nil {
-			reach := r.Graph.Reachable(fn)
-			for _, o := range x.Orders {
-				if reach[o.First.Func] {
-					return o, true
-				}
+		best, hops := -1, 0
+		for i, o := range x.Orders {
+			ps := r.Graph.Paths(bd.Dispatch, o.First.Func, 1)
+			if len(ps) > 0 && (best < 0 || len(ps[0]) < hops) {
+				best, hops = i, len(ps[0])
 			}
+		}
+		if best >= 0 {
+			return x.Orders[best], true
 		}
 	}
 	// Else the caller of the writer on the shortest way from a
@@ -397,7 +641,112 @@ func (r *analysis) closingVerdict() {
 		at = append(at, c.If, c.Request, c.Send)
 	}
 	v.say(FactClientCloses, text, at...)
+	r.keepsStream(v, last)
+	r.halves(v)
 	r.verdict("closing", "", q, v)
+}
+
+// halves decides step 4's two halves together: the evicted watch's
+// stream torn down mid-flight (this verdict's facts) and the reopened
+// watch refused at open (the reopen verdict's).
+func (r *analysis) halves(v *sentence) {
+	var torn, kept, refused, accepted *Fact
+	for i, f := range v.facts {
+		switch f.Key {
+		case FactServerEndsStream:
+			torn = &v.facts[i]
+		case FactServerKeepsStream:
+			kept = &v.facts[i]
+		}
+	}
+	for _, vd := range r.Verdicts {
+		if vd.ID != "reopen" {
+			continue
+		}
+		for i, f := range vd.Facts {
+			switch f.Key {
+			case FactCheckedAtOpen:
+				refused = &vd.Facts[i]
+			case FactAcceptedThenCanceled:
+				accepted = &vd.Facts[i]
+			}
+		}
+	}
+	switch {
+	case torn != nil && refused != nil:
+		f := joinFacts("both hold: the evicted watch's stream is torn down: ", *torn, ". The reopened watch is refused at open: ", *refused)
+		v.fact(FactStep4Holds, f.Text, f.Lines...)
+	case kept != nil && accepted != nil:
+		f := joinFacts("neither holds. The evicted watch's stream is ", *kept, ". The reopened watch is not refused at open: ", *accepted)
+		v.fact(FactStep4Fails, f.Text, f.Lines...)
+	case kept != nil:
+		f := joinFacts("the first half does not hold: the evicted watch's stream is ", *kept, "", Fact{})
+		v.fact(FactStep4Fails, f.Text, f.Lines...)
+	case accepted != nil:
+		f := joinFacts("the second half does not hold: the reopened watch is not refused at open: ", *accepted, "", Fact{})
+		v.fact(FactStep4Fails, f.Text, f.Lines...)
+	}
+}
+
+// joinFacts writes a's text after lead and b's after mid, with both
+// facts' lines, each cited where its fact cites it ({N}), or after it.
+func joinFacts(lead string, a Fact, mid string, b Fact) Fact {
+	out := Fact{Text: lead}
+	add := func(f Fact) {
+		text := f.Text
+		if !placeholder.MatchString(text) && len(f.Lines) > 0 {
+			var ph []string
+			for i := range f.Lines {
+				ph = append(ph, fmt.Sprintf("{%d}", i))
+			}
+			text += " (" + strings.Join(ph, ", ") + ")"
+		}
+		base := len(out.Lines)
+		out.Text += placeholder.ReplaceAllStringFunc(text, func(m string) string {
+			var n int
+			fmt.Sscanf(m, "{%d}", &n)
+			return fmt.Sprintf("{%d}", n+base)
+		})
+		out.Lines = append(out.Lines, f.Lines...)
+	}
+	add(a)
+	if mid != "" || b.Text != "" {
+		out.Text += mid
+		add(b)
+	}
+	return out
+}
+
+// keepsStream records that the server does not tear the stream down for
+// a compaction: the decision cancels one watch, the send loop marks that
+// response canceled and acts on the mark nowhere (no branch of it reads
+// the mark), and the client, its last watch gone, ends the stream itself.
+func (r *analysis) keepsStream(v *sentence, last bool) {
+	s := r.Signal
+	d, ok := r.signalDecision()
+	send, err := r.Graph.Func(r.Study.Signal.Send)
+	if !ok || err != nil || d.ConsequencePos.Filename == "" || !last {
+		return
+	}
+	var mark *signal.Mark
+	for i, m := range s.Marks {
+		if m.Write.Func == send {
+			mark = &s.Marks[i]
+		}
+	}
+	if mark == nil {
+		return
+	}
+	if len(mark.Ends) > 0 {
+		v.fact(FactServerEndsStream, fmt.Sprintf("the server's send loop returns, ending the stream, when `%s` ({0})", mark.Ends[0].Text), mark.Ends[0])
+		return
+	}
+	if len(mark.Branches) > 0 {
+		return // it acts on the mark, in a way this analysis does not follow
+	}
+	c := s.Receive.Closing
+	def := strings.TrimSpace(mark.Read.Text)
+	v.fact(FactServerKeepsStream, fmt.Sprintf("not torn down: the server cancels only the one watch, `%s` ({0}); its send loop marks that response canceled, `%s` ({1}), and goes on, no branch of it reading the mark. The client ends the stream itself, its last watch gone: `%s` ({2}), then `%s` ({3})", strings.TrimSpace(d.ConsequencePos.Text), def, c.Last.Text, strings.TrimSpace(c.Ends.Text)), d.ConsequencePos, mark.Read, c.Last, c.Ends)
 }
 
 // refusedVerdict: what the open path refuses, and how the client shows
@@ -489,6 +838,7 @@ func (r *analysis) retryVerdict() {
 		at = append(at, x.Stop, x.Only)
 	}
 	v.say(FactClientWarns, text, at...)
+	v.fact(FactClientWarnLine, fmt.Sprintf("the client library first logs a line at %s level with %q ({0})", strings.ToLower(x.Level), x.Msg), x.Log)
 	r.verdict("retry", "", q, v)
 }
 
@@ -525,7 +875,8 @@ func (r *analysis) minimumVerdict() {
 	r.verdict("minimum", "", q, v)
 }
 
-// jsonVerdict: what the tool's JSON output prints for the cancel.
+// jsonVerdict: what the tool's JSON output prints for the cancel, and
+// for a refusal at open.
 func (r *analysis) jsonVerdict() {
 	s := r.Signal
 	q := "What does etcdctl's watch print for the cancel with -w json?"
@@ -542,7 +893,21 @@ func (r *analysis) jsonVerdict() {
 		stream = " on " + strings.ToLower(x.Stream)
 	}
 	keys := make([]string, 0, len(x.Keys))
-	at := []signal.Pos{x.Call, x.Case, x.Func}
+	text := fmt.Sprintf("With `-w %s`, %s's watch prints every response it receives, the cancel too: %s (%%L) runs for each", x.Format, name, quote(x.Call.Text))
+	at := []signal.Pos{x.Call}
+	if x.Via.Filename != "" && x.Via.Func != nil {
+		text += fmt.Sprintf("; `%s` calls %s (%%L)", short(x.Via.Func), quote(callText(viaCall(x.Via.Text))))
+		at = append(at, x.Via)
+		if x.Bound.Filename != "" && x.Bound.Func != nil {
+			// The citation right after the name its line holds.
+			text += fmt.Sprintf(", and for `-w %s` `%s` makes that `%s` (%%L)", x.Format, short(x.Bound.Func), fieldName(report.ShortName(x.Func.Text)))
+			at = append(at, x.Bound)
+		}
+		text += ", which writes it with encoding/json (%L)."
+	} else {
+		text += fmt.Sprintf(", and `%s` writes it with encoding/json (%%L).", report.ShortName(x.Func.Text))
+	}
+	at = append(at, x.Func)
 	for i, k := range x.Keys {
 		val := "the compaction revision"
 		if i > 0 {
@@ -551,6 +916,47 @@ func (r *analysis) jsonVerdict() {
 		keys = append(keys, fmt.Sprintf("whose `\"%s\"` is %s (%%L)", k.Key, val))
 		at = append(at, k.At)
 	}
-	v.say(FactJSONCancel, fmt.Sprintf("With `-w %s`, %s's watch prints every response it receives, the cancel too: %s (%%L) runs for each, and the printer `-w %s` chooses (%%L) writes it with encoding/json in `%s` (%%L). The cancel is a line%s %s.", x.Format, name, quote(x.Call.Text), x.Format, report.ShortName(x.Func.Text), stream, strings.Join(keys, " and ")), at...)
+	text += fmt.Sprintf(" The cancel is a line%s %s.", stream, strings.Join(keys, " and "))
+	// The stderr lines and the exit status are made outside the printer.
+	if t := s.Tool; t != nil && t.Watch != nil && t.Watch.Exited && len(t.Watch.Stderr) > 0 {
+		reach := r.Graph.Reachable(x.Func.Func)
+		outside := !reach[t.Watch.ExitPos.Func]
+		for _, l := range t.Watch.Stderr {
+			outside = outside && !reach[l.Pos.Func]
+		}
+		if outside {
+			text += fmt.Sprintf(" The %d lines on stderr and the exit status %d stay the same: `%s` makes none of them.", len(t.Watch.Stderr), t.Watch.Exit, report.ShortName(x.Func.Text))
+		}
+	}
+	// A refusal at open with the compaction's text, as the client hands
+	// it to its user.
+	if rf := s.Refused; rf != nil && len(x.Refused) == len(x.Keys) && len(x.Keys) > 0 {
+		var same *signal.Refusal
+		for i, rr := range s.Refusals {
+			if s.Client != nil && rr.Text != "" && rr.Text == s.Client.Err.Text {
+				same = &s.Refusals[i]
+			}
+		}
+		var vals []string
+		for i, k := range x.Keys {
+			if !k.OmitEmpty {
+				vals = append(vals, fmt.Sprintf("`\"%s\":%s`", k.Key, x.Refused[i]))
+			}
+		}
+		if same != nil && len(vals) > 0 {
+			text += fmt.Sprintf(" A refusal by `%s` prints %s, as the canceled response the client hands its user for it has them (%%L).", same.Cond, strings.Join(vals, " and "))
+			at = append(at, rf.Hand)
+		}
+	}
+	v.say(FactJSONCancel, text, at...)
 	r.verdict("json", "", q, v)
+}
+
+// viaCall is the call a one-line method body makes ("p.p(r)" of
+// "func (p *printerRPC) Watch(r *v3.WatchResponse) { p.p(r) }").
+func viaCall(line string) string {
+	if i := strings.LastIndex(line, "{"); i >= 0 && strings.HasSuffix(strings.TrimSpace(line), "}") {
+		return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(line[i+1:]), "}"))
+	}
+	return line
 }

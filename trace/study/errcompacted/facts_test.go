@@ -33,6 +33,8 @@ var factPaths = map[string]string{
 	"printer.go":           "etcdctl/ctlv3/command/printer.go",
 	"printer_json.go":      "etcdctl/ctlv3/command/printer_json.go",
 	"cobrautl/error.go":    "pkg/cobrautl/error.go",
+	"get_command.go":       "etcdctl/ctlv3/command/get_command.go",
+	"hash.go":              "server/storage/mvcc/hash.go",
 }
 
 type factWant struct {
@@ -45,24 +47,46 @@ type factWant struct {
 	fragment []string
 	// corrected is the corrected citation.
 	corrected []string
+	// pacing are the first lines the replay's verdict cites: the batch,
+	// the period's declaration, the ticker, its reset after each pass, and
+	// the condition and call of its other reset.
+	pacing []string
 }
 
 var factWants = []factWant{
 	{
 		version: "v3.7.3",
 		facts: map[string][]string{
-			// watch(): synced := startRev > s.store.currentRev || startRev == 0 (141); s.synced.add(wa) (147); s.unsynced.add(wa) (150).
-			"sets/current-in-synced":  {"watchable_store.go:147", "watchable_store.go:141"},
+			// watch(): synced := startRev > s.store.currentRev || startRev == 0 (141); s.synced.add(wa) (147); s.unsynced.add(wa) (150);
+			// recvLoop passes the request's own start revision: sws.watchStream.Watch(ctx, ..., creq.StartRevision, filters...) (340).
+			"sets/current-in-synced":  {"watchable_store.go:147", "watchable_store.go:141", "v3rpc/watch.go:340"},
 			"sets/behind-in-unsynced": {"watchable_store.go:150"},
 			// syncWatchers: wg, minRev := s.unsynced.choose(...) (363); chooseAll: if w.minRev < compactRev (255).
 			"sets/decided-over-unsynced": {"watchable_store.go:363", "watcher_group.go:255"},
-			// syncWatchers: s.synced.add(w) (379, 401), w.victim = true (391); moveVictims: s.unsynced.add(w) (322).
-			"sets/leaves-unsynced": {"watchable_store.go:379", "watchable_store.go:401", "watchable_store.go:391", "watchable_store.go:322"},
-			// notify: w.victim = true (481); Restore: s.unsynced.add(wa) (217).
-			"sets/leaves-synced": {"watchable_store.go:481", "watchable_store.go:217"},
+			// syncWatchers: s.synced.add(w) (379, 401); w.victim = true (391), s.unsynced.delete(w) (403),
+			// s.addVictim(victims) (405); moveVictims: s.unsynced.add(w) (322).
+			"sets/leaves-unsynced": {"watchable_store.go:379", "watchable_store.go:401", "watchable_store.go:391", "watchable_store.go:403", "watchable_store.go:405", "watchable_store.go:322"},
+			// chooseAll: wg.delete(w) (259); cancelWatcher: if s.unsynced.delete(wa) (164).
+			"sets/unsynced-ends": {"watcher_group.go:259", "watchable_store.go:164"},
+			// notify: w.victim = true (481), s.synced.delete(w) (483); Restore: s.unsynced.add(wa) (217);
+			// cancelWatcher: } else if s.synced.delete(wa) (168).
+			"sets/leaves-synced": {"watchable_store.go:481", "watchable_store.go:483", "watchable_store.go:217", "watchable_store.go:168"},
 			"sets/behind-dies":   {},
-			// var watchBatchMaxRevs = 1000 (28); delayTicker := time.NewTicker(watchResyncPeriod) (227).
-			"replay/by-hand": {"watcher_group.go:28", "watchable_store.go:227"},
+			// var watchBatchMaxRevs = 1000 (28); watchResyncPeriod = 100 * time.Millisecond (44).
+			"replay/by-hand":              {"watcher_group.go:28", "watchable_store.go:44"},
+			"replay/both-survive-by-hand": {"watcher_group.go:28", "watchable_store.go:44"},
+			// chooseAll's send, the only write of the channel response's CompactRevision (257);
+			// notify: w.minRev = rev + 1 (489).
+			"current/synced-not-told":           {"watcher_group.go:257"},
+			"current/synced-prints-only-writes": {"watchable_store.go:489"},
+			// The eviction's field (257) against rangeKeys' return of the sentinel (82).
+			"values/not-one-value-on-server": {"watcher_group.go:257", "kvstore_txn.go:82"},
+			// sendLoop: canceled := wresp.CompactRevision != 0 (459), no branch on it;
+			// run: if len(w.substreams)+len(w.resuming) == 0 { return } (689); closeStream: wgs.cancel() (459).
+			"closing/server-keeps-stream":           {"watcher_group.go:257", "v3rpc/watch.go:459", "client/watch.go:689", "client/watch.go:459"},
+			"closing/not-torn-down-or-not-refused":  {"watcher_group.go:257", "v3rpc/watch.go:459", "client/watch.go:689", "client/watch.go:459", "v3rpc/watch.go:361", "watcher_group.go:255"},
+			"retry/client-warn-line":                {"retry_interceptor.go:68"},
+			"probes/returns-first:hashkv-compacted": {"hash.go:142", "hash.go:164", "kvstore.go:260"},
 			// updateCompactRev: s.compactMainRev = rev (221); Compact calls s.updateCompactRev(rev) (285),
 			// then return s.compact(...) (293), which runs s.fifoSched.Schedule(j) (267).
 			"evict/set-before-removal": {"kvstore.go:221", "kvstore.go:285", "kvstore.go:293", "kvstore.go:267"},
@@ -88,32 +112,55 @@ var factWants = []factWant{
 			"retry/client-warns-once": {"retry_interceptor.go:68", "retry_interceptor.go:96", "retry.go:57"},
 			// chooseAll's send (257); the client's CompactRevision int64 and its doc (106); the decision (255).
 			"minimum/cancel-carries-minimum": {"watcher_group.go:257", "client/watch.go:106", "watcher_group.go:255"},
-			// printWatchCh: display.Watch(&resp) (174); NewPrinter: case "json" (84); func printJSON (99);
-			// WatchResponse's CompactRevision (106) and Canceled (111), no json tags.
-			"json/json-prints-cancel": {"watch_command.go:174", "printer.go:84", "printer_json.go:99", "client/watch.go:106", "client/watch.go:111"},
+			// printWatchCh: display.Watch(&resp) (174); printerRPC.Watch: p.p(r) (103); newJSONPrinter:
+			// &printerRPC{newPrinterUnsupported("json"), printJSON} (72); func printJSON (99);
+			// WatchResponse's CompactRevision (106) and Canceled (111), no json tags; closeSubstream's
+			// &WatchResponse{Header: ..., Canceled: true, closeErr: w.closeErr} for a refusal (495).
+			"json/json-prints-cancel": {"watch_command.go:174", "printer.go:103", "printer_json.go:72", "printer_json.go:99", "client/watch.go:106", "client/watch.go:111", "client/watch.go:495"},
 		},
 		// run: cur = pbresp, when pbresp.Canceled (592); sendFragments: Fragment: true (611)
 		// past if uint(proto.Size(wr)) < maxRequestBytes || len(wr.Events) < 2 { return } (588);
 		// chooseAll's WatchResponse{WatchID: w.id, CompactRevision: compactRev} (257); sendLoop: Events: events (463).
 		fragment: []string{"client/watch.go:592", "v3rpc/watch.go:611", "v3rpc/watch.go:588", "watcher_group.go:257", "v3rpc/watch.go:463"},
+		// updateCompactRev: s.compactMainRev = rev (221); syncWatchers: compactionRev := s.store.compactMainRev
+		// (361), wg, minRev := s.unsynced.choose(...) (363); ...; watchCommandFunc:
+		// cobrautl.ExitWithError(cobrautl.ExitInterrupted, fmt.Errorf("watch is canceled by the server")) (92);
+		// getCommandFunc: cobrautl.ExitWithError(cobrautl.ExitError, err) (103).
 		corrected: []string{
+			"kvstore.go:221", "watchable_store.go:361", "watchable_store.go:363",
 			"watcher_group.go:255", "watcher_group.go:257", "v3rpc/watch.go:459", "v3rpc/watch.go:464",
 			"client/watch.go:729", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
-			"watch_command.go:169", "cobrautl/error.go:38",
+			"watch_command.go:169", "cobrautl/error.go:38", "watch_command.go:92",
 			"kvstore_txn.go:81", "kvstore_txn.go:82", "kvstore.go:38", "v3rpc/key.go:55", "v3rpc/util.go:103", "v3rpc/util.go:45",
+			"get_command.go:103",
 		},
+		// watchBatchMaxRevs (28); watchResyncPeriod (44); time.NewTicker(watchResyncPeriod) (227);
+		// delayTicker.Reset(watchResyncPeriod) (242); if unsyncedWatchers != 0 && lastUnsyncedWatchers >
+		// unsyncedWatchers (244); delayTicker.Reset(syncDuration) (246).
+		pacing: []string{"watcher_group.go:28", "watchable_store.go:44", "watchable_store.go:227", "watchable_store.go:242", "watchable_store.go:244", "watchable_store.go:246"},
 	},
 	{
 		version: "v3.6.0",
 		facts: map[string][]string{
-			"sets/current-in-synced":     {"watchable_store.go:141", "watchable_store.go:135"},
+			// recvLoop: wsrev := sws.watchStream.Rev() (308); rev := creq.StartRevision; if rev == 0 {
+			// rev = wsrev + 1 (311) }; the store sees wsrev + 1, not 0: watch() (141, 135).
+			"sets/current-in-synced":     {"v3rpc/watch.go:311", "v3rpc/watch.go:308", "watchable_store.go:141", "watchable_store.go:135"},
 			"sets/behind-in-unsynced":    {"watchable_store.go:144"},
 			"sets/decided-over-unsynced": {"watchable_store.go:359", "watcher_group.go:251"},
-			"sets/leaves-unsynced":       {"watchable_store.go:375", "watchable_store.go:397", "watchable_store.go:387", "watchable_store.go:318"},
-			"sets/leaves-synced":         {"watchable_store.go:497", "watchable_store.go:211"},
+			"sets/leaves-unsynced":       {"watchable_store.go:375", "watchable_store.go:397", "watchable_store.go:387", "watchable_store.go:399", "watchable_store.go:401", "watchable_store.go:318"},
+			"sets/unsynced-ends":         {"watcher_group.go:255", "watchable_store.go:158"},
+			"sets/leaves-synced":         {"watchable_store.go:497", "watchable_store.go:499", "watchable_store.go:211", "watchable_store.go:162"},
 			"sets/behind-dies":           {},
-			// The period is a local here: waitDuration := 100 * time.Millisecond (221), the ticker at 222.
-			"replay/by-hand":                        {"watcher_group.go:28", "watchable_store.go:222"},
+			// The period is a local here: waitDuration := 100 * time.Millisecond (221).
+			"replay/by-hand":                        {"watcher_group.go:28", "watchable_store.go:221"},
+			"replay/both-survive-by-hand":           {"watcher_group.go:28", "watchable_store.go:221"},
+			"current/synced-not-told":               {"watcher_group.go:253"},
+			"current/synced-prints-only-writes":     {"watchable_store.go:505"},
+			"values/not-one-value-on-server":        {"watcher_group.go:253", "kvstore_txn.go:81"},
+			"closing/server-keeps-stream":           {"watcher_group.go:253", "v3rpc/watch.go:432", "client/watch.go:679", "client/watch.go:452"},
+			"closing/not-torn-down-or-not-refused":  {"watcher_group.go:253", "v3rpc/watch.go:432", "client/watch.go:679", "client/watch.go:452", "v3rpc/watch.go:334", "watcher_group.go:251"},
+			"retry/client-warn-line":                {"retry_interceptor.go:65"},
+			"probes/returns-first:hashkv-compacted": {"hash.go:142", "hash.go:164", "kvstore.go:249"},
 			"evict/set-before-removal":              {"kvstore.go:210", "kvstore.go:274", "kvstore.go:282", "kvstore.go:256"},
 			"cleanup/marked-compacted":              {"watcher_group.go:254", "watcher_group.go:255"},
 			"cleanup/forgotten-when-stream-cancels": {"v3rpc/watch.go:348", "v3rpc/watch.go:226", "watchable_store.go:165"},
@@ -126,17 +173,23 @@ var factWants = []factWant{
 			"refused/refusal-shown-as-eviction":         nil,
 			"retry/client-warns-once":                   {"retry_interceptor.go:65", "retry_interceptor.go:92", "retry.go:57"},
 			"minimum/cancel-carries-minimum":            {"watcher_group.go:253", "client/watch.go:96", "watcher_group.go:251"},
-			// display.Watch(resp) (173); printJSON (51) prints with fmt.Println.
-			"json/json-prints-cancel": {"watch_command.go:173", "printer.go:84", "printer_json.go:51", "client/watch.go:96", "client/watch.go:101"},
+			// display.Watch(resp) (173); printerRPC.Watch: p.p(&r) (103); newJSONPrinter's printerRPC (35);
+			// printJSON (51) prints with fmt.Println. No refusal at open to print.
+			"json/json-prints-cancel": {"watch_command.go:173", "printer.go:103", "printer_json.go:35", "printer_json.go:51", "client/watch.go:96", "client/watch.go:101"},
 		},
 		// ow.Fragment = true (558) past the same return (552); the send loop's Events: events (436).
 		fragment: []string{"client/watch.go:582", "v3rpc/watch.go:558", "v3rpc/watch.go:552", "watcher_group.go:253", "v3rpc/watch.go:436"},
 		corrected: []string{
+			"kvstore.go:210", "watchable_store.go:357", "watchable_store.go:359",
 			"watcher_group.go:251", "watcher_group.go:253", "v3rpc/watch.go:432", "v3rpc/watch.go:437",
 			"client/watch.go:723", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
-			"watch_command.go:168", "cobrautl/error.go:38",
+			"watch_command.go:168", "cobrautl/error.go:38", "watch_command.go:91",
 			"kvstore_txn.go:80", "kvstore_txn.go:81", "kvstore.go:37", "v3rpc/key.go:48", "v3rpc/util.go:102", "v3rpc/util.go:45",
+			"get_command.go:87",
 		},
+		// watchBatchMaxRevs (28); waitDuration := 100 * time.Millisecond (221); the ticker (222);
+		// delayTicker.Reset(waitDuration) (238); the condition (240); delayTicker.Reset(syncDuration) (242).
+		pacing: []string{"watcher_group.go:28", "watchable_store.go:221", "watchable_store.go:222", "watchable_store.go:238", "watchable_store.go:240", "watchable_store.go:242"},
 	},
 }
 
@@ -226,9 +279,36 @@ func TestFacts(t *testing.T) {
 				}
 			}
 			// The decision compares numbers: the compaction revision is set
-			// before the removal is scheduled.
-			if outcomes["compares-progress"] != report.OutcomePartly || outcomes["current-not-compared"] != report.OutcomeYes || outcomes["checked-at-open"] != report.OutcomeNo {
-				t.Errorf("outcomes = %v", outcomes)
+			// before the removal is scheduled. Neither half of step 4 holds;
+			// by hand, neither watcher ends; terminal 2 is told nothing and
+			// prints nothing; one value at the client, not on the server.
+			want := map[string]string{
+				"compares-progress":      report.OutcomePartly,
+				"current-not-compared":   report.OutcomeYes,
+				"torn-down-and-refused":  report.OutcomeNo,
+				"replay-outlasts-typing": report.OutcomeNo,
+				"behind-dies-by-hand":    report.OutcomeNo,
+				"synced-not-told":        report.OutcomePartly,
+				"one-value-at-client":    report.OutcomePartly,
+			}
+			for k, o := range want {
+				if outcomes[k] != o {
+					t.Errorf("the claim that holds if %s: %q, want %q", k, outcomes[k], o)
+				}
+			}
+			// The replay's pacing: the period's declaration, the ticker,
+			// its resets and the condition of the sooner one.
+			var replay *report.Verdict
+			for i := range s.Verdicts {
+				if s.Verdicts[i].ID == "replay" {
+					replay = &s.Verdicts[i]
+				}
+			}
+			if replay == nil || len(replay.Lines) < len(w.pacing) {
+				t.Fatalf("the replay's verdict: %+v", replay)
+			}
+			if diff := cmp.Diff(longs(w.pacing), locs(replay.Lines[:len(w.pacing)])); diff != "" {
+				t.Errorf("the replay's pacing (-want +got):\n%s\n%s", diff, replay.Sentence)
 			}
 			if diff := cmp.Diff(longs(w.corrected), locs(s.Corrected)); diff != "" {
 				t.Errorf("the corrected citation (-want +got):\n%s", diff)

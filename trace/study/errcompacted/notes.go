@@ -169,18 +169,27 @@ func (n *notes) answer() report.Section {
 		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("Which watcher dies, in terms of its set."), " "+v.Question+" In the code of etcd "+n.rep.Etcd.Version+":")})
 		var items []report.Text
 		for _, f := range v.Facts {
+			// Where terminal 1 is put goes with where terminal 2 is; how
+			// a watcher leaves every set, with how it leaves the behind one.
+			if (f.Key == FactBehindInUnsynced || f.Key == FactUnsyncedEnds || f.Key == FactBehindDies) && len(items) > 0 {
+				items[len(items)-1] = append(append(items[len(items)-1], report.Plain(" ")), factText(f)...)
+				continue
+			}
 			items = append(items, factText(f))
+		}
+		// And so, by hand: the timing, the prediction's last item.
+		if f, ok := n.fact("replay", FactByHand); ok {
+			p := t(report.StrongSpan("The timing by hand."), " ")
+			p = append(p, factText(f)...)
+			p = append(p, t(" See ", report.RefSpan("how long the replay lasts", "replay"), ".")...)
+			items = append(items, p)
 		}
 		s.Blocks = append(s.Blocks, report.Block{List: &report.List{Items: items}})
 	}
-	if f, ok := n.fact("replay", FactByHand); ok {
-		p := t(report.StrongSpan("The timing by hand."), " ")
-		p = append(p, factText(f)...)
-		p = append(p, t(" See ", report.RefSpan("how long the replay lasts", "replay"), ".")...)
-		s.Blocks = append(s.Blocks, report.Block{Para: p})
-	}
 	if len(n.sg.Claims) > 0 {
 		tb := &report.Table{Head: []report.Text{t("where"), t("the exercise says"), t("holds"), t("why, in the code of etcd " + n.rep.Etcd.Version)}}
+		// Claims decided by the same fact, the same way, share a row.
+		rowOf := map[string]int{}
 		for _, c := range n.sg.Claims {
 			outcome := c.Outcome
 			if outcome == "" {
@@ -205,6 +214,16 @@ func (n *notes) answer() report.Section {
 					why = append(why, factText(*c.Part)...)
 				}
 			}
+			key := outcome + "\x00" + textKey(why)
+			if i, ok := rowOf[key]; ok && c.Fact != nil {
+				row := tb.Rows[i]
+				if w := plainText(row[0].Text); !strings.Contains(w, c.Where) {
+					row[0].Text = t(w + ", " + c.Where)
+				}
+				row[1].Text = append(row[1].Text, t(" “"+c.Says+"”")...)
+				continue
+			}
+			rowOf[key] = len(tb.Rows)
 			tb.Rows = append(tb.Rows, []report.Cell{{Text: t(c.Where)}, {Text: t("“" + c.Says + "”")}, holds, {Text: why}})
 		}
 		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("The exercise's claims."), " holds: yes, the code does what the claim says, on every run; no, it does not; partly, only in part, and the row says which part does not; undecided, the analysis cannot tell either way.")})
@@ -225,10 +244,16 @@ func (n *notes) answer() report.Section {
 		// A behaviour that takes the first one's way differs by when the
 		// compaction comes: its watch is accepted, then canceled.
 		again := i > 0 && n.chain(b.ID) != nil && n.chain(ex[0].ID) != nil && sameWay(n.chain(ex[0].ID), n.chain(b.ID))
-		items = append(items, n.behaviourSentence(b, again))
-	}
-	if ps := n.probes(); len(ps) > 0 {
-		items = append(items, n.probesSentence(ps))
+		// The read's stderr starts with the client library's own line.
+		var first report.Text
+		if f, ok := n.fact("retry", FactClientWarnLine); ok && n.chain(b.ID) != nil && n.chain(ex[0].ID) != nil && !sameWay(n.chain(ex[0].ID), n.chain(b.ID)) {
+			first = factText(f)
+		}
+		if again && len(items) > 0 && n.sameOutput(ex[0].ID, b.ID) {
+			items[len(items)-1] = append(items[len(items)-1], n.sameWaySentence(b)...)
+			continue
+		}
+		items = append(items, n.behaviourSentence(b, again, first))
 	}
 	if len(items) > 0 {
 		s.Blocks = append(s.Blocks, report.Block{List: &report.List{Items: items}})
@@ -309,8 +334,9 @@ func (n *notes) toolName() string {
 }
 
 // behaviourSentence says what decides a behaviour and what the user sees;
-// accepted says that its watch is accepted before it is decided.
-func (n *notes) behaviourSentence(b report.Behaviour, accepted bool) report.Text {
+// accepted says that its watch is accepted before it is decided; first is
+// what comes on stderr before the tool's own lines, if anything.
+func (n *notes) behaviourSentence(b report.Behaviour, accepted bool, first report.Text) report.Text {
 	out := report.Text{report.StrongSpan(b.Title), report.Plain(": ")}
 	c := n.chain(b.ID)
 	if c == nil {
@@ -345,6 +371,11 @@ func (n *notes) behaviourSentence(b report.Behaviour, accepted bool) report.Text
 		}
 	}
 	out = append(out, report.Plain("."))
+	if len(first) > 0 && len(tool) > 0 {
+		out = append(out, report.Plain(" On stderr, "))
+		out = append(out, first...)
+		out = append(out, report.Plain("; then"))
+	}
 	for i, st := range tool {
 		// The step's label says what the tool prints, quoted.
 		if i == 0 {
@@ -361,13 +392,46 @@ func (n *notes) behaviourSentence(b report.Behaviour, accepted bool) report.Text
 	return out
 }
 
-func (n *notes) probesSentence(ps []report.Behaviour) report.Text {
-	out := t(fmt.Sprintf("The lab's %d probes, requests outside the exercise, reach lines of %s's grep by paths that can run: ", len(ps), n.rep.Citation.Step))
-	for i, b := range ps {
-		if i > 0 {
-			out = append(out, report.Plain("; "))
+// sameOutput reports whether two behaviours' ways end with the same
+// printed lines and exit.
+func (n *notes) sameOutput(a, b string) bool {
+	ca, cb := n.chain(a), n.chain(b)
+	if ca == nil || cb == nil {
+		return false
+	}
+	tail := func(c *report.Chain) string {
+		var out []string
+		for _, st := range c.Steps {
+			if st.Kind == "tool" || st.Kind == "exit" {
+				out = append(out, st.Label)
+			}
 		}
-		out = append(out, report.Plain(strings.TrimSuffix(b.Lab, ".")))
+		return strings.Join(out, "\x00")
+	}
+	return tail(ca) != "" && tail(ca) == tail(cb)
+}
+
+// sameWaySentence says that behaviour b takes the way of the one before:
+// accepted first, then decided by the same comparison, with the same
+// output.
+func (n *notes) sameWaySentence(b report.Behaviour) report.Text {
+	out := report.Text{report.Plain(" "), report.StrongSpan(b.Title), report.Plain(" takes the same way")}
+	// Its watch is accepted before the decision.
+	if c := n.chain(b.ID); c != nil {
+		for _, st := range c.Steps {
+			if st.Kind == "create" {
+				out = append(out, t(": the watch is accepted (", st.Loc, "), then canceled by the same comparison")...)
+				break
+			}
+		}
+	}
+	return append(out, t(", and "+n.toolOr("the tool")+" prints the same and exits the same.")...)
+}
+
+func (n *notes) probesSentence(ps []report.Behaviour) report.Text {
+	out := t(fmt.Sprintf("The lab's %d probes, requests outside the exercise, reach lines of %s's grep by paths that can run.", len(ps), n.rep.Citation.Step))
+	for _, b := range ps {
+		out = append(out, report.Plain(" "+strings.TrimSuffix(b.Lab, ".")))
 		var at []report.Loc
 		for _, si := range b.Sites {
 			if s := n.rep.Sites[si]; s.Cited {
@@ -375,8 +439,14 @@ func (n *notes) probesSentence(ps []report.Behaviour) report.Text {
 			}
 		}
 		out = append(out, n.cites(at, 2)...)
+		// What can answer the probe's request before that line.
+		if f, ok := n.fact("probes", FactReturnsFirst+":"+b.ID); ok {
+			out = append(out, report.Plain(", "))
+			out = append(out, factText(f)...)
+		}
+		out = append(out, report.Plain("."))
 	}
-	return append(out, report.Plain(". See "), report.RefSpan("the appendix", "step6"), report.Plain("."))
+	return out
 }
 
 // way is the eviction's chain, with the reopen's differences marked in it.
@@ -693,7 +763,7 @@ func (n *notes) refusals() report.Text {
 			continue
 		}
 		r := lab.Reopen.Negative.Raw[0]
-		out = append(out, t(fmt.Sprintf("The refusal (%s), seen in the lab on a raw watch stream: one response, created=%v and canceled=%v, reason %q; the Go client's Watch delivered ", x.Cond, r.Created, r.Canceled, r.CancelReason))...)
+		out = append(out, t("The refusal (", code(x.Cond), fmt.Sprintf("), seen in the lab on a raw watch stream: one response, created=%v and canceled=%v, reason %q; the Go client's Watch delivered ", r.Created, r.Canceled, r.CancelReason))...)
 		neg := lab.Reopen.Negative
 		switch {
 		case neg.Created:
@@ -993,6 +1063,9 @@ func (n *notes) step6() report.Section {
 	}
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	s.Blocks = append(s.Blocks, report.Block{Para: t("runs: a path that can run with the behaviour's requests reaches the line; value: the line declares the object that a use which runs returns, compares or looks up; no: neither.")})
+	if ps := n.probes(); len(ps) > 0 {
+		s.Blocks = append(s.Blocks, report.Block{Para: n.probesSentence(ps)})
+	}
 	if v := n.verdictText("citation"); v != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})
 	}
@@ -1003,7 +1076,7 @@ func (n *notes) step6() report.Section {
 func (n *notes) matrix() report.Section {
 	r := n.rep
 	s := report.Section{ID: "uses", Title: "Every use of the sentinel, from every entry", Appendix: true}
-	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by type identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); · (a declaration at package level, which runs from no entry); blank: no path.", len(r.Packages)))})
+	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by type identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps); blank: no path.", len(r.Packages)))})
 	// Lessons only for the entries of the exercise's own behaviours; the
 	// JSON's paths hold every pair's.
 	own := map[string]bool{}
@@ -1028,7 +1101,7 @@ func (n *notes) matrix() report.Section {
 	byKey := map[string]*group{}
 	for si, st := range r.Sites {
 		where := t(" at package level")
-		if st.Function != "" {
+		if st.Function != "" && !st.Init {
 			where = append(t(" "), funcText(report.ShortName(st.Function))...)
 		}
 		row := []report.Cell{{Text: append(t(report.Cite(report.Loc{File: st.File, Line: st.Line})), where...)}}
@@ -1048,8 +1121,13 @@ func (n *notes) matrix() report.Section {
 					g.uses = append(g.uses, report.Loc{File: st.File, Line: st.Line})
 				}
 			}
-			if st.Function == "" {
+			if declared(st) {
+				// A declaration runs from no entry; the value of one that a
+				// way drawn from the entry looks up is marked as such.
 				cell = report.Cell{Text: t("·")}
+				if n.looksUp(e.Name, st.File, st.Line) {
+					cell = report.Cell{Text: t("value"), Class: "only-if"}
+				}
 			}
 			row = append(row, cell)
 		}
@@ -1107,6 +1185,41 @@ func (n *notes) matrix() report.Section {
 		s.Blocks = append(s.Blocks, report.Block{Para: t("Roots found from the code, shown where they are a use's nearest root that can reach it:")}, report.Block{List: &report.List{Items: found}})
 	}
 	return s
+}
+
+// declared reports whether a use is a declaration at package level: in
+// no function, or in package-level code run at initialisation (a var's
+// initial value).
+func declared(st report.Site) bool {
+	return st.Function == "" || st.Init
+}
+
+// looksUp reports whether a way drawn from the entry has a step at the
+// position: the exercise's behaviours that start from it, whose chain
+// holds file:line.
+func (n *notes) looksUp(entry, file string, line int) bool {
+	for _, b := range n.exercise() {
+		if !contains(b.Entries, entry) {
+			continue
+		}
+		if c := n.chain(b.ID); c != nil {
+			for _, st := range c.Steps {
+				if st.File == file && st.Line == line {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// plainText is a text's words, without its markup.
+func plainText(x report.Text) string {
+	var b strings.Builder
+	for _, s := range x {
+		b.WriteString(s.Text)
+	}
+	return b.String()
 }
 
 // textKey is a text's content, for comparing texts (spans hold pointers).

@@ -101,9 +101,12 @@ func checkShape(t *testing.T, r *report.Report) {
 			if rep.Signal == nil || len(rep.Signal.Claims) == 0 {
 				t.Fatal("the report has no claims")
 			}
+			// A row holds the claims decided by the same fact, each quoted.
 			rows := map[string]string{}
 			for _, r := range table.Rows {
-				rows[plain(r[1].Text)] = plain(r[2].Text)
+				for _, says := range strings.SplitAfter(plain(r[1].Text), "” ") {
+					rows[strings.TrimSpace(says)] = plain(r[2].Text)
+				}
 			}
 			for _, c := range rep.Signal.Claims {
 				want := c.Outcome
@@ -115,8 +118,8 @@ func checkShape(t *testing.T, r *report.Report) {
 					t.Errorf("the answer says %q of %q, the analysis %q", got, c.Says, want)
 				}
 			}
-			if len(table.Rows) != len(rep.Signal.Claims) {
-				t.Errorf("the answer has %d rows for %d claims", len(table.Rows), len(rep.Signal.Claims))
+			if len(rows) != len(rep.Signal.Claims) {
+				t.Errorf("the answer quotes %d claims for %d", len(rows), len(rep.Signal.Claims))
 			}
 
 			// Each behaviour the exercise runs, drawn once.
@@ -203,6 +206,8 @@ func checkShape(t *testing.T, r *report.Report) {
 			if rep.Observe == nil && strings.Contains(md.String(), "--observe") {
 				t.Errorf("the notes of a run without coverage mention --observe")
 			}
+			codeAsCode(t, md.String())
+			declarationsMarked(t, &rep)
 		}
 	}
 }
@@ -215,8 +220,8 @@ const (
 
 // answerFirst: the answer's first screen holds, in this order, the
 // exercise's prediction answered in its own terms (the sets verdict's
-// facts, one item each), the timing by hand, the claims table and the
-// corrected citation.
+// facts, in items), the timing by hand (a paragraph, or the prediction's
+// last item), the claims table and the corrected citation.
 func answerFirst(t *testing.T, rep *report.Report) {
 	t.Helper()
 	var sets, byHand *report.Fact
@@ -236,10 +241,14 @@ func answerFirst(t *testing.T, rep *report.Report) {
 	answer := rep.Notes.Sections[0]
 	at := map[string]int{}
 	for i, b := range answer.Blocks {
+		hand := plain(report.Sentence(byHand.Text, byHand.Lines))[:20]
 		switch {
 		case b.List != nil && len(b.List.Items) > 0 && strings.HasPrefix(plain(b.List.Items[0]), plain(report.Sentence(sets.Text, sets.Lines))[:20]):
 			at["prediction"] = i + 1
-		case b.Para != nil && strings.Contains(plain(b.Para), plain(report.Sentence(byHand.Text, byHand.Lines))[:20]):
+			if last := b.List.Items[len(b.List.Items)-1]; len(b.List.Items) > 1 && strings.Contains(plain(last), hand) {
+				at["timing"] = i + 1
+			}
+		case b.Para != nil && strings.Contains(plain(b.Para), hand):
 			at["timing"] = i + 1
 		case b.Table != nil:
 			at["claims"] = i + 1
@@ -423,4 +432,61 @@ func plain(x report.Text) string {
 		b.WriteString(s.Text)
 	}
 	return b.String()
+}
+
+// codeAsCode: no character of code is escaped in the Markdown's prose: a
+// condition such as `creq.StartRevision < 0` is written as code, never
+// with an HTML entity outside a code span.
+func codeAsCode(t *testing.T, md string) {
+	t.Helper()
+	fenced := false
+	for i, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		parts := strings.Split(l, "`")
+		for j := 0; j < len(parts); j += 2 { // outside code spans
+			for _, e := range []string{"&lt;", "&gt;", "&amp;", "&#"} {
+				if strings.Contains(parts[j], e) {
+					t.Errorf("line %d writes %s outside code: %q", i+1, e, l)
+				}
+			}
+		}
+	}
+}
+
+// declarationsMarked: in the matrix, a use at package level (a
+// declaration, or a value in a package variable's initializer) is marked
+// in every column, as runs from no entry or as the value a drawn way looks
+// up, never left blank as if no path led there.
+func declarationsMarked(t *testing.T, rep *report.Report) {
+	t.Helper()
+	for _, s := range rep.Notes.Sections {
+		if s.ID != "uses" {
+			continue
+		}
+		for _, b := range s.Blocks {
+			if b.Table == nil {
+				continue
+			}
+			for i, row := range b.Table.Rows {
+				if i >= len(rep.Sites) {
+					break
+				}
+				st := rep.Sites[i]
+				if st.Function != "" && !st.Init {
+					continue
+				}
+				for c, cell := range row[1:] {
+					if strings.TrimSpace(plain(cell.Text)) == "" {
+						t.Errorf("the declaration %s:%d is blank in column %d", st.File, st.Line, c+1)
+					}
+				}
+			}
+		}
+	}
 }

@@ -1,0 +1,329 @@
+package annotate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/srctrace/srctrace/trace/report"
+)
+
+// userSection says what a user meets of an error: the gRPC code and text
+// it is sent with, what the Go client returns, and the tool's commands
+// that can print it.
+func userSection(u *report.User, id string) report.Section {
+	sec := report.Section{ID: id, Title: "What its user meets"}
+	if g := u.GRPC; g != nil {
+		sec.Blocks = append(sec.Blocks, report.Block{Para: grpcPara(g)})
+	} else {
+		sec.Blocks = append(sec.Blocks, report.Block{Para: report.Text{report.Plain("What the wire carries of it is not known: its text is not evaluated, or the target's translation is not found.")}})
+	}
+	if len(u.TranslatedFrom) > 0 {
+		t := report.Text{report.Plain("Server errors a translation map turns into it: ")}
+		for i, x := range u.TranslatedFrom {
+			if i > 0 {
+				t = append(t, report.Plain(", "))
+			}
+			t = append(t, report.CodeSpan(report.ShortName(x)))
+		}
+		t = append(t, report.Plain("; where they are returned, and what the commands print of them, is in their own answers."))
+		sec.Blocks = append(sec.Blocks, report.Block{Para: t})
+	}
+	if c := u.Client; c != nil {
+		sec.Blocks = append(sec.Blocks, report.Block{Para: clientPara(c)})
+	}
+	sec.Blocks = append(sec.Blocks, commandBlocks(u)...)
+	for _, n := range u.Notes {
+		sec.Blocks = append(sec.Blocks, report.Block{Para: report.Text{report.Plain(n)}})
+	}
+	return sec
+}
+
+func grpcPara(g *report.UserGRPC) report.Text {
+	var t report.Text
+	switch g.By {
+	case "own":
+		t = report.Text{report.Plain("It is a gRPC status: code "), report.CodeSpan(g.Code), report.Plain(", text "), report.CodeSpan(g.Text), report.Plain("; a handler or interceptor that returns it sends it as it is.")}
+	case "made-from":
+		t = report.Text{report.Plain("It is what the client's conversion makes of the gRPC status "), report.CodeSpan(report.ShortName(g.Object)), report.Plain(": code "), report.CodeSpan(g.Code), report.Plain(", text "), report.CodeSpan(g.Text), report.Plain(".")}
+		if g.NotStatus {
+			t = append(t, report.Plain(" It is no gRPC status itself (its type has no GRPCStatus method): a server that returns it sends it with the code gRPC gives any other error, "), report.CodeSpan(nonStatusCode(g)), report.Plain(", and its text."))
+		}
+	case "translation":
+		t = report.Text{report.Plain("A gRPC handler that returns it through "), report.CodeSpan(report.ShortName(g.Translate)), report.Plain(" sends "), report.CodeSpan(report.ShortName(g.Object))}
+		if g.At != nil {
+			t = append(t, report.Plain(" (its entry "), report.Cite(*g.At))
+			if g.Map != nil {
+				t = append(t, report.Plain(" in the map at "), report.Cite(*g.Map))
+			}
+			t = append(t, report.Plain(")"))
+		}
+		if g.NotStatus {
+			t = append(t, report.Plain(", which is no gRPC status (its type has no GRPCStatus method): gRPC sends it with code "), report.CodeSpan(g.Code), report.Plain(" and its text "), report.CodeSpan(g.Text), report.Plain("."))
+		} else {
+			t = append(t, report.Plain(": code "), report.CodeSpan(g.Code), report.Plain(", text "), report.CodeSpan(g.Text), report.Plain("."))
+		}
+	case "default":
+		t = report.Text{report.Plain("No translation map holds it: "), report.CodeSpan(report.ShortName(g.Translate)), report.Plain(" sends it with code "), report.CodeSpan(g.Code), report.Plain(" and its own text "), report.CodeSpan(g.Text)}
+		if g.At != nil {
+			t = append(t, report.Plain(" ("), report.Cite(*g.At), report.Plain(")"))
+		}
+		t = append(t, report.Plain("."))
+	}
+	if g.Status != "" {
+		t = append(t, report.Plain(" As a status error it prints "), report.CodeSpan(g.Status), report.Plain("."))
+	}
+	return t
+}
+
+func clientPara(c *report.UserClient) report.Text {
+	var t report.Text
+	if c.Passes {
+		t = report.Text{report.Plain("The Go client's conversion")}
+		if c.Convert != nil {
+			t = append(t, report.Plain(" ("), report.Cite(*c.Convert), report.Plain(")"))
+		}
+		t = append(t, report.Plain(" has no entry for its message: the client returns the status error it received"))
+		if c.MadeAt != nil {
+			t = append(t, report.Plain(" ("), report.Cite(*c.MadeAt), report.Plain(")"))
+		}
+		t = append(t, report.Plain(", which prints "), report.CodeSpan(c.Text), report.Plain(" and compares equal to no variable of the client."))
+	} else {
+		t = report.Text{report.Plain("The Go client's conversion")}
+		if c.Convert != nil {
+			t = append(t, report.Plain(" ("), report.Cite(*c.Convert), report.Plain(")"))
+		}
+		t = append(t, report.Plain(" returns "), report.CodeSpan(c.Value))
+		if c.MadeAt != nil {
+			t = append(t, report.Plain(" ("), report.Cite(*c.MadeAt), report.Plain(")"))
+		}
+		t = append(t, report.Plain(", which prints "), report.CodeSpan(c.Text))
+		if len(c.EqualTo) > 0 {
+			t = append(t, report.Plain(" and compares equal (==, errors.Is) to "))
+			for i, x := range c.EqualTo {
+				if i > 0 {
+					t = append(t, report.Plain(", "))
+				}
+				t = append(t, report.CodeSpan(report.ShortName(x)))
+			}
+		}
+		t = append(t, report.Plain("."))
+	}
+	if c.Retried {
+		t = append(t, report.Plain(" Its code is the one the client's retrying interceptor tries a repeatable call again on"))
+		if c.RetriedAt != nil {
+			t = append(t, report.Plain(" ("), report.Cite(*c.RetriedAt), report.Plain(")"))
+		}
+		t = append(t, report.Plain(": such a call is tried again until its deadline, and then fails with the deadline's error instead."))
+	}
+	return t
+}
+
+// commandBlocks lists the tool's commands that can print the error,
+// grouped by method and what they print.
+func commandBlocks(u *report.User) []report.Block {
+	tool := u.Tool
+	if tool == "" {
+		tool = "the tool"
+	}
+	if len(u.Methods) == 0 {
+		return []report.Block{{Para: report.Text{report.Plain("No gRPC method's server root reaches a use of it among the roots kept, so no command of " + tool + " is found to print it.")}}}
+	}
+	var out []report.Block
+	mt := report.Text{report.Plain("gRPC methods whose server roots reach a use of it: ")}
+	for i, m := range u.Methods {
+		if i > 0 {
+			mt = append(mt, report.Plain(", "))
+		}
+		mt = append(mt, report.CodeSpan(m))
+	}
+	mt = append(mt, report.Plain("."))
+	out = append(out, report.Block{Para: mt})
+	if len(u.Etcdctl) == 0 {
+		return append(out, report.Block{Para: report.Text{report.Plain("No command of " + tool + " makes a call that can send one of them.")}})
+	}
+	out = append(out, report.Block{Para: report.Text{report.Plain("The commands of " + tool + " that make a call that can send one of them (in the command's own goroutine, or a stream its client opens), read from its command tree; each is evaluated with that call failing with the client's value and every other call succeeding, and what its code tests that the evaluation cannot decide taken as false (the JSON's "), report.CodeSpan("assumed"), report.Plain(" lists it). Whether a call sends the method on a run (an authentication only with a user, say) is not decided.")}})
+	out = append(out, report.Block{Table: commandTable(u.Etcdctl)})
+	return out
+}
+
+// commandTable groups commands that print the same through one method.
+func commandTable(cs []report.UserCommand) *report.Table {
+	type group struct {
+		key      string
+		cmds     []string
+		c        report.UserCommand
+		printsOn string
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, c := range cs {
+		exit := "-"
+		if c.ExitCode != nil {
+			exit = fmt.Sprint(*c.ExitCode)
+		}
+		key := strings.Join([]string{c.Method, fmt.Sprint(c.Stream, c.Evaluated), strings.Join(c.Stderr, "\n"), exit}, "\x00")
+		g := byKey[key]
+		if g == nil {
+			g = &group{key: key, c: c}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.cmds = append(g.cmds, c.Command)
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return groups[i].c.Method < groups[j].c.Method })
+	t := &report.Table{Head: []report.Text{{report.Plain("commands")}, {report.Plain("method")}, {report.Plain("stderr")}, {report.Plain("exit status")}}}
+	for _, g := range groups {
+		var cmds report.Text
+		for i, c := range g.cmds {
+			if i > 0 {
+				cmds = append(cmds, report.Plain(", "))
+			}
+			cmds = append(cmds, report.CodeSpan(c))
+		}
+		var stderr report.Text
+		exit := report.Text{report.Plain("-")}
+		class := ""
+		switch {
+		case g.c.Stream:
+			stderr = report.Text{report.Plain("not evaluated: a stream, whose error reaches the command by the stream's own way")}
+			class = "unknown"
+		case !g.c.Evaluated:
+			stderr = report.Text{report.Plain("not evaluated: the call is not reached when what could not be decided is taken as false")}
+			class = "unknown"
+		default:
+			for i, l := range g.c.Stderr {
+				if i > 0 {
+					stderr = append(stderr, report.Plain(" / "))
+				}
+				stderr = append(stderr, report.CodeSpan(l))
+			}
+			if len(g.c.Stderr) == 0 {
+				stderr = report.Text{report.Plain("nothing")}
+			}
+			if g.c.ExitCode != nil {
+				exit = report.Text{report.Plain(fmt.Sprint(*g.c.ExitCode))}
+				if g.c.ExitConstant != "" {
+					exit = append(exit, report.Plain(" ("), report.CodeSpan(report.ShortName(g.c.ExitConstant)), report.Plain(")"))
+				}
+				if g.c.At != nil {
+					exit = append(exit, report.Plain(", "), report.Cite(*g.c.At))
+				}
+			} else {
+				exit = report.Text{report.Plain("returns without exiting")}
+			}
+		}
+		t.Rows = append(t.Rows, []report.Cell{{Text: cmds}, {Text: report.Text{report.CodeSpan(g.c.Method)}}, {Text: stderr, Class: class}, {Text: exit}})
+	}
+	return t
+}
+
+// textWhyDoc composes the answer for an error's text: what it matched,
+// then each object's answer as for its name.
+func textWhyDoc(w *report.Why) *report.Doc {
+	d := &report.Doc{Title: fmt.Sprintf("Why: %q", w.Text)}
+	lead := report.Text{}
+	if len(w.Forms) > 0 {
+		lead = append(lead, report.Plain("With the forms "+strings.Join(w.Forms, " and ")+" put around it taken off, the text is "), report.CodeSpan(w.Stripped))
+		if w.Code != "" {
+			lead = append(lead, report.Plain(" (a gRPC status of code "), report.CodeSpan(w.Code), report.Plain(": only errors carried with that code are matched)"))
+		}
+		lead = append(lead, report.Plain(". "))
+	}
+	primary := 0
+	for _, m := range w.Matches {
+		if m.How != "translated" {
+			primary++
+		}
+	}
+	lead = append(lead, report.Plain(fmt.Sprintf("It names %d error %s of etcd %s, found by evaluating the declarations of every error variable of its modules (errors.New, fmt.Errorf, gRPC's status.Error, the client's conversion, aliases)", primary, pluralOf(primary, "object", "objects"), w.Etcd.Version)))
+	if n := len(w.Matches) - primary; n > 0 {
+		lead = append(lead, report.Plain(fmt.Sprintf(", and %d server %s a translation map turns into one of them", n, pluralOf(n, "error", "errors"))))
+	}
+	lead = append(lead, report.Plain(". Each is answered below as for its name: its uses, the roots that reach them, and what its user meets."))
+	d.Lead = lead
+	t := &report.Table{Head: []report.Text{{report.Plain("object")}, {report.Plain("declared")}, {report.Plain("made by")}, {report.Plain("text")}, {report.Plain("gRPC code")}, {report.Plain("matched")}}}
+	for i, m := range w.Matches {
+		how := map[string]string{"exact": "the text is its message", "within": "the text contains its message", "part": "the text is a part of its message", "translated": "translated into "}[m.How]
+		howT := report.Text{report.Plain(how)}
+		if m.How == "translated" {
+			howT = append(howT, report.CodeSpan(report.ShortName(m.Via)))
+		}
+		t.Rows = append(t.Rows, []report.Cell{
+			{Text: report.Text{report.RefSpan(report.ShortName(m.Object), fmt.Sprintf("answer-%d", i+1))}},
+			{Text: report.Text{report.Cite(report.Loc{File: m.File, Line: m.Line})}},
+			{Text: report.Text{report.Plain(m.Kind)}},
+			{Text: report.Text{report.CodeSpan(m.Text)}},
+			{Text: report.Text{report.Plain(orDash(m.Code))}},
+			{Text: howT},
+		})
+	}
+	d.Sections = append(d.Sections, report.Section{ID: "matches", Title: "What the text names", Blocks: []report.Block{{Table: t}}})
+	for i, a := range w.Answers {
+		sub := WhyDoc(a)
+		prefix := fmt.Sprintf("a%d-", i+1)
+		sec := report.Section{ID: fmt.Sprintf("answer-%d", i+1), Title: report.ShortName(a.Symbol), Blocks: []report.Block{{Para: sub.Lead}}}
+		for _, s := range sub.Sections {
+			sec.Sections = append(sec.Sections, prefixIDs(s, prefix))
+		}
+		d.Sections = append(d.Sections, sec)
+	}
+	return d
+}
+
+// prefixIDs prefixes the ids of a section and its subsections, and the
+// references in its text to them.
+func prefixIDs(s report.Section, prefix string) report.Section {
+	s.ID = prefix + s.ID
+	blocks := make([]report.Block, len(s.Blocks))
+	for i, b := range s.Blocks {
+		blocks[i] = b
+		blocks[i].Para = prefixRefs(b.Para, prefix)
+	}
+	s.Blocks = blocks
+	subs := make([]report.Section, len(s.Sections))
+	for i, sub := range s.Sections {
+		subs[i] = prefixIDs(sub, prefix)
+	}
+	if len(subs) > 0 {
+		s.Sections = subs
+	}
+	return s
+}
+
+func prefixRefs(t report.Text, prefix string) report.Text {
+	if t == nil {
+		return nil
+	}
+	out := make(report.Text, len(t))
+	for i, sp := range t {
+		if sp.Ref != "" {
+			sp.Ref = prefix + sp.Ref
+		}
+		out[i] = sp
+	}
+	return out
+}
+
+func pluralOf(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// nonStatusCode is the code gRPC gives an error that is no status, as
+// the report carries it.
+func nonStatusCode(g *report.UserGRPC) string {
+	if g.NonStatus != "" {
+		return g.NonStatus
+	}
+	return "?"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,290 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/errtext"
+	"github.com/srctrace/srctrace/trace/progress"
+	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/roots"
+	"github.com/srctrace/srctrace/trace/sites"
+	"github.com/srctrace/srctrace/trace/source"
+	"github.com/srctrace/srctrace/trace/study"
+	"github.com/srctrace/srctrace/trace/target"
+)
+
+// ErrorsOptions configure Errors.
+type ErrorsOptions struct {
+	// Target is the repository read; nil means target.Etcd.
+	Target       *target.Target
+	Version, Dir string
+	CacheDir     string
+	Env          []string
+	Paths        int // k, the shortest paths per (root, use); default 3
+	Nearest      int // roots kept per use; default 5
+}
+
+// Errors makes the atlas of a release: every exported error variable of
+// the target's atlas modules, with its text, the gRPC code it is carried
+// with, its uses and the roots that reach each (as why finds them), and
+// the target tool's commands that can print it. One load of every package
+// of the target's modules and one call graph serve every error.
+func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
+	t := opts.Target
+	if t == nil {
+		t = target.Etcd
+	}
+	if t.Errors == nil || len(t.Errors.Atlas) == 0 {
+		return nil, fmt.Errorf("%w: %s's errors are not described: there is no atlas to make", source.ErrUsage, t.Name)
+	}
+	ph := progress.Start(ctx, "the errors of "+t.Name, 0)
+	defer ph.Done()
+	b, err := openWhy(ctx, WhyOptions{Target: t, Version: opts.Version, Dir: opts.Dir, CacheDir: opts.CacheDir, Env: opts.Env, Paths: opts.Paths, Nearest: opts.Nearest}, t)
+	if err != nil {
+		return nil, err
+	}
+	defer b.close()
+	cat := b.catalog()
+	var all []string
+	packages.Visit(b.meta, nil, func(p *packages.Package) {
+		if t.Owns(p.PkgPath) && !strings.HasSuffix(p.PkgPath, ".test") && len(p.Errors) == 0 && len(p.GoFiles) > 0 {
+			all = append(all, p.PkgPath)
+		}
+	})
+	sort.Strings(all)
+	if err := b.load(ctx, ph, all, true); err != nil {
+		return nil, err
+	}
+	inAtlas := func(pkg string) bool {
+		for _, m := range t.Errors.Atlas {
+			if pkg == m || strings.HasPrefix(pkg, m+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	errIface := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
+	type errVar struct {
+		obj  types.Object
+		name string
+	}
+	var vars []errVar
+	for _, p := range b.pkgs {
+		if !inAtlas(p.PkgPath) || !inAtlasModule(t, p.PkgPath) {
+			continue
+		}
+		sc := p.Types.Scope()
+		for _, n := range sc.Names() {
+			v, ok := sc.Lookup(n).(*types.Var)
+			if !ok || !v.Exported() || !types.Implements(v.Type(), errIface) {
+				continue
+			}
+			vars = append(vars, errVar{v, p.PkgPath + "." + n})
+		}
+	}
+	sort.Slice(vars, func(i, j int) bool { return vars[i].name < vars[j].name })
+	atlas := &report.Atlas{Modules: append([]string{}, t.Errors.Atlas...), Nearest: b.nearest, Errors: []report.AtlasError{}}
+	if t.Errors.Tool != nil {
+		atlas.Tool = t.Errors.Tool.Name
+	}
+	ph.Next("finding the uses and roots of each error")
+	// One Result for every error: the roots, the hand-offs and what the
+	// search learns of them are found once.
+	r := &Result{Pass: &study.Pass{Source: b.src, Pkgs: b.pkgs, Graph: b.g, Feas: b.feas, Roots: b.roots}, lines: b.lines, k: b.k}
+	r.Lines = r.lines.line
+	objs := map[types.Object]bool{}
+	for _, v := range vars {
+		objs[v.obj] = true
+	}
+	found := map[types.Object][]sites.Site{}
+	for _, s := range sites.FindAny(b.pkgs, objs) {
+		found[s.Object] = append(found[s.Object], s)
+	}
+	type span struct{ lo, hi int }
+	spans := make([]span, len(vars))
+	for i, v := range vars {
+		spans[i].lo = len(r.Sites)
+		var ss []study.Site
+		for _, s := range found[v.obj] {
+			site, err := r.site(s)
+			if err != nil {
+				return nil, err
+			}
+			ss = append(ss, site)
+		}
+		sort.SliceStable(ss, func(i, j int) bool {
+			if ss[i].Repo != ss[j].Repo {
+				return ss[i].Repo < ss[j].Repo
+			}
+			return ss[i].Pos.Offset < ss[j].Pos.Offset
+		})
+		r.Sites = append(r.Sites, ss...)
+		spans[i].hi = len(r.Sites)
+	}
+	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs()}
+	w.handOffs(t)
+	// The user's half needs every gRPC root that reaches a use of an
+	// error whose text is known.
+	known := make([]bool, len(vars))
+	for i, v := range vars {
+		if o := cat.Var(v.name); o != nil && o.Known() {
+			known[i] = true
+		}
+	}
+	reached := map[int][]roots.Root{}
+	each := progress.Start(ctx, fmt.Sprintf("%d errors, %d uses", len(vars), len(r.Sites)), len(vars))
+	err = interruptible(ctx, func() error {
+		for i := range vars {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			for si := spans[i].lo; si < spans[i].hi; si++ {
+				w.use(si)
+			}
+			if known[i] {
+				for si := spans[i].lo; si < spans[i].hi; si++ {
+					reached[si] = w.grpcRoots(si)
+				}
+			}
+			each.Step()
+		}
+		return nil
+	})
+	each.Done()
+	if err != nil {
+		return nil, err
+	}
+	repSites, err := r.reportSites()
+	if err != nil {
+		return nil, err
+	}
+	net, err := b.network()
+	if err != nil {
+		return nil, err
+	}
+	entries := w.reportEntries(net)
+	ways := w.reportWays()
+	pairsOf := map[int][]report.PairPaths{}
+	for _, p := range r.Pairs {
+		pairsOf[p.Site] = append(pairsOf[p.Site], report.PairPaths{Entry: r.Entries[p.Entry].Name, Site: report.SiteRef{Index: p.Site}, Feasible: string(p.Verdict)})
+	}
+	waysOf := map[int][]string{}
+	for _, x := range ways {
+		waysOf[x.Site] = append(waysOf[x.Site], x.By)
+	}
+	atlas.Etcd = r.etcd(t)
+	anchors := map[string]bool{}
+	users := map[string]*report.User{}
+	for i, v := range vars {
+		o := cat.Var(v.name)
+		pos := b.g.Fset().Position(v.obj.Pos())
+		e := report.AtlasError{Object: v.name, Anchor: report.ErrorAnchor(v.name), Uses: []report.AtlasUse{}, Roots: []string{}, Etcdctl: []report.UserCommand{},
+			File: b.src.RepoPath(pos.Filename), Line: pos.Line, Kind: string(errtext.Unknown)}
+		if text, err := b.lines.line(pos.Filename, pos.Line); err == nil {
+			e.Decl = strings.TrimSpace(text)
+		}
+		for n := 2; anchors[e.Anchor]; n++ {
+			e.Anchor = fmt.Sprintf("%s-%d", report.ErrorAnchor(v.name), n)
+		}
+		anchors[e.Anchor] = true
+		if o != nil {
+			e.Kind, e.Expr = string(o.Kind), o.Expr
+			if o.Known() {
+				e.Text, e.GRPCCode = o.Text, cat.WireCode(o)
+			}
+			for _, tr := range cat.Into(v.name) {
+				e.TranslatedFrom = appendUnique(e.TranslatedFrom, tr.From)
+			}
+		}
+		roots := map[string]bool{}
+		one := &report.Why{Symbol: v.name, Entries: entries, Paths: []report.PairPaths{}, Sites: repSites}
+		for si := spans[i].lo; si < spans[i].hi; si++ {
+			s := repSites[si]
+			one.Paths = append(one.Paths, pairsOf[si]...)
+			if s.Kind == "definition" {
+				continue
+			}
+			u := report.AtlasUse{File: s.File, Line: s.Line, Kind: s.Kind, Function: s.Function, Text: strings.TrimSpace(s.Text), Init: s.Init, Roots: []string{}, Ways: waysOf[si]}
+			u.Roots = append(u.Roots, s.Roots...)
+			for _, x := range s.Roots {
+				roots[x] = true
+			}
+			e.Uses = append(e.Uses, u)
+		}
+		for x := range roots {
+			e.Roots = append(e.Roots, x)
+		}
+		sort.Strings(e.Roots)
+		if o != nil && o.Known() {
+			if e.User, err = b.user(ctx, one, reached, spans[i].lo, spans[i].hi); err != nil {
+				return nil, err
+			}
+			if e.User != nil {
+				users[v.name] = e.User
+			}
+		}
+		atlas.Errors = append(atlas.Errors, e)
+	}
+	ph.Next("following each error to the user")
+	// A wire error's user's half is also that of the server errors
+	// translated into it; a client value's, its wire error's.
+	f, err := b.flowOf()
+	if err != nil {
+		return nil, err
+	}
+	for i := range atlas.Errors {
+		e := &atlas.Errors[i]
+		if e.User == nil {
+			continue
+		}
+		methods := map[string]bool{}
+		add := func(name string) {
+			if u := users[name]; u != nil {
+				for _, m := range u.Methods {
+					methods[m] = true
+				}
+			}
+		}
+		add(e.Object)
+		wire := e.Object
+		if e.User.GRPC != nil && e.User.GRPC.By == "made-from" {
+			wire = e.User.GRPC.Object
+			add(wire)
+		}
+		for _, name := range []string{e.Object, wire} {
+			for _, tr := range cat.Into(name) {
+				add(tr.From)
+			}
+		}
+		e.User.Methods = e.User.Methods[:0]
+		for m := range methods {
+			e.User.Methods = append(e.User.Methods, m)
+		}
+		sort.Strings(e.User.Methods)
+		if err := b.commands(ctx, f, e.User); err != nil {
+			return nil, err
+		}
+		e.Etcdctl = e.User.Etcdctl
+	}
+	return atlas, nil
+}
+
+// inAtlasModule reports whether a package is in one of the target's atlas
+// modules and not in a module nested in it (the longest module path that
+// holds it is an atlas module).
+func inAtlasModule(t *target.Target, pkg string) bool {
+	m := moduleOf(t, pkg)
+	for _, a := range t.Errors.Atlas {
+		if m == a {
+			return true
+		}
+	}
+	return false
+}
