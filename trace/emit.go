@@ -58,6 +58,7 @@ func (r *Result) Report() (*report.Report, error) {
 	}
 
 	rep.Paths = r.reportPaths()
+	rep.Invariants = r.invariants(r.Feas.Invariants())
 
 	for _, b := range st.Behaviours {
 		rb := report.Behaviour{ID: b.ID, Title: b.Title, Lab: b.Lab, Prose: b.Prose, Entries: b.Entries, Observed: b.Observed, Setup: b.Setup,

@@ -2,7 +2,9 @@ package trace
 
 import (
 	"fmt"
+	"sort"
 	"go/token"
+	"go/types"
 	"strings"
 
 	"github.com/srctrace/srctrace/trace/callpath"
@@ -48,6 +50,16 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 	}
 	switch c.Class {
 	case feasible.False:
+		if c.Why == "dispatch" {
+			b.Text = fmt.Sprintf("%s cannot run `%s` on this path", text, callpath.Name(c.Callee))
+			if f, ok := deciding(c); ok && f.Value != "another type" {
+				b.Text += fmt.Sprintf(": the value it is called on is a `%s`, which does not have that method", shortType(f.Value))
+				b.File, b.Line = r.position(f.At)
+			} else {
+				b.Text += ": the value it is called on is of another type"
+			}
+			break
+		}
 		b.Text = fmt.Sprintf("%s is %v on this path", text, !c.Want)
 		if f, ok := deciding(c); ok {
 			switch {
@@ -61,7 +73,13 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.File, b.Line = r.position(f.At)
 		}
 	case feasible.Excluded:
-		b.Text = fmt.Sprintf("%s cannot be %v after `%s`, which the path needs earlier", text, c.Want, c.Why)
+		b.Refuted = r.reportReasons(c.Refuted)
+		b.Text = fmt.Sprintf("%s cannot be %v on this path", text, c.Want)
+		if rs := r.reasons(c.Refuted); rs != "" {
+			b.Text += ": " + rs
+		} else if c.Why != "" {
+			b.Text += fmt.Sprintf(": the path needs `%s` earlier", c.Why)
+		}
 	case feasible.Gave:
 		b.Text = fmt.Sprintf("the analysis could not decide %s: %s", text, c.Why)
 	case feasible.State:
@@ -113,4 +131,196 @@ func (r *Result) ways(ws []study.Way) []report.Way {
 		out = append(out, rw)
 	}
 	return out
+}
+
+// reasons says, in one sentence's parts, what rules a condition out (or
+// makes it hold): the earlier branches the path takes, what the calls it
+// tests returned and what that needed, what a loop checked of every
+// element, invariants of the store and locks that keep a field still.
+func (r *Result) reasons(rs []feasible.Reason) string {
+	var parts []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			parts = append(parts, s)
+		}
+	}
+	for _, x := range rs {
+		switch x.Kind {
+		case feasible.ReasonCond:
+			if x.Cond != nil {
+				add(r.needs(x.Cond, "the path takes "))
+			}
+		case feasible.ReasonGuard, feasible.ReasonForall:
+			if x.Cond == nil {
+				if len(x.Via) > 0 {
+					add(r.viaText(x.Via) + ", which needs a check of every element")
+				}
+				continue
+			}
+			lead := ""
+			if x.Kind == feasible.ReasonForall {
+				lead = "of every element, "
+			}
+			if len(x.Via) == 0 {
+				if x.Kind == feasible.ReasonGuard {
+					// A branch that one of a value's alternatives needs.
+					add("a value it reads takes its other value only if " + r.needs(x.Cond, "") + ", which the path rules out")
+					continue
+				}
+				add(r.needs(x.Cond, lead))
+				continue
+			}
+			add(r.viaText(x.Via) + ", which needs " + lead + r.needs(x.Cond, ""))
+		case feasible.ReasonInvariant:
+			if inv := x.Invariant; inv != nil {
+				add(fmt.Sprintf("the store keeps %s (every write of the two fields keeps it)", invText(inv)))
+			}
+		case feasible.ReasonLock:
+			if a, l, ok := strings.Cut(x.Text, "|"); ok {
+				file, line := r.position(x.Pos)
+				add(fmt.Sprintf("`%s` is read twice while `%s` is held (taken at %s:%d), and every write of it holds that lock", a, l, file, line))
+			}
+		case feasible.ReasonValue:
+			if x.Text == "dispatch" {
+				continue
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// needs is condition c with the outcome the path needs: "`a < b`" or
+// "not `a < b`", and where it is.
+func (r *Result) needs(c *feasible.Cond, lead string) string {
+	s := "`" + c.Text + "`"
+	if !c.Want {
+		s = "not " + s
+	}
+	if file, line := r.position(c.Pos); file != "" {
+		s += fmt.Sprintf(" (%s:%d)", file, line)
+	}
+	return lead + s
+}
+
+// viaText is the calls a reason is about: "`validate(r.Revision)`
+// returned nil", through the outer calls when there are several.
+func (r *Result) viaText(vs []feasible.Via) string {
+	last := vs[len(vs)-1]
+	s := "`" + last.Text + "` returned"
+	if last.Returned != "" {
+		s += " " + last.Returned
+	}
+	if len(vs) > 1 {
+		s = "within `" + vs[0].Text + "`, " + s
+	}
+	return s
+}
+
+// invText is an invariant as a comparison of its fields.
+func invText(inv *feasible.Invariant) string {
+	switch {
+	case inv.C == 0:
+		return fmt.Sprintf("`%s <= %s`", inv.A.Name(), inv.B.Name())
+	case inv.C < 0:
+		return fmt.Sprintf("`%s < %s`", inv.A.Name(), inv.B.Name())
+	}
+	return fmt.Sprintf("`%s <= %s + %d`", inv.A.Name(), inv.B.Name(), inv.C)
+}
+
+// shortType is a type's name without its package's path.
+func shortType(t string) string {
+	prefix := ""
+	for strings.HasPrefix(t, "*") {
+		prefix += "*"
+		t = t[1:]
+	}
+	if i := strings.LastIndex(t, "/"); i >= 0 {
+		t = t[i+1:]
+	}
+	return prefix + t
+}
+
+// reportReasons are the reasons as report data, each with its text.
+func (r *Result) reportReasons(rs []feasible.Reason) []report.Reason {
+	var out []report.Reason
+	for _, x := range rs {
+		text := r.reasons([]feasible.Reason{x})
+		if text == "" {
+			continue
+		}
+		rr := report.Reason{Kind: string(x.Kind), Text: text}
+		rr.File, rr.Line = r.position(x.Pos)
+		if x.Cond != nil {
+			c := r.cond(x.Cond)
+			rr.Cond = &c
+		}
+		for _, v := range x.Via {
+			rr.Via = append(rr.Via, v.Text)
+		}
+		if len(x.Via) > 0 {
+			rr.Returned = x.Via[len(x.Via)-1].Returned
+		}
+		if x.Invariant != nil {
+			rr.Invariant = strings.Trim(invText(x.Invariant), "`")
+		}
+		out = append(out, rr)
+	}
+	return out
+}
+
+// invariants are the store's invariants as report data.
+func (r *Result) invariants(invs []*feasible.Invariant) []report.Invariant {
+	var out []report.Invariant
+	for _, inv := range invs {
+		ri := report.Invariant{Relation: strings.Trim(invText(inv), "`")}
+		if s := structOf(inv.A); s != "" {
+			ri.Struct = s
+		}
+		if inv.Lock != nil {
+			ri.Lock = inv.Lock.Name()
+		}
+		for _, w := range inv.Writes {
+			file, line := r.position(w.Pos)
+			fn := ""
+			if w.Func != nil {
+				fn = callpath.Name(w.Func)
+			}
+			ri.Writes = append(ri.Writes, report.InvariantWrite{File: file, Line: line, Function: fn, Why: w.Why})
+		}
+		sort.SliceStable(ri.Writes, func(i, j int) bool {
+			a, b := ri.Writes[i], ri.Writes[j]
+			if a.File != b.File {
+				return a.File < b.File
+			}
+			return a.Line < b.Line
+		})
+		out = append(out, ri)
+	}
+	return out
+}
+
+// structOf names the struct type that declares field f: "mvcc.store".
+func structOf(f *types.Var) string {
+	if f.Pkg() == nil {
+		return ""
+	}
+	scope := f.Pkg().Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		st, ok := tn.Type().Underlying().(*types.Struct)
+		if !ok {
+			continue
+		}
+		for i := 0; i < st.NumFields(); i++ {
+			if st.Field(i) == f {
+				return f.Pkg().Name() + "." + tn.Name()
+			}
+		}
+	}
+	return ""
 }

@@ -166,15 +166,25 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 	return ways, searched, best.Res.Verdict != feasible.Yes && len(more) == searchBound
 }
 
-// bestWay is the first way of the best verdict.
+// bestWay is the first way of the best verdict. Among ways that cannot
+// run, one that a condition of the code rules out is preferred to one the
+// call graph made up (a call whose receiver cannot have the callee's
+// type): its reason is the one a reader needs.
 func bestWay(ways []study.Way) study.Way {
 	best := ways[0]
 	for _, w := range ways[1:] {
-		if feasible.Better(w.Res.Verdict, best.Res.Verdict) {
+		if feasible.Better(w.Res.Verdict, best.Res.Verdict) ||
+			w.Res.Verdict == best.Res.Verdict && refusedCall(best.Res) && !refusedCall(w.Res) {
 			best = w
 		}
 	}
 	return best
+}
+
+// refusedCall reports whether a way's verdict comes from a call that
+// cannot run the callee the call graph gave it.
+func refusedCall(r feasible.Result) bool {
+	return r.Because != nil && r.Because.Class == feasible.False && r.Because.Why == "dispatch"
 }
 
 type recvKey struct {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -81,6 +82,9 @@ points, and writes annotated study notes.`,
 	return root
 }
 
+// stopProfile ends a --cpuprofile run's profile, when one was started.
+var stopProfile func()
+
 // run is the whole program: it returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -92,11 +96,45 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stop()
 	}()
 	var quiet bool
+	var cpuprofile, memprofile string
 	prog := newPrinter(stderr)
 	root := newRootCmd(stdin, stdout, stderr, &quiet)
-	root.PersistentPreRun = func(*cobra.Command, []string) { prog.setQuiet(quiet) }
+	root.PersistentFlags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file (read it with go tool pprof)")
+	root.PersistentFlags().StringVar(&memprofile, "memprofile", "", "write a profile of the run's allocations to this file at its end (read it with go tool pprof)")
+	var profErr error
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		prog.setQuiet(quiet)
+		if cpuprofile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return usageError{fmt.Errorf("--cpuprofile: %w", err)}
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		stopProfile = func() {
+			pprof.StopCPUProfile()
+			profErr = f.Close()
+		}
+		return nil
+	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(progress.With(ctx, prog))
+	if stopProfile != nil {
+		stopProfile()
+		stopProfile = nil
+		if profErr != nil && err == nil {
+			err = fmt.Errorf("--cpuprofile: %w", profErr)
+		}
+	}
+	if memprofile != "" {
+		if e := writeAllocs(memprofile); e != nil && err == nil {
+			err = e
+		}
+	}
 	prog.Close()
 	if err == nil {
 		return exitOK
@@ -132,4 +170,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitError
+}
+
+// writeAllocs writes the run's allocation profile for --memprofile.
+func writeAllocs(file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	return nil
 }

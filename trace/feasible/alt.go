@@ -14,6 +14,9 @@ import (
 type altKey struct {
 	frame int
 	v     ssa.Value
+	// pure names a call given only parts of the request (pureKey): every
+	// call of the function with those parts takes the same alternative.
+	pure string
 }
 
 // alt is one alternative of a value: what it is, and what must hold for
@@ -220,7 +223,7 @@ func (f *frame) phiAlt(phi *ssa.Phi, old *value) *value {
 			return nil // a back edge
 		}
 	}
-	out := &value{kind: kAlt, org: old.org, why: old.why, key: altKey{f.id, phi}}
+	out := &value{kind: kAlt, org: old.org, why: old.why, key: altKey{frame: f.id, v: phi}}
 	for i, e := range phi.Edges {
 		pred := b.Preds[i]
 		a := &alt{fr: f, v: e, at: edgePos(pred, e), what: "assigned"}

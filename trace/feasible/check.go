@@ -5,8 +5,6 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
-	"os"
-	"strings"
 
 	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
@@ -82,6 +80,9 @@ type Cond struct {
 	// Fields are the struct fields the condition's value is read from (in
 	// its function, through locals, loads and map lookups).
 	Fields []*types.Var
+	// Callee, for a call refused by dispatch (Why "dispatch"), is the
+	// function the call cannot run.
+	Callee *ssa.Function
 	// Refuted, for Excluded, are what the path already needs that rules
 	// the condition out: earlier conditions, what earlier calls returned,
 	// what every element of a slice passed, invariants of the store.
@@ -272,6 +273,8 @@ type walk struct {
 	refining bool
 	inGuard  int
 	counts   [4]int
+	// expanding are the values of several alternatives being expanded.
+	expanding map[altKey]bool
 }
 
 // Check decides whether the path can run. With Path.Want set, it also
@@ -282,13 +285,6 @@ func (c *Checker) Check(p Path) (Result, *Value) {
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)
 	best, val := w.dfs(root, 0, nil, nil)
-	if os.Getenv("SRCTRACE_DEBUG_BUDGET") != "" {
-		last := ""
-		if len(p.Hops) > 0 {
-			last = p.Hops[len(p.Hops)-1].Callee.Name()
-		}
-		println("BUDGET", p.Root.String(), len(p.Hops), last, 40000-w.budget, string(best.Verdict), "refute", w.counts[0], "tmpl", w.counts[1], "guard", w.counts[2], "top", w.counts[3])
-	}
 	return best, val
 }
 
@@ -454,7 +450,7 @@ func (w *walk) enter(fr *frame, site ssa.CallInstruction, callee *ssa.Function) 
 					// The value called is of a type whose method this
 					// is not: the call cannot run this callee.
 					nf.refused = &Cond{Func: fr.fn, Text: w.c.text.callText(site), Pos: site.Pos(), Want: true, Class: False,
-						Fixed: []Fixed{{Name: w.c.text.callText(site), Value: typeName(recv), At: recv.at}}, Why: "dispatch"}
+						Fixed: []Fixed{{Name: w.c.text.callText(site), Value: typeName(recv), At: recv.at}}, Why: "dispatch", Callee: callee}
 				}
 				nf.params[p] = adapt(fr, recv, p.Type())
 				continue
@@ -530,42 +526,8 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 		c.Fields = fieldsRead(ifi.Cond)
 	}
 	w.settle(fr, ifi, want, &c)
-	if debugDecide != "" && strings.Contains(fr.fn.String(), debugDecide) {
-		chain := ""
-		for p := fr.parent; p != nil; p = p.parent {
-			chain += " < " + p.fn.Name()
-		}
-		println("DECIDE", c.Text, c.Want, string(c.Class), len(w.worlds), chain)
-		if os.Getenv("SRCTRACE_DEBUG_WORLDINFO") != "" {
-			for i, wd := range w.worlds {
-				fs := ""
-				for sl, ts := range wd.forall {
-					fs += " " + sl + ":"
-					for _, t := range ts {
-						fs += t.fr.fn.Name() + ","
-					}
-				}
-				for sl, es := range wd.elems {
-					fs += " E[" + sl + "]=" + itoa(len(es))
-				}
-				println("    w", i, "choices", len(wd.choice), "facts", len(wd.facts), "edges", len(wd.d.edges), "forall", fs)
-				for k, v := range wd.choice {
-					if c, ok := k.v.(*ssa.Call); ok && c.Call.StaticCallee() != nil && (c.Call.StaticCallee().Name() == "checkTxn" || c.Call.StaticCallee().Name() == "IsTxnReadonly") {
-						println("       choice", c.Call.StaticCallee().Name(), k.frame, v)
-					}
-					if ph, ok := k.v.(*ssa.Phi); ok && ph.Comment == "reqs" {
-						println("       phi reqs", ph.Parent().Name(), k.frame, v)
-					}
-				}
-			}
-		}
-	}
 	return c
 }
-
-var debugDecide = os.Getenv("SRCTRACE_DEBUG_DECIDE")
-
-var debugExcl = os.Getenv("SRCTRACE_DEBUG_EXCL")
 
 // settle constrains the path's worlds with the condition: when no world
 // can take it, the path's earlier conditions, what its calls returned and
@@ -576,31 +538,13 @@ func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 	before := len(w.deaths)
 	ws := w.constrain(w.worlds, fr, ifi.Cond, want, self)
 	if len(ws) == 0 {
+		// The worlds that reached this condition, and why each cannot
+		// take it (not why other worlds ended earlier on the path).
 		var rs []*reason
-		for _, d := range w.deaths {
+		for _, d := range w.deaths[before:] {
 			rs = append(rs, d.why...)
 		}
 		c.Refuted = explain(rs, c)
-		if debugExcl != "" && strings.Contains(fr.fn.String(), debugExcl) {
-			println("EXCLUDED", c.Text, c.Want, fr.fn.String(), w.c.g.Fset().Position(c.Pos).String(), "deaths", len(w.deaths), "before", before)
-			for i, d := range w.deaths[before:] {
-				println("  death", i)
-				for _, r := range d.why {
-					t := r.text
-					if r.cond != nil {
-						t = r.cond.Text
-					}
-					println("     ", string(r.kind), t, r.cond != nil && r.cond.Want, w.c.g.Fset().Position(r.pos).String())
-				}
-			}
-			for _, r := range c.Refuted {
-				t := r.Text
-				if r.Cond != nil {
-					t = r.Cond.Text
-				}
-				println("    by", string(r.Kind), t, r.Cond != nil && r.Cond.Want, w.c.g.Fset().Position(r.Pos).String())
-			}
-		}
 		if c.Class != False {
 			c.Class = Excluded
 			c.Prior, c.Why = nil, ""
@@ -632,22 +576,6 @@ func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 			c.Class, c.Implied = True, explain(rs, c)
 		}
 		w.deaths = saved
-	}
-	if debugDecide != "" && len(ws) > 4 {
-		println("  SETTLE", c.Text, len(w.worlds), "->", len(ws), fr.fn.Name())
-		if os.Getenv("SRCTRACE_DEBUG_CHOICES") != "" && fr.fn.Name() == os.Getenv("SRCTRACE_DEBUG_CHOICES") {
-			for i, wd := range ws {
-				line := ""
-				for k, v := range wd.choice {
-					fn := ""
-					if in, ok := k.v.(ssa.Instruction); ok {
-						fn = in.Parent().Name() + ":" + w.c.g.Fset().Position(in.Pos()).String()
-					}
-					line += " " + k.v.Name() + "@" + fn + "=" + itoa(v)
-				}
-				println("    world", i, len(wd.facts), len(wd.d.edges), line)
-			}
-		}
 	}
 	w.worlds = shrink(ws)
 }

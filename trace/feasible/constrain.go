@@ -4,8 +4,6 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
-	"os"
-	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -14,10 +12,6 @@ import (
 // of several is taken as some value (no split), which loses precision but
 // never refutes a path that can run.
 const maxWorlds = 512
-
-var debugWorlds = os.Getenv("SRCTRACE_DEBUG_WORLDS") != ""
-
-var debugBudget = os.Getenv("SRCTRACE_DEBUG_BUDGET") != ""
 
 // choice is one way a value can be in a world: the value, and, when it
 // is an SSA value of some frame (the alternative a phi or a call takes),
@@ -50,23 +44,7 @@ func (w *walk) constrain(ws []*world, fr *frame, v ssa.Value, want bool, why *re
 	if len(ws) == 0 {
 		return nil
 	}
-	if debugWorlds && len(ws) > w.maxSeen {
-		w.maxSeen = len(ws)
-		println("worlds", len(ws), fr.fn.String())
-	}
 	w.budget--
-	if debugBudget {
-		switch {
-		case w.refining:
-			w.counts[0]++
-		case w.checking:
-			w.counts[1]++
-		case w.inGuard > 0:
-			w.counts[2]++
-		default:
-			w.counts[3]++
-		}
-	}
 	if w.budget < 0 {
 		return ws
 	}
@@ -144,6 +122,21 @@ func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*re
 		}
 		return out
 	}
+	if w.expanding[val.key] {
+		// A value that holds itself (a call whose result is the same
+		// call's, by its name and arguments): nothing more is known.
+		out := make([]choice, 0, len(ws))
+		opaque := &value{kind: kOpaque, org: val.org, why: val.why, term: val.term}
+		for _, wd := range ws {
+			out = append(out, choice{w: wd, val: opaque, src: src})
+		}
+		return out
+	}
+	if w.expanding == nil {
+		w.expanding = map[altKey]bool{}
+	}
+	w.expanding[val.key] = true
+	defer delete(w.expanding, val.key)
 	var out []choice
 	for _, wd := range ws {
 		idx, chosen := wd.choice[val.key]
@@ -246,43 +239,8 @@ func (w *walk) compareIn(ws []*world, fr *frame, b *ssa.BinOp, want bool, why *r
 		op = negate(op)
 	}
 	var out []*world
-	if debugInv && os.Getenv("SRCTRACE_DEBUG_COND") != "" && why != nil && why.cond != nil && strings.Contains(why.cond.Text, os.Getenv("SRCTRACE_DEBUG_COND")) {
-		println("compareIn", why.cond.Text, fr.fn.String(), x.kind, x.term, y.kind, y.term, len(ws))
-		for p := fr.parent; p != nil; p = p.parent {
-			println("   from", p.fn.String(), p.inline)
-		}
-		if os.Getenv("SRCTRACE_DEBUG_DUMP") != "" {
-			dumpVal("y", y, 0)
-			dumpVal("x", x, 0)
-		}
-		if y.kind == kAlt {
-			for _, a := range y.alts {
-				av := a.value()
-				d := ""
-				if av.obj != nil {
-					d = av.obj.typ.String()
-				}
-				println("    yalt", a.what, a.fn != nil, av.kind, av.term, d, a.fr.fn.String())
-			}
-		}
-		if x.kind == kAlt {
-			for _, a := range x.alts {
-				s := "<nil>"
-				if a.v != nil {
-					s = a.v.String()
-				}
-				println("    alt", s, a.val != nil, a.fn != nil, a.res != nil)
-				if a.val != nil {
-					println("      val kind", a.val.kind, a.val.term, len(a.val.alts))
-				}
-			}
-		}
-	}
 	for _, cx := range w.expand(ws, fr, b.X, x, nil) {
 		for _, cy := range w.expand([]*world{cx.w}, fr, b.Y, y, cx.src) {
-			if debugInv && os.Getenv("SRCTRACE_DEBUG_COND") != "" && why != nil && why.cond != nil && strings.Contains(why.cond.Text, os.Getenv("SRCTRACE_DEBUG_COND")) {
-				println("   atom", cx.val.kind, cx.val.term, cx.val.org, cy.val.kind, cy.val.term, cy.val.org)
-			}
 			out = append(out, w.atom(cy.w, op, cx.val, cy.val, b.X.Type(), why, cy.src)...)
 		}
 	}
@@ -380,9 +338,6 @@ func (w *walk) typeIn(ws []*world, fr *frame, ta *ssa.TypeAssert, want bool, why
 	var out []*world
 	for _, ch := range w.expand(ws, fr, ta.X, x, nil) {
 		v := ch.val
-		if dbg := os.Getenv("SRCTRACE_DEBUG_TYPEIN"); dbg != "" && fr.fn.Name() == dbg {
-			println("TYPEIN", v.kind, v.term, len(w.elements(v.term)), tname, want)
-		}
 		switch {
 		case v.kind == kNonNil && v.dyn != nil:
 			ok := types.Identical(v.dyn, ta.AssertedType)
@@ -424,13 +379,6 @@ func (w *walk) prepare(ws []*world, terms ...string) []*world {
 			continue
 		}
 		for _, se := range w.elements(t) {
-			if dbg := os.Getenv("SRCTRACE_DEBUG_PREP"); dbg != "" && strings.Contains(t, dbg) {
-				n := 0
-				for _, wd := range ws {
-					n += len(wd.forall[se[0]])
-				}
-				println("PREP", t, "elem", se[1], "of", se[0], "worlds", len(ws), "templates", n, w.checking)
-			}
 			ws = w.addElem(ws, se[0], se[1])
 		}
 		ws = w.relate(ws, t)
@@ -525,9 +473,6 @@ func (w *walk) violates1(wd *world, ts []*template, elem string) []*reason {
 	defer func() { w.checking = false }()
 	for _, t := range ts {
 		tf := w.templateFrame(t, elem)
-		if os.Getenv("SRCTRACE_DEBUG_VIOL") != "" {
-			println("VIOL check", t.fr.fn.Name(), elem, len(t.loop.exits))
-		}
 		for _, exit := range t.loop.exits {
 			if len(exit) == 0 {
 				// The body always returns: the loop completes only over no
@@ -535,18 +480,6 @@ func (w *walk) violates1(wd *world, ts []*template, elem string) []*reason {
 				return []*reason{{kind: ReasonForall, pos: t.loop.head.Instrs[len(t.loop.head.Instrs)-1].Pos(), via: t.via}}
 			}
 			why, ok := w.entailsAll(wd, tf, exit)
-			if os.Getenv("SRCTRACE_DEBUG_VIOL") != "" && strings.Contains(elem, os.Getenv("SRCTRACE_DEBUG_VIOL")) {
-				f := wd.facts[elem+".Request"]
-				ft := ""
-				if f != nil {
-					ft = f.isType
-				}
-				println("   exit", len(exit), "entailed", ok, "type", ft)
-				for _, e := range exit {
-					text, _, _ := w.c.text.condText(e.ifi)
-					println("      guard", text, e.want)
-				}
-			}
 			if ok {
 				for _, e := range exit {
 					why = append(why, w.guardReason(tf, e.ifi, e.want, t.via, ReasonForall))
@@ -580,12 +513,6 @@ func (w *walk) entailsAll(wd *world, fr *frame, edges []edgeOf) ([]*reason, bool
 	saved := w.deaths
 	defer func() { w.deaths = saved }()
 	var why []*reason
-	if os.Getenv("SRCTRACE_DEBUG_FULL") != "" {
-		for _, e := range full {
-			text, _, _ := w.c.text.condText(e.ifi)
-			println("FULL", fr.fn.Name(), text, e.want)
-		}
-	}
 	for _, e := range full {
 		mark := len(w.deaths)
 		if len(w.constrain([]*world{wd}, fr, e.ifi.Cond, !e.want, nil)) != 0 {
@@ -835,25 +762,4 @@ func (w *walk) templateFrame(t *template, elem string) *frame {
 type tfKey struct {
 	t    *template
 	elem string
-}
-
-func dumpVal(label string, v *value, depth int) {
-	if depth > 8 {
-		return
-	}
-	pad := strings.Repeat("  ", depth)
-	d := ""
-	if v.obj != nil {
-		d = "obj " + v.obj.typ.String()
-	}
-	if v.dyn != nil {
-		d += " dyn " + v.dyn.String()
-	}
-	println(pad+label, v.kind, v.term, v.org, d)
-	if v.kind == kNonNil && v.inner != nil {
-		dumpVal("inner", v.inner, depth+1)
-	}
-	for i, a := range v.alts {
-		dumpVal("alt"+itoa(i)+" "+a.what, a.value(), depth+1)
-	}
 }

@@ -3,7 +3,6 @@ package feasible
 import (
 	"go/token"
 	"go/types"
-	"os"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -235,6 +234,11 @@ type template struct {
 	via  []*viaCall
 }
 
+// name names the template within one path: its frame and its loop.
+func (t *template) name() string {
+	return itoa(t.fr.id) + "." + itoa(t.loop.head.Index)
+}
+
 // target is a function a call may run, with what it is bound to.
 type target struct {
 	fn   *ssa.Function
@@ -334,7 +338,7 @@ func (f *frame) call(v *ssa.Call, c *ssa.CallCommon) *value {
 	if len(outer) == 1 {
 		return outer[0].val
 	}
-	return &value{kind: kAlt, org: old.org, why: old.why, key: altKey{f.id, v}, alts: outer}
+	return &value{kind: kAlt, org: old.org, why: old.why, key: altKey{frame: f.id, v: v}, alts: outer}
 }
 
 // pureName names the result of a call given only parts of the request
@@ -345,6 +349,18 @@ func (f *frame) pureName(c *ssa.CallCommon, old *value) *value {
 	if old.org != input || old.kind != kOpaque {
 		return old
 	}
+	name := f.pureKey(c)
+	if name == "" {
+		return old
+	}
+	r := *old
+	r.term = name
+	return &r
+}
+
+// pureKey is the name of call c given only parts of the request and
+// constants: "call:F(args)"; "" for any other call.
+func (f *frame) pureKey(c *ssa.CallCommon) string {
 	name := ""
 	var args []ssa.Value
 	switch {
@@ -355,7 +371,7 @@ func (f *frame) pureName(c *ssa.CallCommon, old *value) *value {
 		name = c.StaticCallee().String()
 		args = c.Args
 	default:
-		return old
+		return ""
 	}
 	parts := make([]string, 0, len(args))
 	for _, a := range args {
@@ -368,12 +384,10 @@ func (f *frame) pureName(c *ssa.CallCommon, old *value) *value {
 		case x.org == input && x.term != "" && x.kind != kAlt:
 			parts = append(parts, x.term)
 		default:
-			return old
+			return ""
 		}
 	}
-	r := *old
-	r.term = "call:" + name + "(" + strings.Join(parts, ",") + ")"
-	return &r
+	return "call:" + name + "(" + strings.Join(parts, ",") + ")"
 }
 
 // inlineOne is the value of call v when it runs t.fn: one alternative per
@@ -388,9 +402,6 @@ func (f *frame) inlineOne(v *ssa.Call, c *ssa.CallCommon, t target, old *value) 
 	}
 	nf := f.p.newFrame(t.fn, f, v)
 	nf.inline, nf.depth = true, f.depth+1
-	if debugInv && os.Getenv("SRCTRACE_DEBUG_FN") != "" && strings.Contains(t.fn.String(), os.Getenv("SRCTRACE_DEBUG_FN")) {
-		println("inline", t.fn.String(), "frame", nf.id, "in", f.id, f.fn.String(), v.Name(), f.inline)
-	}
 	ik := inlineKey{f.id, v, t.fn}
 	if _, ok := f.p.inlined[ik]; !ok {
 		f.p.inlined[ik] = nf
@@ -407,9 +418,6 @@ func (f *frame) inlineOne(v *ssa.Call, c *ssa.CallCommon, t target, old *value) 
 	} else if c.IsInvoke() {
 		pre = append(pre, f.eval(c.Value))
 	}
-	if debugInv && len(pre)+len(args) != len(t.fn.Params) {
-		println("inline unbound", t.fn.String(), len(pre), len(args), len(t.fn.Params), nf.id)
-	}
 	if len(pre)+len(args) == len(t.fn.Params) {
 		for j, p := range t.fn.Params {
 			if j < len(pre) {
@@ -425,7 +433,15 @@ func (f *frame) inlineOne(v *ssa.Call, c *ssa.CallCommon, t target, old *value) 
 		}
 	}
 	via := &viaCall{call: v, callee: t.fn, text: f.p.c.text.callText(v)}
-	out := &value{kind: kAlt, org: old.org, why: old.why, key: altKey{nf.id, v}}
+	out := &value{kind: kAlt, org: old.org, why: old.why, key: altKey{frame: nf.id, v: v}}
+	// A function called by name with the same parts of the request
+	// returns the same way wherever the path calls it. (Not a call
+	// through an interface: its wrappers call the same method again.)
+	if c.StaticCallee() != nil {
+		if name := f.pureKey(c); name != "" {
+			out.key = altKey{pure: name}
+		}
+	}
 	for _, r := range s.rets {
 		a := &alt{fr: nf, at: r.ret.Pos(), what: "returns", call: via}
 		switch {
@@ -437,11 +453,13 @@ func (f *frame) inlineOne(v *ssa.Call, c *ssa.CallCommon, t target, old *value) 
 			a.res = r.ret.Results
 			a.val = &value{kind: kOpaque, org: old.org, term: v.Name() + "@" + itoa(nf.id) + "/" + itoa(len(out.alts))}
 		}
+		rv := *via
+		rv.outcome = returned(r.ret)
 		for _, e := range r.edges {
-			a.guards = append(a.guards, guard{fr: nf, ifi: e.ifi, want: e.want, via: []*viaCall{via}})
+			a.guards = append(a.guards, guard{fr: nf, ifi: e.ifi, want: e.want, via: []*viaCall{&rv}})
 		}
 		for _, l := range r.loops {
-			a.guards = append(a.guards, guard{fr: nf, tmpl: &template{loop: l, fr: nf, via: []*viaCall{via}}})
+			a.guards = append(a.guards, guard{fr: nf, tmpl: &template{loop: l, fr: nf, via: []*viaCall{&rv}}})
 		}
 		out.alts = append(out.alts, a)
 	}
@@ -466,16 +484,6 @@ func adapt(f *frame, v *value, t types.Type) *value {
 	}
 	if r := adapt1(f, v, t, 0); r != nil {
 		return r
-	}
-	if debugInv {
-		d := ""
-		if v.dyn != nil {
-			d = v.dyn.String()
-		}
-		if v.obj != nil {
-			d = "obj " + v.obj.typ.String()
-		}
-		println("adapt failed", t.String(), v.kind, d, f.fn.String())
 	}
 	// A value that holds no value of this type: the way that gives it
 	// cannot run this call.
@@ -671,16 +679,6 @@ func adapt1(f *frame, v *value, t types.Type, depth int) *value {
 				continue
 			}
 			fval := f.fieldOf(v, i, fv, nil)
-			if debugInv && os.Getenv("SRCTRACE_DEBUG_ADAPT") != "" {
-				d := ""
-				if fval.dyn != nil {
-					d = fval.dyn.String()
-				}
-				if fval.obj != nil {
-					d += " obj " + fval.obj.typ.String()
-				}
-				println(strings.Repeat("  ", depth), "adapt field", o.typ.String(), fv.Name(), fval.kind, d, "want", t.String())
-			}
 			if r := adapt1(f, fval, t, depth+1); r != nil {
 				return r
 			}
@@ -688,4 +686,35 @@ func adapt1(f *frame, v *value, t types.Type, depth int) *value {
 		return nil
 	}
 	return v
+}
+
+// returned is what return ret gives, as written, when every result is a
+// constant ("nil", "true", "nil, 0"); "" otherwise.
+func returned(ret *ssa.Return) string {
+	var parts []string
+	for _, v := range ret.Results {
+		c, ok := v.(*ssa.Const)
+		if !ok {
+			return ""
+		}
+		switch {
+		case c.Value == nil:
+			if !isNilable(c.Type()) {
+				return ""
+			}
+			parts = append(parts, "nil")
+		default:
+			parts = append(parts, c.Value.ExactString())
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// isNilable reports whether nil is a value of t.
+func isNilable(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Pointer, *types.Interface, *types.Slice, *types.Map, *types.Chan, *types.Signature:
+		return true
+	}
+	return false
 }

@@ -1,7 +1,6 @@
 package feasible
 
 import (
-	"os"
 	"go/token"
 	"go/types"
 
@@ -67,15 +66,6 @@ func (w *walk) relate1(wd *world, t string, rd *readInfo) []*world {
 		for _, other := range w.reads[readKey{rd.base, rd.field}] {
 			if other == t {
 				continue
-			}
-			if dbg := os.Getenv("SRCTRACE_DEBUG_REL"); dbg != "" && rd.field.Name() == dbg {
-				println("REL", t, other, len(w.commonHoldings(t, other, rd.base, nil)), len(w.commonHoldings(t, other, rd.base, wd)))
-				for _, h := range w.heldAt(t, wd) {
-					println("   t", h.field.Name(), h.base, h.id.frame)
-				}
-				for _, h := range w.heldAt(other, wd) {
-					println("   o", h.field.Name(), h.base, h.id.frame)
-				}
 			}
 			for _, h := range common(t, other) {
 				if !contains2(gs, h.field) {

@@ -3,7 +3,7 @@ package feasible
 import (
 	"go/token"
 	"go/types"
-	"os"
+	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -23,8 +23,6 @@ import (
 // may break the invariant in between; its callers, which hold L across
 // the call, are then read too, and must restore it before they release
 // L. A composite literal's fields are the struct's first values.
-
-var debugInv = os.Getenv("SRCTRACE_DEBUG_INV") != ""
 
 // maxInvFuncs bounds the functions read for one invariant; maxInvBlocks
 // how big each may be.
@@ -74,6 +72,31 @@ func (c *Checker) invariant(A, B *types.Var, C int64, L *types.Var) *Invariant {
 	return inv
 }
 
+// Invariants are the invariants found so far (those the paths checked
+// asked for and that hold), in the order of their fields' positions.
+func (c *Checker) Invariants() []*Invariant {
+	var out []*Invariant
+	for _, inv := range c.invs {
+		if inv != nil {
+			out = append(out, inv)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.A.Pos() != b.A.Pos() {
+			return a.A.Pos() < b.A.Pos()
+		}
+		if a.B.Pos() != b.B.Pos() {
+			return a.B.Pos() < b.B.Pos()
+		}
+		if a.C != b.C {
+			return a.C < b.C
+		}
+		return a.Lock.Pos() < b.Lock.Pos()
+	})
+	return out
+}
+
 func (ic *invChecker) run() bool {
 	ix := ic.c.index()
 	direct := map[*ssa.Function]bool{}
@@ -121,9 +144,6 @@ func (ic *invChecker) run() bool {
 			return false
 		}
 		r := ic.analyze(fn)
-		if debugInv {
-			println("inv", ic.A.Name(), ic.B.Name(), ic.L.Name(), fn.String(), r.ok, r.preserves, ic.failed)
-		}
 		if !r.ok || ic.failed {
 			return false
 		}
@@ -243,9 +263,6 @@ func (s *invState) clone() *invState {
 func (ic *invChecker) analyze(fn *ssa.Function) *fnInv {
 	if r, ok := ic.res[fn]; ok {
 		if r.busy {
-			if debugInv {
-				println("  invbusy", fn.String())
-			}
 			return &fnInv{} // a recursion: nothing is known
 		}
 		return r
@@ -254,16 +271,10 @@ func (ic *invChecker) analyze(fn *ssa.Function) *fnInv {
 	ic.res[fn] = r
 	defer func() { r.busy = false }()
 	if fn.Blocks == nil || len(fn.Blocks) > maxInvBlocks {
-		if debugInv {
-			println("  invbig", fn.String())
-		}
 		return r
 	}
 	fa := &fnAnalysis{ic: ic, fn: fn, nodes: map[ssa.Value]int{}, n: 1}
 	r.ok, r.preserves = fa.run()
-	if debugInv {
-		println("  analyzed", fn.String(), ic.A.Name(), ic.B.Name(), ic.L.Name(), r.ok, r.preserves, fa.keys != nil)
-	}
 	return r
 }
 
@@ -354,9 +365,6 @@ func (fa *fnAnalysis) run() (ok, preserves bool) {
 				if fv := fieldVar(faddr.X.Type(), faddr.Field); fv != nil && fa.field(fv) >= 0 {
 					k := baseKey(faddr.X)
 					if k == "" {
-						if debugInv {
-							println("  invnokey", fn.String(), faddr.X.String())
-						}
 						return false, false // a struct this reading cannot name
 					}
 					keySet[k] = true
@@ -397,13 +405,6 @@ func (fa *fnAnalysis) run() (ok, preserves bool) {
 			fa.step(st, ins)
 		}
 		out[b] = st
-		if debugInv && os.Getenv("SRCTRACE_DEBUG_FN") != "" && strings.Contains(fn.String(), os.Getenv("SRCTRACE_DEBUG_FN")) {
-			for _, k := range fa.keys {
-				ci, co := in.cells[k], st.cells[k]
-				_ = ci
-				println("   blk", b.Index, b.Comment, k, "out A-B<=", st.z.m[co[1]*st.z.n+co[0]], "bottom", st.z.bottom, "preds", len(b.Preds))
-			}
-		}
 	}
 	return fa.ok, fa.retOK
 }
@@ -473,9 +474,6 @@ func (fa *fnAnalysis) entry(b *ssa.BasicBlock, out map[*ssa.BasicBlock]*invState
 	if header {
 		// A loop: what its iterations change is not known here.
 		written := fa.loopWrites(b)
-		if debugInv && os.Getenv("SRCTRACE_DEBUG_FN") != "" && strings.Contains(fa.fn.String(), os.Getenv("SRCTRACE_DEBUG_FN")) {
-			println("   header", b.Index, written, acc.m[st.cells[fa.keys[0]][1]*acc.n+st.cells[fa.keys[0]][0]])
-		}
 		for _, k := range fa.keys {
 			if written {
 				c := st.cells[k]
@@ -771,10 +769,6 @@ func (fa *fnAnalysis) step(st *invState, ins ssa.Instruction) {
 					continue
 				}
 				if !fa.holds(st, k) {
-					if debugInv {
-						c := st.cells[k]
-						println("   cells", k, c[0], c[1], st.z.m[c[1]*st.z.n+c[0]], st.z.m[c[0]*st.z.n+c[1]], st.z.bottom)
-					}
 					fa.fail("before call", x)
 				}
 				c := fa.cell(k, ins)
@@ -791,9 +785,6 @@ func (fa *fnAnalysis) step(st *invState, ins ssa.Instruction) {
 
 func (fa *fnAnalysis) fail(why string, ins ssa.Instruction) {
 	fa.ok = false
-	if debugInv {
-		println("  invfail", fa.fn.String(), why, fa.fn.Prog.Fset.Position(ins.Pos()).String())
-	}
 }
 
 // passes reports whether call cc passes the struct of key k (or a struct

@@ -194,9 +194,6 @@ func (c *Checker) guards(F *types.Var) []*types.Var {
 					continue // a composite literal's field: not yet shared
 				}
 				if !c.heldWrite(st.Parent(), st, fa.X, L, 0) {
-					if debugInv {
-						println("  not held", L.Name(), st.Parent().String(), c.g.Fset().Position(st.Pos()).String())
-					}
 					all = false
 					break
 				}
@@ -207,12 +204,6 @@ func (c *Checker) guards(F *types.Var) []*types.Var {
 		}
 	}
 	c.guardsOf[F] = out
-	if debugInv {
-		println("guards", F.Name(), len(ws), len(out))
-		if len(ws) > 0 {
-			println("  first write", ws[0].Addr.(*ssa.FieldAddr).X.Type().String(), len(mutexFieldsOf(ws[0])))
-		}
-	}
 	return out
 }
 
@@ -283,9 +274,6 @@ func (c *Checker) heldWrite(fn *ssa.Function, at ssa.Instruction, base ssa.Value
 			arg = cc.Args[k]
 		}
 		if arg == nil || !c.heldWrite(e.Caller.Func, site, arg, L, depth+1) {
-			if debugInv {
-				println("    caller does not hold", L.Name(), e.Caller.Func.String(), "->", fn.String(), arg == nil)
-			}
 			all = false
 			break
 		}
@@ -317,9 +305,6 @@ func (c *Checker) coversLocal(fn *ssa.Function, ev lockEv, at ssa.Instruction, r
 	releases := func(b *ssa.BasicBlock, from, to int) bool {
 		for i := from; i < to && i < len(b.Instrs); i++ {
 			if ci, ok := b.Instrs[i].(ssa.CallInstruction); ok && c.callMayRelease(ci, ev.field) {
-				if debugInv {
-					println("    released by", ci.String(), "in", fn.String(), c.g.Fset().Position(ci.Pos()).String())
-				}
 				return true
 			}
 		}

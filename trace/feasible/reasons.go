@@ -43,6 +43,9 @@ type Via struct {
 	Call   ssa.CallInstruction
 	Callee *ssa.Function
 	Text   string // the call as written
+	// Returned is what the call returned on the path, as written, when
+	// the return gives constants ("nil", "true"); "" otherwise.
+	Returned string
 }
 
 // explain turns the walk's reasons into Reasons: one each, in the order
@@ -73,7 +76,7 @@ func explain(rs []*reason, self *Cond) []Reason {
 		seen[k] = true
 		x := Reason{Kind: r.kind, Cond: r.cond, Text: r.text, Pos: k.pos, Invariant: r.inv}
 		for _, v := range r.via {
-			x.Via = append(x.Via, Via{Call: v.call, Callee: v.callee, Text: v.text})
+			x.Via = append(x.Via, Via{Call: v.call, Callee: v.callee, Text: v.text, Returned: v.outcome})
 		}
 		out = append(out, x)
 	}

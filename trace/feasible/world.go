@@ -1,10 +1,10 @@
 package feasible
 
 import (
-	"fmt"
 	"go/token"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -41,9 +41,11 @@ type world struct {
 	ver uint64
 }
 
-var worldVersions uint64
+// worldVersions numbers the states of worlds, across every checker (they
+// may run at once).
+var worldVersions atomic.Uint64
 
-func nextVer() uint64 { worldVersions++; return worldVersions }
+func nextVer() uint64 { return worldVersions.Add(1) }
 
 type ownership struct{ d, facts, choice, forall, elems, related bool }
 
@@ -297,7 +299,7 @@ func forallSig(wd *world) string {
 	var parts []string
 	for s, ts := range wd.forall {
 		for _, t := range ts {
-			parts = append(parts, s+"|"+fmt.Sprintf("%p", t))
+			parts = append(parts, s+"|"+t.name())
 		}
 	}
 	sort.Strings(parts)

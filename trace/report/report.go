@@ -22,7 +22,10 @@ type Report struct {
 	EntriesAbsent []AbsentEntry `json:"entries_absent,omitempty"`
 	Boundaries    []Boundary    `json:"boundaries"`
 	Paths         []PairPaths   `json:"paths"`
-	Behaviours    []Behaviour   `json:"behaviours"`
+	// Invariants are the relations of the store's fields that the
+	// verdicts used, each with the writes that justify it.
+	Invariants []Invariant  `json:"invariants,omitempty"`
+	Behaviours []Behaviour `json:"behaviours"`
 	// Signal follows the sentinel's meaning layer by layer.
 	Signal *Signal `json:"signal,omitempty"`
 	// Lab is what a run of the lab observed, when it was asked for: the
@@ -303,6 +306,53 @@ type Because struct {
 	// Near is, for an only-if, the path's last condition of state when it
 	// is another one: the one nearest the use.
 	Near *Cond `json:"near,omitempty"`
+	// Refuted are, for a condition that cannot hold ("excluded"), what
+	// the path already needs that rules it out; Implied, for one that
+	// must hold, what makes it hold.
+	Refuted []Reason `json:"refuted,omitempty"`
+}
+
+// Reason is one part of why a condition cannot hold: an earlier condition
+// of the path ("condition"), a branch of a call whose result the path
+// tests ("guard"), what a loop of such a call checked of every element
+// ("forall"), a value the path fixes ("value"), an invariant of the store
+// ("invariant"), a lock that keeps a field still ("lock").
+type Reason struct {
+	Kind string `json:"kind"`
+	// Text is the reason in words, as the notes print it.
+	Text string `json:"text"`
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Cond is the condition with the outcome needed (condition, guard,
+	// forall).
+	Cond *Cond `json:"cond,omitempty"`
+	// Via are the calls whose results the reason is about, outermost
+	// first, as written.
+	Via []string `json:"via,omitempty"`
+	// Returned is what the innermost of them returned, when constant.
+	Returned string `json:"returned,omitempty"`
+	// Invariant is the relation the store keeps ("invariant").
+	Invariant string `json:"invariant,omitempty"`
+}
+
+// Invariant is a relation between two integer fields of a struct that
+// every write of either keeps, found from the loaded code: A <= B + C
+// while Lock is held.
+type Invariant struct {
+	Struct   string `json:"struct"`
+	Relation string `json:"relation"` // "compactMainRev <= currentRev"
+	Lock     string `json:"lock,omitempty"`
+	// Writes are the writes of the two fields, each with why it keeps the
+	// relation.
+	Writes []InvariantWrite `json:"writes"`
+}
+
+// InvariantWrite is one write of a field of an invariant.
+type InvariantWrite struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Function string `json:"function"`
+	Why      string `json:"why"`
 }
 
 // Cond is a branch condition of a path.
