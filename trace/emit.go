@@ -10,6 +10,7 @@ import (
 	"github.com/srctrace/srctrace/trace/callpath"
 	"github.com/srctrace/srctrace/trace/feasible"
 	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/study"
 )
 
 // excerptLines is how many lines an excerpt shows either side of a site.
@@ -165,9 +166,22 @@ func (r *Result) reportPaths() []report.PairPaths {
 				pp.Hops = hs
 			}
 		}
-		for _, l := range p.Crossing {
-			b := r.Boundaries[l.Boundary]
-			pp.Crossing = append(pp.Crossing, report.Crossing{
+		pp.Crossing = r.crossings(p.Crossing)
+		for _, a := range p.Also {
+			pp.Also = append(pp.Also, report.AlsoCrossing{Crossing: r.crossings(a.Legs), Feasible: string(a.Verdict), Because: r.because(a.Because)})
+		}
+		out = append(out, pp)
+	}
+	return out
+}
+
+// crossings are a chain of legs as report data.
+func (r *Result) crossings(legs []study.Leg) []report.Crossing {
+	var out []report.Crossing
+	for _, l := range legs {
+		b := r.Boundaries[l.Boundary]
+		{
+			out = append(out, report.Crossing{
 				Boundary: b.Name,
 				From:     r.Entries[l.From].Name,
 				To:       r.Entries[l.To].Name,
@@ -182,10 +196,9 @@ func (r *Result) reportPaths() []report.PairPaths {
 			})
 			if at := l.Message.At(); at.IsValid() && b.Msg != nil {
 				file, line := r.position(at)
-				pp.Crossing[len(pp.Crossing)-1].MessageAt = &report.Loc{File: file, Line: line}
+				out[len(out)-1].MessageAt = &report.Loc{File: file, Line: line}
 			}
 		}
-		out = append(out, pp)
 	}
 	return out
 }

@@ -2,9 +2,9 @@ package trace
 
 import (
 	"fmt"
-	"sort"
 	"go/token"
 	"go/types"
+	"sort"
 	"strings"
 
 	"github.com/srctrace/srctrace/trace/callpath"
@@ -81,6 +81,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.Text += fmt.Sprintf(": the path needs `%s` earlier", c.Why)
 		}
 	case feasible.Gave:
+		if c.Why == feasible.Bounded {
+			b.Text = "not decided: the analysis reached its bound of work on this path before it could show whether what the path checks earlier rules out the rest"
+			break
+		}
 		b.Text = fmt.Sprintf("the analysis could not decide %s: %s", text, c.Why)
 	case feasible.State:
 		if c.Want {
@@ -166,7 +170,7 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 			if len(x.Via) == 0 {
 				if x.Kind == feasible.ReasonGuard {
 					// A branch that one of a value's alternatives needs.
-					add("a value it reads takes its other value only if " + r.needs(x.Cond, "") + ", which the path rules out")
+					add("one of the values it reads comes from the branch where " + r.needs(x.Cond, ""))
 					continue
 				}
 				add(r.needs(x.Cond, lead))

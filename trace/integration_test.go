@@ -96,6 +96,32 @@ var releases = []struct {
 			// dispatch returns early when !shouldApplyV3 (uber_applier.go:126).
 			{entry: "apply", site: "server/etcdserver/txn/range.go:181", verdict: "only-if", cond: "shouldApplyV3", condAt: "server/etcdserver/apply/uber_applier.go:126"},
 			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/etcdserver/txn/range.go:181", verdict: "yes"},
+			// What the path checked earlier. The store's restore sets
+			// scheduledCompact to 0 when it is at or below compactMainRev
+			// (kvstore.go:399) and compacts only when it is not 0
+			// (kvstore.go:404), passing it as rev; updateCompactRev refuses
+			// rev <= s.compactMainRev (kvstore.go:213) under the same s.mu
+			// (Restore's lock, kvstore.go:303): that way cannot run; the
+			// compaction applied by dispatch (uber_applier.go:145) can.
+			{entry: "apply", site: "server/storage/mvcc/kvstore.go:214", verdict: "feasible", noWayThrough: "mvcc.(*store).Restore"},
+			// The gRPC Txn handler's only way to rangeKeys' refusal is the
+			// read-only branch: txn.Txn runs checkTxn on the same read view
+			// first (txn.go:54), whose checkRange returns ErrCompacted for
+			// req.Revision < rv.FirstRev() (range.go:180), the compaction
+			// revision read under s.mu (kvstore_txn.go:61) that the view
+			// holds until End; rangeKeys (kvstore_txn.go:81) reads it again.
+			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "guard"},
+			// The compactions' only way to rangeKeys is the header read after
+			// the compaction, kv.Range with RangeOptions{} (apply/backend.go):
+			// revision 0, which becomes the current revision
+			// (kvstore_txn.go:78); compactMainRev never passes currentRev
+			// (updateCompactRev refuses rev > s.currentRev, kvstore.go:217,
+			// before it writes compactMainRev, kvstore.go:221).
+			{entry: "kv-compact", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "invariant"},
+			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "invariant"},
+			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "invariant"},
+			// What must stay feasible: the read at an old revision.
+			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "yes"},
 		},
 		// The registered KV service is quotaKVServer (v3rpc/grpc.go:80, NewQuotaKVServer):
 		// quotaKVServer.Txn -> kvServer.Txn -> EtcdServer.Txn -> txn.Txn (read-only) -> checkTxn -> checkRange.
@@ -145,6 +171,16 @@ var releases = []struct {
 			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:203", verdict: "no", cond: "r.Compaction != nil", boundary: "raft proposal", message: []string{"Alarm"}},
 			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "only-if", cond: "needPrevKV"},
 			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/etcdserver/txn/txn.go:439", verdict: "yes"},
+			// As at v3.7.3: restore's scheduledCompact is 0 at or below
+			// compactMainRev (kvstore.go:388); the Txn handler checks its
+			// ranges first (txn.go:302 checkTxn, txn.go:497 checkRange's
+			// ErrCompacted); the compactions' header read is at revision 0.
+			{entry: "apply", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", noWayThrough: "mvcc.(*store).Restore"},
+			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "guard"},
+			{entry: "kv-compact", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
+			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
+			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
+			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "yes"},
 		},
 		roots: map[string][]string{"server/etcdserver/txn/txn.go:439": {"v3rpc.(*quotaKVServer).Txn"}},
 	},
@@ -324,6 +360,10 @@ type feasibleWant struct {
 	boundary             string
 	message              []string
 	messageAt            string
+	// refutedBy is a kind of reason the "no" must give (guard,
+	// invariant, lock); noWayThrough a function whose ways must be "no".
+	refutedBy    string
+	noWayThrough string
 }
 
 func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots map[string][]string) {
@@ -360,6 +400,32 @@ func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots 
 		if w.at != "" && (p.Because == nil || fmt.Sprintf("%s:%d", p.Because.File, p.Because.Line) != w.at) {
 			t.Errorf("%s: because = %+v, want it fixed at %s", name, p.Because, w.at)
 		}
+		if w.refutedBy != "" {
+			found := false
+			for _, r := range refutedOf(p) {
+				found = found || r.Kind == w.refutedBy
+			}
+			if !found {
+				t.Errorf("%s: because = %+v, want a reason of kind %s", name, p.Because, w.refutedBy)
+			}
+		}
+		if w.noWayThrough != "" {
+			through := 0
+			for _, way := range p.Ways {
+				for _, h := range way.Hops {
+					if h.Function == "go.etcd.io/etcd/server/v3/storage/"+w.noWayThrough {
+						through++
+						if way.Feasible != "no" {
+							t.Errorf("%s: a way through %s is %q (%+v), want no", name, w.noWayThrough, way.Feasible, way.Because)
+						}
+						break
+					}
+				}
+			}
+			if through == 0 {
+				t.Errorf("%s: no way through %s among %d", name, w.noWayThrough, len(p.Ways))
+			}
+		}
 		if w.boundary != "" {
 			if len(p.Crossing) != 1 || p.Crossing[0].Boundary != w.boundary {
 				t.Errorf("%s: crossing %+v, want one across %s", name, p.Crossing, w.boundary)
@@ -393,4 +459,18 @@ func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots 
 			t.Errorf("entry %s: found = %q", e.Name, e.Found)
 		}
 	}
+}
+
+// refutedOf are the reasons of a pair's "no": its own, or its crossing's.
+func refutedOf(p *report.PairPaths) []report.Reason {
+	var out []report.Reason
+	if p.Because != nil {
+		out = append(out, p.Because.Refuted...)
+	}
+	for _, c := range p.Crossing {
+		if c.Because != nil {
+			out = append(out, c.Because.Refuted...)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/types"
 	"sort"
+	"strings"
 
 	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
@@ -216,7 +217,9 @@ func (r *Result) cross(p *study.Pair) {
 		return v, why
 	}
 	var best *chain
+	var all []*chain
 	consider := func(c *chain) {
+		all = append(all, c)
 		if best == nil {
 			best = c
 			return
@@ -269,6 +272,34 @@ func (r *Result) cross(p *study.Pair) {
 	}
 	p.Crossing, p.Ways = best.legs, best.ways
 	p.Verdict, p.Because = verdict(best)
+	// The other message kinds that reach the use, each once: the best
+	// chain of each.
+	seen := map[string]bool{messageKinds(best.legs): true}
+	for _, c := range all {
+		v, why := verdict(c)
+		k := messageKinds(c.legs)
+		if v == feasible.No || seen[k] {
+			continue
+		}
+		for _, d := range all {
+			if dv, _ := verdict(d); messageKinds(d.legs) == k && (feasible.Better(dv, v) || dv == v && len(d.legs) < len(c.legs)) {
+				c, v = d, dv
+				_, why = verdict(d)
+			}
+		}
+		seen[k] = true
+		p.Also = append(p.Also, study.Also{Legs: c.legs, Verdict: v, Because: why})
+	}
+}
+
+// messageKinds names the messages a chain of legs hands off: its
+// boundaries and the fields each message sets.
+func messageKinds(legs []study.Leg) string {
+	var b strings.Builder
+	for _, l := range legs {
+		fmt.Fprintf(&b, "%d:%v;", l.Boundary, l.Message.Fields())
+	}
+	return b.String()
 }
 
 // legs are the paths from entry to a boundary's hand-off call (the

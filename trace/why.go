@@ -518,6 +518,14 @@ func importerSet(src *source.Source, t *target.Target, meta []*packages.Package,
 			}
 		}
 	}
+	if len(in) == 0 {
+		return nil, noObjectf("no package of %s %s is %s", t.Name, src.Version, strings.Join(pkgPaths, ", "))
+	}
+	for _, m := range t.Messages {
+		if p, ok := byPath[m]; ok && len(p.Errors) == 0 {
+			in[m] = true
+		}
+	}
 	var set []string
 	for path := range in {
 		set = append(set, path)

@@ -106,6 +106,17 @@ func TestWhyReleases(t *testing.T) {
 				"server/lease/leasehttp/http.go:93 comparison": {"leasehttp.(*leaseHandler).ServeHTTP"},
 				"server/lease/lessor.go:61 definition":         nil,
 			},
+			// The gRPC Txn handler reaches checkLease (txn/put.go:84) and
+			// the lessor's Attach (lessor.go:561) only through raft: its
+			// direct way is EtcdServer.Txn's read-only branch
+			// (v3_server.go:352, taken when txn.IsTxnReadonly(r) holds:
+			// every operation a range), where txn.Txn's isWrite :=
+			// !IsTxnReadonly(rt) (txn.go:34) is false, and checkTxn's put
+			// case (txn.go:213) and the write path need a put.
+			ways: map[string][]string{
+				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Txn": {"hand-off", "raft proposal:Txn", "dynamic"},
+				"server/lease/lessor.go:561 v3rpc.(*quotaKVServer).Txn":      {"hand-off", "raft proposal:Txn", "dynamic"},
+			},
 		}},
 		{"v3.7.3", whyCase{symbol: "rpctypes.ErrGRPCNoLeader",
 			uses: map[string][]string{

@@ -100,6 +100,9 @@ func Positions(rep *report.Report) []Position {
 	for _, p := range rep.Paths {
 		w.pair(p)
 	}
+	for _, inv := range rep.Invariants {
+		w.invariant(inv)
+	}
 	if s := rep.Signal; s != nil {
 		w.signal(s)
 	}
@@ -160,6 +163,14 @@ func (w *walker) because(b *report.Because) {
 	if b.Near != nil {
 		w.cond(*b.Near)
 	}
+	for _, r := range b.Refuted {
+		if r.Cond != nil {
+			w.cond(*r.Cond)
+		}
+		if r.File != "" {
+			w.pos("condition", "what rules a condition out ("+r.Kind+")", "", r.File, r.Line, "")
+		}
+	}
 }
 
 func (w *walker) cond(c report.Cond) {
@@ -195,13 +206,28 @@ func (w *walker) pair(p report.PairPaths) {
 			w.cond(c)
 		}
 	}
-	for _, c := range p.Crossing {
+	w.crossings(p.Crossing)
+	for _, a := range p.Also {
+		w.crossings(a.Crossing)
+		w.because(a.Because)
+	}
+}
+
+func (w *walker) crossings(cs []report.Crossing) {
+	for _, c := range cs {
 		w.pos("crossing", "hand-off by "+c.Boundary+" to "+c.To, c.Function, c.File, c.Line, "")
 		w.hops(w.entry[c.From], c.Hops)
 		w.because(c.Because)
 		if c.MessageAt != nil {
 			w.loc("crossing", "message handed off by "+c.Boundary, *c.MessageAt)
 		}
+	}
+}
+
+// invariant follows the writes that justify an invariant of the store.
+func (w *walker) invariant(inv report.Invariant) {
+	for _, x := range inv.Writes {
+		w.pos("write", "write keeping "+inv.Relation, x.Function, x.File, x.Line, "")
 	}
 }
 

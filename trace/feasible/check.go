@@ -1,10 +1,12 @@
 package feasible
 
 import (
+	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
@@ -216,6 +218,22 @@ type Checker struct {
 	withSyntax  map[*types.Package]bool
 	owners      map[*types.Var]*types.Named
 	exposedMemo map[*types.Named]bool
+	// checked are the verdicts of paths checked already (without Want).
+	checked map[string]Result
+	tstr    map[types.Type]string
+}
+
+// typeString is types.TypeString(t, nil), once per type.
+func (c *Checker) typeString(t types.Type) string {
+	if s, ok := c.tstr[t]; ok {
+		return s
+	}
+	s := types.TypeString(t, nil)
+	if c.tstr == nil {
+		c.tstr = map[types.Type]string{}
+	}
+	c.tstr[t] = s
+	return s
 }
 
 // New returns a checker over g's program.
@@ -233,6 +251,7 @@ func New(g *callpath.Graph) *Checker {
 		heldMemo:  map[heldKey]bool{},
 		retHold:   map[retKey]bool{},
 		invs:      map[invKey]*Invariant{},
+		checked:   map[string]Result{},
 		ctorOnly:  map[*types.Var]bool{},
 		writersOf: map[*ssa.Alloc]map[ssa.Instruction]bool{},
 	}
@@ -280,13 +299,58 @@ type walk struct {
 // Check decides whether the path can run. With Path.Want set, it also
 // returns that value as the end of the path sees it.
 func (c *Checker) Check(p Path) (Result, *Value) {
-	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, viols: map[violKey][]*reason{}, guarded: map[guardKey][]*world{}, budget: 40000}
+	if p.Want != nil {
+		return c.check(p)
+	}
+	k := pathKey(p)
+	if r, ok := c.checked[k]; ok {
+		return r, nil
+	}
+	r, _ := c.check(p)
+	c.checked[k] = r
+	return r, nil
+}
+
+// pathKey names a path by the identity of its parts.
+func pathKey(p Path) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%p|%p|%v|%p", p.Root, p.Target, p.RootState, p.Message)
+	if p.Message != nil {
+		fmt.Fprintf(&b, "|%p", p.Message.Value)
+	}
+	for _, h := range p.Hops {
+		fmt.Fprintf(&b, ";%p>%p@%p", h.Caller, h.Callee, h.Site)
+	}
+	for _, z := range p.Zero {
+		fmt.Fprintf(&b, ",%p", z)
+	}
+	return b.String()
+}
+
+func (c *Checker) check(p Path) (Result, *Value) {
+	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, viols: map[violKey][]*reason{}, guarded: map[guardKey][]*world{}, budget: checkBudget}
 	root := w.newFrame(p.Root, nil, nil)
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)
 	best, val := w.dfs(root, 0, nil, nil)
+	if w.budget < 0 && (best.Verdict == Yes || best.Verdict == OnlyIf) {
+		// The path's conditions past the bound were taken as they came:
+		// that earlier checks leave them possible was not shown.
+		c := Cond{Func: p.Root, Class: Gave, Why: Bounded, Pos: p.Root.Pos()}
+		if p.Target != nil {
+			c.Func, c.Pos = p.Target.Parent(), p.Target.Pos()
+		}
+		best.Conds = append(append([]Cond(nil), best.Conds...), c)
+		best.Verdict, best.Because = Unknown, &best.Conds[len(best.Conds)-1]
+	}
 	return best, val
 }
+
+// Bounded is the Why of a path's condition of class Gave when the
+// analysis reached its bound of work on the path (Checker.Budget) before
+// it could show that what the path checks earlier leaves the rest
+// possible.
+const Bounded = "bounded"
 
 // newFrame makes a frame of fn called by parent at call.
 func (w *walk) newFrame(fn *ssa.Function, parent *frame, call ssa.CallInstruction) *frame {
@@ -861,3 +925,11 @@ func Use(fn *ssa.Function, pos token.Pos) ssa.Instruction {
 }
 
 func isSel(e ast.Expr) bool { _, ok := e.(*ast.SelectorExpr); return ok }
+
+// checkBudget bounds the constraint work on one path: past it, the
+// path's conditions are taken as they come, and a path not ruled out
+// before is Unknown (Bounded). On etcd v3.7.3 the deepest refutation the
+// notes need (a gRPC Txn's earlier checks of every request) takes about
+// 5000, and the Txn handler's read-only way to a range's refusal of a
+// future revision about 10000.
+const checkBudget = 12000

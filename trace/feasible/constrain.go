@@ -333,7 +333,7 @@ func (w *walk) atom(wd *world, op token.Token, x, y *value, t types.Type, why *r
 // typeIn constrains a type assertion's success.
 func (w *walk) typeIn(ws []*world, fr *frame, ta *ssa.TypeAssert, want bool, why *reason) []*world {
 	x := fr.eval(ta.X)
-	tname := types.TypeString(ta.AssertedType, nil)
+	tname := w.c.typeString(ta.AssertedType)
 	_, isIface := ta.AssertedType.Underlying().(*types.Interface)
 	var out []*world
 	for _, ch := range w.expand(ws, fr, ta.X, x, nil) {
@@ -555,7 +555,7 @@ func (w *walk) quickEntailed(wd *world, fr *frame, v ssa.Value, want bool) quick
 		if f == nil || f.isType == "" {
 			return qNo
 		}
-		tname := types.TypeString(ta.AssertedType, nil)
+		tname := w.c.typeString(ta.AssertedType)
 		switch {
 		case f.typeWant && f.isType == tname:
 			return boolQuick(want)

@@ -24,7 +24,7 @@ type Report struct {
 	Paths         []PairPaths   `json:"paths"`
 	// Invariants are the relations of the store's fields that the
 	// verdicts used, each with the writes that justify it.
-	Invariants []Invariant  `json:"invariants,omitempty"`
+	Invariants []Invariant `json:"invariants,omitempty"`
 	Behaviours []Behaviour `json:"behaviours"`
 	// Signal follows the sentinel's meaning layer by layer.
 	Signal *Signal `json:"signal,omitempty"`
@@ -266,6 +266,10 @@ type PairPaths struct {
 	// hand-offs: the call graph reaches each boundary's sending side, and
 	// the entry on the other side reaches the site.
 	Crossing []Crossing `json:"crossing,omitempty"`
+	// Also are the other crossings that can run and hand off another kind
+	// of message than Crossing's (a sender that proposes both an alarm
+	// and a compaction, say), each with its verdict.
+	Also []AlsoCrossing `json:"also,omitempty"`
 	// Feasible is the best verdict of the pair's paths (or of its
 	// crossing): "yes", "only-if", "unknown" or "no"; empty when nothing
 	// connects the pair. Because is the condition that decides it.
@@ -366,6 +370,13 @@ type Cond struct {
 	// Whole is the if statement's whole condition, when Text is a part
 	// of it (`a` of `a && b`).
 	Whole string `json:"whole,omitempty"`
+}
+
+// AlsoCrossing is another crossing of a pair: its legs and its verdict.
+type AlsoCrossing struct {
+	Crossing []Crossing `json:"crossing"`
+	Feasible string     `json:"feasible"`
+	Because  *Because   `json:"because,omitempty"`
 }
 
 // Crossing is one leg across an asynchronous boundary.

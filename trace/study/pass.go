@@ -166,6 +166,17 @@ type Pair struct {
 	// Crossing connects the pair across hand-offs, when the call graph
 	// alone cannot.
 	Crossing []Leg
+	// Also are the other crossings that can run (not "no") and hand off
+	// a message of another kind than Crossing's: each message kind of a
+	// sender that reaches the use, with its own verdict.
+	Also []Also
+}
+
+// Also is another crossing of a pair, with its verdict.
+type Also struct {
+	Legs    []Leg
+	Verdict feasible.Verdict
+	Because *feasible.Cond
 }
 
 // Way is one path with its verdict.

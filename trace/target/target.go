@@ -45,6 +45,11 @@ type Target struct {
 	// HandOffs are where work crosses from one goroutine to another in a
 	// way a call graph cannot follow: what every study and why cross.
 	HandOffs []HandOff
+	// Messages are the packages of the requests the servers take
+	// (generated code): why loads them from source, so that the analysis
+	// reads what their getters return (a oneof's getter is nil unless the
+	// request is of its kind). A study loads them when it names them.
+	Messages []string `json:",omitempty"`
 	// Errors is how the target's errors reach the people who use it, when
 	// described: what `srctrace why` says of an error's user's half and
 	// what `srctrace errors` lists.
@@ -159,6 +164,8 @@ var Etcd = &Target{
 	ReleaseHint: "v3.7.3",
 	VersionFile: "api/version/version.go",
 	VersionVar:  "Version",
+	// The gRPC requests and the raft request that wraps them.
+	Messages: []string{"go.etcd.io/etcd/api/v3/etcdserverpb"},
 	HandOffs: []HandOff{
 		{
 			Name: "raft proposal",

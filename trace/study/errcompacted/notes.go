@@ -1283,24 +1283,67 @@ func (n *notes) detail(p *report.PairPaths) report.Text {
 		if p.Feasible == "no" {
 			return append(out, t(": cannot run: "+b.Text+" (", where, ").")...)
 		}
-		return append(out, received(p)...)
+		out = append(out, received(p)...)
+		// The sender's other kinds of message that reach the use.
+		for _, a := range p.Also {
+			if len(a.Crossing) == 0 {
+				continue
+			}
+			last := a.Crossing[len(a.Crossing)-1]
+			out = append(out, t(" Also across the "+last.Boundary+" at ", report.Loc{File: last.File, Line: last.Line})...)
+			if len(last.Message) > 0 && last.MessageAt != nil {
+				out = append(out, t(", with a message that sets "+strings.Join(last.Message, ", ")+" (made at ", *last.MessageAt, ")")...)
+			}
+			if ab := a.Because; ab != nil && a.Feasible == "only-if" {
+				out = append(out, t(": "+ab.Text+" (", report.Loc{File: ab.File, Line: ab.Line}, ").")...)
+			} else if a.Feasible == "yes" {
+				out = append(out, t(": a way that can run.")...)
+			} else {
+				out = append(out, t(": not decided.")...)
+			}
+		}
+		return out
 	case p.Feasible == "only-if":
 		ways := onlyIfWays(p)
+		if len(ways) == 0 {
+			return append(at, t(": "+b.Text+" (", where, ").")...)
+		}
 		if len(ways) < 2 {
-			return append(append(at, t(": "+b.Text+" (", where, ")")...), nearest(b.Near, "nearest the use")...)
+			return append(append(at, t(": ")...), append(stateConds(ways[0]), report.Plain("."))...)
 		}
 		// Paths that need other conditions: each is a way in, and the
 		// shortest is not the only one.
 		out := at
 		for i, w := range ways {
 			lead := []string{": by its shortest path, ", "; by another, ", "; by a third, "}[i]
-			wb := w.Because
-			out = append(out, t(lead+wb.Text+" (", report.Loc{File: wb.File, Line: wb.Line}, ")")...)
-			out = append(out, nearestEnd(wb.Near, "nearest the use", "")...)
+			out = append(out, t(lead)...)
+			out = append(out, stateConds(w)...)
 		}
 		return append(out, report.Plain("."))
 	}
 	return nil
+}
+
+// stateConds are every condition of server state a way needs, in the
+// order the path meets them: "only if `a` (…), only if not `b` (…) and
+// only if `c` (…)".
+func stateConds(w report.Way) report.Text {
+	cs := w.OnlyIf
+	if len(cs) == 0 && w.Because != nil {
+		return t(w.Because.Text+" (", report.Loc{File: w.Because.File, Line: w.Because.Line}, ")")
+	}
+	var out report.Text
+	for i, c := range cs {
+		switch {
+		case i == 0:
+		case i == len(cs)-1:
+			out = append(out, report.Plain(" and "))
+		default:
+			out = append(out, report.Plain(", "))
+		}
+		out = append(out, report.OnlyIf(c)...)
+	}
+	return out
 }
 
 // onlyIfWays are a pair's only-if paths that need different conditions,
@@ -1347,7 +1390,7 @@ func nearestEnd(c *report.Cond, where, end string) report.Text {
 }
 
 // received is what the receiving side of a crossing needs: its best
-// way's conditions of state, the first and the one nearest the use.
+// ways' conditions of state, every one.
 func received(p *report.PairPaths) report.Text {
 	ways := onlyIfWays(p)
 	if len(ways) == 0 {
@@ -1358,9 +1401,7 @@ func received(p *report.PairPaths) report.Text {
 		if len(ways) > 1 {
 			out = append(out, t([]string{"by its shortest path, ", "; by another, ", "; by a third, "}[i])...)
 		}
-		wb := w.Because
-		out = append(out, t(wb.Text+" (", report.Loc{File: wb.File, Line: wb.Line}, ")")...)
-		out = append(out, nearestEnd(wb.Near, "nearest the use", "")...)
+		out = append(out, stateConds(w)...)
 	}
 	return append(out, report.Plain("."))
 }
@@ -1410,7 +1451,7 @@ func (n *notes) glossary() report.Section {
 		{Term: "sentinel", Text: t("the error variable under study, ", code(report.ShortName(n.rep.Study.Sentinel)), "; its uses are found by type identity, not by text")},
 		{Term: "use", Text: t("a line that names the sentinel: its definition, a return, a comparison, a translation (a map from it to another error), a text-comparison (its text, Error(), compared with a string, as an error that came over the network is recognised), or other")},
 		{Term: "entry", Text: t("a function from which call paths are traced: one the study names, or a root found from the code (a gRPC method, an HTTP handler, a goroutine)")},
-		{Term: "can run (yes, if, no)", Text: t("whether the branches on a call path can all be taken. no: a value the path fixes (a constant argument, a field a literal leaves unset) makes one false. if: a branch compares only values the request does not choose (server state, stored data). yes: the request can choose values that meet every branch, given the state a branch compares them with (a compaction already done, say). A branch whose other side only panics restricts nothing. The analysis reads each branch with the values the path fixes; it does not use what the store keeps true across calls (that the compaction revision never passes the current one; that the lock a sync pass holds keeps it from changing), nor what an earlier call on the path returned: so an if may never hold, and a yes may be refused by an earlier check on the path")},
+		{Term: "can run (yes, if, no, ?)", Text: t("whether the branches on a call path can all be taken. no: a value the path fixes (a constant argument, a field a literal leaves unset) makes one false, or what the path needs already rules it out: an earlier branch, what an earlier call whose result the path tests returned, what a loop of such a call checked of every element, a relation the store keeps between two of its fields (found from every write of them; the JSON's invariants lists each with its writes), or a lock that keeps a field still between two reads. if: a branch compares only values the request does not choose (server state, stored data); a lesson lists every such branch of the way. yes: the request can choose values that meet every branch, given the state a branch compares them with (a compaction already done, say). ?: the analysis could not decide (a value it cannot follow, or its bound of work on one path reached). A branch whose other side only panics restricts nothing. Which goroutine runs what is not used (that one loop applies requests one after another, so that a compaction cannot come between a write transaction's check and its execution): so an if may still never hold")},
 		{Term: "hand-off", Text: t("where a request goes on in another goroutine, which a call graph cannot follow: a raft proposal, a scheduled job, a watcher group, a channel, the network")},
 		{Term: "decision", Text: t("a comparison of a revision with the compaction revision that guards the signal or a use of the sentinel")},
 		{Term: "runs, value, no", Text: t("a cited line's role in a behaviour: a path that can run reaches it; it declares the object a use that runs returns or looks up; neither")},
