@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -139,8 +140,10 @@ func (r *Result) ways(ws []study.Way) []report.Way {
 
 // reasons says, in one sentence's parts, what rules a condition out (or
 // makes it hold): the earlier branches the path takes, what the calls it
-// tests returned and what that needed, what a loop checked of every
-// element, invariants of the store and locks that keep a field still.
+// tests returned, what a loop checked of every element, invariants of the
+// store and locks that keep a field still. The branches of a call's
+// returns (or of a value's alternatives) are named by their lines, not as
+// a conjunction: each is what one of the ways the call can return needs.
 func (r *Result) reasons(rs []feasible.Reason) string {
 	var parts []string
 	seen := map[string]bool{}
@@ -150,49 +153,130 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 			parts = append(parts, s)
 		}
 	}
+	type group struct {
+		lead   string // "what `f(x)` returned", …
+		single string // the whole part when the group has one condition
+		lines  []token.Pos
+		n      int
+	}
+	var order []string
+	groups := map[string]*group{}
+	grouped := func(key, lead string, x feasible.Reason, single string) {
+		g := groups[key]
+		if g == nil {
+			g = &group{lead: lead}
+			groups[key] = g
+			order = append(order, key)
+			parts = append(parts, "\x00"+key)
+		}
+		g.n++
+		g.single = single
+		if x.Cond != nil {
+			g.lines = append(g.lines, x.Cond.Pos)
+		} else {
+			g.lines = append(g.lines, x.Pos)
+		}
+	}
 	for _, x := range rs {
 		switch x.Kind {
 		case feasible.ReasonCond:
 			if x.Cond != nil {
 				add(r.needs(x.Cond, "the path takes "))
 			}
-		case feasible.ReasonGuard, feasible.ReasonForall:
-			if x.Cond == nil {
-				if len(x.Via) > 0 {
-					add(r.viaText(x.Via) + ", which needs a check of every element")
-				}
-				continue
-			}
-			lead := ""
-			if x.Kind == feasible.ReasonForall {
-				lead = "of every element, "
-			}
+		case feasible.ReasonGuard:
 			if len(x.Via) == 0 {
-				if x.Kind == feasible.ReasonGuard {
-					// A branch that one of a value's alternatives needs.
-					add("one of the values it reads comes from the branch where " + r.needs(x.Cond, ""))
-					continue
-				}
-				add(r.needs(x.Cond, lead))
+				grouped("alt", "the branches that pick one of the values it reads", x, "")
 				continue
 			}
-			add(r.viaText(x.Via) + ", which needs " + lead + r.needs(x.Cond, ""))
+			last := x.Via[len(x.Via)-1]
+			single := ""
+			if last.Returned != "" && x.Cond != nil {
+				single = r.viaText(x.Via) + ", which needs " + r.needs(x.Cond, "")
+			}
+			grouped("ret|"+last.Text, "what `"+last.Text+"` returned (the branches of its returns", x, single)
+		case feasible.ReasonForall:
+			lead := "what a loop checks of every element before it returns ("
+			key := "all"
+			if len(x.Via) > 0 {
+				last := x.Via[len(x.Via)-1]
+				lead = "what `" + last.Text + "` checks of every element before it returns ("
+				key += "|" + last.Text
+			}
+			grouped(key, lead, x, "")
 		case feasible.ReasonInvariant:
 			if inv := x.Invariant; inv != nil {
-				add(fmt.Sprintf("the store keeps %s (every write of the two fields keeps it)", invText(inv)))
+				text := fmt.Sprintf("the store keeps %s", invText(inv))
+				if inv.Lock != nil {
+					l := inv.Lock.Name()
+					file, line := r.position(x.Pos)
+					text += fmt.Sprintf(" whenever `%s` is not held for writing (every write of the two fields keeps it, or is made holding `%s` and restores it before the lock is released), and one of the two cannot change while `%s` is held here (from %s:%d on): every write of it holds `%s`", l, l, l, file, line, l)
+				} else {
+					text += " (every write of the two fields keeps it)"
+				}
+				add(text)
 			}
 		case feasible.ReasonLock:
 			if a, l, ok := strings.Cut(x.Text, "|"); ok {
 				file, line := r.position(x.Pos)
-				add(fmt.Sprintf("`%s` is read twice while `%s` is held (taken at %s:%d), and every write of it holds that lock", a, l, file, line))
-			}
-		case feasible.ReasonValue:
-			if x.Text == "dispatch" {
-				continue
+				add(fmt.Sprintf("`%s` is read twice while `%s` is held (from %s:%d on), and every write of `%s` holds `%s`", a, l, file, line, a, l))
 			}
 		}
 	}
+	for i, p := range parts {
+		if !strings.HasPrefix(p, "\x00") {
+			continue
+		}
+		g := groups[p[1:]]
+		if g.n == 1 && g.single != "" {
+			parts[i] = g.single
+			continue
+		}
+		lead := g.lead
+		if !strings.HasSuffix(lead, "(") {
+			lead += " ("
+		} else {
+			lead = strings.TrimSuffix(lead, "(") + "("
+		}
+		if strings.HasPrefix(p[1:], "ret|") {
+			lead = g.lead + " at "
+		}
+		parts[i] = lead + r.lineList(g.lines) + ")"
+	}
 	return strings.Join(parts, "; ")
+}
+
+// lineList names positions by file and line, each file once:
+// "range.go:176, 178 and 180".
+func (r *Result) lineList(ps []token.Pos) string {
+	var files []string
+	lines := map[string][]int{}
+	for _, p := range ps {
+		file, line := r.position(p)
+		if file == "" {
+			continue
+		}
+		if _, ok := lines[file]; !ok {
+			files = append(files, file)
+		}
+		if !slices.Contains(lines[file], line) {
+			lines[file] = append(lines[file], line)
+		}
+	}
+	var out []string
+	for _, f := range files {
+		ls := lines[f]
+		sort.Ints(ls)
+		var nums []string
+		for _, l := range ls {
+			nums = append(nums, fmt.Sprint(l))
+		}
+		text := nums[0]
+		if len(nums) > 1 {
+			text = strings.Join(nums[:len(nums)-1], ", ") + " and " + nums[len(nums)-1]
+		}
+		out = append(out, f+":"+text)
+	}
+	return strings.Join(out, "; ")
 }
 
 // needs is condition c with the outcome the path needs: "`a < b`" or
