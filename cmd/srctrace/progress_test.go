@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +132,31 @@ func TestPrinterQuiet(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"-q", "errcompacted", "--help"}, nil, &stdout, &stderr); code != exitOK {
 		t.Errorf("-q errcompacted --help: exit %d: %s", code, stderr.String())
+	}
+}
+
+// TestProfiles: --cpuprofile and --memprofile write profiles that pprof
+// reads (their gzip header), and a profile that cannot be made is a usage
+// error before any work.
+func TestProfiles(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.md")
+	if err := os.WriteFile(notes, []byte("# notes\n\nnothing cited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	var out, errs bytes.Buffer
+	if code := run([]string{"--cpuprofile", cpu, "--memprofile", mem, "check", notes}, strings.NewReader(""), &out, &errs); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	for _, f := range []string{cpu, mem} {
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: not a gzipped profile (%v, %d bytes)", f, err, len(b))
+		}
+	}
+	errs.Reset()
+	if code := run([]string{"--cpuprofile", filepath.Join(dir, "missing", "cpu.prof"), "check", notes}, strings.NewReader(""), &out, &errs); code != exitUsage || !strings.Contains(errs.String(), "--cpuprofile") {
+		t.Errorf("exit %d, stderr %q: want a usage error naming --cpuprofile", code, errs.String())
 	}
 }
