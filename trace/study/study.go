@@ -101,9 +101,9 @@ type Claim struct {
 	Says         string // the exercise's words
 	Verdict      string
 	Holds, Fails string
-	// Partly names a fact that limits the claim: when the verdict
-	// establishes it with Holds, the claim holds only in part, and the
-	// fact says which part does not.
+	// Partly names a fact that limits the outcome: when the verdict
+	// establishes it, the claim holds only in part. With Holds, the fact
+	// says which part does not hold; with Fails, which part does.
 	Partly string
 }
 

@@ -58,11 +58,11 @@ func (r *analysis) findings() *study.Findings {
 		}
 		switch {
 		case c.Outcome == nil:
-		case !*c.Outcome:
-			rc.Outcome = report.OutcomeNo
 		case c.Part != nil:
 			x := fact(*c.Part)
 			rc.Outcome, rc.Part = report.OutcomePartly, &x
+		case !*c.Outcome:
+			rc.Outcome = report.OutcomeNo
 		default:
 			rc.Outcome = report.OutcomeYes
 		}
@@ -207,6 +207,9 @@ const (
 	// Whether, by hand, the behind watcher ends.
 	FactBehindDiesByHand  = "behind-dies-by-hand"
 	FactBothSurviveByHand = "both-survive-by-hand"
+	// When, by hand, both survive: the behind watcher still dies when the
+	// compaction is applied early enough.
+	FactDiesIfEarly = "dies-if-early"
 	// values: whether the eviction's and the read's errors are one value,
 	// on the server and at the client.
 	FactOneValueAtClient    = "one-value-at-client"
@@ -221,7 +224,7 @@ const (
 var verdictFacts = map[string][]string{
 	"evict":    {FactComparesProgress, FactComparesStart, FactSetBeforeRemoval},
 	"current":  {FactCurrentNotCompared, FactSyncedNotTold, FactSyncedPrintsWrites},
-	"replay":   {FactReplayOutlastsTyping, FactReplayDoneBeforeTyping, FactByHand, FactBehindDiesByHand, FactBothSurviveByHand},
+	"replay":   {FactReplayOutlastsTyping, FactReplayDoneBeforeTyping, FactByHand, FactBehindDiesByHand, FactBothSurviveByHand, FactDiesIfEarly},
 	"reopen":   {FactCheckedAtOpen, FactAcceptedThenCanceled, FactRefusedSameText},
 	"boundary": {FactWatchBoundaryIsC, FactWatchBoundaryNotC, FactReadBoundaryIsC, FactReadBoundaryNotC, FactOneComparison, FactSeparateComparisons},
 	"read":     {},
@@ -343,7 +346,7 @@ func (r *analysis) claims() {
 				}
 			}
 			for i, f := range v.Facts {
-				if c.Partly != "" && f.Key == c.Partly && cl.Outcome != nil && *cl.Outcome {
+				if c.Partly != "" && f.Key == c.Partly && cl.Outcome != nil {
 					cl.Part = &v.Facts[i]
 				}
 			}
@@ -1075,6 +1078,7 @@ func (r *analysis) replayVerdict() {
 		}
 		v.fact(FactByHand, fmt.Sprintf("By hand, both watchers survive: terminal 1's replay of %d revisions takes %d passes of the sync loop, %s while it is the only watcher behind ({0}, {1}). Once pass %d has run, at most about %s after the watch opens, its progress is at or past N−%d. A compaction typed %s later finds it in %s. To see it die, compact within about %s of opening it%s.", n, passes, apart, closes, window, sg.Replay.Short, typed, where, window, sure), lines...)
 		v.fact(FactBothSurviveByHand, fmt.Sprintf("by hand neither ends: a compaction typed %s after the watch opens comes after the replay's %d passes, at most about %s after it; terminal 1 is in %s by then, and the decision never sees either watcher", typed, passes, done, where), lines...)
+		v.fact(FactDiesIfEarly, fmt.Sprintf("Terminal 1 does end if the compaction is applied before pass %d, at most about %s after the watch is registered%s. So the claim depends on when the compaction comes", closes, window, sure), lines...)
 	} else {
 		v.add(fmt.Sprintf("A compaction typed %s after the watch opens lands while the watcher is still behind.", typed))
 		v.fact(FactReplayOutlastsTyping, fmt.Sprintf("the replay of %d revisions takes %d passes of the sync loop, %s, and the watcher can be evicted until about %s: longer than the %s it takes to type the compaction", n, passes, apart, window, typed), lines...)

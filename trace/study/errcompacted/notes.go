@@ -226,7 +226,7 @@ func (n *notes) answer() report.Section {
 			rowOf[key] = len(tb.Rows)
 			tb.Rows = append(tb.Rows, []report.Cell{{Text: t(c.Where)}, {Text: t("“" + c.Says + "”")}, holds, {Text: why}})
 		}
-		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("The exercise's claims."), " holds: yes, the code does what the claim says, on every run; no, it does not; partly, only in part, and the row says which part does not; undecided, the analysis cannot tell either way.")})
+		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("The exercise's claims."), " holds: yes, the code does what the claim says, on every run; no, it does not; partly, only in part, and the row says which part holds and which does not; undecided, the analysis cannot tell either way.")})
 		s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	}
 	if len(n.sg.Corrected) > 0 {
@@ -1076,7 +1076,7 @@ func (n *notes) step6() report.Section {
 func (n *notes) matrix() report.Section {
 	r := n.rep
 	s := report.Section{ID: "uses", Title: "Every use of the sentinel, from every entry", Appendix: true}
-	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by type identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps); blank: no path.", len(r.Packages)))})
+	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by object identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps); blank: no path.", len(r.Packages)))})
 	// Lessons only for the entries of the exercise's own behaviours; the
 	// JSON's paths hold every pair's.
 	own := map[string]bool{}
@@ -1448,7 +1448,7 @@ func (n *notes) coverage() *report.Section {
 
 func (n *notes) glossary() report.Section {
 	return report.Section{ID: "glossary", Title: "Words these notes use", Appendix: true, Blocks: []report.Block{{Terms: []report.Term{
-		{Term: "sentinel", Text: t("the error variable under study, ", code(report.ShortName(n.rep.Study.Sentinel)), "; its uses are found by type identity, not by text")},
+		{Term: "sentinel", Text: t("the error variable under study, ", code(report.ShortName(n.rep.Study.Sentinel)), "; its uses are found by object identity (the declared variable), not by text")},
 		{Term: "use", Text: t("a line that names the sentinel: its definition, a return, a comparison, a translation (a map from it to another error), a text-comparison (its text, Error(), compared with a string, as an error that came over the network is recognised), or other")},
 		{Term: "entry", Text: t("a function from which call paths are traced: one the study names, or a root found from the code (a gRPC method, an HTTP handler, a goroutine)")},
 		{Term: "can run (yes, if, no, ?)", Text: t("whether the branches on a call path can all be taken. no: a value the path fixes (a constant argument, a field a literal leaves unset) makes one false, or what the path needs already rules it out: an earlier branch, what an earlier call whose result the path tests returned, what a loop of such a call checked of every element, a relation the store keeps between two of its fields (found from every write of them; the JSON's invariants lists each with its writes), or a lock that every write of a field holds, held between two reads of it. if: a branch compares only values the request does not choose (server state, stored data); a lesson lists every such branch of the way. yes: the request can choose values that meet every branch, given the state a branch compares them with (a compaction already done, say). ?: the analysis could not decide (a value it cannot follow, or its bound of work on one path reached). A branch whose other side only panics is not counted as a condition: a way assumes the server does not panic. Which goroutine runs what is not used (that one loop applies requests one after another, so that a compaction cannot come between a write transaction's check and its execution): so an if may still never hold")},
