@@ -608,7 +608,7 @@ func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 		for _, d := range w.deaths[before:] {
 			rs = append(rs, d.why...)
 		}
-		c.Refuted = explain(rs, c)
+		c.Refuted = explain(w.c.text.fset, rs, c)
 		if c.Class != False {
 			c.Class = Excluded
 			c.Prior, c.Why = nil, ""
@@ -637,7 +637,7 @@ func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 			for _, d := range w.deaths[len(saved):] {
 				rs = append(rs, d.why...)
 			}
-			c.Class, c.Implied = True, explain(rs, c)
+			c.Class, c.Implied = True, explain(w.c.text.fset, rs, c)
 		}
 		w.deaths = saved
 	}

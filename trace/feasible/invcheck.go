@@ -81,18 +81,19 @@ func (c *Checker) Invariants() []*Invariant {
 			out = append(out, inv)
 		}
 	}
+	fset := c.text.fset
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.A.Pos() != b.A.Pos() {
-			return a.A.Pos() < b.A.Pos()
+			return posLess(fset, a.A.Pos(), b.A.Pos())
 		}
 		if a.B.Pos() != b.B.Pos() {
-			return a.B.Pos() < b.B.Pos()
+			return posLess(fset, a.B.Pos(), b.B.Pos())
 		}
 		if a.C != b.C {
 			return a.C < b.C
 		}
-		return a.Lock.Pos() < b.Lock.Pos()
+		return posLess(fset, a.Lock.Pos(), b.Lock.Pos())
 	})
 	return out
 }

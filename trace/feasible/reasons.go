@@ -50,7 +50,7 @@ type Via struct {
 
 // explain turns the walk's reasons into Reasons: one each, in the order
 // of their positions, without self (the condition being refuted).
-func explain(rs []*reason, self *Cond) []Reason {
+func explain(fset *token.FileSet, rs []*reason, self *Cond) []Reason {
 	type key struct {
 		kind ReasonKind
 		pos  token.Pos
@@ -80,6 +80,20 @@ func explain(rs []*reason, self *Cond) []Reason {
 		}
 		out = append(out, x)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
+	// By file and line: token positions depend on the order in which
+	// packages were loaded, which is not the same on every run.
+	sort.SliceStable(out, func(i, j int) bool { return posLess(fset, out[i].Pos, out[j].Pos) })
 	return out
+}
+
+// posLess orders two positions by file name, line and column.
+func posLess(fset *token.FileSet, a, b token.Pos) bool {
+	pa, pb := fset.Position(a), fset.Position(b)
+	if pa.Filename != pb.Filename {
+		return pa.Filename < pb.Filename
+	}
+	if pa.Line != pb.Line {
+		return pa.Line < pb.Line
+	}
+	return pa.Column < pb.Column
 }

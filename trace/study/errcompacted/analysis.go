@@ -233,7 +233,7 @@ var verdictFacts = map[string][]string{
 	"sets":     {FactCurrentInSynced, FactBehindInUnsynced, FactDecidedOverUnsynced, FactLeavesUnsynced, FactUnsyncedEnds, FactLeavesSynced, FactBehindDies},
 	"cleanup":  {FactMarkedCompacted, FactForgottenOnClose},
 	"choose":   {FactAtMostPerPass},
-	"closing":  {FactClientCloses, FactServerKeepsStream, FactServerEndsStream, FactStep4Holds, FactStep4Fails},
+	"closing":  {FactClientCloses, FactServerKeepsStream, FactServerEndsStream, FactStep4Holds, FactStep4Fails, FactTornByClient},
 	"refused":  {FactRefusedOnlyOther, FactRefusalShown},
 	"retry":    {FactClientWarns, FactClientWarnLine},
 	"minimum":  {FactCancelCarriesMin},

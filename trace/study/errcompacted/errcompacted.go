@@ -228,6 +228,8 @@ var Study = &study.Study{
 			// Both halves, decided together: the server's side of the
 			// eviction and the open path of the reopen.
 			Verdict: "closing", Holds: "torn-down-and-refused", Fails: "not-torn-down-or-not-refused",
+			// The stream ends mid-flight all the same, by the client.
+			Partly: "torn-down-by-client",
 		},
 		{
 			Where:   "step 6",

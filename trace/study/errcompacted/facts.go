@@ -41,6 +41,9 @@ const (
 	// step 4's two halves, decided together.
 	FactStep4Holds = "torn-down-and-refused"
 	FactStep4Fails = "not-torn-down-or-not-refused"
+	// The evicted watch's stream ends mid-flight all the same: the client
+	// ends it.
+	FactTornByClient = "torn-down-by-client"
 	// refused: what is refused at open, and how the client shows it.
 	FactRefusedOnlyOther = "refused-at-open-for-other-reasons"
 	FactRefusalShown     = "refusal-shown-as-eviction"
@@ -677,8 +680,12 @@ func (r *analysis) halves(v *sentence) {
 		f := joinFacts("both hold: the evicted watch's stream is torn down: ", *torn, ". The reopened watch is refused at open: ", *refused)
 		v.fact(FactStep4Holds, f.Text, f.Lines...)
 	case kept != nil && accepted != nil:
-		f := joinFacts("neither holds. The evicted watch's stream is ", *kept, ". The reopened watch is not refused at open: ", *accepted)
+		f := joinFacts("not as the step says. The evicted watch's stream is ", *kept, ". The reopened watch is not refused at open: ", *accepted)
 		v.fact(FactStep4Fails, f.Text, f.Lines...)
+		// The stream does end mid-flight: the client ends it.
+		if len(kept.Lines) >= 4 {
+			v.fact(FactTornByClient, "The stream is torn down mid-flight all the same, by the client ({0}, {1})", kept.Lines[2], kept.Lines[3])
+		}
 	case kept != nil:
 		f := joinFacts("the first half does not hold: the evicted watch's stream is ", *kept, "", Fact{})
 		v.fact(FactStep4Fails, f.Text, f.Lines...)
@@ -746,7 +753,7 @@ func (r *analysis) keepsStream(v *sentence, last bool) {
 	}
 	c := s.Receive.Closing
 	def := strings.TrimSpace(mark.Read.Text)
-	v.fact(FactServerKeepsStream, fmt.Sprintf("not torn down: the server cancels only the one watch, `%s` ({0}); its send loop marks that response canceled, `%s` ({1}), and goes on, no branch of it reading the mark. The client ends the stream itself, its last watch gone: `%s` ({2}), then `%s` ({3})", strings.TrimSpace(d.ConsequencePos.Text), def, c.Last.Text, strings.TrimSpace(c.Ends.Text)), d.ConsequencePos, mark.Read, c.Last, c.Ends)
+	v.fact(FactServerKeepsStream, fmt.Sprintf("not torn down by the server: it cancels only the one watch, `%s` ({0}); its send loop marks that response canceled, `%s` ({1}), and goes on, no branch of it reading the mark. The client ends the stream itself, its last watch gone: `%s` ({2}), then `%s` ({3})", strings.TrimSpace(d.ConsequencePos.Text), def, c.Last.Text, strings.TrimSpace(c.Ends.Text)), d.ConsequencePos, mark.Read, c.Last, c.Ends)
 }
 
 // refusedVerdict: what the open path refuses, and how the client shows

@@ -1164,6 +1164,22 @@ func (n *notes) matrix() report.Section {
 		}
 		details = append(details, append(d, g.lesson...))
 	}
+	// An entry of the exercise's own whose column is blank: what it
+	// decides uses no sentinel, on any path.
+	for _, e := range r.Entries {
+		if !own[e.Name] {
+			continue
+		}
+		blank := true
+		for si := range r.Sites {
+			if p := n.pair(e.Name, si); p != nil && (p.Reachable || len(p.Crossing) > 0) {
+				blank = false
+			}
+		}
+		if blank {
+			details = append(details, t("From ", code(e.Name), ", no call path, and no hand-off, reaches any use of the sentinel: its column is blank."))
+		}
+	}
 	if len(details) > 0 {
 		var names []string
 		for _, b := range n.exercise() {

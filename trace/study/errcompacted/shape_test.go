@@ -70,6 +70,17 @@ func TestNotesShapeReleases(t *testing.T) {
 			}
 			rep.Notes = errcompacted.Notes(rep)
 			checkShape(t, rep)
+			// The sync loop's eviction sends the compaction revision as a
+			// field (watcher_group.go:257 at v3.7.3, :253 at v3.6.0) and
+			// no path from it returns or compares mvcc.ErrCompacted: its
+			// column is blank, and a lesson says so.
+			var md bytes.Buffer
+			if err := annotate.RenderDoc(&md, "markdown", rep.Notes, rep.Etcd); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(md.String(), "From `sync-loop`, no call path, and no hand-off, reaches any use of the sentinel") {
+				t.Error("no lesson says the sync loop reaches no use of the sentinel")
+			}
 		})
 	}
 }
