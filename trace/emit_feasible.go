@@ -154,7 +154,7 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 		}
 	}
 	type group struct {
-		lead   string // "what `f(x)` returned", …
+		lead   string // up to the list of lines: "what `f(x)` returned (… at "
 		single string // the whole part when the group has one condition
 		lines  []token.Pos
 		n      int
@@ -185,7 +185,7 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 			}
 		case feasible.ReasonGuard:
 			if len(x.Via) == 0 {
-				grouped("alt", "the branches that pick one of the values it reads", x, "")
+				grouped("alt", "the branches that pick one of the values it reads (", x, "")
 				continue
 			}
 			last := x.Via[len(x.Via)-1]
@@ -193,7 +193,7 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 			if last.Returned != "" && x.Cond != nil {
 				single = r.viaText(x.Via) + ", which needs " + r.needs(x.Cond, "")
 			}
-			grouped("ret|"+last.Text, "what `"+last.Text+"` returned (the branches of its returns", x, single)
+			grouped("ret|"+last.Text, "what `"+last.Text+"` returned (the branches of its returns at ", x, single)
 		case feasible.ReasonForall:
 			lead := "what a loop checks of every element before it returns ("
 			key := "all"
@@ -231,22 +231,13 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 			parts[i] = g.single
 			continue
 		}
-		lead := g.lead
-		if !strings.HasSuffix(lead, "(") {
-			lead += " ("
-		} else {
-			lead = strings.TrimSuffix(lead, "(") + "("
-		}
-		if strings.HasPrefix(p[1:], "ret|") {
-			lead = g.lead + " at "
-		}
-		parts[i] = lead + r.lineList(g.lines) + ")"
+		parts[i] = g.lead + r.lineList(g.lines) + ")"
 	}
 	return strings.Join(parts, "; ")
 }
 
-// lineList names positions by file and line, each file once:
-// "range.go:176, 178 and 180".
+// lineList names positions by file and line, each file once: a file,
+// then its lines, the last after "and".
 func (r *Result) lineList(ps []token.Pos) string {
 	var files []string
 	lines := map[string][]int{}

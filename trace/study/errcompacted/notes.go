@@ -1384,27 +1384,6 @@ func onlyIfWays(p *report.PairPaths) []report.Way {
 	return out
 }
 
-// nearest ends an only-if's lesson with the condition c, the path's last
-// condition of state, when there is one: "…, and, where, only if c."
-func nearest(c *report.Cond, where string) report.Text {
-	return nearestEnd(c, where, ".")
-}
-
-// nearestEnd is nearest, ended with end.
-func nearestEnd(c *report.Cond, where, end string) report.Text {
-	if c == nil || c.Text == "" {
-		if end == "" {
-			return nil
-		}
-		return t(end)
-	}
-	out := append(t(", and, "+where+", "), report.OnlyIf(*c)...)
-	if end == "" {
-		return out
-	}
-	return append(out, report.Plain(end))
-}
-
 // received is what the receiving side of a crossing needs: its best
 // ways' conditions of state, every one.
 func received(p *report.PairPaths) report.Text {
