@@ -139,7 +139,7 @@ func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*re
 	defer delete(w.expanding, val.key)
 	var out []choice
 	for _, wd := range ws {
-		idx, chosen := wd.choice[val.key]
+		idx, chosen := wd.choice.get(val.key)
 		split := !chosen && len(val.alts) > 1
 		if split && len(out)+len(val.alts) > maxWorlds {
 			// Too many ways: some value, about which nothing is known.

@@ -13,11 +13,13 @@ import "math"
 // the reason that added it, so a contradiction names the constraints
 // that make it.
 type diff struct {
-	names []string       // by node
-	index map[string]int // term → node
+	// names are the terms, by node; edges the constraints, one per
+	// (from, to): only the tightest is kept. Both are shared with the
+	// graphs cloned from this one: they are only appended to, and an edge
+	// is tightened on a copy. (A path's graph has tens of terms: a scan
+	// costs less than the maps it would take to clone.)
+	names []string
 	edges []dedge
-	// byPair is the edge of each (from, to): only the tightest is kept.
-	byPair map[[2]int]int
 }
 
 type dedge struct {
@@ -27,35 +29,46 @@ type dedge struct {
 }
 
 func newDiff() *diff {
-	return &diff{names: []string{""}, index: map[string]int{"": 0}, byPair: map[[2]int]int{}}
+	return &diff{names: []string{""}}
 }
 
 func (d *diff) clone() *diff {
-	c := &diff{names: append([]string(nil), d.names...), index: make(map[string]int, len(d.index)), edges: append([]dedge(nil), d.edges...),
-		byPair: make(map[[2]int]int, len(d.byPair))}
-	for k, v := range d.index {
-		c.index[k] = v
+	return &diff{names: d.names[:len(d.names):len(d.names)], edges: d.edges[:len(d.edges):len(d.edges)]}
+}
+
+// index returns the node of term t.
+func (d *diff) index(t string) (int, bool) {
+	for i, n := range d.names {
+		if n == t {
+			return i, true
+		}
 	}
-	for k, v := range d.byPair {
-		c.byPair[k] = v
+	return 0, false
+}
+
+// edge returns the edge from → to.
+func (d *diff) edge(from, to int) (int, bool) {
+	for i, e := range d.edges {
+		if e.from == from && e.to == to {
+			return i, true
+		}
 	}
-	return c
+	return 0, false
 }
 
 // node returns the node of term t ("" is zero), adding it.
 func (d *diff) node(t string) int {
-	if n, ok := d.index[t]; ok {
+	if n, ok := d.index(t); ok {
 		return n
 	}
 	n := len(d.names)
 	d.names = append(d.names, t)
-	d.index[t] = n
 	return n
 }
 
 // has reports whether term t is in the graph.
 func (d *diff) has(t string) bool {
-	_, ok := d.index[t]
+	_, ok := d.index(t)
 	return ok
 }
 
@@ -70,7 +83,8 @@ func (d *diff) add(x, y string, c int64, why *reason) []*reason {
 		}
 		return nil
 	}
-	if i, ok := d.byPair[[2]int{from, to}]; ok && d.edges[i].w <= c {
+	at, known := d.edge(from, to)
+	if known && d.edges[at].w <= c {
 		return nil // as tight a bound is known
 	}
 	// A negative cycle through the new edge y → x is a path x ⇝ y of
@@ -85,11 +99,12 @@ func (d *diff) add(x, y string, c int64, why *reason) []*reason {
 		}
 		return out
 	}
-	if i, ok := d.byPair[[2]int{from, to}]; ok {
-		d.edges[i] = dedge{from: from, to: to, w: c, why: why}
+	if known {
+		edges := append([]dedge(nil), d.edges...) // shared with clones
+		edges[at] = dedge{from: from, to: to, w: c, why: why}
+		d.edges = edges
 		return nil
 	}
-	d.byPair[[2]int{from, to}] = len(d.edges)
 	d.edges = append(d.edges, dedge{from: from, to: to, w: c, why: why})
 	return nil
 }
@@ -97,8 +112,8 @@ func (d *diff) add(x, y string, c int64, why *reason) []*reason {
 // implies reports whether the constraints imply x - y <= c, and the
 // reasons of the path that shows it.
 func (d *diff) implies(x, y string, c int64) (bool, []*reason) {
-	from, ok1 := d.index[y]
-	to, ok2 := d.index[x]
+	from, ok1 := d.index(y)
+	to, ok2 := d.index(x)
 	if !ok1 || !ok2 {
 		return false, nil
 	}
@@ -151,7 +166,7 @@ func (d *diff) shortest(src int) ([]int64, []int) {
 // value returns the value of term t when the constraints fix it
 // (t - 0 <= c and 0 - t <= -c).
 func (d *diff) value(t string) (int64, bool) {
-	n, ok := d.index[t]
+	n, ok := d.index(t)
 	if !ok {
 		return 0, false
 	}
@@ -165,8 +180,8 @@ func (d *diff) value(t string) (int64, bool) {
 
 // bound is the least c such that the constraints imply x - y <= c.
 func (d *diff) bound(x, y string) (int64, bool) {
-	from, ok1 := d.index[y]
-	to, ok2 := d.index[x]
+	from, ok1 := d.index(y)
+	to, ok2 := d.index(x)
 	if !ok1 || !ok2 {
 		return 0, false
 	}

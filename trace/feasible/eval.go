@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strconv"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -55,25 +56,27 @@ func (f *frame) eval(v ssa.Value) *value {
 	}
 	// A value defined in terms of itself is carried round a loop: what it
 	// is depends on the iterations before, which the path does not fix.
-	f.memo[v] = f.named(opaque(state), v)
+	term := v.Name() + "@" + strconv.Itoa(f.id)
+	f.memo[v] = &value{kind: kOpaque, org: state, term: term}
+	f.p.note(term, termInfo{typ: v.Type()})
 	r := f.eval1(v)
 	// In a receiver's dispatch function, the message is the sender's.
 	if f.msg != nil && f.msg.Value != nil && f.msg.Matches(v.Type()) {
 		r = f.msg.Value.v
 	}
-	r = f.named(r, v)
+	r = f.named(r, v, term)
 	f.memo[v] = r
 	return r
 }
 
 // named gives r, a value of v in f, an identity when it has none: a value
-// that is not a constant is a term named after v and the frame.
-func (f *frame) named(r *value, v ssa.Value) *value {
+// that is not a constant is a term named after v and the frame (term).
+func (f *frame) named(r *value, v ssa.Value, term string) *value {
 	if r.term != "" || r.kind == kConst {
 		return r
 	}
 	c := *r
-	c.term = fmt.Sprintf("%s@%d", v.Name(), f.id)
+	c.term = term
 	f.p.note(c.term, termInfo{typ: v.Type()})
 	return &c
 }

@@ -24,7 +24,7 @@ type world struct {
 	// choice is the alternative taken of each value that is one of
 	// several (by its key), so that the same value is the same in every
 	// use.
-	choice map[altKey]int
+	choice *choices
 	// forall are what holds for every element of a slice (by the slice's
 	// term), learned from a loop over it that returns unless each element
 	// passes; elems are the slice's elements the path names.
@@ -47,7 +47,7 @@ var worldVersions atomic.Uint64
 
 func nextVer() uint64 { return worldVersions.Add(1) }
 
-type ownership struct{ d, facts, choice, forall, elems, related bool }
+type ownership struct{ d, facts, forall, elems, related bool }
 
 type neq struct {
 	x, y string
@@ -55,9 +55,28 @@ type neq struct {
 	why  *reason
 }
 
+// choices is the alternatives a world has taken, newest first: a list that
+// the worlds forked from one share (a world is forked far more often than
+// it looks up a choice of a value it has not taken).
+type choices struct {
+	k    altKey
+	i    int
+	next *choices
+}
+
+// get returns the alternative taken of the value of key k.
+func (c *choices) get(k altKey) (int, bool) {
+	for ; c != nil; c = c.next {
+		if c.k == k {
+			return c.i, true
+		}
+	}
+	return 0, false
+}
+
 func newWorld() *world {
-	return &world{d: newDiff(), facts: map[string]*fact{}, choice: map[altKey]int{}, forall: map[string][]*template{}, elems: map[string][]string{}, related: map[[2]string]bool{},
-		own: ownership{true, true, true, true, true, true}, ver: nextVer()}
+	return &world{d: newDiff(), facts: map[string]*fact{}, forall: map[string][]*template{}, elems: map[string][]string{}, related: map[[2]string]bool{},
+		own: ownership{true, true, true, true, true}, ver: nextVer()}
 }
 
 // clone is a copy of w that shares its parts until it changes them.
@@ -78,14 +97,7 @@ func (w *world) ownD() *diff {
 
 func (w *world) setChoice(k altKey, i int) {
 	w.ver = nextVer()
-	if !w.own.choice {
-		m := make(map[altKey]int, len(w.choice)+1)
-		for a, b := range w.choice {
-			m[a] = b
-		}
-		w.choice, w.own.choice = m, true
-	}
-	w.choice[k] = i
+	w.choice = &choices{k: k, i: i, next: w.choice}
 }
 
 func (w *world) setRelated(k [2]string) {
@@ -310,9 +322,14 @@ func forallSig(wd *world) string {
 // facts and relations both have.
 func joinWorlds(a, b *world) *world {
 	out := newWorld()
-	for k, v := range a.choice {
-		if bv, ok := b.choice[k]; ok && bv == v {
-			out.setChoice(k, v)
+	seen := map[altKey]bool{}
+	for c := a.choice; c != nil; c = c.next {
+		if seen[c.k] {
+			continue // an older choice of the same value, shadowed
+		}
+		seen[c.k] = true
+		if bv, ok := b.choice.get(c.k); ok && bv == c.i {
+			out.setChoice(c.k, c.i)
 		}
 	}
 	for t, f := range a.facts {
