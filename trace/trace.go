@@ -147,6 +147,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 
 	ph.Next("tracing the paths to each use")
+	// The signal (when the study follows one) needs only the study's
+	// entries: it is followed on a goroutine of its own while the pairs
+	// are traced (the Graph is safe for concurrent use; the signal does
+	// not use the feasibility checker).
+	var sig chan error
 	err = interruptible(ctx, func() error {
 		if err := r.findSites(); err != nil {
 			return err
@@ -157,6 +162,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if err := r.resolveBoundaries(); err != nil {
 			return err
 		}
+		if st.Signal != nil {
+			in := signal.Input{Spec: st.Signal, Pkgs: pkgs, Graph: g, Sentinel: r.Sentinel,
+				Entries: map[string]*ssa.Function{}, Reach: map[string]map[*ssa.Function]bool{}}
+			for _, e := range r.Entries {
+				in.Entries[e.Name], in.Reach[e.Name] = e.Func, e.Reach
+			}
+			sig = make(chan error, 1)
+			go func() {
+				var err error
+				if r.Signal, err = signal.Analyze(in); err != nil {
+					err = fmt.Errorf("following the signal in etcd %s: %w", src.Version, err)
+				}
+				sig <- err
+			}()
+		}
 		r.k = k
 		r.tracePairs()
 		r.findRoots()
@@ -165,22 +185,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Signal != nil {
+	if sig != nil {
 		ph.Next("following the signal")
-		in := signal.Input{Spec: st.Signal, Pkgs: pkgs, Graph: g, Sentinel: r.Sentinel,
-			Entries: map[string]*ssa.Function{}, Reach: map[string]map[*ssa.Function]bool{}}
-		for _, e := range r.Entries {
-			in.Entries[e.Name], in.Reach[e.Name] = e.Func, e.Reach
-		}
-		err = interruptible(ctx, func() error {
-			var err error
-			if r.Signal, err = signal.Analyze(in); err != nil {
-				return fmt.Errorf("following the signal in etcd %s: %w", src.Version, err)
+		select {
+		case err := <-sig:
+			if err != nil {
+				return nil, err
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 	}
 	if st.Analyze != nil {

@@ -143,7 +143,10 @@ type whyBase struct {
 	cache      *whyCache
 	cat        *errtext.Catalog
 	catRead    bool
-	flow       *errorFlow
+	// flow is the error flow (flowOf), read once.
+	flowDone bool
+	flow     *errorFlow
+	flowErr  error
 	// tool are the tool's packages, loaded from source with the main set
 	// (nil unless errors are answered).
 	tool []*packages.Package

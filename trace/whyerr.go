@@ -235,13 +235,18 @@ type errorFlow struct {
 	notes  []string
 }
 
-// flowOf prepares the error flow, once.
+// flowOf prepares the error flow, once: a failure is kept and returned
+// again, never a flow half made.
 func (b *whyBase) flowOf() (*errorFlow, error) {
-	if b.flow != nil {
-		return b.flow, nil
+	if !b.flowDone {
+		b.flowDone = true
+		b.flow, b.flowErr = b.readFlow()
 	}
+	return b.flow, b.flowErr
+}
+
+func (b *whyBase) readFlow() (*errorFlow, error) {
 	f := &errorFlow{runs: map[string]report.UserCommand{}, stubs: map[*ssa.Function]bool{}, method: map[*ssa.Function]string{}, stream: map[string]bool{}}
-	b.flow = f
 	e := b.t.Errors
 	if e.Tool == nil || len(b.tool) == 0 {
 		return f, nil

@@ -40,6 +40,7 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/callgraph/vta"
@@ -61,6 +62,10 @@ type Graph struct {
 	fset  *token.FileSet
 	files map[*token.File]*ast.File
 	memo  map[pathsKey][]Path
+	// mu guards what searches learn (ctx, memo), callsMu the index of
+	// calls (calls): a Graph is safe for concurrent use.
+	mu      sync.Mutex
+	callsMu sync.Mutex
 }
 
 // Build makes SSA for pkgs (and, from type information only, their
@@ -200,6 +205,8 @@ func (g *Graph) Reachable(fn *ssa.Function) map[*ssa.Function]bool { return g.re
 func (g *Graph) SyncReachable(fn *ssa.Function) map[*ssa.Function]bool { return g.reachable(fn, true) }
 
 func (g *Graph) reachable(fn *ssa.Function, noGo bool) map[*ssa.Function]bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	src := g.node(fn, nil)
 	seen := map[int]bool{src: true}
 	fns := map[*ssa.Function]bool{fn: true}
@@ -277,6 +284,8 @@ func (g *Graph) paths(src, dst *ssa.Function, k int, noGo bool) []Path {
 		return nil
 	}
 	key := pathsKey{src, dst, k, noGo}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	ps, ok := g.memo[key]
 	if !ok {
 		ps = g.search(src, dst, k, noGo)
@@ -409,6 +418,8 @@ func (g *Graph) CallPos(site ssa.CallInstruction) token.Position {
 		return token.Position{}
 	}
 	tf := g.fset.File(pos)
+	g.callsMu.Lock()
+	defer g.callsMu.Unlock()
 	idx, ok := g.calls[tf]
 	if !ok {
 		idx = map[token.Pos]token.Pos{}
