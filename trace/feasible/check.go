@@ -220,6 +220,7 @@ type Checker struct {
 	exposedMemo map[*types.Named]bool
 	// checked are the verdicts of paths checked already (without Want).
 	checked map[string]Result
+	loads   map[loadKey]*ssa.UnOp // sameLoad's answers
 	tstr    map[types.Type]string
 }
 

@@ -9,6 +9,24 @@ import (
 // that may write a can run in between (a store to it, or a call given it
 // or a closure that captures it). Nil when there is none.
 func (c *Checker) sameLoad(load *ssa.UnOp, a *ssa.Alloc) *ssa.UnOp {
+	k := loadKey{load, a}
+	if l, ok := c.loads[k]; ok {
+		return l
+	}
+	l := c.sameLoad1(load, a)
+	if c.loads == nil {
+		c.loads = map[loadKey]*ssa.UnOp{}
+	}
+	c.loads[k] = l
+	return l
+}
+
+type loadKey struct {
+	load *ssa.UnOp
+	a    *ssa.Alloc
+}
+
+func (c *Checker) sameLoad1(load *ssa.UnOp, a *ssa.Alloc) *ssa.UnOp {
 	writers, ok := c.varWriters(a)
 	if !ok {
 		return nil

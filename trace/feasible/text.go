@@ -17,6 +17,13 @@ type texts struct {
 	fset  *token.FileSet
 	data  map[string][]byte // file contents, by name
 	index map[*ast.File]*fileIndex
+	conds map[*ssa.If]condText // condText's answers
+}
+
+type condText struct {
+	text string
+	pos  token.Pos
+	flip bool
 }
 
 // src is n's source text as written, its runs of white space made one
@@ -143,6 +150,18 @@ func (t *texts) callText(c ssa.CallInstruction) string {
 // whether the text is true when the If's condition is false (go/ssa
 // branches on x, with the successors swapped, for `if !x`).
 func (t *texts) condText(ifi *ssa.If) (string, token.Pos, bool) {
+	if c, ok := t.conds[ifi]; ok {
+		return c.text, c.pos, c.flip
+	}
+	text, pos, flip := t.condText1(ifi)
+	if t.conds == nil {
+		t.conds = map[*ssa.If]condText{}
+	}
+	t.conds[ifi] = condText{text, pos, flip}
+	return text, pos, flip
+}
+
+func (t *texts) condText1(ifi *ssa.If) (string, token.Pos, bool) {
 	// The program is built with debug information: the expression the
 	// condition was evaluated from is recorded just before the branch.
 	blk := ifi.Block()
