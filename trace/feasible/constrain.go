@@ -551,7 +551,7 @@ func (w *walk) quickEntailed(wd *world, fr *frame, v ssa.Value, want bool) quick
 		if val.kind != kTerm || val.term == "" {
 			return qUnknown
 		}
-		f := wd.facts[val.term]
+		f := wd.facts.get(val.term)
 		if f == nil || f.isType == "" {
 			return qNo
 		}
@@ -584,7 +584,7 @@ func (w *walk) quickEntailed(wd *world, fr *frame, v ssa.Value, want bool) quick
 		if op == token.EQL || op == token.NEQ {
 			for _, p := range [][2]*value{{xv, yv}, {yv, xv}} {
 				if isNilConst(p[1]) && p[0].term != "" {
-					f := wd.facts[p[0].term]
+					f := wd.facts.get(p[0].term)
 					if f == nil || (f.nilness == 0 && !(f.isType != "" && f.typeWant)) {
 						return qNo
 					}
@@ -625,7 +625,7 @@ func (w *walk) quickEntailed(wd *world, fr *frame, v ssa.Value, want bool) quick
 	}
 	val := fr.eval(v)
 	if val.kind == kTerm && val.term != "" {
-		f := wd.facts[val.term]
+		f := wd.facts.get(val.term)
 		if f == nil || f.boolean == 0 {
 			return qNo
 		}
@@ -646,7 +646,7 @@ func (w *walk) quickSat(wd *world, fr *frame, v ssa.Value, want bool, used map[s
 		return true // the world has it already
 	}
 	fresh := func(t string) bool {
-		if t == "" || used[t] || wd.d.has(t) || wd.facts[t] != nil {
+		if t == "" || used[t] || wd.d.has(t) || wd.facts.get(t) != nil {
 			return false
 		}
 		used[t] = true

@@ -19,7 +19,7 @@ import (
 // Worlds are values: every change makes a copy.
 type world struct {
 	d     *diff            // integer relations: x - y <= c
-	facts map[string]*fact // nil-ness, booleans, dynamic types, by term
+	facts factSet // nil-ness, booleans, dynamic types, by term
 	neq   []neq            // x - y != c
 	// choice is the alternative taken of each value that is one of
 	// several (by its key), so that the same value is the same in every
@@ -47,7 +47,7 @@ var worldVersions atomic.Uint64
 
 func nextVer() uint64 { return worldVersions.Add(1) }
 
-type ownership struct{ d, facts, forall, elems, related bool }
+type ownership struct{ d, forall, elems, related bool }
 
 type neq struct {
 	x, y string
@@ -75,8 +75,8 @@ func (c *choices) get(k altKey) (int, bool) {
 }
 
 func newWorld() *world {
-	return &world{d: newDiff(), facts: map[string]*fact{}, forall: map[string][]*template{}, elems: map[string][]string{}, related: map[[2]string]bool{},
-		own: ownership{true, true, true, true, true}, ver: nextVer()}
+	return &world{d: newDiff(), forall: map[string][]*template{}, elems: map[string][]string{}, related: map[[2]string]bool{},
+		own: ownership{true, true, true, true}, ver: nextVer()}
 }
 
 // clone is a copy of w that shares its parts until it changes them.
@@ -140,14 +140,65 @@ func (w *world) addElemTo(s, e string) {
 
 func (w *world) setFact(t string, f *fact) {
 	w.ver = nextVer()
-	if !w.own.facts {
-		m := make(map[string]*fact, len(w.facts)+1)
-		for a, b := range w.facts {
-			m[a] = b
+	w.facts = w.facts.set(t, f)
+}
+
+// factSet is a world's facts: a map shared by the worlds forked from one,
+// and the facts set since it was made, newest first. A fork shares both
+// (the recent ones by a slice it cannot append to in place); the recent
+// ones are folded into a new map when they grow past a few.
+type factSet struct {
+	base   map[string]*fact
+	recent []termFact
+}
+
+type termFact struct {
+	t string
+	f *fact
+}
+
+const maxRecentFacts = 8
+
+func (s factSet) get(t string) *fact {
+	for i := len(s.recent) - 1; i >= 0; i-- {
+		if s.recent[i].t == t {
+			return s.recent[i].f
 		}
-		w.facts, w.own.facts = m, true
 	}
-	w.facts[t] = f
+	return s.base[t]
+}
+
+func (s factSet) set(t string, f *fact) factSet {
+	if len(s.recent) < maxRecentFacts {
+		return factSet{base: s.base, recent: append(s.recent[:len(s.recent):len(s.recent)], termFact{t, f})}
+	}
+	m := make(map[string]*fact, len(s.base)+len(s.recent)+1)
+	for k, v := range s.base {
+		m[k] = v
+	}
+	for _, r := range s.recent {
+		m[r.t] = r.f
+	}
+	m[t] = f
+	return factSet{base: m}
+}
+
+// each calls fn on each term's fact.
+func (s factSet) each(fn func(t string, f *fact)) {
+	for t, f := range s.base {
+		if s.get(t) == f {
+			fn(t, f)
+		}
+	}
+	for i, r := range s.recent {
+		newest := true
+		for _, later := range s.recent[i+1:] {
+			newest = newest && later.t != r.t
+		}
+		if newest && s.base[r.t] != r.f {
+			fn(r.t, r.f)
+		}
+	}
 }
 
 // reason is why a constraint is on a path: a condition that the path, or
@@ -192,8 +243,8 @@ func boolOf(b bool) int {
 // addFact records f of term; on a contradiction with what the world
 // knows it returns the reasons (the world is then dead).
 func (w *world) addFact(term string, f fact, why *reason) []*reason {
-	old, ok := w.facts[term]
-	if !ok {
+	old := w.facts.get(term)
+	if old == nil {
 		nf := f
 		nf.by = why
 		w.setFact(term, &nf)
@@ -332,10 +383,10 @@ func joinWorlds(a, b *world) *world {
 			out.setChoice(c.k, c.i)
 		}
 	}
-	for t, f := range a.facts {
-		g, ok := b.facts[t]
-		if !ok {
-			continue
+	a.facts.each(func(t string, f *fact) {
+		g := b.facts.get(t)
+		if g == nil {
+			return
 		}
 		var m fact
 		if f.nilness == g.nilness {
@@ -351,7 +402,7 @@ func joinWorlds(a, b *world) *world {
 			m.by = f.by
 			out.setFact(t, &m)
 		}
-	}
+	})
 	// A relation both imply, at the weaker of the two bounds.
 	add := func(x, y *world) {
 		for _, e := range x.d.edges {
