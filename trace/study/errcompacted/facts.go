@@ -17,6 +17,7 @@ import (
 const (
 	// sets: which set each watcher is put in, which set the decision runs
 	// over, what moves a watcher between the sets, and so which dies.
+	FactPrediction          = "prediction"
 	FactCurrentInSynced     = "current-in-synced"
 	FactBehindInUnsynced    = "behind-in-unsynced"
 	FactDecidedOverUnsynced = "decided-over-unsynced"
@@ -203,6 +204,14 @@ func (r *analysis) setsVerdict() {
 		}
 	}
 	if synced != nil {
+		// The prediction first, in one sentence: which set each watcher
+		// is put in, which set is checked, and so which dies.
+		unless := ""
+		if r.Signal.StartArg.Rewritten() {
+			unless = ", unless a write lands as it opens,"
+		}
+		v.say(FactPrediction, fmt.Sprintf("Terminal 1 (`--rev=A`) goes to `%s`, the only set checked against a compaction, and dies if the compaction passes its progress before it catches up; terminal 2 (no `--rev`) goes to `%s`%s and survives while it stays there.", behind, fieldName(synced.Group), unless))
+		v.add(" ")
 		r.currentInSynced(v, synced)
 		v.add(" ")
 	}
@@ -872,7 +881,12 @@ func (r *analysis) minimumVerdict() {
 	at := []signal.Pos{d.ConsequencePos}
 	if doc != nil {
 		text += fmt.Sprintf(", and the client's field says what it is: %q (%%L)", doc.Doc)
-		at = append(at, doc.Pos)
+		// Cited at the comment's own line, where its words are.
+		if doc.At.Filename != "" {
+			at = append(at, doc.At)
+		} else {
+			at = append(at, doc.Pos)
+		}
 	}
 	if d.LowestPassing == 0 {
 		text += fmt.Sprintf(". It is the lowest revision a new watch can start from without being canceled by `%s` (%%L)", d.Text)
@@ -910,11 +924,19 @@ func (r *analysis) jsonVerdict() {
 			text += fmt.Sprintf(", and for `-w %s` `%s` makes that `%s` (%%L)", x.Format, short(x.Bound.Func), fieldName(report.ShortName(x.Func.Text)))
 			at = append(at, x.Bound)
 		}
-		text += ", which writes it with encoding/json (%L)."
+		text += ", which encodes it with encoding/json"
 	} else {
-		text += fmt.Sprintf(", and `%s` writes it with encoding/json (%%L).", report.ShortName(x.Func.Text))
+		text += fmt.Sprintf(", and `%s` encodes it with encoding/json", report.ShortName(x.Func.Text))
 	}
-	at = append(at, x.Func)
+	// The line that encodes it, where the analysis found it; else the
+	// JSON function.
+	if x.Marshal.Filename != "" {
+		text += fmt.Sprintf(", %s (%%L).", quote(strings.TrimSpace(x.Marshal.Text)))
+		at = append(at, x.Marshal)
+	} else {
+		text += " (%L)."
+		at = append(at, x.Func)
+	}
 	for i, k := range x.Keys {
 		val := "the compaction revision"
 		if i > 0 {
