@@ -55,6 +55,10 @@ type factWant struct {
 	// tail are the eviction's way from etcdctl's first printed line on:
 	// the kind and line of each step.
 	tail []string
+	// dispatch is the verdict of the apply entry at the use in
+	// uberApplier.dispatch's deferred function literal, with the line of
+	// the condition that decides it (none for yes).
+	dispatch string
 }
 
 var factWants = []factWant{
@@ -163,6 +167,10 @@ var factWants = []factWant{
 		// serveSubstream: if ws.buf[0].Err() != nil { return } (827); run: w.closeSubstream(ws) (686);
 		// closeSubstream: close(ws.outc) (497), which ends printWatchCh's range loop; watchCommandFunc then
 		// calls cobrautl.ExitWithError (92), which prints "Error:" (cobrautl/error.go:38) and exits (39).
+		// apply.Apply calls uberApply.Apply(wrapper, shouldApplyV3) (apply.go:46) whatever shouldApplyV3
+		// is; dispatch registers its deferred literal (uber_applier.go:96-97) before its own
+		// if !shouldApplyV3 { return nil } (126): the literal runs on every dispatch.
+		dispatch: "yes",
 		tail: []string{"tool watch_command.go:169", "close client/watch.go:827", "close client/watch.go:686", "close client/watch.go:497", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
 	},
 	{
@@ -231,6 +239,10 @@ var factWants = []factWant{
 		// delayTicker.Reset(waitDuration) (238); the condition (240); delayTicker.Reset(syncDuration) (242).
 		pacing: []string{"watcher_group.go:28", "watchable_store.go:221", "watchable_store.go:222", "watchable_store.go:238", "watchable_store.go:240", "watchable_store.go:242"},
 		// The same at v3.6.0: printWatchCh (168); serveSubstream (814); run (676); closeSubstream (490).
+		// applyInternalRaftRequest: if !shouldApplyV3 { return nil } (server.go:2013) before
+		// s.uberApply.Apply(r) (2016): dispatch, and its deferred literal (uber_applier.go:127-128),
+		// run only if shouldApplyV3. Different code, not an artefact of the analysis.
+		dispatch: "only-if server/etcdserver/server.go:2013",
 		tail: []string{"tool watch_command.go:168", "close client/watch.go:814", "close client/watch.go:676", "close client/watch.go:490", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
 	},
 }
@@ -359,6 +371,19 @@ func TestFacts(t *testing.T) {
 			}
 			if diff := cmp.Diff(longs(w.corrected), locs(s.Corrected)); diff != "" {
 				t.Errorf("the corrected citation (-want +got):\n%s", diff)
+			}
+			// The apply entry's verdict at dispatch's deferred literal.
+			dispatch := ""
+			for _, p := range rep.Paths {
+				if p.Entry == "apply" && strings.HasSuffix(p.Site.File, "apply/uber_applier.go") {
+					dispatch = p.Feasible
+					if p.Because != nil {
+						dispatch += fmt.Sprintf(" %s:%d", p.Because.File, p.Because.Line)
+					}
+				}
+			}
+			if dispatch != w.dispatch {
+				t.Errorf("apply at uberApplier.dispatch's deferred literal: %q, want %q", dispatch, w.dispatch)
 			}
 			// The client closes the watch's channel before etcdctl prints
 			// its last line: the loop over it ends then.
