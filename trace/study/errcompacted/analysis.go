@@ -236,7 +236,7 @@ var verdictFacts = map[string][]string{
 	"cleanup":  {FactMarkedCompacted, FactForgottenOnClose},
 	"choose":   {FactAtMostPerPass},
 	"closing":  {FactClientCloses, FactServerKeepsStream, FactServerEndsStream, FactStep4Holds, FactStep4Fails, FactTornByClient},
-	"refused":  {FactRefusedOnlyOther, FactRefusalShown},
+	"refused":  {FactRefusedOnlyOther, FactRefusalShown, FactNegativeAccepted},
 	"retry":    {FactClientWarns, FactClientWarnLine},
 	"minimum":  {FactCancelCarriesMin},
 	"json":     {FactJSONCancel},

@@ -48,6 +48,9 @@ const (
 	// refused: what is refused at open, and how the client shows it.
 	FactRefusedOnlyOther = "refused-at-open-for-other-reasons"
 	FactRefusalShown     = "refusal-shown-as-eviction"
+	// Where no refusal has the compaction's text: a negative start
+	// revision goes to the store.
+	FactNegativeAccepted = "negative-start-accepted"
 	// retry: the client library's own line, and why it does not retry.
 	FactClientWarns    = "client-warns-once"
 	FactClientWarnLine = "client-warn-line"
@@ -821,6 +824,7 @@ func (r *analysis) refusedVerdict() {
 	v.say(FactRefusedOnlyOther, text, at...)
 	if same == nil {
 		v.add(" No request is refused at open with the compaction's text in this release.")
+		r.negativeAccepted(v)
 		r.verdict("refused", "", q, v)
 		return
 	}
@@ -833,6 +837,30 @@ func (r *analysis) refusedVerdict() {
 	v.add(" ")
 	v.say(FactRefusalShown, fmt.Sprintf("The refusal by `%s` has the compaction's text as its reason, and the client shows it as it shows the eviction: it keeps the reason as an error, %s (%%L), hands the user a canceled response with it (%%L), and `Err()` converts it again, %s (%%L). The text stays the same, so %s prints the same %d lines and exits %d.", same.Cond, quote(x.Set.Text), quote(x.Return.Text), t.Name, len(t.Watch.Stderr), t.Watch.Exit), x.Set, x.Hand, x.Return)
 	r.verdict("refused", "", q, v)
+}
+
+// negativeAccepted says, where no refusal has the compaction's text,
+// what becomes of a negative start revision: the receive loop hands it to
+// the store as it is (it sets the argument anew only under its test), the
+// store's test decides its set, and in the behind group the decision can
+// cancel it.
+func (r *analysis) negativeAccepted(v *sentence) {
+	st := r.Signal.StartArg
+	synced := r.syncedAdd()
+	d, ok := r.signalDecision()
+	if st == nil || st.Init.Filename == "" || synced == nil || synced.CondDef.Filename == "" || !ok {
+		return
+	}
+	text := fmt.Sprintf(" A negative start revision is handed to the store as it is: %s (%%L)", quote(st.Init.Text))
+	at := []signal.Pos{st.Init}
+	if st.Rewritten() {
+		text += fmt.Sprintf(", set anew only when `%s` (%%L)", st.If.Text)
+		at = append(at, st.If)
+	}
+	text += fmt.Sprintf(". The store's %s (%%L) decides its set as for any other; in `%s`, `%s` (%%L) cancels it on a pass where the compaction revision is above its progress, when its channel has room.", quote(synced.CondDef.Text), fieldName(r.Study.Signal.Behind), d.Text)
+	at = append(at, synced.CondDef, d.Pos)
+	v.add(" ")
+	v.say(FactNegativeAccepted, strings.TrimSpace(text), at...)
 }
 
 // retryVerdict: the client library's own line on a failed unary call,

@@ -125,6 +125,8 @@ var factWants = []factWant{
 			// closeSubstream: go w.sendCloseSubstream(ws, &WatchResponse{... closeErr: w.closeErr}) (495);
 			// Err: return v3rpc.Error(wr.closeErr) (126).
 			"refused/refusal-shown-as-eviction": {"client/watch.go:469", "client/watch.go:495", "client/watch.go:126"},
+			// Refused at open (270): no sentence on a negative start revision reaching the store.
+			"refused/negative-start-accepted": nil,
 			// unaryClientInterceptor: c.GetLogger().Warn( (68); if !isSafeRetry(c, lastErr, callOpts) (96);
 			// isSafeRetryImmutableRPC: serverErr.Code() != codes.Unavailable (57).
 			"retry/client-warns-once": {"retry_interceptor.go:68", "retry_interceptor.go:96", "retry.go:57"},
@@ -171,7 +173,7 @@ var factWants = []factWant{
 		// is; dispatch registers its deferred literal (uber_applier.go:96-97) before its own
 		// if !shouldApplyV3 { return nil } (126): the literal runs on every dispatch.
 		dispatch: "yes",
-		tail: []string{"tool watch_command.go:169", "close client/watch.go:827", "close client/watch.go:686", "close client/watch.go:497", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
+		tail:     []string{"tool watch_command.go:169", "close client/watch.go:827", "close client/watch.go:686", "close client/watch.go:497", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
 	},
 	{
 		version: "v3.6.0",
@@ -212,7 +214,11 @@ var factWants = []factWant{
 			// create response (Canceled: err != nil, 334).
 			"refused/refused-at-open-for-other-reasons": {"v3rpc/watch.go:273", "v3rpc/watch.go:334"},
 			"refused/refusal-shown-as-eviction":         nil,
-			"retry/client-warns-once":                   {"retry_interceptor.go:65", "retry_interceptor.go:92", "retry.go:57"},
+			// No refusal: recvLoop's rev := creq.StartRevision (309), set anew only if rev == 0 (310);
+			// watch(): synced := startRev > s.store.currentRev || startRev == 0 (135); chooseAll:
+			// if w.minRev < compactRev (251).
+			"refused/negative-start-accepted": {"v3rpc/watch.go:309", "v3rpc/watch.go:310", "watchable_store.go:135", "watcher_group.go:251"},
+			"retry/client-warns-once":         {"retry_interceptor.go:65", "retry_interceptor.go:92", "retry.go:57"},
 			// The doc comment (95) above the field (96).
 			"minimum/cancel-carries-minimum": {"watcher_group.go:253", "client/watch.go:95", "watcher_group.go:251"},
 			// display.Watch(resp) (173); printerRPC.Watch: p.p(&r) (103); newJSONPrinter's printerRPC (35);
@@ -243,7 +249,7 @@ var factWants = []factWant{
 		// s.uberApply.Apply(r) (2016): dispatch, and its deferred literal (uber_applier.go:127-128),
 		// run only if shouldApplyV3. Different code, not an artefact of the analysis.
 		dispatch: "only-if server/etcdserver/server.go:2013",
-		tail: []string{"tool watch_command.go:168", "close client/watch.go:814", "close client/watch.go:676", "close client/watch.go:490", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
+		tail:     []string{"tool watch_command.go:168", "close client/watch.go:814", "close client/watch.go:676", "close client/watch.go:490", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
 	},
 }
 
