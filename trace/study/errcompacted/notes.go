@@ -175,9 +175,12 @@ func (n *notes) answer() report.Section {
 			lead = append(lead, t(" Where that is decided, in the code of etcd "+n.rep.Etcd.Version+":")...)
 		}
 		s.Blocks = append(s.Blocks, report.Block{Para: lead})
+		_, predicted := n.fact("sets", FactPrediction)
 		var items []report.Text
 		for _, f := range v.Facts {
-			if f.Key == FactPrediction {
+			// The prediction opens the answer; the items' own conclusion
+			// would say it again.
+			if f.Key == FactPrediction || (predicted && f.Key == FactBehindDies) {
 				continue
 			}
 			// Where terminal 1 is put goes with where terminal 2 is; how
