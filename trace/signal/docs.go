@@ -10,6 +10,8 @@ type FieldDoc struct {
 	Pos
 	Field string // qualified, as the spec names it
 	Doc   string // the comment's text, one line
+	// At is the comment's first line, where its text is.
+	At Pos
 }
 
 // fieldDocs reads the doc comments of the spec's signal fields that are
@@ -28,7 +30,8 @@ func (r *Result) fieldDocs() {
 			}
 			if f.Doc != nil {
 				doc := strings.Join(strings.Fields(f.Doc.Text()), " ")
-				r.Docs = append(r.Docs, FieldDoc{Pos: r.pos(v.Pos(), nil, lineText(r.syn, v.Pos())), Field: name, Doc: doc})
+				at := r.syn.fset.Position(f.Doc.Pos())
+				r.Docs = append(r.Docs, FieldDoc{Pos: r.pos(v.Pos(), nil, lineText(r.syn, v.Pos())), Field: name, Doc: doc, At: r.pos(f.Doc.Pos(), nil, strings.TrimSpace(r.lineAt(at)))})
 			}
 			break
 		}

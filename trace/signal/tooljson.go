@@ -24,8 +24,12 @@ import (
 type Display struct {
 	Call      Pos
 	Via, Func Pos
-	Format    string
-	Case      Pos
+	// Marshal is the call of encoding/json's Marshal in the JSON
+	// function or a function it calls: the line that encodes the
+	// response.
+	Marshal Pos
+	Format  string
+	Case    Pos
 	// Bound is where the function the case calls names the JSON function
 	// (a printer made with it as a value, or a call of it).
 	Bound Pos
@@ -77,16 +81,26 @@ func (r *Result) display() {
 		return
 	}
 	// It marshals with encoding/json.
-	marshals := false
+	// The functions reached are read in source order, so that the call
+	// found is the same on every run.
+	var reached []*ssa.Function
 	for g := range r.in.Graph.Reachable(jsonFn) {
+		reached = append(reached, g)
+	}
+	sortBy(reached, func(a, b *ssa.Function) bool {
+		return a.Pos() < b.Pos() || (a.Pos() == b.Pos() && a.String() < b.String())
+	})
+	marshals := false
+	for _, g := range reached {
 		fd, ok := g.Syntax().(*ast.FuncDecl)
-		if !ok || fd.Body == nil {
+		if !ok || fd.Body == nil || marshals {
 			continue
 		}
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok {
+			if call, ok := n.(*ast.CallExpr); ok && !marshals {
 				if f := calleeObj(r.syn.info[r.syn.file(call.Pos())], call.Fun); f != nil && f.Pkg() != nil && f.Pkg().Path() == "encoding/json" && f.Name() == "Marshal" {
 					marshals = true
+					d.Marshal = r.pos(call.Pos(), g, r.lineAt(r.syn.fset.Position(call.Pos())))
 				}
 			}
 			return !marshals

@@ -200,6 +200,8 @@ const (
 	FactReadBoundaryNotC    = "read-boundary-not-C"
 	FactOneComparison       = "one-comparison"
 	FactSeparateComparisons = "separate-comparisons"
+	// One value, the compaction revision, is what the comparisons share.
+	FactOneValue = "one-value-compared"
 	// replay: whether a behind watcher's replay lasts until a compaction
 	// typed by hand.
 	FactReplayOutlastsTyping   = "replay-outlasts-typing"
@@ -226,15 +228,15 @@ var verdictFacts = map[string][]string{
 	"current":  {FactCurrentNotCompared, FactSyncedNotTold, FactSyncedPrintsWrites},
 	"replay":   {FactReplayOutlastsTyping, FactReplayDoneBeforeTyping, FactByHand, FactBehindDiesByHand, FactBothSurviveByHand, FactDiesIfEarly},
 	"reopen":   {FactCheckedAtOpen, FactAcceptedThenCanceled, FactRefusedSameText},
-	"boundary": {FactWatchBoundaryIsC, FactWatchBoundaryNotC, FactReadBoundaryIsC, FactReadBoundaryNotC, FactOneComparison, FactSeparateComparisons},
+	"boundary": {FactWatchBoundaryIsC, FactWatchBoundaryNotC, FactReadBoundaryIsC, FactReadBoundaryNotC, FactOneComparison, FactSeparateComparisons, FactOneValue},
 	"read":     {},
 	"citation": {FactCitedLinesRun, FactNoCitedLineRuns},
 	"values":   {FactOneValueAtClient, FactDifferentValues, FactNotOneValueOnServer},
-	"sets":     {FactCurrentInSynced, FactBehindInUnsynced, FactDecidedOverUnsynced, FactLeavesUnsynced, FactUnsyncedEnds, FactLeavesSynced, FactBehindDies},
+	"sets":     {FactPrediction, FactCurrentInSynced, FactBehindInUnsynced, FactDecidedOverUnsynced, FactLeavesUnsynced, FactUnsyncedEnds, FactLeavesSynced, FactBehindDies},
 	"cleanup":  {FactMarkedCompacted, FactForgottenOnClose},
 	"choose":   {FactAtMostPerPass},
 	"closing":  {FactClientCloses, FactServerKeepsStream, FactServerEndsStream, FactStep4Holds, FactStep4Fails, FactTornByClient},
-	"refused":  {FactRefusedOnlyOther, FactRefusalShown},
+	"refused":  {FactRefusedOnlyOther, FactRefusalShown, FactNegativeAccepted},
 	"retry":    {FactClientWarns, FactClientWarnLine},
 	"minimum":  {FactCancelCarriesMin},
 	"json":     {FactJSONCancel},
@@ -694,9 +696,43 @@ func (r *analysis) watchChain() []Step {
 		}
 	}
 	if t := s.Tool; t != nil {
-		st.tool(t.Name, t.Watch)
+		r.toolWithClose(&st, t.Name, t.Watch)
 	}
 	return link(st)
+}
+
+// toolWithClose adds what the tool prints and its exit, with the client's
+// close of the watch (steps of kind "close", which the corrected citation
+// leaves out: they carry no error) before the first line the tool prints outside its
+// loop over the watch's responses: that loop ends only when the client
+// closes the channel.
+func (r *analysis) toolWithClose(st *steps, name string, run *signal.ToolRun) {
+	if run == nil {
+		return
+	}
+	rc := r.Signal.Receive
+	loop := run.Display.Func
+	closed := rc == nil || rc.Stop.Filename == "" || rc.Close == nil || loop == nil
+	for _, l := range run.Stderr {
+		across := false
+		if !closed && l.Pos.Func != loop && (l.Built.Filename == "" || l.Built.Func != loop) {
+			closed, across = true, true
+			// The client's goroutines, then back to the tool's, across
+			// the channel.
+			st.add("close", "the client's substream returns once it has handed out the cancel: "+rc.Stop.Text, rc.Stop).Across = true
+			st.add("close", "the client closes the watch: "+callText(rc.Close.Text), rc.Close.Pos)
+			for _, c := range rc.Closes {
+				if c.Func != nil && callpath.Name(c.Func) == rc.Close.Callee {
+					st.add("close", fmt.Sprintf("and closes the channel %s's loop reads, which ends that loop: %s", name, c.Text), c)
+					break
+				}
+			}
+		}
+		st.add("tool", fmt.Sprintf("%s prints %q", name, l.Text), l.Pos).Across = across
+	}
+	if run.Exited {
+		st.add("exit", fmt.Sprintf("and exits with status %d (%s)", run.Exit, report.ShortName(run.ExitBy)), run.ExitPos)
+	}
 }
 
 func (r *analysis) readChain() []Step {
@@ -858,7 +894,8 @@ func (r *analysis) currentWatcher(v *sentence) {
 			if i > 0 {
 				v.add(", ")
 			}
-			v.add(fmt.Sprintf("`%s` in `%s`, %%L", strings.TrimSpace(w.Text), short(w.Func)), w.Pos)
+			sent := r.sendIn(w.Func, w.Pos)
+			v.add(fmt.Sprintf("%s in `%s`, %%L", quote(sendText(sent.Text)), short(w.Func)), sent)
 		}
 		v.add(")")
 	}
@@ -884,7 +921,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 		}
 		v.add("); then a compaction past its progress cancels it like a behind watcher")
 		if len(fed) > 0 {
-			v.add(fmt.Sprintf(", even one that missed no event: in `%s` its progress `%s` is written only where events are sent to it (as above), not as the store's revision grows", synced, s.ProgressVar.Name()))
+			v.add(fmt.Sprintf(", even one that missed no event: in `%s` its progress `%s` is written only where events are sent to it (`%s`, %%L), not as the store's revision grows", synced, s.ProgressVar.Name(), strings.TrimSpace(fed[0].Text)), fed[0].Pos)
 		}
 		v.add(".")
 	}
@@ -915,11 +952,62 @@ func (r *analysis) quietFacts(v *sentence, synced string, fed []signal.Write) {
 	if len(fed) == 0 {
 		return
 	}
+	sent := r.sendIn(fed[0].Func, fed[0].Pos)
 	text := fmt.Sprintf("Terminal 2 is sent events only as keys under its prefix are written, in `%s` ({0})", short(fed[0].Func))
 	if rp := sg.Replay; rp != nil && rp.Quiet {
 		text += ", and the exercise writes none after the compaction until its teardown's `del`: until then terminal 2 prints nothing"
 	}
-	v.fact(FactSyncedPrintsWrites, text, fed[0].Pos)
+	v.fact(FactSyncedPrintsWrites, text, sent)
+}
+
+// sendText is a send's line as the notes quote it: a call's condition
+// (`if w.send(x) {`) without its if.
+func sendText(line string) string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimSuffix(line, "{")
+	return strings.TrimSpace(strings.TrimPrefix(line, "if "))
+}
+
+// sendIn is where fn sends a response on a watcher's channel: the send
+// itself, or the call of a function that makes it (the first in source
+// order); def when fn makes none.
+func (r *analysis) sendIn(fn *ssa.Function, def signal.Pos) signal.Pos {
+	senders := map[*ssa.Function]bool{}
+	for _, c := range r.Signal.Chans {
+		if c.Send && c.Func != nil {
+			senders[c.Func] = true
+		}
+	}
+	best := def
+	found := false
+	take := func(p signal.Pos) {
+		if !found || p.Offset < best.Offset {
+			best, found = p, true
+		}
+	}
+	for _, c := range r.Signal.Chans {
+		if c.Send && c.Func == fn {
+			take(c.Pos)
+		}
+	}
+	for _, b := range fn.Blocks {
+		for _, ins := range b.Instrs {
+			call, ok := ins.(ssa.CallInstruction)
+			if !ok || !call.Pos().IsValid() {
+				continue
+			}
+			if callee := call.Common().StaticCallee(); callee != nil && senders[callee] {
+				at := signal.Pos{Position: r.Graph.Fset().Position(call.Pos()), Func: fn}
+				if r.Lines != nil {
+					if l, err := r.Lines(at.Filename, at.Line); err == nil {
+						at.Text = strings.TrimSpace(l)
+					}
+				}
+				take(at)
+			}
+		}
+	}
+	return best
 }
 
 func (r *analysis) decisionText() string {
@@ -931,15 +1019,10 @@ func (r *analysis) decisionText() string {
 
 // replayVerdict times the exercise's replay by the pacing the code sets: a
 // batch of revisions per pass of the sync loop, a pass per period.
-func (r *analysis) replayVerdict() {
-	sg := r.Study.Signal
-	if sg.Replay == nil {
-		return
-	}
-	b := r.behaviourWith(sg.Sync, "")
-	q := fmt.Sprintf("How long does the behind watcher's replay last, and does a compaction typed %s after the watch opens land in it?", sg.Replay.TypedAfter)
-	var batch, period *signal.Const
-	for _, p := range sg.Pacing {
+// pacing are the sync loop's batch and period constants, when the code
+// sets them.
+func (r *analysis) pacing() (batch, period *signal.Const) {
+	for _, p := range r.Study.Signal.Pacing {
 		for i := range r.Signal.Pacing {
 			c := &r.Signal.Pacing[i]
 			if c.Object != p.Object || c.Absent || !c.IsInt || c.Int <= 0 {
@@ -953,6 +1036,31 @@ func (r *analysis) replayVerdict() {
 			}
 		}
 	}
+	return batch, period
+}
+
+// pacingLines are the lines of the batch and of the period (its
+// declaration, else its ticker).
+func (r *analysis) pacingLines() []signal.Pos {
+	batch, period := r.pacing()
+	if batch == nil || period == nil {
+		return nil
+	}
+	per := period.Pos
+	if period.Declared != nil {
+		per = *period.Declared
+	}
+	return []signal.Pos{batch.Pos, per}
+}
+
+func (r *analysis) replayVerdict() {
+	sg := r.Study.Signal
+	if sg.Replay == nil {
+		return
+	}
+	b := r.behaviourWith(sg.Sync, "")
+	q := fmt.Sprintf("How long does the behind watcher's replay last, and does a compaction typed %s after the watch opens land in it?", sg.Replay.TypedAfter)
+	batch, period := r.pacing()
 	v := &sentence{}
 	if batch == nil || period == nil {
 		v.add("This release's code sets no constant batch and period to time a replay by.")
@@ -1211,6 +1319,7 @@ func (r *analysis) boundaryVerdict() {
 	n := 0
 	var all []signal.Pos
 	var conseq []string
+	bothC := true // every group's boundary is C
 	for gi, g := range groups {
 		if gi > 0 {
 			v.add(" ")
@@ -1240,6 +1349,7 @@ func (r *analysis) boundaryVerdict() {
 		}
 		v.add(".")
 		keys := [2][2]string{{FactWatchBoundaryIsC, FactWatchBoundaryNotC}, {FactReadBoundaryIsC, FactReadBoundaryNotC}}[gi]
+		bothC = bothC && isC
 		if isC {
 			v.fact(keys[0], fmt.Sprintf("for %s the lowest revision that passes is C, the compaction revision, by %s", g.name, strings.Join(texts, " and ")), at...)
 		} else {
@@ -1259,12 +1369,30 @@ func (r *analysis) boundaryVerdict() {
 	case n == 1:
 		v.fact(FactOneComparison, "one comparison decides for watches and reads", all...)
 	case n > 1:
-		v.fact(FactSeparateComparisons, fmt.Sprintf("not one mechanism: one value, `%s`, compared by %d separate comparisons with different consequences: %s", fieldName(sg.Revision), n, strings.Join(conseq, "; ")), all...)
+		// One value, compared separately: one mechanism only in part.
+		v.fact(FactSeparateComparisons, fmt.Sprintf("one mechanism only in part: %d separate comparisons, with different consequences: %s", n, strings.Join(conseq, "; ")), all...)
+		same := ""
+		if bothC {
+			same = ", so C is the boundary of both"
+		}
+		// The value's write the sync loop's read is handed (the one a
+		// compaction makes), when the analysis finds it.
+		var set []signal.Pos
+		if d, ok := r.signalDecision(); ok {
+			if w, _ := r.revisionHandOff(d); w != nil {
+				set = append(set, w.Pos)
+			}
+		}
+		text := fmt.Sprintf("What is one is the value they compare with, `%s`, the compaction revision%s", fieldName(sg.Revision), same)
+		if len(set) > 0 {
+			text = fmt.Sprintf("What is one is the value they compare with, `%s`, the compaction revision, set by %s ({0})%s", fieldName(sg.Revision), quote(set[0].Text), same)
+		}
+		v.fact(FactOneValue, text, set...)
 	}
 	if n > 1 {
-		v.add(fmt.Sprintf(" Not one mechanism: %d separate comparisons, each against the compaction revision", n))
+		v.add(fmt.Sprintf(" One mechanism only in part: one value, the compaction revision, compared by %d separate comparisons", n))
 		if len(others) > 0 {
-			v.add(fmt.Sprintf(", and more on other paths, in %s", strings.Join(others, ", ")))
+			v.add(fmt.Sprintf(", and by more on other paths, in %s", strings.Join(others, ", ")))
 		}
 		v.add(".")
 	}
@@ -1506,7 +1634,7 @@ func (r *analysis) citationVerdict() {
 	if len(r.Study.Citation.About) > 0 {
 		of = strings.Join(r.Study.Citation.About, " or ")
 	}
-	v.add("A citation of what the behaviours involve names the lines that decide, signal and carry each behaviour's error to what the tool prints, with the declarations of the values returned on the way.")
+	v.add("A citation of what the behaviours involve names the lines that put each watch in its set, pace the sync loop, decide, signal and carry each behaviour's error to what the tool prints, with the declarations of the values returned on the way.")
 	lines := r.corrected()
 	switch {
 	case len(runs) > 0:
@@ -1572,6 +1700,19 @@ func (r *analysis) corrected() []signal.Pos {
 		}
 		for _, st := range c.Steps {
 			switch {
+			case st.ID == behindGroup:
+				// The placement at open: the start revision the store is
+				// handed, the test that decides the set, and both adds.
+				for _, p := range r.placementLines(st.At) {
+					add(p)
+				}
+				continue
+			case st.Kind == "decision" && r.decisionOf(st.At):
+				// The pace of the passes the decision runs in.
+				for _, p := range r.pacingLines() {
+					add(p)
+				}
+				add(st.At)
 			case st.ID == compactionRev || st.Join != "":
 				// The compaction's write of the revision, the sync loop's
 				// read of it and its take of the behind watchers.
@@ -1594,6 +1735,45 @@ func (r *analysis) corrected() []signal.Pos {
 	}
 	toolDone()
 	return lines
+}
+
+// placementLines are the lines that put a watch in a set when it opens:
+// how the receive loop hands the store the start revision (its rewrite of
+// 0, where it has one), the store's test, the add to the caught-up group,
+// and the add to the behind group (behind).
+func (r *analysis) placementLines(behind signal.Pos) []signal.Pos {
+	var out []signal.Pos
+	if st := r.Signal.StartArg; st.Rewritten() {
+		out = append(out, st.Base, st.If, st.Set)
+	} else if st != nil {
+		out = append(out, st.Call)
+	}
+	if synced := r.syncedAdd(); synced != nil {
+		out = append(out, synced.CondDef, synced.Pos)
+	}
+	return append(out, behind)
+}
+
+// syncedAdd is where the open path puts a caught-up watch: its add to the
+// group other than the behind one.
+func (r *analysis) syncedAdd() *signal.GroupAccess {
+	open, ok := r.behindAdd()
+	if !ok {
+		return nil
+	}
+	for i, a := range r.Signal.Groups {
+		if a.Group != r.Study.Signal.Behind && a.Method == "add" && a.Func == open.Func {
+			return &r.Signal.Groups[i]
+		}
+	}
+	return nil
+}
+
+// decisionOf reports whether p is the signal's decision (the sync loop's
+// comparison).
+func (r *analysis) decisionOf(p signal.Pos) bool {
+	d, ok := r.signalDecision()
+	return ok && d.Filename == p.Filename && d.Line == p.Line
 }
 
 func hasPos(list []signal.Pos, p signal.Pos) bool {

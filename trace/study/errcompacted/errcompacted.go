@@ -264,6 +264,8 @@ var Study = &study.Study{
 			Where:   "expect",
 			Says:    "one mechanism, two surfaces",
 			Verdict: "boundary", Holds: "one-comparison", Fails: "separate-comparisons",
+			// One value, compared by separate comparisons.
+			Partly: "one-value-compared",
 		},
 		{
 			Where:   "expect",

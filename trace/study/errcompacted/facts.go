@@ -17,6 +17,7 @@ import (
 const (
 	// sets: which set each watcher is put in, which set the decision runs
 	// over, what moves a watcher between the sets, and so which dies.
+	FactPrediction          = "prediction"
 	FactCurrentInSynced     = "current-in-synced"
 	FactBehindInUnsynced    = "behind-in-unsynced"
 	FactDecidedOverUnsynced = "decided-over-unsynced"
@@ -47,6 +48,9 @@ const (
 	// refused: what is refused at open, and how the client shows it.
 	FactRefusedOnlyOther = "refused-at-open-for-other-reasons"
 	FactRefusalShown     = "refusal-shown-as-eviction"
+	// Where no refusal has the compaction's text: a negative start
+	// revision goes to the store.
+	FactNegativeAccepted = "negative-start-accepted"
 	// retry: the client library's own line, and why it does not retry.
 	FactClientWarns    = "client-warns-once"
 	FactClientWarnLine = "client-warn-line"
@@ -203,6 +207,14 @@ func (r *analysis) setsVerdict() {
 		}
 	}
 	if synced != nil {
+		// The prediction first, in one sentence: which set each watcher
+		// is put in, which set is checked, and so which dies.
+		unless := ""
+		if r.Signal.StartArg.Rewritten() {
+			unless = ", unless a write lands as it opens,"
+		}
+		v.say(FactPrediction, fmt.Sprintf("Terminal 1 (`--rev=A`) goes to `%s`, the only set checked against a compaction, and dies if the compaction passes its progress before it catches up; terminal 2 (no `--rev`) goes to `%s`%s and survives while it stays there.", behind, fieldName(synced.Group), unless))
+		v.add(" ")
 		r.currentInSynced(v, synced)
 		v.add(" ")
 	}
@@ -812,6 +824,7 @@ func (r *analysis) refusedVerdict() {
 	v.say(FactRefusedOnlyOther, text, at...)
 	if same == nil {
 		v.add(" No request is refused at open with the compaction's text in this release.")
+		r.negativeAccepted(v)
 		r.verdict("refused", "", q, v)
 		return
 	}
@@ -824,6 +837,30 @@ func (r *analysis) refusedVerdict() {
 	v.add(" ")
 	v.say(FactRefusalShown, fmt.Sprintf("The refusal by `%s` has the compaction's text as its reason, and the client shows it as it shows the eviction: it keeps the reason as an error, %s (%%L), hands the user a canceled response with it (%%L), and `Err()` converts it again, %s (%%L). The text stays the same, so %s prints the same %d lines and exits %d.", same.Cond, quote(x.Set.Text), quote(x.Return.Text), t.Name, len(t.Watch.Stderr), t.Watch.Exit), x.Set, x.Hand, x.Return)
 	r.verdict("refused", "", q, v)
+}
+
+// negativeAccepted says, where no refusal has the compaction's text,
+// what becomes of a negative start revision: the receive loop hands it to
+// the store as it is (it sets the argument anew only under its test), the
+// store's test decides its set, and in the behind group the decision can
+// cancel it.
+func (r *analysis) negativeAccepted(v *sentence) {
+	st := r.Signal.StartArg
+	synced := r.syncedAdd()
+	d, ok := r.signalDecision()
+	if st == nil || st.Init.Filename == "" || synced == nil || synced.CondDef.Filename == "" || !ok {
+		return
+	}
+	text := fmt.Sprintf(" A negative start revision is handed to the store as it is: %s (%%L)", quote(st.Init.Text))
+	at := []signal.Pos{st.Init}
+	if st.Rewritten() {
+		text += fmt.Sprintf(", set anew only when `%s` (%%L)", st.If.Text)
+		at = append(at, st.If)
+	}
+	text += fmt.Sprintf(". The store's %s (%%L) decides its set as for any other; in `%s`, `%s` (%%L) cancels it on a pass where the compaction revision is above its progress, when its channel has room.", quote(synced.CondDef.Text), fieldName(r.Study.Signal.Behind), d.Text)
+	at = append(at, synced.CondDef, d.Pos)
+	v.add(" ")
+	v.say(FactNegativeAccepted, strings.TrimSpace(text), at...)
 }
 
 // retryVerdict: the client library's own line on a failed unary call,
@@ -872,7 +909,12 @@ func (r *analysis) minimumVerdict() {
 	at := []signal.Pos{d.ConsequencePos}
 	if doc != nil {
 		text += fmt.Sprintf(", and the client's field says what it is: %q (%%L)", doc.Doc)
-		at = append(at, doc.Pos)
+		// Cited at the comment's own line, where its words are.
+		if doc.At.Filename != "" {
+			at = append(at, doc.At)
+		} else {
+			at = append(at, doc.Pos)
+		}
 	}
 	if d.LowestPassing == 0 {
 		text += fmt.Sprintf(". It is the lowest revision a new watch can start from without being canceled by `%s` (%%L)", d.Text)
@@ -910,11 +952,19 @@ func (r *analysis) jsonVerdict() {
 			text += fmt.Sprintf(", and for `-w %s` `%s` makes that `%s` (%%L)", x.Format, short(x.Bound.Func), fieldName(report.ShortName(x.Func.Text)))
 			at = append(at, x.Bound)
 		}
-		text += ", which writes it with encoding/json (%L)."
+		text += ", which encodes it with encoding/json"
 	} else {
-		text += fmt.Sprintf(", and `%s` writes it with encoding/json (%%L).", report.ShortName(x.Func.Text))
+		text += fmt.Sprintf(", and `%s` encodes it with encoding/json", report.ShortName(x.Func.Text))
 	}
-	at = append(at, x.Func)
+	// The line that encodes it, where the analysis found it; else the
+	// JSON function.
+	if x.Marshal.Filename != "" {
+		text += fmt.Sprintf(", %s (%%L).", quote(strings.TrimSpace(x.Marshal.Text)))
+		at = append(at, x.Marshal)
+	} else {
+		text += " (%L)."
+		at = append(at, x.Func)
+	}
 	for i, k := range x.Keys {
 		val := "the compaction revision"
 		if i > 0 {

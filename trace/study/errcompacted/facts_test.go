@@ -3,6 +3,7 @@ package errcompacted_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,6 +52,13 @@ type factWant struct {
 	// the period's declaration, the ticker, its reset after each pass, and
 	// the condition and call of its other reset.
 	pacing []string
+	// tail are the eviction's way from etcdctl's first printed line on:
+	// the kind and line of each step.
+	tail []string
+	// dispatch is the verdict of the apply entry at the use in
+	// uberApplier.dispatch's deferred function literal, with the line of
+	// the condition that decides it (none for yes).
+	dispatch string
 }
 
 var factWants = []factWant{
@@ -78,9 +86,16 @@ var factWants = []factWant{
 			// The same lines: pass 2 comes 100ms (watchable_store.go:44) after pass 1, each of 1000 revisions (watcher_group.go:28).
 			"replay/dies-if-early": {"watcher_group.go:28", "watchable_store.go:44"},
 			// chooseAll's send, the only write of the channel response's CompactRevision (257);
-			// notify: w.minRev = rev + 1 (489).
+			// notify's send itself: if w.send(WatchResponse{WatchID: w.id, Events: eb.evs, Revision: rev}) (477),
+			// not its w.minRev = rev + 1 (489).
 			"current/synced-not-told":           {"watcher_group.go:257"},
-			"current/synced-prints-only-writes": {"watchable_store.go:489"},
+			"current/synced-prints-only-writes": {"watchable_store.go:477"},
+			// The prediction in one sentence: its lines are the items' that follow it.
+			"sets/prediction": {},
+			// Two comparisons, chooseAll's w.minRev < compactRev (255) and rangeKeys' rev < tr.s.compactMainRev (81),
+			// of one value, set by updateCompactRev: s.compactMainRev = rev (221).
+			"boundary/separate-comparisons": {"watcher_group.go:255", "kvstore_txn.go:81"},
+			"boundary/one-value-compared":   {"kvstore.go:221"},
 			// The eviction's field (257) against rangeKeys' return of the sentinel (82).
 			"values/not-one-value-on-server": {"watcher_group.go:257", "kvstore_txn.go:82"},
 			// sendLoop: canceled := wresp.CompactRevision != 0 (459), no branch on it;
@@ -110,27 +125,36 @@ var factWants = []factWant{
 			// closeSubstream: go w.sendCloseSubstream(ws, &WatchResponse{... closeErr: w.closeErr}) (495);
 			// Err: return v3rpc.Error(wr.closeErr) (126).
 			"refused/refusal-shown-as-eviction": {"client/watch.go:469", "client/watch.go:495", "client/watch.go:126"},
+			// Refused at open (270): no sentence on a negative start revision reaching the store.
+			"refused/negative-start-accepted": nil,
 			// unaryClientInterceptor: c.GetLogger().Warn( (68); if !isSafeRetry(c, lastErr, callOpts) (96);
 			// isSafeRetryImmutableRPC: serverErr.Code() != codes.Unavailable (57).
 			"retry/client-warns-once": {"retry_interceptor.go:68", "retry_interceptor.go:96", "retry.go:57"},
-			// chooseAll's send (257); the client's CompactRevision int64 and its doc (106); the decision (255).
-			"minimum/cancel-carries-minimum": {"watcher_group.go:257", "client/watch.go:106", "watcher_group.go:255"},
+			// chooseAll's send (257); the client's doc comment of CompactRevision, "// CompactRevision is the
+			// minimum revision the watcher may receive." (105), the line above the field (106); the decision (255).
+			"minimum/cancel-carries-minimum": {"watcher_group.go:257", "client/watch.go:105", "watcher_group.go:255"},
 			// printWatchCh: display.Watch(&resp) (174); printerRPC.Watch: p.p(r) (103); newJSONPrinter:
-			// &printerRPC{newPrinterUnsupported("json"), printJSON} (72); func printJSON (99);
+			// &printerRPC{newPrinterUnsupported("json"), printJSON} (72); printJSON calls printJSONTo, whose
+			// b, err := json.Marshal(v) (91) encodes it (func printJSON is at 99);
 			// WatchResponse's CompactRevision (106) and Canceled (111), no json tags; closeSubstream's
 			// &WatchResponse{Header: ..., Canceled: true, closeErr: w.closeErr} for a refusal (495).
-			"json/json-prints-cancel": {"watch_command.go:174", "printer.go:103", "printer_json.go:72", "printer_json.go:99", "client/watch.go:106", "client/watch.go:111", "client/watch.go:495"},
+			"json/json-prints-cancel": {"watch_command.go:174", "printer.go:103", "printer_json.go:72", "printer_json.go:91", "client/watch.go:106", "client/watch.go:111", "client/watch.go:495"},
 		},
 		// run: cur = pbresp, when pbresp.Canceled (592); sendFragments: Fragment: true (611)
 		// past if uint(proto.Size(wr)) < maxRequestBytes || len(wr.Events) < 2 { return } (588);
 		// chooseAll's WatchResponse{WatchID: w.id, CompactRevision: compactRev} (257); sendLoop: Events: events (463).
 		fragment: []string{"client/watch.go:592", "v3rpc/watch.go:611", "v3rpc/watch.go:588", "watcher_group.go:257", "v3rpc/watch.go:463"},
+		// recvLoop hands the store creq.StartRevision as it is (340); watch(): synced := startRev >
+		// s.store.currentRev || startRev == 0 (141), s.synced.add(wa) (147), s.unsynced.add(wa) (150);
 		// updateCompactRev: s.compactMainRev = rev (221); syncWatchers: compactionRev := s.store.compactMainRev
-		// (361), wg, minRev := s.unsynced.choose(...) (363); ...; watchCommandFunc:
+		// (361), wg, minRev := s.unsynced.choose(...) (363); the pacing: var watchBatchMaxRevs = 1000
+		// (watcher_group.go:28), watchResyncPeriod = 100 * time.Millisecond (44); ...; watchCommandFunc:
 		// cobrautl.ExitWithError(cobrautl.ExitInterrupted, fmt.Errorf("watch is canceled by the server")) (92);
 		// getCommandFunc: cobrautl.ExitWithError(cobrautl.ExitError, err) (103).
 		corrected: []string{
+			"v3rpc/watch.go:340", "watchable_store.go:141", "watchable_store.go:147", "watchable_store.go:150",
 			"kvstore.go:221", "watchable_store.go:361", "watchable_store.go:363",
+			"watcher_group.go:28", "watchable_store.go:44",
 			"watcher_group.go:255", "watcher_group.go:257", "v3rpc/watch.go:459", "v3rpc/watch.go:464",
 			"client/watch.go:729", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
 			"watch_command.go:169", "cobrautl/error.go:38", "watch_command.go:92",
@@ -141,6 +165,15 @@ var factWants = []factWant{
 		// delayTicker.Reset(watchResyncPeriod) (242); if unsyncedWatchers != 0 && lastUnsyncedWatchers >
 		// unsyncedWatchers (244); delayTicker.Reset(syncDuration) (246).
 		pacing: []string{"watcher_group.go:28", "watchable_store.go:44", "watchable_store.go:227", "watchable_store.go:242", "watchable_store.go:244", "watchable_store.go:246"},
+		// printWatchCh: fmt.Fprintf(os.Stderr, "watch was canceled (%v)\n", resp.Err()) (169); the client's
+		// serveSubstream: if ws.buf[0].Err() != nil { return } (827); run: w.closeSubstream(ws) (686);
+		// closeSubstream: close(ws.outc) (497), which ends printWatchCh's range loop; watchCommandFunc then
+		// calls cobrautl.ExitWithError (92), which prints "Error:" (cobrautl/error.go:38) and exits (39).
+		// apply.Apply calls uberApply.Apply(wrapper, shouldApplyV3) (apply.go:46) whatever shouldApplyV3
+		// is; dispatch registers its deferred literal (uber_applier.go:96-97) before its own
+		// if !shouldApplyV3 { return nil } (126): the literal runs on every dispatch.
+		dispatch: "yes",
+		tail:     []string{"tool watch_command.go:169", "close client/watch.go:827", "close client/watch.go:686", "close client/watch.go:497", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
 	},
 	{
 		version: "v3.6.0",
@@ -155,11 +188,16 @@ var factWants = []factWant{
 			"sets/leaves-synced":         {"watchable_store.go:497", "watchable_store.go:499", "watchable_store.go:211", "watchable_store.go:162"},
 			"sets/behind-dies":           {},
 			// The period is a local here: waitDuration := 100 * time.Millisecond (221).
-			"replay/by-hand":                        {"watcher_group.go:28", "watchable_store.go:221"},
-			"replay/both-survive-by-hand":           {"watcher_group.go:28", "watchable_store.go:221"},
-			"replay/dies-if-early":                  {"watcher_group.go:28", "watchable_store.go:221"},
-			"current/synced-not-told":               {"watcher_group.go:253"},
-			"current/synced-prints-only-writes":     {"watchable_store.go:505"},
+			"replay/by-hand":              {"watcher_group.go:28", "watchable_store.go:221"},
+			"replay/both-survive-by-hand": {"watcher_group.go:28", "watchable_store.go:221"},
+			"replay/dies-if-early":        {"watcher_group.go:28", "watchable_store.go:221"},
+			"current/synced-not-told":     {"watcher_group.go:253"},
+			// notify's send: if w.send(WatchResponse{...}) (493), not w.minRev = rev + 1 (505).
+			"current/synced-prints-only-writes": {"watchable_store.go:493"},
+			"sets/prediction":                   {},
+			// chooseAll (251), rangeKeys (80); updateCompactRev: s.compactMainRev = rev (210).
+			"boundary/separate-comparisons":         {"watcher_group.go:251", "kvstore_txn.go:80"},
+			"boundary/one-value-compared":           {"kvstore.go:210"},
 			"values/not-one-value-on-server":        {"watcher_group.go:253", "kvstore_txn.go:81"},
 			"closing/server-keeps-stream":           {"watcher_group.go:253", "v3rpc/watch.go:432", "client/watch.go:679", "client/watch.go:452"},
 			"closing/not-torn-down-or-not-refused":  {"watcher_group.go:253", "v3rpc/watch.go:432", "client/watch.go:679", "client/watch.go:452", "v3rpc/watch.go:334", "watcher_group.go:251"},
@@ -176,16 +214,27 @@ var factWants = []factWant{
 			// create response (Canceled: err != nil, 334).
 			"refused/refused-at-open-for-other-reasons": {"v3rpc/watch.go:273", "v3rpc/watch.go:334"},
 			"refused/refusal-shown-as-eviction":         nil,
-			"retry/client-warns-once":                   {"retry_interceptor.go:65", "retry_interceptor.go:92", "retry.go:57"},
-			"minimum/cancel-carries-minimum":            {"watcher_group.go:253", "client/watch.go:96", "watcher_group.go:251"},
+			// No refusal: recvLoop's rev := creq.StartRevision (309), set anew only if rev == 0 (310);
+			// watch(): synced := startRev > s.store.currentRev || startRev == 0 (135); chooseAll:
+			// if w.minRev < compactRev (251).
+			"refused/negative-start-accepted": {"v3rpc/watch.go:309", "v3rpc/watch.go:310", "watchable_store.go:135", "watcher_group.go:251"},
+			"retry/client-warns-once":         {"retry_interceptor.go:65", "retry_interceptor.go:92", "retry.go:57"},
+			// The doc comment (95) above the field (96).
+			"minimum/cancel-carries-minimum": {"watcher_group.go:253", "client/watch.go:95", "watcher_group.go:251"},
 			// display.Watch(resp) (173); printerRPC.Watch: p.p(&r) (103); newJSONPrinter's printerRPC (35);
-			// printJSON (51) prints with fmt.Println. No refusal at open to print.
-			"json/json-prints-cancel": {"watch_command.go:173", "printer.go:103", "printer_json.go:35", "printer_json.go:51", "client/watch.go:96", "client/watch.go:101"},
+			// func printJSON (51): b, err := json.Marshal(v) (52). No refusal at open to print.
+			"json/json-prints-cancel": {"watch_command.go:173", "printer.go:103", "printer_json.go:35", "printer_json.go:52", "client/watch.go:96", "client/watch.go:101"},
 		},
 		// ow.Fragment = true (558) past the same return (552); the send loop's Events: events (436).
 		fragment: []string{"client/watch.go:582", "v3rpc/watch.go:558", "v3rpc/watch.go:552", "watcher_group.go:253", "v3rpc/watch.go:436"},
+		// recvLoop: wsrev := sws.watchStream.Rev() (308), if rev == 0 { (310) rev = wsrev + 1 (311);
+		// watch(): synced := ... (135), s.synced.add(wa) (141), s.unsynced.add(wa) (144); the pacing:
+		// watchBatchMaxRevs (watcher_group.go:28), waitDuration := 100 * time.Millisecond (221).
 		corrected: []string{
+			"v3rpc/watch.go:308", "v3rpc/watch.go:310", "v3rpc/watch.go:311",
+			"watchable_store.go:135", "watchable_store.go:141", "watchable_store.go:144",
 			"kvstore.go:210", "watchable_store.go:357", "watchable_store.go:359",
+			"watcher_group.go:28", "watchable_store.go:221",
 			"watcher_group.go:251", "watcher_group.go:253", "v3rpc/watch.go:432", "v3rpc/watch.go:437",
 			"client/watch.go:723", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
 			"watch_command.go:168", "cobrautl/error.go:38", "watch_command.go:91",
@@ -195,6 +244,12 @@ var factWants = []factWant{
 		// watchBatchMaxRevs (28); waitDuration := 100 * time.Millisecond (221); the ticker (222);
 		// delayTicker.Reset(waitDuration) (238); the condition (240); delayTicker.Reset(syncDuration) (242).
 		pacing: []string{"watcher_group.go:28", "watchable_store.go:221", "watchable_store.go:222", "watchable_store.go:238", "watchable_store.go:240", "watchable_store.go:242"},
+		// The same at v3.6.0: printWatchCh (168); serveSubstream (814); run (676); closeSubstream (490).
+		// applyInternalRaftRequest: if !shouldApplyV3 { return nil } (server.go:2013) before
+		// s.uberApply.Apply(r) (2016): dispatch, and its deferred literal (uber_applier.go:127-128),
+		// run only if shouldApplyV3. Different code, not an artefact of the analysis.
+		dispatch: "only-if server/etcdserver/server.go:2013",
+		tail:     []string{"tool watch_command.go:168", "close client/watch.go:814", "close client/watch.go:676", "close client/watch.go:490", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
 	},
 }
 
@@ -298,6 +353,8 @@ func TestFacts(t *testing.T) {
 				"behind-dies-by-hand":    report.OutcomePartly,
 				"synced-not-told":        report.OutcomePartly,
 				"one-value-at-client":    report.OutcomePartly,
+				// One value, compared by two separate comparisons.
+				"one-comparison": report.OutcomePartly,
 			}
 			for k, o := range want {
 				if outcomes[k] != o {
@@ -320,6 +377,40 @@ func TestFacts(t *testing.T) {
 			}
 			if diff := cmp.Diff(longs(w.corrected), locs(s.Corrected)); diff != "" {
 				t.Errorf("the corrected citation (-want +got):\n%s", diff)
+			}
+			// The apply entry's verdict at dispatch's deferred literal.
+			dispatch := ""
+			for _, p := range rep.Paths {
+				if p.Entry == "apply" && strings.HasSuffix(p.Site.File, "apply/uber_applier.go") {
+					dispatch = p.Feasible
+					if p.Because != nil {
+						dispatch += fmt.Sprintf(" %s:%d", p.Because.File, p.Because.Line)
+					}
+				}
+			}
+			if dispatch != w.dispatch {
+				t.Errorf("apply at uberApplier.dispatch's deferred literal: %q, want %q", dispatch, w.dispatch)
+			}
+			// The client closes the watch's channel before etcdctl prints
+			// its last line: the loop over it ends then.
+			var tail []string
+			for _, c := range s.Chains {
+				if c.Behaviour != "evict" {
+					continue
+				}
+				for _, st := range c.Steps {
+					if len(tail) > 0 || st.Kind == "tool" {
+						tail = append(tail, st.Kind+" "+st.File+":"+strconv.Itoa(st.Line))
+					}
+				}
+			}
+			var want2 []string
+			for _, x := range w.tail {
+				k, l, _ := strings.Cut(x, " ")
+				want2 = append(want2, k+" "+long(l))
+			}
+			if diff := cmp.Diff(want2, tail); diff != "" {
+				t.Errorf("the eviction's way from etcdctl's first line (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -166,9 +166,23 @@ func (n *notes) lead() report.Text {
 func (n *notes) answer() report.Section {
 	s := report.Section{ID: "answer", Title: "The answer"}
 	if v, ok := n.verdict("sets"); ok && len(v.Facts) > 0 {
-		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("Which watcher dies, in terms of its set."), " "+v.Question+" In the code of etcd "+n.rep.Etcd.Version+":")})
+		// The prediction, in one sentence, before any detail; else the
+		// exercise's question.
+		lead := t(report.StrongSpan("Which watcher dies, in terms of its set."), " "+v.Question+" In the code of etcd "+n.rep.Etcd.Version+":")
+		if f, ok := n.fact("sets", FactPrediction); ok {
+			lead = t(report.StrongSpan("Which watcher dies, in terms of its set."), " ")
+			lead = append(lead, factText(f)...)
+			lead = append(lead, t(" Where that is decided, in the code of etcd "+n.rep.Etcd.Version+":")...)
+		}
+		s.Blocks = append(s.Blocks, report.Block{Para: lead})
+		_, predicted := n.fact("sets", FactPrediction)
 		var items []report.Text
 		for _, f := range v.Facts {
+			// The prediction opens the answer; the items' own conclusion
+			// would say it again.
+			if f.Key == FactPrediction || (predicted && f.Key == FactBehindDies) {
+				continue
+			}
 			// Where terminal 1 is put goes with where terminal 2 is; how
 			// a watcher leaves every set, with how it leaves the behind one.
 			if (f.Key == FactBehindInUnsynced || f.Key == FactUnsyncedEnds || f.Key == FactBehindDies) && len(items) > 0 {
@@ -230,7 +244,7 @@ func (n *notes) answer() report.Section {
 		s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	}
 	if len(n.sg.Corrected) > 0 {
-		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("The corrected citation."), fmt.Sprintf(" In place of %s's grep, the lines that decide, signal and carry each behaviour's error to what %s prints, with the declarations of the values returned on the way, as `git grep -n` prints them:", n.rep.Citation.Step, n.toolOr("the tool")))})
+		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("The corrected citation."), fmt.Sprintf(" In place of %s's grep, as `git grep -n` prints them: the lines that put each watch in its set, pace the sync loop, decide, signal and carry each behaviour's error to what %s prints, and declare the values returned on the way.", n.rep.Citation.Step, n.toolOr("the tool")))})
 		c := &report.Code{Lang: "text"}
 		for _, l := range n.sg.Corrected {
 			l := l
@@ -371,23 +385,35 @@ func (n *notes) behaviourSentence(b report.Behaviour, accepted bool, first repor
 		}
 	}
 	out = append(out, report.Plain("."))
-	if len(first) > 0 && len(tool) > 0 {
+	// What the tool prints, a sentence of its own that starts with a
+	// capital; its exit status, another.
+	if len(tool) > 0 {
 		out = append(out, report.Plain(" On stderr, "))
-		out = append(out, first...)
-		out = append(out, report.Plain("; then"))
+		if len(first) > 0 {
+			out = append(out, first...)
+			out = append(out, report.Plain("; then"))
+		}
 	}
 	for i, st := range tool {
 		// The step's label says what the tool prints, quoted.
-		if i == 0 {
+		switch {
+		case i == 0 && len(first) > 0:
 			out = append(out, t(" "+st.Label)...)
-		} else {
+		case i == 0:
+			out = append(out, t(st.Label)...)
+		default:
 			out = append(out, t(", then "+strings.TrimPrefix(st.Label, n.toolName()+" prints "))...)
 		}
 	}
-	if exit != nil {
-		out = append(out, t(" and "+strings.TrimPrefix(exit.Label, "and ")+".")...)
-	} else if len(tool) > 0 {
+	if len(tool) > 0 {
 		out = append(out, report.Plain("."))
+	}
+	if exit != nil {
+		who := "It"
+		if len(tool) == 0 {
+			who = n.toolOr("The tool")
+		}
+		out = append(out, t(" "+who+" "+strings.TrimPrefix(exit.Label, "and ")+".")...)
 	}
 	return out
 }
@@ -596,7 +622,7 @@ func merge(a, b []report.Step) ([]report.Step, map[int]bool) {
 // code that does it.
 func codeLabel(st report.Step) bool {
 	switch st.Kind {
-	case "handoff", "create", "decision", "signal", "mark", "wire", "client":
+	case "handoff", "create", "decision", "signal", "mark", "wire", "client", "close":
 		return strings.Contains(st.Label, ": ") && !strings.Contains(st.Label, "\"")
 	}
 	return false
