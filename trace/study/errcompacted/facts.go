@@ -213,7 +213,7 @@ func (r *analysis) setsVerdict() {
 		if r.Signal.StartArg.Rewritten() {
 			unless = ", unless a write lands as it opens,"
 		}
-		v.say(FactPrediction, fmt.Sprintf("Terminal 1 (`--rev=A`) goes to `%s`, the only set checked against a compaction, and dies if the compaction passes its progress before it catches up; terminal 2 (no `--rev`) goes to `%s`%s and survives while it stays there.", behind, fieldName(synced.Group), unless))
+		v.say(FactPrediction, fmt.Sprintf("Terminal 1 (`--rev=A`) goes to `%s`, the only set checked against a compaction, and dies if a compaction passes its progress (`%s`) before it catches up; terminal 2 (no `--rev`) goes to `%s`%s and survives while there.", behind, d.Revision, fieldName(synced.Group), unless))
 		v.add(" ")
 		r.currentInSynced(v, synced)
 		v.add(" ")
@@ -361,7 +361,7 @@ func (r *analysis) currentInSynced(v *sentence, synced *signal.GroupAccess) {
 			text += fmt.Sprintf(", where %s (%%L)", quote(st.Base.Text))
 			at = append(at, st.Base)
 		}
-		text += fmt.Sprintf(". The store puts it in `%s`, %s (%%L)%s, unless a write lands between the two reads of the revision; then it waits in `%s` for the sync loop's next pass.", name, quote(synced.Text), cond, fieldName(r.Study.Signal.Behind))
+		text += fmt.Sprintf(". The store puts it in `%s`, %s (%%L)%s, as that start revision is above the current one. If a write lands between the two reads of the revision, it waits in `%s` for the sync loop's next pass instead.", name, quote(synced.Text), cond, fieldName(r.Study.Signal.Behind))
 		at = append(append(at, synced.Pos), condAt...)
 		if rp := r.Study.Signal.Replay; rp != nil && rp.Quiet {
 			text += " The exercise writes nothing while its watches open."
@@ -516,7 +516,7 @@ func (r *analysis) removalFact(v *sentence) {
 		return
 	}
 	v.add(" ")
-	v.say(FactSetBeforeRemoval, fmt.Sprintf("The compaction sets that number before it removes anything: %s (%%L) runs in `%s`, called (%%L) before `%s` (%%L), which only schedules the removal, %s (%%L).", quote(x.Write.Text), short(x.Write.Func), calleeText(o.Then.Text), quote(x.Schedule.Text)), x.Write, o.First, o.Then, x.Schedule)
+	v.say(FactSetBeforeRemoval, fmt.Sprintf("The compaction sets that number before it removes anything: %s (%%L) runs in `%s`, called (%%L) before `%s` (%%L), which only schedules the removal, %s (%%L). What holds is the rest: from then on a read below that number is refused, and the scheduled job removes those revisions later.", quote(x.Write.Text), short(x.Write.Func), calleeText(o.Then.Text), quote(x.Schedule.Text)), x.Write, o.First, o.Then, x.Schedule)
 }
 
 // calleeText is the callee of a call line ("s.compact(...)" of
