@@ -1174,8 +1174,8 @@ func (r *analysis) replayVerdict() {
 		if len(moved) > 0 {
 			v.add(", the sync loop has moved it out of `"+fieldName(sg.Behind)+"` ("+strings.Repeat("%L, ", len(moved)-1)+"%L),", moved...)
 		}
-		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come before pass %d, at most about %s after opening the watch%s.", closes, window, sure))
-		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes, %s while it is the only watcher behind, and a compaction to N−%d evicts the watcher only if it lands before pass %d, at most about %s after its opening: long before one typed by hand (taken as %s)", n, passes, apart, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
+		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come before pass %d, at most about %s after opening the watch plus the time the passes before it take%s.", closes, window, sure))
+		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes, %s while it is the only watcher behind, and a compaction to N−%d evicts the watcher only if it lands before pass %d, at most about %s after its opening plus the time the passes before it take: long before one typed by hand (taken as %s)", n, passes, apart, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
 		where := "the other set"
 		if d, ok := r.signalDecision(); ok {
 			if rd, ok := r.behindRead(d); ok {

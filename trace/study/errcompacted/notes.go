@@ -1203,7 +1203,7 @@ func (n *notes) matrix() report.Section {
 			}
 		}
 		if blank {
-			details = append(details, t("From ", code(e.Name), ", no call path, and no hand-off, reaches any use of the sentinel: its column is blank."))
+			details = append(details, t("From ", code(e.Name), ", no call path, and no hand-off, reaches any use of the sentinel: its column marks no use."))
 		}
 	}
 	if len(details) > 0 {
