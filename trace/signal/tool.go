@@ -33,6 +33,9 @@ type ToolRun struct {
 	// Assumed lists the conditions the scenario does not decide and that
 	// were taken as false (the branch not taken).
 	Assumed []string
+	// CallsSucceed is set when the evaluation took the error of a call
+	// it does not follow as nil (the run's exit holds when they succeed).
+	CallsSucceed bool
 	// Unknown is set when some printed value could not be evaluated.
 	Unknown bool
 	// Display is the call that shows each response the command receives
@@ -215,6 +218,7 @@ func (in *interp) assign(lhs, rhs []ast.Expr, fn *ssa.Function) {
 			} else {
 				in.env[o] = value{kind: vNil}
 				in.run.Assumed = appendOnce(in.run.Assumed, "every other call succeeds (its error is nil)")
+				in.run.CallsSucceed = true
 			}
 		}
 		return

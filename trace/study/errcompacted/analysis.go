@@ -580,7 +580,7 @@ func (st *steps) tool(name string, run *signal.ToolRun) {
 		st.add("tool", fmt.Sprintf("%s prints %q", name, l.Text), l.Pos)
 	}
 	if run.Exited {
-		st.add("exit", fmt.Sprintf("and exits with status %d (%s)", run.Exit, report.ShortName(run.ExitBy)), run.ExitPos)
+		st.add("exit", fmt.Sprintf("and exits with status %d (%s)%s", run.Exit, report.ShortName(run.ExitBy), whenCallsSucceed(run)), run.ExitPos)
 	}
 }
 
@@ -731,7 +731,7 @@ func (r *analysis) toolWithClose(st *steps, name string, run *signal.ToolRun) {
 		st.add("tool", fmt.Sprintf("%s prints %q", name, l.Text), l.Pos).Across = across
 	}
 	if run.Exited {
-		st.add("exit", fmt.Sprintf("and exits with status %d (%s)", run.Exit, report.ShortName(run.ExitBy)), run.ExitPos)
+		st.add("exit", fmt.Sprintf("and exits with status %d (%s)%s", run.Exit, report.ShortName(run.ExitBy), whenCallsSucceed(run)), run.ExitPos)
 	}
 }
 
@@ -1828,4 +1828,13 @@ func (r *analysis) condPos(c *feasible.Cond) signal.Pos {
 		return signal.Pos{}
 	}
 	return signal.Pos{Position: r.Graph.Fset().Position(c.Pos), Func: c.Func, Text: c.Text}
+}
+
+// whenCallsSucceed qualifies a tool's exit that holds only when the calls
+// its evaluation did not follow succeed (closing its client among them).
+func whenCallsSucceed(run *signal.ToolRun) string {
+	if run.CallsSucceed {
+		return ", when its other calls succeed"
+	}
+	return ""
 }
