@@ -18,9 +18,9 @@ import (
 //
 // Worlds are values: every change makes a copy.
 type world struct {
-	d     *diff            // integer relations: x - y <= c
+	d     *diff   // integer relations: x - y <= c
 	facts factSet // nil-ness, booleans, dynamic types, by term
-	neq   []neq            // x - y != c
+	neq   []neq   // x - y != c
 	// choice is the alternative taken of each value that is one of
 	// several (by its key), so that the same value is the same in every
 	// use.

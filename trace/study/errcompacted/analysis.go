@@ -702,10 +702,11 @@ func (r *analysis) watchChain() []Step {
 }
 
 // toolWithClose adds what the tool prints and its exit, with the client's
-// close of the watch (steps of kind "close", which the corrected citation
-// leaves out: they carry no error) before the first line the tool prints outside its
-// loop over the watch's responses: that loop ends only when the client
-// closes the channel.
+// close of the watch (steps of kind "close"; of them the corrected
+// citation names only the close of the channel, which lets the tool print
+// its last line) before the first line the tool prints outside its loop
+// over the watch's responses: that loop ends only when the client closes
+// the channel.
 func (r *analysis) toolWithClose(st *steps, name string, run *signal.ToolRun) {
 	if run == nil {
 		return
@@ -1676,6 +1677,17 @@ func (r *analysis) corrected() []signal.Pos {
 		if tool == nil {
 			return
 		}
+		if s.Tool != nil && tool == s.Tool.Get {
+			// The read's error on its way to what the tool prints: the
+			// client library's log of the failed call, then its
+			// conversion of the wire error to the client's value.
+			if rt := s.Retry; rt != nil {
+				add(rt.Log)
+			}
+			if cv := s.Convert; cv != nil && len(cv.Path) > 0 {
+				add(cv.Path[len(cv.Path)-1])
+			}
+		}
 		for _, l := range tool.Stderr {
 			add(l.Built)
 		}
@@ -1720,6 +1732,11 @@ func (r *analysis) corrected() []signal.Pos {
 				continue
 			case st.Kind == "decision", st.Kind == "signal", st.Kind == "mark", st.Kind == "wire", st.Kind == "client", st.Kind == "tool":
 				add(st.At)
+			case st.Kind == "close" && strings.HasPrefix(st.Label, "and closes the channel"):
+				// The close that ends the tool's loop, so that it prints
+				// its last line.
+				add(st.At)
+				continue
 			default:
 				continue
 			}

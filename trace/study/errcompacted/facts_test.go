@@ -150,16 +150,18 @@ var factWants = []factWant{
 		// (361), wg, minRev := s.unsynced.choose(...) (363); the pacing: var watchBatchMaxRevs = 1000
 		// (watcher_group.go:28), watchResyncPeriod = 100 * time.Millisecond (44); ...; watchCommandFunc:
 		// cobrautl.ExitWithError(cobrautl.ExitInterrupted, fmt.Errorf("watch is canceled by the server")) (92);
-		// getCommandFunc: cobrautl.ExitWithError(cobrautl.ExitError, err) (103).
+		// getCommandFunc: cobrautl.ExitWithError(cobrautl.ExitError, err) (103); closeSubstream:
+		// close(ws.outc) (client/watch.go:497); the retrying interceptor's c.GetLogger().Warn(
+		// (retry_interceptor.go:68); the unary call's err = rpctypes.Error(err) (client.go:610).
 		corrected: []string{
 			"v3rpc/watch.go:340", "watchable_store.go:141", "watchable_store.go:147", "watchable_store.go:150",
 			"kvstore.go:221", "watchable_store.go:361", "watchable_store.go:363",
 			"watcher_group.go:28", "watchable_store.go:44",
 			"watcher_group.go:255", "watcher_group.go:257", "v3rpc/watch.go:459", "v3rpc/watch.go:464",
 			"client/watch.go:729", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
-			"watch_command.go:169", "cobrautl/error.go:38", "watch_command.go:92",
+			"watch_command.go:169", "client/watch.go:497", "cobrautl/error.go:38", "watch_command.go:92",
 			"kvstore_txn.go:81", "kvstore_txn.go:82", "kvstore.go:38", "v3rpc/key.go:55", "v3rpc/util.go:103", "v3rpc/util.go:45",
-			"get_command.go:103",
+			"client/v3/retry_interceptor.go:68", "client/v3/client.go:610", "get_command.go:103",
 		},
 		// watchBatchMaxRevs (28); watchResyncPeriod (44); time.NewTicker(watchResyncPeriod) (227);
 		// delayTicker.Reset(watchResyncPeriod) (242); if unsyncedWatchers != 0 && lastUnsyncedWatchers >
@@ -237,9 +239,9 @@ var factWants = []factWant{
 			"watcher_group.go:28", "watchable_store.go:221",
 			"watcher_group.go:251", "watcher_group.go:253", "v3rpc/watch.go:432", "v3rpc/watch.go:437",
 			"client/watch.go:723", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
-			"watch_command.go:168", "cobrautl/error.go:38", "watch_command.go:91",
+			"watch_command.go:168", "client/watch.go:490", "cobrautl/error.go:38", "watch_command.go:91",
 			"kvstore_txn.go:80", "kvstore_txn.go:81", "kvstore.go:37", "v3rpc/key.go:48", "v3rpc/util.go:102", "v3rpc/util.go:45",
-			"get_command.go:87",
+			"client/v3/retry_interceptor.go:65", "client/v3/client.go:607", "get_command.go:87",
 		},
 		// watchBatchMaxRevs (28); waitDuration := 100 * time.Millisecond (221); the ticker (222);
 		// delayTicker.Reset(waitDuration) (238); the condition (240); delayTicker.Reset(syncDuration) (242).
