@@ -144,7 +144,7 @@ func (w *world) setFact(t string, f *fact) {
 }
 
 // factSet is a world's facts: a map shared by the worlds forked from one,
-// and the facts set since it was made, newest first. A fork shares both
+// and the facts set since it was made, in the order set. A fork shares both
 // (the recent ones by a slice it cannot append to in place); the recent
 // ones are folded into a new map when they grow past a few.
 type factSet struct {

@@ -587,6 +587,10 @@ func (st *steps) tool(name string, run *signal.ToolRun) {
 // behindGroup is the ID of the step that puts a watcher in the behind group.
 const behindGroup = "behind-group"
 
+// closesToolLoop is the ID of the step where the client closes the
+// channel the tool's loop reads, which lets the tool print its last line.
+const closesToolLoop = "closes-tool-loop"
+
 // compactionRev is the ID of the step where a compaction sets the
 // compaction revision that the sync loop reads.
 const compactionRev = "compaction-rev"
@@ -724,7 +728,7 @@ func (r *analysis) toolWithClose(st *steps, name string, run *signal.ToolRun) {
 			st.add("close", "the client closes the watch: "+callText(rc.Close.Text), rc.Close.Pos)
 			for _, c := range rc.Closes {
 				if c.Func != nil && callpath.Name(c.Func) == rc.Close.Callee {
-					st.add("close", fmt.Sprintf("and closes the channel %s's loop reads, which ends that loop: %s", name, c.Text), c)
+					st.add("close", fmt.Sprintf("and closes the channel %s's loop reads, which ends that loop: %s", name, c.Text), c).ID = closesToolLoop
 					break
 				}
 			}
@@ -1732,7 +1736,7 @@ func (r *analysis) corrected() []signal.Pos {
 				continue
 			case st.Kind == "decision", st.Kind == "signal", st.Kind == "mark", st.Kind == "wire", st.Kind == "client", st.Kind == "tool":
 				add(st.At)
-			case st.Kind == "close" && strings.HasPrefix(st.Label, "and closes the channel"):
+			case st.ID == closesToolLoop:
 				// The close that ends the tool's loop, so that it prints
 				// its last line.
 				add(st.At)
