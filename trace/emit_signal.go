@@ -216,7 +216,7 @@ func (r *Result) toolRun(t *signal.ToolRun) *report.ToolRun {
 		return nil
 	}
 	out := &report.ToolRun{Function: strings.TrimSpace(t.Func.Text), At: r.loc(t.Func), Stdout: []report.ToolLine{}, Stderr: []report.ToolLine{},
-		Exit: t.Exit, ExitBy: t.ExitBy, ExitAt: r.loc(t.ExitPos), Assumed: t.Assumed, Unknown: t.Unknown}
+		Exit: t.Exit, ExitBy: t.ExitBy, ExitAt: r.loc(t.ExitPos), Assumed: t.Assumed, CallsSucceed: t.CallsSucceed, Unknown: t.Unknown}
 	if out.Assumed == nil {
 		out.Assumed = []string{}
 	}

@@ -170,7 +170,10 @@ type ToolRun struct {
 	ExitFrom *Loc     `json:"exit_from,omitempty"`
 	ExitDecl *Loc     `json:"exit_decl,omitempty"`
 	Assumed  []string `json:"assumed_false"`
-	Unknown  bool     `json:"unknown,omitempty"`
+	// CallsSucceed is set when the evaluation took the errors of the
+	// calls it does not follow as nil: the exit holds when they succeed.
+	CallsSucceed bool `json:"calls_succeed,omitempty"`
+	Unknown      bool `json:"unknown,omitempty"`
 }
 
 // ToolLine is a printed line and the call that prints it.

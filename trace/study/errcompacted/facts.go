@@ -220,7 +220,7 @@ func (r *analysis) setsVerdict() {
 	}
 	v.say(FactBehindInUnsynced, fmt.Sprintf("A watch from a revision at or below the current one, as terminal 1's (`--rev=A`), is put in `%s`: %s (%%L).", behind, quote(open.Text)), open.Pos)
 	v.add(" ")
-	v.say(FactDecidedOverUnsynced, fmt.Sprintf("Only `%s` is checked against a compaction: each pass of the sync loop takes watchers from it (%s, %%L) and cancels those with `%s` (%%L), once their channel has room.", behind, quote(rd.Text), d.Text), rd.Pos, d.Pos)
+	v.say(FactDecidedOverUnsynced, fmt.Sprintf("Only `%s` is checked against a compaction: each pass of the sync loop takes watchers from it (%s, %%L) and cancels those with `%s` (%%L), once their channel has room. These notes call that comparison the decision.", behind, quote(rd.Text), d.Text), rd.Pos, d.Pos)
 	// Moves out of the behind group: to the other group when caught up,
 	// to the victims when the channel is full; back from the victims.
 	var caught []signal.Pos

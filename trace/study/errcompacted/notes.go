@@ -9,6 +9,7 @@ import (
 
 	"github.com/srctrace/srctrace/trace/cite"
 	"github.com/srctrace/srctrace/trace/report"
+	"github.com/srctrace/srctrace/trace/sites"
 )
 
 // Notes composes the study notes from a report: the answer first, then
@@ -290,12 +291,12 @@ func (n *notes) fact(id, key string) (report.Fact, bool) {
 }
 
 // factText is a fact as text: a fact that cites its lines in place ({N})
-// as it says; another with its lines after it, at most two.
+// as it says; another with every line it rests on after it, none hidden.
 func factText(f report.Fact) report.Text {
 	if placeholder.MatchString(f.Text) {
 		return report.Sentence(f.Text, f.Lines)
 	}
-	return append(t(f.Text), citeList(f.Lines, 2)...)
+	return append(t(f.Text), citeList(f.Lines, len(f.Lines))...)
 }
 
 // toolOr is the tool's name, or def when the report has none.
@@ -647,8 +648,15 @@ func label(st report.Step) string {
 		l = funcLabel(strings.TrimPrefix(l, "calls "))
 	}
 	l = strings.ReplaceAll(l, "`", "")
-	if r := []rune(l); len(r) > 64 {
-		l = string(r[:63]) + "…"
+	// A node names its step whole: the texts a tool prints and the
+	// conditions its exit holds under are what the node is about. Only an
+	// unusually long one is cut, at a word.
+	if r := []rune(l); len(r) > 120 {
+		cut := string(r[:119])
+		if i := strings.LastIndex(cut, " "); i > 80 {
+			cut = cut[:i]
+		}
+		l = cut + "…"
 	}
 	return l
 }
@@ -912,6 +920,9 @@ func (n *notes) toolText(name, cmd string, run *report.ToolRun) report.Text {
 		if run.ExitDecl != nil {
 			p = append(p, t(" (", code(report.ShortName(run.ExitBy)), ", ", *run.ExitDecl, ")")...)
 		}
+		if run.CallsSucceed {
+			p = append(p, report.Plain(", when its other calls succeed"))
+		}
 	}
 	return append(p, report.Plain("."))
 }
@@ -1055,6 +1066,8 @@ func (n *notes) step6() report.Section {
 	}
 	head = append(head, t("runs in"))
 	tb := &report.Table{Head: head}
+	used := map[string]bool{}
+	blankRuns := false
 	for _, l := range r.Citation.Lines {
 		what := t("names the sentinel in text only")
 		if l.Site >= 0 {
@@ -1067,6 +1080,7 @@ func (n *notes) step6() report.Section {
 		row := []report.Cell{{Text: report.Text{report.Cite(report.Loc{File: l.File, Line: l.Line})}}, {Text: what}}
 		for _, b := range ex {
 			role := l.Behaviours[b.ID]
+			used[role] = true
 			row = append(row, report.Cell{Text: t(role), Class: map[string]string{"runs": "yes", "value": "only-if", "no": "no"}[role]})
 		}
 		var elsewhere []string
@@ -1084,11 +1098,27 @@ func (n *notes) step6() report.Section {
 				}
 			}
 		}
+		blankRuns = blankRuns || len(elsewhere) == 0
 		row = append(row, report.Cell{Text: t(strings.Join(elsewhere, ", "))})
 		tb.Rows = append(tb.Rows, row)
 	}
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
-	s.Blocks = append(s.Blocks, report.Block{Para: t("runs: a path that can run with the behaviour's requests reaches the line; value: the line declares the object that a use which runs returns, compares or looks up; no: neither.")})
+	// The legend explains the marks the table holds, and no others.
+	var legend []string
+	for _, m := range []struct{ role, says string }{
+		{"runs", "runs: a path that can run with the behaviour's requests reaches the line"},
+		{"value", "value: the line declares the object that a use which runs returns, compares or looks up"},
+		{"no", "no: neither runs nor declares such a value"},
+	} {
+		if used[m.role] {
+			legend = append(legend, m.says)
+		}
+	}
+	legend = append(legend, "runs in: the lab's probes whose requests reach the line or, where none does, the entries with a path that can run to it")
+	if blankRuns {
+		legend[len(legend)-1] += "; blank: none"
+	}
+	s.Blocks = append(s.Blocks, report.Block{Para: t(strings.Join(legend, "; ") + ".")})
 	if ps := n.probes(); len(ps) > 0 {
 		s.Blocks = append(s.Blocks, report.Block{Para: n.probesSentence(ps)})
 	}
@@ -1102,7 +1132,7 @@ func (n *notes) step6() report.Section {
 func (n *notes) matrix() report.Section {
 	r := n.rep
 	s := report.Section{ID: "uses", Title: "Every use of the sentinel, from every entry", Appendix: true}
-	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by object identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps); blank: no path.", len(r.Packages)))})
+	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by object identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps, or the sentinel's own, which a use that can run from the entry returns, compares or translates); blank: no path.", len(r.Packages)))})
 	// Lessons only for the entries of the exercise's own behaviours; the
 	// JSON's paths hold every pair's.
 	own := map[string]bool{}
@@ -1151,7 +1181,7 @@ func (n *notes) matrix() report.Section {
 				// A declaration runs from no entry; the value of one that a
 				// way drawn from the entry looks up is marked as such.
 				cell = report.Cell{Text: t("·")}
-				if n.looksUp(e.Name, st.File, st.Line) {
+				if n.looksUp(e.Name, st.File, st.Line) || (st.Kind == string(sites.Definition) && n.usedFrom(e.Name)) {
 					cell = report.Cell{Text: t("value"), Class: "only-if"}
 				}
 			}
@@ -1234,6 +1264,22 @@ func (n *notes) matrix() report.Section {
 // initial value).
 func declared(st report.Site) bool {
 	return st.Function == "" || st.Init
+}
+
+// usedFrom reports whether a use of the sentinel inside a function (one
+// that returns, compares or translates it) has a path from the entry that
+// can run, by calls or across a hand-off: the sentinel's definition is
+// then the value that use works with, as step 6's table marks it.
+func (n *notes) usedFrom(entry string) bool {
+	for si, st := range n.rep.Sites {
+		if declared(st) || st.Kind == string(sites.Other) {
+			continue
+		}
+		if p := n.pair(entry, si); p != nil && (p.Feasible == "yes" || p.Feasible == "only-if") {
+			return true
+		}
+	}
+	return false
 }
 
 // looksUp reports whether a way drawn from the entry has a step at the
