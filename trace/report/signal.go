@@ -279,12 +279,17 @@ type Claim struct {
 	// PartlyIf names the fact that, established with HoldsIf's, makes the
 	// claim hold only in part.
 	PartlyIf string `json:"partly_if,omitempty"`
-	Holds    *bool  `json:"holds"`
-	// Outcome is "yes", "no", "partly" or "undecided": yes and partly
-	// when Holds is true, partly when Part is set too.
+	// OnlyIf names the fact that, established with FailsIf's, says when
+	// the claim holds all the same.
+	OnlyIf string `json:"only_if,omitempty"`
+	Holds  *bool  `json:"holds"`
+	// Outcome is "yes", "no", "partly", "only if" or "undecided": yes
+	// and partly when Holds is true, partly when Part is set too; only if
+	// when Holds is false and Part says when the claim holds all the same.
 	Outcome string `json:"outcome"`
 	Fact    *Fact  `json:"fact"`
-	// Part is the fact that says which part of the claim does not hold.
+	// Part is the fact that says which part of the claim does not hold
+	// or, for "only if", when it holds.
 	Part *Fact `json:"part,omitempty"`
 }
 
@@ -293,6 +298,7 @@ const (
 	OutcomeYes       = "yes"
 	OutcomeNo        = "no"
 	OutcomePartly    = "partly"
+	OutcomeOnlyIf    = "only if"
 	OutcomeUndecided = "undecided"
 )
 

@@ -105,6 +105,10 @@ type Claim struct {
 	// establishes it, the claim holds only in part. With Holds, the fact
 	// says which part does not hold; with Fails, which part does.
 	Partly string
+	// OnlyIf names a fact that, established with Fails', says when the
+	// claim holds all the same: it holds only if the fact's condition
+	// does.
+	OnlyIf string
 }
 
 // Citation is a `git grep -n -F Pattern -- Files...` as an exercise writes it.

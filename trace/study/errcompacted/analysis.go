@@ -51,13 +51,16 @@ func (r *analysis) findings() *study.Findings {
 		f.Verdicts = append(f.Verdicts, rv)
 	}
 	for _, c := range r.Claims {
-		rc := report.Claim{Where: c.Where, Says: c.Says, Verdict: c.Verdict, HoldsIf: c.Holds, FailsIf: c.Fails, PartlyIf: c.Partly, Holds: c.Outcome, Outcome: report.OutcomeUndecided}
+		rc := report.Claim{Where: c.Where, Says: c.Says, Verdict: c.Verdict, HoldsIf: c.Holds, FailsIf: c.Fails, PartlyIf: c.Partly, OnlyIf: c.OnlyIf, Holds: c.Outcome, Outcome: report.OutcomeUndecided}
 		if c.Fact != nil {
 			x := fact(*c.Fact)
 			rc.Fact = &x
 		}
 		switch {
 		case c.Outcome == nil:
+		case c.When != nil:
+			x := fact(*c.When)
+			rc.Outcome, rc.Part = report.OutcomeOnlyIf, &x
 		case c.Part != nil:
 			x := fact(*c.Part)
 			rc.Outcome, rc.Part = report.OutcomePartly, &x
@@ -261,7 +264,7 @@ func checkClaims(st *study.Study) error {
 		if !ok {
 			return fmt.Errorf("study %s: claim %q names verdict %q; the verdicts are %s", st.Name, c.Says, c.Verdict, strings.Join(verdictIDs(), ", "))
 		}
-		for _, k := range []string{c.Holds, c.Fails, c.Partly} {
+		for _, k := range []string{c.Holds, c.Fails, c.Partly, c.OnlyIf} {
 			if k != "" && !contains(facts, k) {
 				return fmt.Errorf("study %s: claim %q names fact %q, which verdict %s never establishes (it can establish %s)", st.Name, c.Says, k, c.Verdict, strings.Join(facts, ", "))
 			}
@@ -288,6 +291,9 @@ type Claim struct {
 	// Part is the claim's Partly fact, when the verdict establishes it
 	// with the Holds fact: the claim holds only in part.
 	Part *Fact
+	// When is the claim's OnlyIf fact, when the verdict establishes it
+	// with the Fails fact: the claim holds only if its condition does.
+	When *Fact
 }
 
 // ErrorUse is a watch-side call that can fail with the sentinel, and what
@@ -350,6 +356,9 @@ func (r *analysis) claims() {
 			for i, f := range v.Facts {
 				if c.Partly != "" && f.Key == c.Partly && cl.Outcome != nil {
 					cl.Part = &v.Facts[i]
+				}
+				if c.OnlyIf != "" && f.Key == c.OnlyIf && cl.Outcome != nil && !*cl.Outcome {
+					cl.When = &v.Facts[i]
 				}
 			}
 		}
@@ -740,6 +749,29 @@ func (r *analysis) toolWithClose(st *steps, name string, run *signal.ToolRun) {
 	}
 }
 
+// drawnPath is the call path a chain draws from the entry to fn: the
+// shortest checked way of the entry's pair with a use in fn that has the
+// pair's verdict (a way that can run, when one can), else the shortest
+// call path. The shortest call path may be one that cannot run (a call
+// through an interface whose value is of another type on it).
+func (r *analysis) drawnPath(entryName string, entry, fn *ssa.Function) callpath.Path {
+	ei := r.EntryIndex(entryName)
+	for _, p := range r.Pairs {
+		if p.Entry != ei || len(p.Crossing) > 0 || r.Sites[p.Site].Func != fn {
+			continue
+		}
+		for _, w := range p.Ways {
+			if w.Res.Verdict == p.Verdict {
+				return w.Path
+			}
+		}
+	}
+	if ps := r.Graph.Paths(entry, fn, 1); len(ps) > 0 {
+		return ps[0]
+	}
+	return nil
+}
+
 func (r *analysis) readChain() []Step {
 	sg := r.Study.Signal
 	s := r.Signal
@@ -752,10 +784,8 @@ func (r *analysis) readChain() []Step {
 	}
 	d := ds[0]
 	add("entry", "a client reads at a revision: "+sg.Read, r.entryPos(sg.Read))
-	if ps := r.Graph.Paths(entry, d.Func, 1); len(ps) > 0 {
-		for _, h := range ps[0] {
-			add("call", "calls "+short(h.Callee), r.callPos(h))
-		}
+	for _, h := range r.drawnPath(sg.Read, entry, d.Func) {
+		add("call", "calls "+short(h.Callee), r.callPos(h))
 	}
 	add("decision", "decision: "+d.Text, d.Pos)
 	add("signal", "the store "+d.Consequence, d.ConsequencePos)
@@ -1046,6 +1076,39 @@ func (r *analysis) pacing() (batch, period *signal.Const) {
 
 // pacingLines are the lines of the batch and of the period (its
 // declaration, else its ticker).
+// progressLines are the writes of the watcher's progress that the sync
+// loop reaches: how a pass advances it as its batches go out.
+func (r *analysis) progressLines() []signal.Pos {
+	s := r.Signal
+	if s.ProgressVar == nil {
+		return nil
+	}
+	var out []signal.Pos
+	for _, w := range s.Progress.Stores {
+		if r.reachedFrom(r.Study.Signal.Sync, w.Func) {
+			out = append(out, w.Pos)
+		}
+	}
+	return out
+}
+
+// movedOutLines are the adds to another group than the behind one in the
+// function that reads the compaction revision for the decision: where a
+// pass moves a watcher out of the behind group.
+func (r *analysis) movedOutLines() []signal.Pos {
+	var out []signal.Pos
+	if d, ok := r.signalDecision(); ok {
+		if rd, ok := r.behindRead(d); ok {
+			for _, a := range r.groupAddsIn(rd.Func) {
+				if a.Group != r.Study.Signal.Behind {
+					out = append(out, a.Pos)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func (r *analysis) pacingLines() []signal.Pos {
 	batch, period := r.pacing()
 	if batch == nil || period == nil {
@@ -1724,8 +1787,16 @@ func (r *analysis) corrected() []signal.Pos {
 				}
 				continue
 			case st.Kind == "decision" && r.decisionOf(st.At):
-				// The pace of the passes the decision runs in.
+				// The pace of the passes the decision runs in, what a pass
+				// does to a behind watcher's progress, and its moves out
+				// of the behind group: what decides the outcome by hand.
 				for _, p := range r.pacingLines() {
+					add(p)
+				}
+				for _, p := range r.progressLines() {
+					add(p)
+				}
+				for _, p := range r.movedOutLines() {
 					add(p)
 				}
 				add(st.At)

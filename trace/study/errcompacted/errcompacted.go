@@ -214,13 +214,13 @@ var Study = &study.Study{
 			// Decided, as the claims of step 3 and of Observe are, by what
 			// a compaction typed by hand finds.
 			Verdict: "replay", Holds: "replay-outlasts-typing", Fails: "both-survive-by-hand",
-			Partly: "dies-if-early",
+			OnlyIf: "dies-if-early",
 		},
 		{
 			Where:   "step 3",
 			Says:    "One of them ends; one does not.",
 			Verdict: "replay", Holds: "behind-dies-by-hand", Fails: "both-survive-by-hand",
-			Partly: "dies-if-early",
+			OnlyIf: "dies-if-early",
 		},
 		{
 			Where: "step 4",
@@ -248,7 +248,7 @@ var Study = &study.Study{
 			Where:   "observe",
 			Says:    "Terminal 1 stops.",
 			Verdict: "replay", Holds: "behind-dies-by-hand", Fails: "both-survive-by-hand",
-			Partly: "dies-if-early",
+			OnlyIf: "dies-if-early",
 		},
 		{
 			Where:   "expect",

@@ -213,7 +213,7 @@ func (r *analysis) setsVerdict() {
 		if r.Signal.StartArg.Rewritten() {
 			unless = ", unless a write lands as it opens,"
 		}
-		v.say(FactPrediction, fmt.Sprintf("Terminal 1 (`--rev=A`) goes to `%s`, the only set checked against a compaction, and dies if a compaction passes its progress (`%s`) before it catches up; terminal 2 (no `--rev`) goes to `%s`%s and survives while there.", behind, d.Revision, fieldName(synced.Group), unless))
+		v.say(FactPrediction, fmt.Sprintf("Terminal 1 (`--rev=A`) goes to `%s`, the only set checked against compactions, and dies if a compaction goes past its progress (`%s`) before it catches up; terminal 2 (no `--rev`) goes to `%s`%s and survives while there.", behind, d.Revision, fieldName(synced.Group), unless))
 		v.add(" ")
 		r.currentInSynced(v, synced)
 		v.add(" ")
@@ -516,7 +516,7 @@ func (r *analysis) removalFact(v *sentence) {
 		return
 	}
 	v.add(" ")
-	v.say(FactSetBeforeRemoval, fmt.Sprintf("The compaction sets that number before it removes anything: %s (%%L) runs in `%s`, called (%%L) before `%s` (%%L), which only schedules the removal, %s (%%L). What holds is the rest: from then on a read below that number is refused, and the scheduled job removes those revisions later.", quote(x.Write.Text), short(x.Write.Func), calleeText(o.Then.Text), quote(x.Schedule.Text)), x.Write, o.First, o.Then, x.Schedule)
+	v.say(FactSetBeforeRemoval, fmt.Sprintf("The compaction sets that number before it removes anything: %s (%%L) runs in `%s`, called (%%L) before `%s` (%%L), which only schedules the removal, %s (%%L). From then on the revisions below that number cannot be read, whether or not the removal has run: a read below it is refused. Only in that sense do they no longer exist when the watcher dies.", quote(x.Write.Text), short(x.Write.Func), calleeText(o.Then.Text), quote(x.Schedule.Text)), x.Write, o.First, o.Then, x.Schedule)
 }
 
 // calleeText is the callee of a call line ("s.compact(...)" of

@@ -173,6 +173,13 @@ func (n *notes) answer() report.Section {
 		if f, ok := n.fact("sets", FactPrediction); ok {
 			lead = t(report.StrongSpan("Which watcher dies, in terms of its set."), " ")
 			lead = append(lead, factText(f)...)
+			// What a compaction typed by hand does, in a few words: the
+			// timing comes last, after where the sets are decided.
+			if _, ok := n.fact("replay", FactBothSurviveByHand); ok {
+				lead = append(lead, t(" Typed by hand, the compaction comes after the replay and both survive (the timing by hand, below).")...)
+			} else if _, ok := n.fact("replay", FactBehindDiesByHand); ok {
+				lead = append(lead, t(" Typed by hand, the compaction lands during the replay (the timing by hand, below).")...)
+			}
 			lead = append(lead, t(" Where that is decided, in the code of etcd "+n.rep.Etcd.Version+":")...)
 		}
 		s.Blocks = append(s.Blocks, report.Block{Para: lead})
@@ -214,11 +221,11 @@ func (n *notes) answer() report.Section {
 					outcome = map[bool]string{true: report.OutcomeYes, false: report.OutcomeNo}[*c.Holds]
 				}
 			}
-			holds := report.Cell{Text: t(outcome), Class: map[string]string{report.OutcomeYes: "yes", report.OutcomeNo: "no", report.OutcomePartly: "only-if"}[outcome]}
+			holds := report.Cell{Text: t(outcome), Class: map[string]string{report.OutcomeYes: "yes", report.OutcomeNo: "no", report.OutcomePartly: "only-if", report.OutcomeOnlyIf: "only-if"}[outcome]}
 			if holds.Class == "" {
 				holds.Class = "unknown"
 			}
-			if outcome == report.OutcomeNo || outcome == report.OutcomePartly {
+			if outcome == report.OutcomeNo || outcome == report.OutcomePartly || outcome == report.OutcomeOnlyIf {
 				holds.Text = report.Text{report.StrongSpan(outcome)}
 			}
 			why := report.Text{report.Plain("the analysis establishes neither way")}
@@ -226,7 +233,12 @@ func (n *notes) answer() report.Section {
 				why = factText(*c.Fact)
 				if c.Part != nil {
 					why = append(why, report.Plain(". "))
-					why = append(why, factText(*c.Part)...)
+					if sameLines(c.Part.Lines, c.Fact.Lines) {
+						// Cited once, after the first.
+						why = append(why, t(c.Part.Text)...)
+					} else {
+						why = append(why, factText(*c.Part)...)
+					}
 				}
 			}
 			key := outcome + "\x00" + textKey(why)
@@ -241,7 +253,7 @@ func (n *notes) answer() report.Section {
 			rowOf[key] = len(tb.Rows)
 			tb.Rows = append(tb.Rows, []report.Cell{{Text: t(c.Where)}, {Text: t("“" + c.Says + "”")}, holds, {Text: why}})
 		}
-		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("The exercise's claims."), " holds: yes, the code does what the claim says, on every run; no, it does not; partly, only in part, and the row says which part holds and which does not; undecided, the analysis cannot tell either way.")})
+		s.Blocks = append(s.Blocks, report.Block{Para: t(report.StrongSpan("The exercise's claims."), " The column holds says: yes, the code does what the claim says, on every run; no, it does not; undecided, the analysis cannot tell either way. A claim marked partly holds only in part, and its row says which part holds and which does not. One marked only if holds only when a condition does, which its row names.")})
 		s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	}
 	if len(n.sg.Corrected) > 0 {
@@ -500,7 +512,7 @@ func (n *notes) way() report.Section {
 	if other != nil {
 		steps, differs = merge(main.Steps, other.Steps)
 	}
-	s.Blocks = append(s.Blocks, report.Block{Para: t("Solid arrows are calls and what the code does next; dotted arrows are hand-offs a call graph cannot follow: a watcher group, a channel, the network. ")})
+	s.Blocks = append(s.Blocks, report.Block{Para: t("Solid arrows are calls and what the code does next; dotted arrows are hand-offs a call graph cannot follow: a field one goroutine writes and another reads, a watcher group, a channel, the network. Boxes of their own shapes mark where a request comes in (an entry) and the decision. ")})
 	switch {
 	case other != nil && len(differs) > 0:
 		s.Blocks[len(s.Blocks)-1].Para = append(s.Blocks[len(s.Blocks)-1].Para, t(fmt.Sprintf("The way of the %s is the same, with the steps marked %s.", strings.ToLower(n.title(otherID)), "“"+otherID+" only”"))...)
@@ -1301,6 +1313,19 @@ func (n *notes) looksUp(entry, file string, line int) bool {
 	return false
 }
 
+// sameLines reports whether a and b cite the same lines in the same order.
+func sameLines(a, b []report.Loc) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].File != b[i].File || a[i].Line != b[i].Line {
+			return false
+		}
+	}
+	return true
+}
+
 // plainText is a text's words, without its markup.
 func plainText(x report.Text) string {
 	var b strings.Builder
@@ -1521,6 +1546,7 @@ func (n *notes) glossary() report.Section {
 		{Term: "can run (yes, if, no, ?)", Text: t("whether the branches on a call path can all be taken. no: a value the path fixes (a constant argument, a field a literal leaves unset) makes one false, or what the path needs already rules it out: an earlier branch, what an earlier call whose result the path tests returned, what a loop of such a call checked of every element, a relation the store keeps between two of its fields (found from every write of them; the JSON's invariants lists each with its writes), or a lock that every write of a field holds, held between two reads of it. if: a branch compares only values the request does not choose (server state, stored data); a lesson lists every such branch of the way. yes: the request can choose values that meet every branch, given the state a branch compares them with (a compaction already done, say). ?: the analysis could not decide (a value it cannot follow, or its bound of work on one path reached). A branch whose other side only panics is not counted as a condition: a way assumes the server does not panic. Which goroutine runs what is not used (that one loop applies requests one after another, so that a compaction cannot come between a write transaction's check and its execution): so an if may still never hold")},
 		{Term: "hand-off", Text: t("where a request goes on in another goroutine, which a call graph cannot follow: a raft proposal, a scheduled job, a watcher group, a channel, the network")},
 		{Term: "decision", Text: t("a comparison of a revision with the compaction revision that guards the signal or a use of the sentinel")},
+		{Term: "when its other calls succeed", Text: t("said of a tool's exit status: the evaluation of the tool's code took the errors of the calls it does not follow (making its client, closing it) as nil; the status holds when they succeed; what a failed one does, these notes do not say")},
 		{Term: "runs, value, no", Text: t("a cited line's role in a behaviour: a path that can run reaches it; it declares the object a use that runs returns or looks up; neither")},
 	}}}}
 }
