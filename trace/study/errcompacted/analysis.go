@@ -823,12 +823,7 @@ func (r *analysis) evictVerdict() {
 	v.add(fmt.Sprintf("The behind watcher is evicted by `%s` in `%s` (%%L), which ", d.Text, short(d.Func)), d.Pos)
 	switch {
 	case s.ProgressVar != nil && d.RevisionObj == s.ProgressVar:
-		var adv []signal.Pos
-		for _, w := range s.Progress.Stores {
-			if r.reachedFrom(sg.Sync, w.Func) {
-				adv = append(adv, w.Pos)
-			}
-		}
+		adv := r.progressLines()
 		v.add(fmt.Sprintf("compares the watcher's progress `%s`, the next revision it needs", d.Revision))
 		if len(adv) > 0 {
 			v.add(" (the sync loop advances it as batches go out: "+strings.Repeat("%L, ", len(adv)-1)+"%L)", adv...)
@@ -1074,8 +1069,6 @@ func (r *analysis) pacing() (batch, period *signal.Const) {
 	return batch, period
 }
 
-// pacingLines are the lines of the batch and of the period (its
-// declaration, else its ticker).
 // progressLines are the writes of the watcher's progress that the sync
 // loop reaches: how a pass advances it as its batches go out.
 func (r *analysis) progressLines() []signal.Pos {
@@ -1109,6 +1102,8 @@ func (r *analysis) movedOutLines() []signal.Pos {
 	return out
 }
 
+// pacingLines are the lines of the batch and of the period (its
+// declaration, else its ticker).
 func (r *analysis) pacingLines() []signal.Pos {
 	batch, period := r.pacing()
 	if batch == nil || period == nil {
@@ -1228,16 +1223,7 @@ func (r *analysis) replayVerdict() {
 		sure = fmt.Sprintf("; within %s it is sure to", early)
 	}
 	if window < typed {
-		var moved []signal.Pos
-		if d, ok := r.signalDecision(); ok {
-			if rd, ok := r.behindRead(d); ok {
-				for _, a := range r.groupAddsIn(rd.Func) {
-					if a.Group != sg.Behind {
-						moved = append(moved, a.Pos)
-					}
-				}
-			}
-		}
+		moved := r.movedOutLines()
 		v.add(fmt.Sprintf("A compaction typed %s after the watch opens comes after the replay: the watcher has caught up", typed))
 		if len(moved) > 0 {
 			v.add(", the sync loop has moved it out of `"+fieldName(sg.Behind)+"` ("+strings.Repeat("%L, ", len(moved)-1)+"%L),", moved...)
