@@ -176,7 +176,7 @@ func (n *notes) answer() report.Section {
 			// What a compaction typed by hand does, in a few words: the
 			// timing comes last, after where the sets are decided.
 			if _, ok := n.fact("replay", FactBothSurviveByHand); ok {
-				lead = append(lead, t(" Typed by hand, the compaction comes after the replay and both survive (the timing by hand, below).")...)
+				lead = append(lead, t(" Typed by hand, the compaction comes after the replay, unless the replay's passes themselves take longer than typing it, and both survive (the timing by hand, below).")...)
 			} else if _, ok := n.fact("replay", FactBehindDiesByHand); ok {
 				lead = append(lead, t(" Typed by hand, the compaction lands during the replay (the timing by hand, below).")...)
 			}
