@@ -7,6 +7,7 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
@@ -77,8 +78,11 @@ func (w *whyRun) sameProgram(root, use *ssa.Function) bool {
 
 // whyCache is what the objects answered on one call graph share: what a
 // function reaches by calls, what a main function runs in its own
-// goroutine, and the callers of a function within a number of calls.
+// goroutine, and the callers of a function within a number of calls. It
+// is safe for concurrent use (the atlas's shards share it); what it
+// hands out is read, never changed.
 type whyCache struct {
+	mu      sync.Mutex
 	mains   map[*ssa.Function]map[*ssa.Function]bool
 	reach   map[*ssa.Function]map[*ssa.Function]bool
 	callers map[callersKey]map[*ssa.Function]int
@@ -100,11 +104,21 @@ func (w *whyRun) callers(fn *ssa.Function, n int) map[*ssa.Function]int {
 		w.cache = newWhyCache()
 	}
 	k := callersKey{fn, n}
-	if m, ok := w.cache.callers[k]; ok {
+	c := w.cache
+	c.mu.Lock()
+	m, ok := c.callers[k]
+	c.mu.Unlock()
+	if ok {
 		return m
 	}
-	m := w.callersWithin(fn, n)
-	w.cache.callers[k] = m
+	// Found outside the lock: two shards may find the same answer.
+	m = w.callersWithin(fn, n)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.callers[k]; ok {
+		return old
+	}
+	c.callers[k] = m
 	return m
 }
 
@@ -512,11 +526,20 @@ func (w *whyRun) reachable(fn *ssa.Function) map[*ssa.Function]bool {
 	if w.cache == nil {
 		w.cache = newWhyCache()
 	}
-	if m, ok := w.cache.reach[fn]; ok {
+	c := w.cache
+	c.mu.Lock()
+	m, ok := c.reach[fn]
+	c.mu.Unlock()
+	if ok {
 		return m
 	}
-	m := w.Graph.Reachable(fn)
-	w.cache.reach[fn] = m
+	m = w.Graph.Reachable(fn)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.reach[fn]; ok {
+		return old
+	}
+	c.reach[fn] = m
 	return m
 }
 
@@ -525,11 +548,20 @@ func (w *whyRun) syncReach(fn *ssa.Function) map[*ssa.Function]bool {
 	if w.cache == nil {
 		w.cache = newWhyCache()
 	}
-	if m, ok := w.cache.mains[fn]; ok {
+	c := w.cache
+	c.mu.Lock()
+	m, ok := c.mains[fn]
+	c.mu.Unlock()
+	if ok {
 		return m
 	}
-	m := w.Graph.SyncReachable(fn)
-	w.cache.mains[fn] = m
+	m = w.Graph.SyncReachable(fn)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.mains[fn]; ok {
+		return old
+	}
+	c.mains[fn] = m
 	return m
 }
 
