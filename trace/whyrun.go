@@ -1,10 +1,12 @@
 package trace
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -49,6 +51,11 @@ type whyRun struct {
 	// programs maps a package to the programs (main packages loaded from
 	// source) that contain it; nil when there is at most one.
 	programs map[string][]string
+	// logged, when set, records in entered every root that entry is asked
+	// for, in order, repeats included: what a fork's caller replays to
+	// number the entries as one run would.
+	logged  bool
+	entered []roots.Root
 }
 
 // sameProgram reports whether a root and a use can run in one program:
@@ -124,6 +131,9 @@ func (w *whyRun) callers(fn *ssa.Function, n int) map[*ssa.Function]int {
 
 // entry returns the entry of a root found from the code, adding it.
 func (w *whyRun) entry(c roots.Root) int {
+	if w.logged {
+		w.entered = append(w.entered, c)
+	}
 	if ei, ok := w.added[c.Func]; ok {
 		return ei
 	}
@@ -135,6 +145,133 @@ func (w *whyRun) entry(c roots.Root) int {
 	}
 	w.roots[c.Func] = c
 	return ei
+}
+
+// fork is a run of its own over w's uses, entries and hand-offs, with a
+// feasibility checker of its own, to answer some of the uses beside other
+// forks: the call graph, the roots, the source's lines and the cache of
+// what does not depend on the object are shared and safe for concurrent
+// use; what a run learns as it goes (its entries and their reach, its
+// pairs, its checker's memos) is its own. The fork logs the roots it
+// makes entries of (adopt replays them).
+func (w *whyRun) fork() *whyRun {
+	pass := *w.Pass
+	pass.Feas = feasible.New(w.Graph)
+	pass.Sites = append([]study.Site(nil), w.Sites...)
+	for i := range pass.Sites {
+		pass.Sites[i].Roots = append([]int(nil), pass.Sites[i].Roots...)
+	}
+	pass.Entries = append([]study.EntryPoint(nil), w.Entries...)
+	for i := range pass.Entries {
+		pass.Entries[i].Reach = maps.Clone(pass.Entries[i].Reach)
+	}
+	pass.Pairs = nil
+	r := &Result{Pass: &pass, lines: w.lines, k: w.k}
+	r.Lines = r.lines.line
+	return &whyRun{Result: r, nearest: w.nearest, added: maps.Clone(w.added), roots: maps.Clone(w.roots),
+		cache: w.cache, programs: w.programs, logged: true}
+}
+
+// release drops what a fork has learnt that its answers do not hold (its
+// checker and its memos, the caches of its searches, its entries' reach):
+// once its uses are answered, adopt needs only its entries' functions.
+func (f *whyRun) release() {
+	f.Feas, f.legs1, f.recv, f.toFrom = nil, nil, nil, nil
+	for i := range f.Entries {
+		f.Entries[i].Reach = nil
+	}
+}
+
+// forked is what a fork found for some uses: the roots it asked entry
+// for while answering them, in order, and their pairs (with how each was
+// found) and roots, by the fork's entries; with grpc, each use's gRPC
+// roots (grpcRoots).
+type forked struct {
+	run     *whyRun
+	lo, hi  int // the uses, [lo, hi)
+	entered []roots.Root
+	pairs   []study.Pair
+	by      []string
+	roots   [][]int // per use
+	grpc    map[int][]roots.Root
+}
+
+// answer answers uses [lo, hi) on fork f as a run answers one error's
+// uses: the roots of each, then, with grpc, the gRPC roots of each. ctx
+// is checked before each use.
+func (f *whyRun) answer(ctx context.Context, lo, hi int, grpc bool) (forked, error) {
+	f.entered = nil
+	np := len(f.Pairs)
+	for si := lo; si < hi; si++ {
+		if err := ctx.Err(); err != nil {
+			return forked{}, err
+		}
+		f.use(si)
+	}
+	out := forked{run: f, lo: lo, hi: hi}
+	if grpc {
+		out.grpc = map[int][]roots.Root{}
+		for si := lo; si < hi; si++ {
+			if err := ctx.Err(); err != nil {
+				return forked{}, err
+			}
+			out.grpc[si] = f.grpcRoots(si)
+		}
+	}
+	out.entered, f.entered = f.entered, nil
+	out.pairs = f.Pairs[np:len(f.Pairs):len(f.Pairs)]
+	out.by = f.by[np:len(f.by):len(f.by)]
+	for si := lo; si < hi; si++ {
+		out.roots = append(out.roots, f.Sites[si].Roots)
+	}
+	return out, nil
+}
+
+// adopt takes what a fork found for some uses as if w had answered them
+// itself, after the uses before them: it asks entry for the same roots in
+// the same order (so the entries are numbered as one run numbers them)
+// and renumbers the pairs' entries and the uses' roots.
+func (w *whyRun) adopt(a forked) {
+	for _, c := range a.entered {
+		w.entry(c)
+	}
+	own := func(ei int) int {
+		oi, ok := w.added[a.run.Entries[ei].Func]
+		if !ok {
+			panic(fmt.Sprintf("adopting a fork's answer: its entry %s was never asked for", a.run.Entries[ei].Name))
+		}
+		return oi
+	}
+	legs := func(ls []study.Leg) []study.Leg {
+		if ls == nil {
+			return nil
+		}
+		out := make([]study.Leg, len(ls))
+		for i, l := range ls {
+			l.From, l.To = own(l.From), own(l.To)
+			out[i] = l
+		}
+		return out
+	}
+	for i, p := range a.pairs {
+		p.Entry = own(p.Entry)
+		p.Crossing = legs(p.Crossing)
+		if p.Also != nil {
+			also := make([]study.Also, len(p.Also))
+			for j, x := range p.Also {
+				x.Legs = legs(x.Legs)
+				also[j] = x
+			}
+			p.Also = also
+		}
+		w.Pairs = append(w.Pairs, p)
+		w.by = append(w.by, a.by[i])
+	}
+	for si := a.lo; si < a.hi; si++ {
+		for _, ei := range a.roots[si-a.lo] {
+			w.Sites[si].Roots = append(w.Sites[si].Roots, own(ei))
+		}
+	}
 }
 
 // handOffs resolves the target's hand-offs that the loaded code has; the
