@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -332,8 +333,8 @@ func (w *whyRun) use(si int) {
 		p    study.Pair
 		n    int
 		by   string
+		rank int // among the candidates by calls
 	}
-	var got []found
 	dist := w.callers(s.Func, whyDepth)
 	var cands []roots.Root
 	for _, x := range w.Roots {
@@ -342,16 +343,46 @@ func (w *whyRun) use(si int) {
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return dist[cands[i].Func] < dist[cands[j].Func] })
-	for i, c := range cands {
-		if i >= 4*w.nearest {
-			break
+	cands = cands[:min(len(cands), 4*w.nearest)]
+	// The nearest candidates that reach the use by a way that can run,
+	// of those the outermost (keepOutermost). A candidate that a root
+	// found already starts (reaches, and is not reached by) is not kept
+	// whether it reaches the use or not; its search waits until its
+	// answer could drop a kept root (one it starts), and is made then.
+	var got []found
+	searched := make([]bool, len(cands))
+	search := func(i int) {
+		searched[i] = true
+		c := cands[i]
+		if searchedHook != nil {
+			searchedHook(si, c.Func)
 		}
 		ways, _, _ := w.bestWays(rootEntry(w.Graph, c), s.Func, s.Instr, nil)
 		if p, n, ok := pairOf(si, ways); ok {
-			got = append(got, found{root: c, p: p, n: n, by: byCalls})
+			got = append(got, found{root: c, p: p, n: n, by: byCalls, rank: i})
 		}
 	}
-	got = keepOutermost(w.reachable, got, func(f found) *ssa.Function { return f.root.Func }, func(f found) int { return f.n })
+	for i, c := range cands {
+		if !slices.ContainsFunc(got, func(f found) bool { return w.starts(f.root.Func, c.Func) }) {
+			search(i)
+		}
+	}
+	for {
+		// In the candidates' order, as if each had been searched in turn.
+		sort.SliceStable(got, func(i, j int) bool { return got[i].rank < got[j].rank })
+		kept := keepOutermost(w.reachable, slices.Clone(got), func(f found) *ssa.Function { return f.root.Func }, func(f found) int { return f.n })
+		more := false
+		for i, c := range cands {
+			if !searched[i] && slices.ContainsFunc(kept, func(f found) bool { return w.starts(c.Func, f.root.Func) }) {
+				search(i)
+				more = true
+			}
+		}
+		if !more {
+			got = kept
+			break
+		}
+	}
 	if len(got) < w.nearest && len(w.Boundaries) > 0 {
 		var crossed []found
 		have := map[*ssa.Function]bool{}
@@ -700,6 +731,17 @@ func (w *whyRun) syncReach(fn *ssa.Function) map[*ssa.Function]bool {
 	}
 	c.mains[fn] = m
 	return m
+}
+
+// searchedHook, when set (by tests), hears of each candidate use searches
+// by calls, with the use's index.
+var searchedHook func(si int, root *ssa.Function)
+
+// starts reports whether root a starts root b: a reaches b by calls, and
+// b does not reach a (outermost keeps b only when no other root starts
+// it).
+func (w *whyRun) starts(a, b *ssa.Function) bool {
+	return a != b && w.reachable(a)[b] && !w.reachable(b)[a]
 }
 
 // outermost says which of n roots no other of them reaches: a root that
