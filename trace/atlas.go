@@ -338,38 +338,29 @@ func answerErrors(ctx context.Context, w *whyRun, lo, hi []int, grpc []bool, sha
 			}
 		}
 	}
-	weight := func(i int) int { return weights[i] }
 	total := 0
-	for i := 0; i < n; i++ {
-		total += weight(i)
+	for _, x := range weights {
+		total += x
 	}
 	// Contiguous shards: the errors of one package share much of what a
 	// checker learns.
 	var parts [][]int
-	acc, cur := 0, []int{}
+	var sizes []int
+	acc, cur, size := 0, []int{}, 0
 	for i := 0; i < n; i++ {
 		cur = append(cur, i)
-		acc += weight(i)
-		if len(parts) < shards-1 && acc*shards >= total*(len(parts)+1) {
-			parts = append(parts, cur)
-			cur = []int{}
+		acc += weights[i]
+		size += weights[i]
+		if i == n-1 || len(parts) < shards-1 && acc*shards >= total*(len(parts)+1) {
+			parts, sizes = append(parts, cur), append(sizes, size)
+			cur, size = []int{}, 0
 		}
-	}
-	if len(cur) > 0 {
-		parts = append(parts, cur)
-	}
-	size := func(p []int) int {
-		s := 0
-		for _, i := range p {
-			s += weight(i)
-		}
-		return s
 	}
 	order := make([]int, len(parts))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return size(parts[order[a]]) > size(parts[order[b]]) })
+	sort.SliceStable(order, func(a, b int) bool { return sizes[order[a]] > sizes[order[b]] })
 	queue := make(chan []int, len(parts))
 	for _, pi := range order {
 		queue <- parts[pi]
