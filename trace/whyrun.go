@@ -237,6 +237,9 @@ func (w *whyRun) adopt(a forked) {
 		w.entry(c)
 	}
 	own := func(ei int) int {
+		if ei < 0 {
+			return ei // no entry (EntryIndex found none)
+		}
 		oi, ok := w.added[a.run.Entries[ei].Func]
 		if !ok {
 			panic(fmt.Sprintf("adopting a fork's answer: its entry %s was never asked for", a.run.Entries[ei].Name))
