@@ -573,6 +573,38 @@ func TestErrorsRelease(t *testing.T) {
 	}
 }
 
+// TestAtlasShards: the atlas of fixtures/errors.txtar is the same
+// whether its errors are answered in one shard, in several beside each
+// other, or each in a shard of its own (one feasibility checker each).
+func TestAtlasShards(t *testing.T) {
+	dir, ar := fixtures.Unpack(t, "errors")
+	st, err := study.Parse(fixtures.File(ar, "study.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	atlas := func(shards int) string {
+		defer trace.SetErrorShards(shards)()
+		a, err := trace.Errors(context.Background(), trace.ErrorsOptions{Target: st.Tgt(), Dir: dir, Env: fixtures.Env})
+		if err != nil {
+			t.Fatalf("%d shards: %v", shards, err)
+		}
+		if len(a.Errors) < 3 {
+			t.Fatalf("%d shards: %d errors, want more than the shards to split", shards, len(a.Errors))
+		}
+		got, err := json.MarshalIndent(a, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(got)
+	}
+	one := atlas(1)
+	for _, n := range []int{2, 3, 1000} {
+		if diff := cmp.Diff(one, atlas(n)); diff != "" {
+			t.Errorf("%d shards and one differ (-one +%d):\n%s", n, n, diff)
+		}
+	}
+}
+
 var update = flag.Bool("update", false, "rewrite the stored atlas of the errors fixture (annotate/testdata/atlas/fixture.json)")
 
 // TestAtlasStoredIsCurrent: the atlas of fixtures/errors.txtar that

@@ -5,16 +5,21 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 )
 
-// lineCache reads source files once and serves their lines.
+// lineCache reads source files once and serves their lines. It is safe
+// for concurrent use; the lines it serves are never changed.
 type lineCache struct {
+	mu    sync.Mutex
 	files map[string][]string
 }
 
 func newLineCache() *lineCache { return &lineCache{files: map[string][]string{}} }
 
 func (c *lineCache) file(name string) ([]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if ls, ok := c.files[name]; ok {
 		return ls, nil
 	}

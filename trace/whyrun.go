@@ -1,12 +1,16 @@
 package trace
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
@@ -48,6 +52,11 @@ type whyRun struct {
 	// programs maps a package to the programs (main packages loaded from
 	// source) that contain it; nil when there is at most one.
 	programs map[string][]string
+	// logged, when set, records in entered every root that entry is asked
+	// for, in order, repeats included: what a fork's caller replays to
+	// number the entries as one run would.
+	logged  bool
+	entered []roots.Root
 }
 
 // sameProgram reports whether a root and a use can run in one program:
@@ -77,8 +86,11 @@ func (w *whyRun) sameProgram(root, use *ssa.Function) bool {
 
 // whyCache is what the objects answered on one call graph share: what a
 // function reaches by calls, what a main function runs in its own
-// goroutine, and the callers of a function within a number of calls.
+// goroutine, and the callers of a function within a number of calls. It
+// is safe for concurrent use (the atlas's shards share it); what it
+// hands out is read, never changed.
 type whyCache struct {
+	mu      sync.Mutex
 	mains   map[*ssa.Function]map[*ssa.Function]bool
 	reach   map[*ssa.Function]map[*ssa.Function]bool
 	callers map[callersKey]map[*ssa.Function]int
@@ -100,16 +112,29 @@ func (w *whyRun) callers(fn *ssa.Function, n int) map[*ssa.Function]int {
 		w.cache = newWhyCache()
 	}
 	k := callersKey{fn, n}
-	if m, ok := w.cache.callers[k]; ok {
+	c := w.cache
+	c.mu.Lock()
+	m, ok := c.callers[k]
+	c.mu.Unlock()
+	if ok {
 		return m
 	}
-	m := w.callersWithin(fn, n)
-	w.cache.callers[k] = m
+	// Found outside the lock: two shards may find the same answer.
+	m = w.callersWithin(fn, n)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.callers[k]; ok {
+		return old
+	}
+	c.callers[k] = m
 	return m
 }
 
 // entry returns the entry of a root found from the code, adding it.
 func (w *whyRun) entry(c roots.Root) int {
+	if w.logged {
+		w.entered = append(w.entered, c)
+	}
 	if ei, ok := w.added[c.Func]; ok {
 		return ei
 	}
@@ -121,6 +146,136 @@ func (w *whyRun) entry(c roots.Root) int {
 	}
 	w.roots[c.Func] = c
 	return ei
+}
+
+// fork is a run of its own over w's uses, entries and hand-offs, with a
+// feasibility checker of its own, to answer some of the uses beside other
+// forks: the call graph, the roots, the source's lines and the cache of
+// what does not depend on the object are shared and safe for concurrent
+// use; what a run learns as it goes (its entries and their reach, its
+// pairs, its checker's memos) is its own. The fork logs the roots it
+// makes entries of (adopt replays them).
+func (w *whyRun) fork() *whyRun {
+	pass := *w.Pass
+	pass.Feas = feasible.New(w.Graph)
+	pass.Sites = append([]study.Site(nil), w.Sites...)
+	for i := range pass.Sites {
+		pass.Sites[i].Roots = append([]int(nil), pass.Sites[i].Roots...)
+	}
+	pass.Entries = append([]study.EntryPoint(nil), w.Entries...)
+	for i := range pass.Entries {
+		pass.Entries[i].Reach = maps.Clone(pass.Entries[i].Reach)
+	}
+	pass.Pairs = nil
+	r := &Result{Pass: &pass, lines: w.lines, k: w.k}
+	r.Lines = r.lines.line
+	return &whyRun{Result: r, nearest: w.nearest, added: maps.Clone(w.added), roots: maps.Clone(w.roots),
+		cache: w.cache, programs: w.programs, logged: true}
+}
+
+// release drops what a fork has learnt that its answers do not hold (its
+// checker and its memos, the caches of its searches, its entries' reach):
+// once its uses are answered, adopt needs only its entries' functions.
+func (f *whyRun) release() {
+	f.Feas, f.legs1, f.recv, f.toFrom = nil, nil, nil, nil
+	for i := range f.Entries {
+		f.Entries[i].Reach = nil
+	}
+}
+
+// forked is what a fork found for some uses: the roots it asked entry
+// for while answering them, in order, and their pairs (with how each was
+// found) and roots, by the fork's entries; with grpc, each use's gRPC
+// roots (grpcRoots).
+type forked struct {
+	run     *whyRun
+	lo, hi  int // the uses, [lo, hi)
+	entered []roots.Root
+	pairs   []study.Pair
+	by      []string
+	roots   [][]int // per use
+	grpc    map[int][]roots.Root
+}
+
+// answer answers uses [lo, hi) on fork f as a run answers one error's
+// uses: the roots of each, then, with grpc, the gRPC roots of each. ctx
+// is checked before each use.
+func (f *whyRun) answer(ctx context.Context, lo, hi int, grpc bool) (forked, error) {
+	f.entered = nil
+	np := len(f.Pairs)
+	for si := lo; si < hi; si++ {
+		if err := ctx.Err(); err != nil {
+			return forked{}, err
+		}
+		f.use(si)
+	}
+	out := forked{run: f, lo: lo, hi: hi}
+	if grpc {
+		out.grpc = map[int][]roots.Root{}
+		for si := lo; si < hi; si++ {
+			if err := ctx.Err(); err != nil {
+				return forked{}, err
+			}
+			out.grpc[si] = f.grpcRoots(si)
+		}
+	}
+	out.entered, f.entered = f.entered, nil
+	out.pairs = f.Pairs[np:len(f.Pairs):len(f.Pairs)]
+	out.by = f.by[np:len(f.by):len(f.by)]
+	for si := lo; si < hi; si++ {
+		out.roots = append(out.roots, f.Sites[si].Roots)
+	}
+	return out, nil
+}
+
+// adopt takes what a fork found for some uses as if w had answered them
+// itself, after the uses before them: it asks entry for the same roots in
+// the same order (so the entries are numbered as one run numbers them)
+// and renumbers the pairs' entries and the uses' roots.
+func (w *whyRun) adopt(a forked) {
+	for _, c := range a.entered {
+		w.entry(c)
+	}
+	own := func(ei int) int {
+		if ei < 0 {
+			return ei // no entry (EntryIndex found none)
+		}
+		oi, ok := w.added[a.run.Entries[ei].Func]
+		if !ok {
+			panic(fmt.Sprintf("adopting a fork's answer: its entry %s was never asked for", a.run.Entries[ei].Name))
+		}
+		return oi
+	}
+	legs := func(ls []study.Leg) []study.Leg {
+		if ls == nil {
+			return nil
+		}
+		out := make([]study.Leg, len(ls))
+		for i, l := range ls {
+			l.From, l.To = own(l.From), own(l.To)
+			out[i] = l
+		}
+		return out
+	}
+	for i, p := range a.pairs {
+		p.Entry = own(p.Entry)
+		p.Crossing = legs(p.Crossing)
+		if p.Also != nil {
+			also := make([]study.Also, len(p.Also))
+			for j, x := range p.Also {
+				x.Legs = legs(x.Legs)
+				also[j] = x
+			}
+			p.Also = also
+		}
+		w.Pairs = append(w.Pairs, p)
+		w.by = append(w.by, a.by[i])
+	}
+	for si := a.lo; si < a.hi; si++ {
+		for _, ei := range a.roots[si-a.lo] {
+			w.Sites[si].Roots = append(w.Sites[si].Roots, own(ei))
+		}
+	}
 }
 
 // handOffs resolves the target's hand-offs that the loaded code has; the
@@ -181,8 +336,8 @@ func (w *whyRun) use(si int) {
 		p    study.Pair
 		n    int
 		by   string
+		rank int // among the candidates by calls
 	}
-	var got []found
 	dist := w.callers(s.Func, whyDepth)
 	var cands []roots.Root
 	for _, x := range w.Roots {
@@ -191,16 +346,46 @@ func (w *whyRun) use(si int) {
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return dist[cands[i].Func] < dist[cands[j].Func] })
-	for i, c := range cands {
-		if i >= 4*w.nearest {
-			break
+	cands = cands[:min(len(cands), 4*w.nearest)]
+	// The nearest candidates that reach the use by a way that can run,
+	// of those the outermost (keepOutermost). A candidate that a root
+	// found already starts (reaches, and is not reached by) is not kept
+	// whether it reaches the use or not; its search waits until its
+	// answer could drop a kept root (one it starts), and is made then.
+	var got []found
+	searched := make([]bool, len(cands))
+	search := func(i int) {
+		searched[i] = true
+		c := cands[i]
+		if searchedHook != nil {
+			searchedHook(si, c.Func)
 		}
 		ways, _, _ := w.bestWays(rootEntry(w.Graph, c), s.Func, s.Instr, nil)
 		if p, n, ok := pairOf(si, ways); ok {
-			got = append(got, found{root: c, p: p, n: n, by: byCalls})
+			got = append(got, found{root: c, p: p, n: n, by: byCalls, rank: i})
 		}
 	}
-	got = keepOutermost(w.reachable, got, func(f found) *ssa.Function { return f.root.Func }, func(f found) int { return f.n })
+	for i, c := range cands {
+		if !slices.ContainsFunc(got, func(f found) bool { return w.starts(f.root.Func, c.Func) }) {
+			search(i)
+		}
+	}
+	for {
+		// In the candidates' order, as if each had been searched in turn.
+		sort.SliceStable(got, func(i, j int) bool { return got[i].rank < got[j].rank })
+		kept := keepOutermost(w.reachable, slices.Clone(got), func(f found) *ssa.Function { return f.root.Func }, func(f found) int { return f.n })
+		more := false
+		for i, c := range cands {
+			if !searched[i] && slices.ContainsFunc(kept, func(f found) bool { return w.starts(c.Func, f.root.Func) }) {
+				search(i)
+				more = true
+			}
+		}
+		if !more {
+			got = kept
+			break
+		}
+	}
 	if len(got) < w.nearest && len(w.Boundaries) > 0 {
 		var crossed []found
 		have := map[*ssa.Function]bool{}
@@ -512,11 +697,20 @@ func (w *whyRun) reachable(fn *ssa.Function) map[*ssa.Function]bool {
 	if w.cache == nil {
 		w.cache = newWhyCache()
 	}
-	if m, ok := w.cache.reach[fn]; ok {
+	c := w.cache
+	c.mu.Lock()
+	m, ok := c.reach[fn]
+	c.mu.Unlock()
+	if ok {
 		return m
 	}
-	m := w.Graph.Reachable(fn)
-	w.cache.reach[fn] = m
+	m = w.Graph.Reachable(fn)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.reach[fn]; ok {
+		return old
+	}
+	c.reach[fn] = m
 	return m
 }
 
@@ -525,12 +719,32 @@ func (w *whyRun) syncReach(fn *ssa.Function) map[*ssa.Function]bool {
 	if w.cache == nil {
 		w.cache = newWhyCache()
 	}
-	if m, ok := w.cache.mains[fn]; ok {
+	c := w.cache
+	c.mu.Lock()
+	m, ok := c.mains[fn]
+	c.mu.Unlock()
+	if ok {
 		return m
 	}
-	m := w.Graph.SyncReachable(fn)
-	w.cache.mains[fn] = m
+	m = w.Graph.SyncReachable(fn)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.mains[fn]; ok {
+		return old
+	}
+	c.mains[fn] = m
 	return m
+}
+
+// searchedHook, when set (by tests), hears of each candidate use searches
+// by calls, with the use's index.
+var searchedHook func(si int, root *ssa.Function)
+
+// starts reports whether root a starts root b: a reaches b by calls, and
+// b does not reach a (outermost keeps b only when no other root starts
+// it).
+func (w *whyRun) starts(a, b *ssa.Function) bool {
+	return a != b && w.reachable(a)[b] && !w.reachable(b)[a]
 }
 
 // outermost says which of n roots no other of them reaches: a root that

@@ -1,0 +1,9 @@
+package trace
+
+// SetErrorShards makes the atlas answer its errors in n shards until the
+// returned function restores the number.
+func SetErrorShards(n int) (restore func()) {
+	old := errorShards
+	errorShards = n
+	return func() { errorShards = old }
+}
