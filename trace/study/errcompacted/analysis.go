@@ -220,6 +220,10 @@ const (
 	FactOneValueAtClient    = "one-value-at-client"
 	FactDifferentValues     = "different-values"
 	FactNotOneValueOnServer = "not-one-value-on-server"
+	// typed: a command the exercise types that is not a command's name:
+	// the one it runs by the library's prefix matching, or none.
+	FactTypedByPrefix = "typed-by-prefix"
+	FactTypedUnknown  = "typed-unknown"
 	// citation: whether any line the citation finds runs in a behaviour.
 	FactCitedLinesRun   = "cited-lines-run"
 	FactNoCitedLineRuns = "no-cited-line-runs"
@@ -243,6 +247,7 @@ var verdictFacts = map[string][]string{
 	"retry":    {FactClientWarns, FactClientWarnLine},
 	"minimum":  {FactCancelCarriesMin},
 	"json":     {FactJSONCancel},
+	"typed":    {FactTypedByPrefix, FactTypedUnknown},
 	"probes":   {},
 }
 
