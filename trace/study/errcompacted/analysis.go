@@ -1205,6 +1205,11 @@ func (r *analysis) replayVerdict() {
 			v.add(", and the client takes responses off the stream into a buffer without bound (%L)", c.Buffer[0])
 		}
 		v.add("; what terminal 1 prints can lag behind what the server has sent")
+		if d, ok := r.signalDecision(); ok && d.ConsequencePos.Filename != "" {
+			// The cancel goes into the same channel, after what the
+			// passes before it sent.
+			v.add(". The cancel goes into that channel too (%L), behind what the passes before it sent: terminal 1, canceled after pass 1, prints that pass's events on stdout before the cancel's lines on stderr", d.ConsequencePos)
+		}
 	}
 	v.add(". ")
 	// The watcher's progress starts at the anchor, n-1 revisions before
