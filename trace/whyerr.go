@@ -260,7 +260,7 @@ func (b *whyBase) readFlow() (*errorFlow, error) {
 		inline = append(inline, study.PackageOf(e.Tool.Exit))
 	}
 	f.tool = signal.NewCommands(g, b.tool, inline)
-	cmds, err := f.tool.Tree(signal.CommandTree{Root: e.Tool.Root, Command: e.Tool.Command, Use: e.Tool.Use, Add: e.Tool.Add, Run: e.Tool.Run})
+	cmds, err := f.tool.Tree(signal.CommandTree{Root: e.Tool.Root, Command: e.Tool.Command, Use: e.Tool.Use, Add: e.Tool.Add, Run: e.Tool.Run, Aliases: e.Tool.Aliases})
 	if err != nil {
 		f.notes = append(f.notes, fmt.Sprintf("%s's commands could not be read: %v", e.Tool.Name, err))
 		return f, nil

@@ -31,6 +31,8 @@ type Commands struct {
 type CommandTree struct {
 	Root, Command, Use, Add string
 	Run                     []string
+	// Aliases is the command type's field of other names, if it has one.
+	Aliases string
 }
 
 // Command is one command of the tool that runs a function.
@@ -39,8 +41,9 @@ type Command struct {
 	// Use its whole usage line.
 	Path, Use string
 	Run       *ssa.Function
-	// At is where the command is made (its literal).
-	At Pos
+	// At is where the command is made (its literal); UseAt its usage
+	// line's field.
+	At, UseAt Pos
 }
 
 // NewCommands prepares the tool's layer over loaded packages. The
@@ -66,6 +69,126 @@ func (c *Commands) Inline(pkg string) { c.pkgs[pkg] = true }
 // are its subcommands), recursively. Only commands that run a function
 // are returned, sorted by path.
 func (c *Commands) Tree(t CommandTree) ([]Command, error) {
+	root, err := c.tree(t)
+	if err != nil {
+		return nil, err
+	}
+	var out []Command
+	var walk func(n *cmdNode)
+	walk = func(n *cmdNode) {
+		for _, k := range n.kids {
+			if k.cmd.Run != nil {
+				out = append(out, k.cmd)
+			}
+			walk(k)
+		}
+	}
+	walk(root)
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// cmdNode is a command of the tree, with its other names and the
+// commands added to it, in the order the code adds them.
+type cmdNode struct {
+	cmd     Command
+	name    string
+	aliases []string
+	kids    []*cmdNode
+}
+
+// Resolved is the command a user's words run.
+type Resolved struct {
+	Command
+	// ByPrefix is set when a word is not a command's name or alias but the
+	// start of exactly one's, which the library runs when its prefix
+	// matching is on.
+	ByPrefix bool
+}
+
+// Resolve finds the command that typed words (after the tool's name) run,
+// as a command library in the manner of cobra finds it: at each level the
+// command whose name or alias is the word, else, when prefix is set, the
+// only command whose name or an alias begins with it. Found is false when
+// no command answers a word.
+func (c *Commands) Resolve(t CommandTree, typed string, prefix bool) (Resolved, bool, error) {
+	n, err := c.tree(t)
+	if err != nil {
+		return Resolved{}, false, err
+	}
+	var out Resolved
+	for _, word := range strings.Fields(typed) {
+		var next *cmdNode
+		var starts []*cmdNode
+		for _, k := range n.kids {
+			if k.name == word || contains(k.aliases, word) {
+				next = k
+				break
+			}
+			begins := strings.HasPrefix(k.name, word)
+			for _, a := range k.aliases {
+				begins = begins || strings.HasPrefix(a, word)
+			}
+			if begins {
+				starts = append(starts, k)
+			}
+		}
+		if next == nil && prefix && len(starts) == 1 {
+			next, out.ByPrefix = starts[0], true
+		}
+		if next == nil {
+			return Resolved{}, false, nil
+		}
+		n = next
+	}
+	out.Command = n.cmd
+	return out, true, nil
+}
+
+// SetTrue finds a store of true in the package-level variable global
+// ("pkg/path.Name") in a package-level function of the loaded packages
+// (an init function, say) or a function literal in one; the first by
+// position when there are several.
+func (c *Commands) SetTrue(global string) (Pos, bool) {
+	var found Pos
+	ok := false
+	var fns []*ssa.Function
+	for _, p := range c.r.in.Graph.Pkgs {
+		if p == nil {
+			continue
+		}
+		for _, m := range p.Members {
+			if fn, isFn := m.(*ssa.Function); isFn {
+				fns = append(fns, withAnon(fn)...)
+			}
+		}
+	}
+	for _, fn := range fns {
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				st, isStore := in.(*ssa.Store)
+				if !isStore {
+					continue
+				}
+				g, isGlobal := st.Addr.(*ssa.Global)
+				if !isGlobal || g.Pkg == nil || g.Pkg.Pkg.Path()+"."+g.Name() != global {
+					continue
+				}
+				k, isConst := st.Val.(*ssa.Const)
+				if !isConst || k.Value == nil || k.Value.Kind() != constant.Bool || !constant.BoolVal(k.Value) {
+					continue
+				}
+				p := c.r.pos(st.Pos(), fn, lineText(c.r.syn, st.Pos()))
+				if !ok || p.Filename < found.Filename || (p.Filename == found.Filename && p.Line < found.Line) {
+					found, ok = p, true
+				}
+			}
+		}
+	}
+	return found, ok
+}
+
+func (c *Commands) tree(t CommandTree) (*cmdNode, error) {
 	obj, _, err := c.r.in.Graph.Lookup(t.Root)
 	if err != nil {
 		return nil, fmt.Errorf("the tool's root command %s: %w", t.Root, err)
@@ -85,23 +208,26 @@ func (c *Commands) Tree(t CommandTree) ([]Command, error) {
 		}
 		return true
 	})
-	var out []Command
 	seen := map[types.Object]bool{}
-	var visit func(o types.Object, lit *ast.CompositeLit, path []string, depth int)
-	visit = func(o types.Object, lit *ast.CompositeLit, path []string, depth int) {
+	var visit func(parent *cmdNode, o types.Object, lit *ast.CompositeLit, path []string, depth int)
+	visit = func(parent *cmdNode, o types.Object, lit *ast.CompositeLit, path []string, depth int) {
 		if depth > 6 {
 			return
 		}
-		use, run := c.commandLit(lit, t)
+		use, run, aliases, useAt := c.commandLit(lit, t)
+		n := parent
 		if depth > 0 {
 			name := strings.Fields(use)
 			if len(name) == 0 {
 				return
 			}
 			path = append(append([]string{}, path...), name[0])
-			if run != nil {
-				out = append(out, Command{Path: strings.Join(path, " "), Use: use, Run: run, At: c.r.pos(lit.Pos(), nil, lineText(c.r.syn, lit.Pos()))})
+			n = &cmdNode{name: name[0], aliases: aliases,
+				cmd: Command{Path: strings.Join(path, " "), Use: use, Run: run, At: c.r.pos(lit.Pos(), nil, lineText(c.r.syn, lit.Pos()))}}
+			if useAt.IsValid() {
+				n.cmd.UseAt = c.r.pos(useAt, nil, lineText(c.r.syn, useAt))
 			}
+			parent.kids = append(parent.kids, n)
 		}
 		if o == nil || seen[o] {
 			return
@@ -110,7 +236,7 @@ func (c *Commands) Tree(t CommandTree) ([]Command, error) {
 		for _, a := range adds[o] {
 			child, clit := c.commandOf(a, t)
 			if clit != nil {
-				visit(child, clit, path, depth+1)
+				visit(n, child, clit, path, depth+1)
 			}
 		}
 	}
@@ -118,9 +244,9 @@ func (c *Commands) Tree(t CommandTree) ([]Command, error) {
 	if root == nil {
 		return nil, fmt.Errorf("the tool's root command %s is not made by a %s literal", t.Root, t.Command)
 	}
-	visit(obj, root, nil, 0)
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	top := &cmdNode{}
+	visit(top, obj, root, nil, 0)
+	return top, nil
 }
 
 // isCommand reports whether a literal makes the library's command type.
@@ -139,10 +265,12 @@ func (c *Commands) isCommand(lit *ast.CompositeLit, t CommandTree) bool {
 
 // commandLit reads a command literal's usage line and the function it
 // runs.
-func (c *Commands) commandLit(lit *ast.CompositeLit, t CommandTree) (string, *ssa.Function) {
+func (c *Commands) commandLit(lit *ast.CompositeLit, t CommandTree) (string, *ssa.Function, []string, token.Pos) {
 	info := c.r.syn.info[c.r.syn.file(lit.Pos())]
 	use := ""
 	var run *ssa.Function
+	var aliases []string
+	var useAt token.Pos
 	for _, el := range lit.Elts {
 		kv, ok := el.(*ast.KeyValueExpr)
 		if !ok {
@@ -155,13 +283,21 @@ func (c *Commands) commandLit(lit *ast.CompositeLit, t CommandTree) (string, *ss
 		switch {
 		case key.Name == t.Use:
 			if tv, ok := info.Types[kv.Value]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
-				use = constant.StringVal(tv.Value)
+				use, useAt = constant.StringVal(tv.Value), kv.Pos()
 			}
 		case contains(t.Run, key.Name) && run == nil:
 			run = c.funcOf(kv.Value)
+		case t.Aliases != "" && key.Name == t.Aliases:
+			if l, ok := ast.Unparen(kv.Value).(*ast.CompositeLit); ok {
+				for _, e := range l.Elts {
+					if tv, ok := info.Types[e]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
+						aliases = append(aliases, constant.StringVal(tv.Value))
+					}
+				}
+			}
 		}
 	}
-	return use, run
+	return use, run, aliases, useAt
 }
 
 func contains(list []string, s string) bool {

@@ -103,6 +103,9 @@ type ToolSpec struct {
 	// JSON is the function that prints a response as JSON; Printers the
 	// function that chooses a printer by the output format's name.
 	JSON, Printers string
+	// Typed are the tool's commands as the exercise types them, the words
+	// after the tool's name ("endpoint status").
+	Typed []string
 }
 
 // Pace is one object that paces a replay.

@@ -96,6 +96,12 @@ type Tool struct {
 	// Add the method that adds subcommands to a command.
 	Command, Use, Add string
 	Run               []string
+	// Aliases is the command type's field of a command's other names.
+	Aliases string
+	// PrefixMatching is the library's package-level switch that, set to
+	// true, lets a user type the start of a command's name
+	// ("pkg/path.Name").
+	PrefixMatching string
 	// Exit is the function with which the tool prints an error and exits.
 	Exit string
 }
@@ -222,7 +228,10 @@ var Etcd = &Target{
 			Use:     "Use",
 			Run:     []string{"Run", "RunE"},
 			Add:     "AddCommand",
-			Exit:    "go.etcd.io/etcd/pkg/v3/cobrautl.ExitWithError",
+			Aliases: "Aliases",
+			// cobra's own switch; etcdctl sets it when it starts.
+			PrefixMatching: "github.com/spf13/cobra.EnablePrefixMatching",
+			Exit:           "go.etcd.io/etcd/pkg/v3/cobrautl.ExitWithError",
 		},
 	},
 }

@@ -220,6 +220,10 @@ const (
 	FactOneValueAtClient    = "one-value-at-client"
 	FactDifferentValues     = "different-values"
 	FactNotOneValueOnServer = "not-one-value-on-server"
+	// typed: a command the exercise types that is not a command's name:
+	// the one it runs by the library's prefix matching, or none.
+	FactTypedByPrefix = "typed-by-prefix"
+	FactTypedUnknown  = "typed-unknown"
 	// citation: whether any line the citation finds runs in a behaviour.
 	FactCitedLinesRun   = "cited-lines-run"
 	FactNoCitedLineRuns = "no-cited-line-runs"
@@ -243,6 +247,7 @@ var verdictFacts = map[string][]string{
 	"retry":    {FactClientWarns, FactClientWarnLine},
 	"minimum":  {FactCancelCarriesMin},
 	"json":     {FactJSONCancel},
+	"typed":    {FactTypedByPrefix, FactTypedUnknown},
 	"probes":   {},
 }
 
@@ -1195,6 +1200,11 @@ func (r *analysis) replayVerdict() {
 			v.add(", and the client takes responses off the stream into a buffer without bound (%L)", c.Buffer[0])
 		}
 		v.add("; what terminal 1 prints can lag behind what the server has sent")
+		if d, ok := r.signalDecision(); ok && d.ConsequencePos.Filename != "" {
+			// The cancel goes into the same channel, after what the
+			// passes before it sent.
+			v.add(". The cancel goes into that channel too (%L), behind what the passes before it sent: terminal 1, canceled after pass 1, prints that pass's events on stdout before the cancel's lines on stderr", d.ConsequencePos)
+		}
 	}
 	v.add(". ")
 	// The watcher's progress starts at the anchor, n-1 revisions before

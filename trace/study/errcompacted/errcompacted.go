@@ -350,6 +350,8 @@ var Study = &study.Study{
 			// -w json's printer, and the switch that chooses it.
 			JSON:     "go.etcd.io/etcd/etcdctl/v3/ctlv3/command.printJSON",
 			Printers: "go.etcd.io/etcd/etcdctl/v3/ctlv3/command.NewPrinter",
+			// The commands the exercise types, in its words.
+			Typed: []string{"put", "get", "endpoint status", "watch", "compact", "del"},
 		},
 		Pacing: []signal.Pace{
 			{Name: "revisions one sync pass sends a behind watcher", Object: "go.etcd.io/etcd/server/v3/storage/mvcc.watchBatchMaxRevs", Role: "batch"},
@@ -366,6 +368,8 @@ var Study = &study.Study{
 			"go.etcd.io/etcd/client/v3",
 			"go.etcd.io/etcd/api/v3/v3rpc/rpctypes",
 			"go.etcd.io/etcd/etcdctl/v3/ctlv3/command",
+			// The tool's root command, and what it sets when it starts.
+			"go.etcd.io/etcd/etcdctl/v3/ctlv3",
 			"go.etcd.io/etcd/pkg/v3/cobrautl",
 		},
 	},

@@ -9,6 +9,7 @@ import (
 	"github.com/srctrace/srctrace/trace/callpath"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/signal"
+	"github.com/srctrace/srctrace/trace/target"
 )
 
 // The keys of the facts of the verdicts in this file: the exercise's
@@ -84,7 +85,55 @@ func (r *analysis) moreVerdicts() {
 	r.retryVerdict()
 	r.minimumVerdict()
 	r.jsonVerdict()
+	r.typedVerdict()
 	r.probesVerdict()
+}
+
+// typedVerdict: the commands the exercise types that are no command's
+// name, and what the tool runs for them, read from its command tree.
+func (r *analysis) typedVerdict() {
+	sg := r.Study.Signal
+	q := fmt.Sprintf("Does %s have each command the exercise types?", sg.Tool.Name)
+	v := &sentence{}
+	var tl *target.Tool
+	if e := r.Study.Tgt().Errors; e != nil {
+		tl = e.Tool
+	}
+	if tl == nil || len(sg.Tool.Typed) == 0 {
+		r.verdict("typed", "", q, v)
+		return
+	}
+	cmds := signal.NewCommands(r.Graph, r.Pkgs, nil)
+	tree := signal.CommandTree{Root: tl.Root, Command: tl.Command, Use: tl.Use, Add: tl.Add, Run: tl.Run, Aliases: tl.Aliases}
+	set, prefix := signal.Pos{}, false
+	if tl.PrefixMatching != "" {
+		set, prefix = cmds.SetTrue(tl.PrefixMatching)
+	}
+	lib := tl.PrefixMatching
+	if i := strings.LastIndex(lib, "."); i > 0 {
+		lib = lib[:i]
+	}
+	lib = lib[strings.LastIndex(lib, "/")+1:]
+	sep := ""
+	for _, typed := range sg.Tool.Typed {
+		res, found, err := cmds.Resolve(tree, typed, prefix)
+		if err != nil {
+			v.add(fmt.Sprintf("%sThe analysis does not read %s's commands in this release (%v).", sep, tl.Name, err))
+			break
+		}
+		switch {
+		case !found:
+			v.add(sep)
+			v.fact(FactTypedUnknown, fmt.Sprintf("The exercise types `%s %s`, which runs none of %s's commands in this release", tl.Name, typed, tl.Name))
+			v.add(".")
+			sep = " "
+		case res.ByPrefix && res.UseAt.Filename != "":
+			v.add(sep)
+			sep = " "
+			v.say(FactTypedByPrefix, fmt.Sprintf("The exercise types `%s %s`: %s has no command of that name. It runs `%s` (`%s: %q`, %%L), the only command whose name begins with `%s`, because %s turns on %s's prefix matching when it starts: %s (%%L).", tl.Name, typed, tl.Name, res.Path, tl.Use, res.Use, typed, tl.Name, lib, quote(set.Text)), res.UseAt, set)
+		}
+	}
+	r.verdict("typed", "", q, v)
 }
 
 // probesVerdict says, for each of the lab's probes, what can answer its

@@ -19,23 +19,25 @@ import (
 // the code by hand), not from srctrace's output. Short file names stand
 // for these paths:
 var factPaths = map[string]string{
-	"watchable_store.go":   "server/storage/mvcc/watchable_store.go",
-	"watcher_group.go":     "server/storage/mvcc/watcher_group.go",
-	"kvstore.go":           "server/storage/mvcc/kvstore.go",
-	"kvstore_txn.go":       "server/storage/mvcc/kvstore_txn.go",
-	"v3rpc/watch.go":       "server/etcdserver/api/v3rpc/watch.go",
-	"v3rpc/key.go":         "server/etcdserver/api/v3rpc/key.go",
-	"v3rpc/util.go":        "server/etcdserver/api/v3rpc/util.go",
-	"client/watch.go":      "client/v3/watch.go",
-	"retry_interceptor.go": "client/v3/retry_interceptor.go",
-	"retry.go":             "client/v3/retry.go",
-	"rpctypes/error.go":    "api/v3rpc/rpctypes/error.go",
-	"watch_command.go":     "etcdctl/ctlv3/command/watch_command.go",
-	"printer.go":           "etcdctl/ctlv3/command/printer.go",
-	"printer_json.go":      "etcdctl/ctlv3/command/printer_json.go",
-	"cobrautl/error.go":    "pkg/cobrautl/error.go",
-	"get_command.go":       "etcdctl/ctlv3/command/get_command.go",
-	"hash.go":              "server/storage/mvcc/hash.go",
+	"watchable_store.go":    "server/storage/mvcc/watchable_store.go",
+	"watcher_group.go":      "server/storage/mvcc/watcher_group.go",
+	"kvstore.go":            "server/storage/mvcc/kvstore.go",
+	"kvstore_txn.go":        "server/storage/mvcc/kvstore_txn.go",
+	"v3rpc/watch.go":        "server/etcdserver/api/v3rpc/watch.go",
+	"v3rpc/key.go":          "server/etcdserver/api/v3rpc/key.go",
+	"v3rpc/util.go":         "server/etcdserver/api/v3rpc/util.go",
+	"client/watch.go":       "client/v3/watch.go",
+	"retry_interceptor.go":  "client/v3/retry_interceptor.go",
+	"retry.go":              "client/v3/retry.go",
+	"rpctypes/error.go":     "api/v3rpc/rpctypes/error.go",
+	"watch_command.go":      "etcdctl/ctlv3/command/watch_command.go",
+	"compaction_command.go": "etcdctl/ctlv3/command/compaction_command.go",
+	"ctlv3/ctl.go":          "etcdctl/ctlv3/ctl.go",
+	"printer.go":            "etcdctl/ctlv3/command/printer.go",
+	"printer_json.go":       "etcdctl/ctlv3/command/printer_json.go",
+	"cobrautl/error.go":     "pkg/cobrautl/error.go",
+	"get_command.go":        "etcdctl/ctlv3/command/get_command.go",
+	"hash.go":               "server/storage/mvcc/hash.go",
 }
 
 type factWant struct {
@@ -139,6 +141,9 @@ var factWants = []factWant{
 			// WatchResponse's CompactRevision (106) and Canceled (111), no json tags; closeSubstream's
 			// &WatchResponse{Header: ..., Canceled: true, closeErr: w.closeErr} for a refusal (495).
 			"json/json-prints-cancel": {"watch_command.go:174", "printer.go:103", "printer_json.go:72", "printer_json.go:91", "client/watch.go:106", "client/watch.go:111", "client/watch.go:495"},
+			// The exercise's `etcdctl compact`: Use: "compaction [options] <revision>" (32), run by
+			// prefix matching, which ctlv3's init turns on: cobra.EnablePrefixMatching = true (ctl.go:155).
+			"typed/typed-by-prefix": {"compaction_command.go:32", "ctlv3/ctl.go:155"},
 		},
 		// run: cur = pbresp, when pbresp.Canceled (592); sendFragments: Fragment: true (611)
 		// past if uint(proto.Size(wr)) < maxRequestBytes || len(wr.Events) < 2 { return } (588);
@@ -228,6 +233,8 @@ var factWants = []factWant{
 			// display.Watch(resp) (173); printerRPC.Watch: p.p(&r) (103); newJSONPrinter's printerRPC (35);
 			// func printJSON (51): b, err := json.Marshal(v) (52). No refusal at open to print.
 			"json/json-prints-cancel": {"watch_command.go:173", "printer.go:103", "printer_json.go:35", "printer_json.go:52", "client/watch.go:96", "client/watch.go:101"},
+			// compaction_command.go:32 Use: "compaction [options] <revision>"; ctl.go:125 in init.
+			"typed/typed-by-prefix": {"compaction_command.go:32", "ctlv3/ctl.go:125"},
 		},
 		// ow.Fragment = true (558) past the same return (552); the send loop's Events: events (436).
 		fragment: []string{"client/watch.go:582", "v3rpc/watch.go:558", "v3rpc/watch.go:552", "watcher_group.go:253", "v3rpc/watch.go:436"},

@@ -886,6 +886,11 @@ func (n *notes) clientPart() report.Section {
 		}
 		s.Blocks = append(s.Blocks, report.Block{Para: p})
 	}
+	// The exercise's commands as it types them, where one is not a
+	// command's name.
+	if v := n.verdictText("typed"); strings.TrimSpace(plainText(v)) != "" {
+		s.Blocks = append(s.Blocks, report.Block{Para: v})
+	}
 	return s
 }
 
