@@ -183,6 +183,12 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 			if x.Cond != nil {
 				add(r.needs(x.Cond, "the path takes "))
 			}
+		case feasible.ReasonSent:
+			if x.Cond != nil {
+				add(r.needs(x.Cond, "before the hand-off, the sender's path takes ") + ", a test of the request it hands off, which it does not change after the test")
+			} else if x.Pos.IsValid() {
+				add("before the hand-off, what the sender's path fixes of the request it hands off (" + r.lineList([]token.Pos{x.Pos}) + ")")
+			}
 		case feasible.ReasonGuard:
 			if len(x.Via) == 0 {
 				grouped("alt", "the branches that pick one of the values it reads (", x, "")

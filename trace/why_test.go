@@ -105,6 +105,14 @@ func TestWhyReleases(t *testing.T) {
 				// The lease HTTP handler compares the lessor's error (http.go:93).
 				"server/lease/leasehttp/http.go:93 comparison": {"leasehttp.(*leaseHandler).ServeHTTP"},
 				"server/lease/lessor.go:61 definition":         nil,
+				// The lessor's Grant refuses an ID of NoLease (lessor.go:282).
+				// The LeaseGrant handler is no root of it: EtcdServer.LeaseGrant
+				// loops `for r.ID == int64(lease.NoLease)` (v3_server.go:437),
+				// setting r.ID, and proposes r (v3_server.go:452) only after
+				// the loop, changing r.ID no more; the apply passes lc.ID to
+				// Grant (apply/backend.go:84). Only the apply job, by itself
+				// (its message unknown), remains.
+				"server/lease/lessor.go:283 return": {"etcdserver.(*EtcdServer).run"},
 			},
 			// The gRPC Txn handler reaches checkLease (txn/put.go:84) and
 			// the lessor's Attach (lessor.go:561) only through raft: its
@@ -161,6 +169,13 @@ func TestWhyReleases(t *testing.T) {
 			all:  []string{"server/embed/etcd.go:260"},
 		}},
 		// v3.6.0: the applier calls Compact through its kv field (apply.go:179).
+		// The same at v3.6.0: the loop at v3_server.go:250, Grant's test
+		// at lessor.go:282.
+		{"v3.6.0", whyCase{symbol: "lease.ErrLeaseNotFound",
+			uses: map[string][]string{
+				"server/lease/lessor.go:283 return": {"etcdserver.(*EtcdServer).run"},
+			},
+		}},
 		{"v3.6.0", whyCase{symbol: "mvcc.(*store).Compact",
 			uses: map[string][]string{"server/storage/mvcc/kvstore.go:271 definition": nil},
 			ways: map[string][]string{

@@ -91,6 +91,8 @@ type Cond struct {
 	// Implied, for True, are what makes it hold without the path fixing a
 	// value.
 	Refuted, Implied []Reason
+	// taken is the block the path goes on to from If.
+	taken *ssa.BasicBlock
 }
 
 // Fixed is a value that a path fixes: an operand, its value, and where the
@@ -169,8 +171,12 @@ func (m *Message) Matches(t types.Type) bool {
 	return types.Identical(t, m.Type)
 }
 
-// Value is a value of a path, kept to bind a message.
-type Value struct{ v *value }
+// Value is a value of a path, kept to bind a message, with what the
+// path's worlds knew of its request where the path ended.
+type Value struct {
+	v     *value
+	carry *carried
+}
 
 // Fields lists the fields a literal value sets (nil when it is not a
 // literal of the path).
@@ -333,6 +339,9 @@ func (c *Checker) check(p Path) (Result, *Value) {
 	root := w.newFrame(p.Root, nil, nil)
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)
+	if m := p.Message; m != nil && m.Value != nil {
+		m.Value.carry.receive(w.worlds[0], paramTerms(p.Root))
+	}
 	best, val := w.dfs(root, 0, nil, nil)
 	if w.budget < 0 && (best.Verdict == Yes || best.Verdict == OnlyIf) {
 		// The path's conditions past the bound were taken as they came:
@@ -384,7 +393,11 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		res := w.result(cs, sites)
 		var val *Value
 		if w.p.Want != nil {
-			val = &Value{v: freeze(fr, fr.eval(w.p.Want), 2)}
+			v := freeze(fr, fr.eval(w.p.Want), 2)
+			val = &Value{v: v}
+			if !failed(cs) {
+				val.carry = carry(w.worlds, w.frames, v, w.p.Want.Type())
+			}
 		}
 		return res, val
 	}
@@ -573,6 +586,11 @@ var loopHeads = map[string]bool{
 func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 	text, pos, flip := w.c.text.condText(ifi)
 	c := Cond{Func: fr.fn, If: ifi, Text: text, Pos: pos, Want: want != flip}
+	if want {
+		c.taken = ifi.Block().Succs[0]
+	} else {
+		c.taken = ifi.Block().Succs[1]
+	}
 	c.Whole = w.c.text.whole(pos, text)
 	if loopHeads[ifi.Block().Comment] {
 		c.Class = Ordinary

@@ -18,6 +18,7 @@ const (
 	ReasonValue     ReasonKind = "value"     // the value a return or an assignment fixes
 	ReasonInvariant ReasonKind = "invariant" // what the store keeps true
 	ReasonLock      ReasonKind = "lock"      // a lock that keeps a field still between two reads
+	ReasonSent      ReasonKind = "sent"      // what the sender's path checked of its request before the hand-off
 )
 
 // Reason is one part of why a condition cannot hold (or must): an earlier

@@ -420,6 +420,15 @@ func joinWorlds(a, b *world) *world {
 	}
 	add(a, b)
 	add(b, a)
+	// A disequality both have.
+	for _, n := range a.neq {
+		for _, m := range b.neq {
+			if m.x == n.x && m.y == n.y && m.c == n.c {
+				out.neq = append(out.neq, n)
+				break
+			}
+		}
+	}
 	for s, ts := range a.forall {
 		for _, t := range ts {
 			for _, u := range b.forall[s] {
