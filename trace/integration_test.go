@@ -90,6 +90,11 @@ var releases = []struct {
 				boundary: "raft proposal", message: []string{"Alarm"}},
 			// EtcdServer.Compact proposes {Compaction: r} (v3_server.go:393).
 			{entry: "kv-compact", site: "server/storage/mvcc/kvstore.go:214", verdict: "feasible", boundary: "raft proposal", message: []string{"Compaction"}, messageAt: "server/etcdserver/v3_server.go:393"},
+			// The automatic compactors' legs list every test of state before
+			// they propose: the revision compactor's rev <= 0 (revision.go:82,
+			// `continue` past it), the periodic one's time test (periodic.go:127).
+			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore.go:214", verdict: "feasible", senderNeeds: []string{"rev <= 0@server/etcdserver/api/v3compactor/revision.go:82"}},
+			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore.go:214", verdict: "feasible", senderNeeds: []string{"pc.clock.Now().Sub(lastSuccess) < baseInterval@server/etcdserver/api/v3compactor/periodic.go:127"}},
 			// The send loop ranges for a previous value only when the watch
 			// asked for it: needPrevKV := sws.prevKV[wresp.WatchID] (watch.go:446, branch at 450).
 			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "only-if", cond: "needPrevKV", condAt: "server/etcdserver/api/v3rpc/watch.go:450"},
@@ -168,6 +173,8 @@ var releases = []struct {
 			{entry: "hash-kv", site: "server/storage/mvcc/kvstore.go:177", verdict: "yes"},
 			// Compact proposes pb.InternalRaftRequest{Compaction: r} (v3_server.go:205).
 			{entry: "kv-compact", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", boundary: "raft proposal", message: []string{"Compaction"}, messageAt: "server/etcdserver/v3_server.go:205"},
+			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", senderNeeds: []string{"rev <= 0@server/etcdserver/api/v3compactor/revision.go:82"}},
+			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", senderNeeds: []string{"pc.clock.Now().Sub(lastSuccess) < baseInterval@server/etcdserver/api/v3compactor/periodic.go:127"}},
 			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:203", verdict: "no", cond: "r.Compaction != nil", boundary: "raft proposal", message: []string{"Alarm"}},
 			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "only-if", cond: "needPrevKV"},
 			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/etcdserver/txn/txn.go:439", verdict: "yes"},
@@ -364,6 +371,9 @@ type feasibleWant struct {
 	// invariant, lock); noWayThrough a function whose ways must be "no".
 	refutedBy    string
 	noWayThrough string
+	// senderNeeds are conditions (text@file:line) the crossing's sender
+	// leg must list among its only-ifs.
+	senderNeeds []string
 }
 
 func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots map[string][]string) {
@@ -437,6 +447,20 @@ func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots 
 			}
 			if w.messageAt != "" && (c.MessageAt == nil || fmt.Sprintf("%s:%d", c.MessageAt.File, c.MessageAt.Line) != w.messageAt) {
 				t.Errorf("%s: message made at %+v, want %s", name, c.MessageAt, w.messageAt)
+			}
+		}
+		for _, need := range w.senderNeeds {
+			found := false
+			var got []string
+			for _, c := range p.Crossing {
+				for _, x := range c.OnlyIf {
+					s := fmt.Sprintf("%s@%s:%d", x.Text, x.File, x.Line)
+					got = append(got, s)
+					found = found || s == need
+				}
+			}
+			if !found {
+				t.Errorf("%s: the sender's leg needs %q; its only-ifs are %q", name, need, got)
 			}
 		}
 	}

@@ -393,8 +393,11 @@ type Crossing struct {
 	// Feasible is the verdict on Hops up to the hand-off call; Because
 	// decides it. Message lists the fields that the message it hands off
 	// sets (a typed boundary), and MessageAt where that message is made.
-	Feasible  string   `json:"feasible"`
-	Because   *Because `json:"because,omitempty"`
+	Feasible string   `json:"feasible"`
+	Because  *Because `json:"because,omitempty"`
+	// OnlyIf are the conditions on server state the leg needs, in the
+	// order the path meets them.
+	OnlyIf    []Cond   `json:"only_if,omitempty"`
 	Message   []string `json:"message,omitempty"`
 	MessageAt *Loc     `json:"message_at,omitempty"`
 	// Carried is false when the hand-off does not carry the receiving

@@ -1392,7 +1392,10 @@ func (n *notes) detail(p *report.PairPaths) report.Text {
 		c := p.Crossing[0]
 		out := append(at, t(": no call path")...)
 		if cb := c.Because; cb != nil && c.Feasible == "only-if" && p.Feasible != "no" {
-			out = append(out, t("; "+cb.Text+" (", report.Loc{File: cb.File, Line: cb.Line}, "), then")...)
+			// Every condition of state the sender's leg needs, as a way's.
+			out = append(out, t("; ")...)
+			out = append(out, stateConds(report.Way{Because: cb, OnlyIf: c.OnlyIf})...)
+			out = append(out, t(", then")...)
 		} else {
 			out = append(out, t(";")...)
 		}
