@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"go/ast"
 	"go/token"
 
 	"golang.org/x/tools/go/ssa"
@@ -126,10 +127,14 @@ type Step struct {
 	// started elsewhere); Across means the previous step reaches this one
 	// across a hand-off, not by a call; Join names the step (by its ID)
 	// that also hands off to this one.
-	Root   bool
-	Across bool
-	ID     string
-	Join   string
+	// Follows, when set, names the step (by its ID) this one comes after
+	// in place of the previous one: what the code does next in the
+	// goroutine of that step, while the steps between run in another.
+	Root    bool
+	Across  bool
+	ID      string
+	Join    string
+	Follows string
 }
 
 // Link is an arrow into a step: from the step at index Step, by a call
@@ -151,7 +156,10 @@ func link(steps []Step) []Step {
 	for i := range steps {
 		s := &steps[i]
 		s.From = nil
-		if i > 0 && !s.Root {
+		switch j, ok := ids[s.Follows]; {
+		case s.Follows != "" && ok:
+			s.From = append(s.From, Link{Step: j, Handoff: s.Across})
+		case i > 0 && !s.Root:
 			s.From = append(s.From, Link{Step: i - 1, Handoff: s.Across})
 		}
 		if j, ok := ids[s.Join]; ok && s.Join != "" && j != i-1 {
@@ -605,6 +613,56 @@ const behindGroup = "behind-group"
 // channel the tool's loop reads, which lets the tool print its last line.
 const closesToolLoop = "closes-tool-loop"
 
+// handsOut is the ID of the step where the client's substream hands a
+// response out on the channel the user reads.
+const handsOut = "hands-out"
+
+// has reports whether a step has the ID.
+func (st steps) has(id string) bool {
+	for _, s := range st {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// handOut is the send of the select case around the substream's stop: the
+// response the stop tests has just been handed out there. Zero when the
+// stop is not in such a case.
+func (r *analysis) handOut(stop signal.Pos) signal.Pos {
+	if stop.Func == nil || stop.Filename == "" {
+		return signal.Pos{}
+	}
+	fd, ok := stop.Func.Syntax().(*ast.FuncDecl)
+	if !ok || fd.Body == nil {
+		return signal.Pos{}
+	}
+	fset := r.Graph.Fset()
+	var at signal.Pos
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		cc, ok := n.(*ast.CommClause)
+		if !ok {
+			return true
+		}
+		if _, send := cc.Comm.(*ast.SendStmt); !send {
+			return true
+		}
+		from, to := fset.Position(cc.Colon), fset.Position(cc.End())
+		if from.Filename != stop.Filename || stop.Offset <= from.Offset || stop.Offset >= to.Offset {
+			return true
+		}
+		at = signal.Pos{Position: fset.Position(cc.Pos()), Func: stop.Func}
+		if r.Lines != nil {
+			if l, err := r.Lines(at.Filename, at.Line); err == nil {
+				at.Text = strings.TrimSpace(l)
+			}
+		}
+		return true // an inner case holds it closer
+	})
+	return at
+}
+
 // compactionRev is the ID of the step where a compaction sets the
 // compaction revision that the sync loop reads.
 const compactionRev = "compaction-rev"
@@ -707,7 +765,17 @@ func (r *analysis) watchChain() []Step {
 			// The response reaches the client over the network.
 			add("client", "the client copies it into its WatchResponse: "+w.Text, w.Pos).Across = i == 0
 		}
-		add("client", "the client's Err() turns it into an error: "+c.Return.Text, c.Return)
+		// The substream hands the response out on the user's channel; the
+		// user reads it there, and the substream goes on by itself.
+		across := false
+		if rc := s.Receive; rc != nil {
+			if h := r.handOut(rc.Stop); h.Filename != "" {
+				add("client", "the client's substream hands it out on the watch's channel: "+h.Text, h).Across = true
+				st[len(st)-1].ID = handsOut
+				across = true
+			}
+		}
+		add("client", "the client's Err() turns it into an error: "+c.Return.Text, c.Return).Across = across
 		if len(c.Err.Chain) > 0 {
 			last := c.Err.Chain[len(c.Err.Chain)-1]
 			add("client", fmt.Sprintf("whose text is %q", c.Err.Text), last)
@@ -738,8 +806,16 @@ func (r *analysis) toolWithClose(st *steps, name string, run *signal.ToolRun) {
 			closed, across = true, true
 			// The client's goroutines, then back to the tool's, across
 			// the channel.
-			st.add("close", "the client's substream returns once it has handed out the cancel: "+rc.Stop.Text, rc.Stop).Across = true
-			st.add("close", "the client closes the watch: "+callText(rc.Close.Text), rc.Close.Pos)
+			stop := st.add("close", "the client's substream returns once it has handed out the cancel: "+rc.Stop.Text, rc.Stop)
+			if st.has(handsOut) {
+				// Right after the hand-out, whenever the tool prints.
+				stop.Follows = handsOut
+			} else {
+				stop.Across = true
+			}
+			// The loop learns of it on a channel: the case the close is in
+			// receives from one.
+			st.add("close", "the client closes the watch: "+callText(rc.Close.Text), rc.Close.Pos).Across = strings.Contains(rc.Close.Case, "<-")
 			for _, c := range rc.Closes {
 				if c.Func != nil && callpath.Name(c.Func) == rc.Close.Callee {
 					st.add("close", fmt.Sprintf("and closes the channel %s's loop reads, which ends that loop: %s", name, c.Text), c).ID = closesToolLoop
