@@ -169,7 +169,7 @@ var factWants = []factWant{
 			// what a pass does to a behind watcher's progress (374, 385) and its moves to synced (379, 401)
 			"watchable_store.go:374", "watchable_store.go:385", "watchable_store.go:379", "watchable_store.go:401",
 			"watcher_group.go:255", "watcher_group.go:257", "v3rpc/watch.go:459", "v3rpc/watch.go:464",
-			"client/watch.go:729", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
+			"client/watch.go:729", "client/watch.go:825", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
 			"watch_command.go:169", "client/watch.go:497", "cobrautl/error.go:38", "watch_command.go:92",
 			"kvstore_txn.go:81", "kvstore_txn.go:82", "kvstore.go:38", "v3rpc/key.go:55", "v3rpc/util.go:103", "v3rpc/util.go:45",
 			"client/v3/retry_interceptor.go:68", "client/v3/client.go:610", "get_command.go:103",
@@ -254,7 +254,7 @@ var factWants = []factWant{
 			// w.minRev = curRev + 1 (370), w.minRev = eb.moreRev (381); s.synced.add(w) (375, 397)
 			"watchable_store.go:370", "watchable_store.go:381", "watchable_store.go:375", "watchable_store.go:397",
 			"watcher_group.go:251", "watcher_group.go:253", "v3rpc/watch.go:432", "v3rpc/watch.go:437",
-			"client/watch.go:723", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
+			"client/watch.go:723", "client/watch.go:813", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
 			"watch_command.go:168", "client/watch.go:490", "cobrautl/error.go:38", "watch_command.go:91",
 			"kvstore_txn.go:80", "kvstore_txn.go:81", "kvstore.go:37", "v3rpc/key.go:48", "v3rpc/util.go:102", "v3rpc/util.go:45",
 			"client/v3/retry_interceptor.go:65", "client/v3/client.go:607", "get_command.go:87",

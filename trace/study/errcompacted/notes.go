@@ -892,9 +892,10 @@ func (n *notes) reopen(id string) report.Section {
 			p = append(p, t("The server sends the create response before anything else of the watch: the send loop holds a watch's responses while ", code(c.Hold.Text), " (", *c.Hold, "), in ", code(c.HoldAt.Text), " (", *c.HoldAt, "), until its create response has gone out. ")...)
 		}
 		if c.Gate != nil {
-			p = append(p, t("etcdctl does not show it: the Go client hands a created response to the user only when ", code(c.Gate.Text), " (", *c.Gate, ")")...)
+			tool := n.toolOr("the tool")
+			p = append(p, t("The Go client does not hand it to "+tool+": it hands a created response to the user only when ", code(c.Gate.Text), " (", *c.Gate, ")")...)
 			if c.Option != "" && len(c.Asks) == 0 {
-				p = append(p, t(", and etcdctl's watch never asks for that (no use of ", code(report.ShortName(c.Option)), " in its command)")...)
+				p = append(p, t(", and "+tool+"'s watch never asks for that (no use of ", code(report.ShortName(c.Option)), " in its command)")...)
 			}
 			p = append(p, report.Plain("."))
 		}
@@ -943,22 +944,21 @@ func (n *notes) refusals() report.Text {
 func (n *notes) clientPart() report.Section {
 	s := report.Section{ID: "client", Title: "The client's and etcdctl's part"}
 	if rc := n.sg.Receive; rc != nil && len(rc.Cases) > 0 {
-		p := t("The client's loop that handles each response of the stream (", rc.Loop, ") tries its cases in order on a compaction cancel: ")
-		for i, c := range rc.Cases {
-			if i > 0 {
-				p = append(p, report.Plain("; "))
-			}
+		p := t("The client's loop that handles each response of the stream (", rc.Loop, ") tries its cases in order on a compaction cancel.")
+		// A sentence for each case.
+		for _, c := range rc.Cases {
 			switch c.Takes {
 			case "takes":
-				p = append(p, t(code(c.Text), " (", c.Loc, ") matches it")...)
+				p = append(p, t(" ", code(c.Text), " (", c.Loc, ") matches it.")...)
 			case "excludes":
-				p = append(p, t(code(c.Text), " (", c.Loc, ") does not match it")...)
+				p = append(p, t(" ", code(c.Text), " (", c.Loc, ") does not match it")...)
 				p = append(p, fragmentText(c)...)
+				p = append(p, report.Plain("."))
 			default:
-				p = append(p, t("whether ", code(c.Text), " (", c.Loc, ") matches it depends on ", code(c.Unknown), ", which this analysis does not decide (the cases after it match only when it does not)")...)
+				p = append(p, t(" Whether ", code(c.Text), " (", c.Loc, ") matches it depends on ", code(c.Unknown), ", which this analysis does not decide (the cases after it match only when it does not).")...)
 			}
 		}
-		p = append(p, report.Plain(". "))
+		p = append(p, report.Plain(" "))
 		if rc.Stop != nil && n.verdictText("closing") == nil {
 			p = append(p, t("The substream hands the response to the user and returns when ", code(rc.Stop.Text), " (", *rc.Stop, ")")...)
 			if rc.Close != nil {
@@ -1035,14 +1035,24 @@ func fragmentText(c report.Case) report.Text {
 	}
 	k := (len(b) - 3) / 2
 	alias, guards, none, cp := b[0], b[1+k:1+2*k], b[len(b)-2], b[len(b)-1]
-	out := t(": a compaction cancel is never a fragment. The loop's ", code(strings.SplitN(alias.Text, " = ", 2)[0]), " is the response itself then (", code(strings.SplitN(alias.Text, " (", 2)[0]), ", ", alias, "); the server sets the flag only past ")
+	out := t(": a compaction cancel is never a fragment. The loop's ", code(strings.SplitN(alias.Text, " = ", 2)[0]), " is the response itself then (", code(strings.SplitN(alias.Text, " (", 2)[0]), ", ", alias, "). The server sets the flag only when ")
 	for i, g := range guards {
 		if i > 0 {
 			out = append(out, report.Plain(" and "))
 		}
 		out = append(out, t(code(g.Text), " (", g, ")")...)
 	}
-	out = append(out, t(", a branch that sends a response with too few events as it is, and the cancel has none: its response sets no events (", none, "), and the send loop gives the wire response as many as the channel's response has (", cp, ")")...)
+	holds := "when one holds"
+	switch len(guards) {
+	case 1:
+		out = append(out, report.Plain(" is false"))
+		holds = "when it holds"
+	case 2:
+		out = append(out, report.Plain(" are both false"))
+	default:
+		out = append(out, report.Plain(" are all false"))
+	}
+	out = append(out, t(": "+holds+", a response with too few events goes out as it is. The cancel has none: its response sets no events (", none, "), and the send loop gives the wire response as many events as the channel's response has (", cp, ")")...)
 	return out
 }
 
@@ -1060,7 +1070,7 @@ func (n *notes) toolText(name, cmd string, run *report.ToolRun) report.Text {
 		}
 	}
 	if run.ExitAt.File != "" {
-		p = append(p, t(fmt.Sprintf(", and exits with status %d", run.Exit))...)
+		p = append(p, t(fmt.Sprintf(". It exits with status %d", run.Exit))...)
 		if run.ExitFrom != nil {
 			p = append(p, t(", chosen at ", *run.ExitFrom)...)
 		}
@@ -1160,7 +1170,7 @@ func (n *notes) decide() report.Section {
 			{Text: t(strings.Join(n.feasibleFrom(c.Loc), ", "))},
 		})
 	}
-	s.Blocks = append(s.Blocks, report.Block{Para: t("at C: passes when revision C itself, the compaction revision, passes the comparison, so that C is the lowest revision that passes; fails when C fails too. reached from: the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off.")})
+	s.Blocks = append(s.Blocks, report.Block{Para: t("The column at C says passes when revision C itself, the compaction revision, passes the comparison, so that C is the lowest revision that passes, and fails when C fails too. The column reached from names the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off.")})
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	if v := n.verdictText("boundary"); v != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})

@@ -219,6 +219,9 @@ func checkShape(t *testing.T, r *report.Report) {
 
 			answerFirst(t, &rep)
 			shortSentences(t, answer, maxWords)
+			for _, s := range body(d) {
+				shortSentences(t, s, maxWords)
+			}
 			citedAtMost(t, md.String(), maxCitesPerPosition)
 			ownLessons(t, &rep)
 			legends(t, d)
@@ -349,17 +352,42 @@ func shortSentences(t *testing.T, s report.Section, max int) {
 	}
 }
 
-// plainCited is plain with each citation as one word.
+// plainCited is plain with each citation as one word, and code in
+// backticks, so that a sentence that begins with code starts one.
 func plainCited(x report.Text) string {
 	var b strings.Builder
 	for _, s := range x {
-		if s.Loc != nil && s.Text == "" {
+		switch {
+		case s.Loc != nil && s.Text == "":
 			fmt.Fprintf(&b, "%s:%d", s.Loc.File, s.Loc.Line)
-			continue
+		case s.Code:
+			b.WriteString("`" + s.Text + "`")
+		default:
+			b.WriteString(s.Text)
 		}
-		b.WriteString(s.Text)
 	}
 	return b.String()
+}
+
+// body are the sections of the notes after the answer, outside the
+// appendix, each with its subsections: where a student reads how the
+// behaviours come about (the way, why the behind watcher dies, the reopen,
+// the client's part, the read, the comparisons that decide); and, of the
+// appendix, how long the replay lasts, which the answer refers to.
+func body(d *report.Doc) []report.Section {
+	var out []report.Section
+	var walk func([]report.Section)
+	walk = func(ss []report.Section) {
+		for _, s := range ss {
+			if s.Appendix && s.ID != "replay" {
+				continue
+			}
+			out = append(out, s)
+			walk(s.Sections)
+		}
+	}
+	walk(d.Sections[1:])
+	return out
 }
 
 var position = regexp.MustCompile(`[A-Za-z0-9_./-]+\.go:[0-9]+`)
