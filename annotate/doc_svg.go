@@ -206,6 +206,16 @@ func diagramView(g *report.Diagram, index int, etcd report.Etcd) *svgView {
 	if styles[true] {
 		v.Legend = append(v.Legend, svgKey{Edge: true, Class: "handoff", Text: "hand-off"})
 	}
+	// The shapes of their own: where a request comes in, the decision.
+	kinds := map[string]bool{}
+	for _, n := range g.Nodes {
+		kinds[n.Kind] = true
+	}
+	for _, k := range []string{"entry", "decision"} {
+		if kinds[k] {
+			v.Legend = append(v.Legend, svgKey{Class: "kind-" + k, Text: k})
+		}
+	}
 	classes := map[string]bool{}
 	for _, n := range g.Nodes {
 		if n.Class != "" {

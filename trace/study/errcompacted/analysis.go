@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"go/ast"
 	"go/token"
 
 	"golang.org/x/tools/go/ssa"
@@ -126,10 +127,14 @@ type Step struct {
 	// started elsewhere); Across means the previous step reaches this one
 	// across a hand-off, not by a call; Join names the step (by its ID)
 	// that also hands off to this one.
-	Root   bool
-	Across bool
-	ID     string
-	Join   string
+	// Follows, when set, names the step (by its ID) this one comes after
+	// in place of the previous one: what the code does next in the
+	// goroutine of that step, while the steps between run in another.
+	Root    bool
+	Across  bool
+	ID      string
+	Join    string
+	Follows string
 }
 
 // Link is an arrow into a step: from the step at index Step, by a call
@@ -151,7 +156,10 @@ func link(steps []Step) []Step {
 	for i := range steps {
 		s := &steps[i]
 		s.From = nil
-		if i > 0 && !s.Root {
+		switch j, ok := ids[s.Follows]; {
+		case s.Follows != "" && ok:
+			s.From = append(s.From, Link{Step: j, Handoff: s.Across})
+		case i > 0 && !s.Root:
 			s.From = append(s.From, Link{Step: i - 1, Handoff: s.Across})
 		}
 		if j, ok := ids[s.Join]; ok && s.Join != "" && j != i-1 {
@@ -605,6 +613,56 @@ const behindGroup = "behind-group"
 // channel the tool's loop reads, which lets the tool print its last line.
 const closesToolLoop = "closes-tool-loop"
 
+// handsOut is the ID of the step where the client's substream hands a
+// response out on the channel the user reads.
+const handsOut = "hands-out"
+
+// has reports whether a step has the ID.
+func (st steps) has(id string) bool {
+	for _, s := range st {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// handOut is the send of the select case around the substream's stop: the
+// response the stop tests has just been handed out there. Zero when the
+// stop is not in such a case.
+func (r *analysis) handOut(stop signal.Pos) signal.Pos {
+	if stop.Func == nil || stop.Filename == "" {
+		return signal.Pos{}
+	}
+	fd, ok := stop.Func.Syntax().(*ast.FuncDecl)
+	if !ok || fd.Body == nil {
+		return signal.Pos{}
+	}
+	fset := r.Graph.Fset()
+	var at signal.Pos
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		cc, ok := n.(*ast.CommClause)
+		if !ok {
+			return true
+		}
+		if _, send := cc.Comm.(*ast.SendStmt); !send {
+			return true
+		}
+		from, to := fset.Position(cc.Colon), fset.Position(cc.End())
+		if from.Filename != stop.Filename || stop.Offset <= from.Offset || stop.Offset >= to.Offset {
+			return true
+		}
+		at = signal.Pos{Position: fset.Position(cc.Pos()), Func: stop.Func}
+		if r.Lines != nil {
+			if l, err := r.Lines(at.Filename, at.Line); err == nil {
+				at.Text = strings.TrimSpace(l)
+			}
+		}
+		return true // an inner case holds it closer
+	})
+	return at
+}
+
 // compactionRev is the ID of the step where a compaction sets the
 // compaction revision that the sync loop reads.
 const compactionRev = "compaction-rev"
@@ -707,7 +765,17 @@ func (r *analysis) watchChain() []Step {
 			// The response reaches the client over the network.
 			add("client", "the client copies it into its WatchResponse: "+w.Text, w.Pos).Across = i == 0
 		}
-		add("client", "the client's Err() turns it into an error: "+c.Return.Text, c.Return)
+		// The substream hands the response out on the user's channel; the
+		// user reads it there, and the substream goes on by itself.
+		across := false
+		if rc := s.Receive; rc != nil {
+			if h := r.handOut(rc.Stop); h.Filename != "" {
+				add("client", "the client's substream hands it out on the watch's channel: "+h.Text, h).Across = true
+				st[len(st)-1].ID = handsOut
+				across = true
+			}
+		}
+		add("client", "the client's Err() turns it into an error: "+c.Return.Text, c.Return).Across = across
 		if len(c.Err.Chain) > 0 {
 			last := c.Err.Chain[len(c.Err.Chain)-1]
 			add("client", fmt.Sprintf("whose text is %q", c.Err.Text), last)
@@ -738,8 +806,16 @@ func (r *analysis) toolWithClose(st *steps, name string, run *signal.ToolRun) {
 			closed, across = true, true
 			// The client's goroutines, then back to the tool's, across
 			// the channel.
-			st.add("close", "the client's substream returns once it has handed out the cancel: "+rc.Stop.Text, rc.Stop).Across = true
-			st.add("close", "the client closes the watch: "+callText(rc.Close.Text), rc.Close.Pos)
+			stop := st.add("close", "the client's substream returns once it has handed out the cancel: "+rc.Stop.Text, rc.Stop)
+			if st.has(handsOut) {
+				// Right after the hand-out, whenever the tool prints.
+				stop.Follows = handsOut
+			} else {
+				stop.Across = true
+			}
+			// The loop learns of it on a channel: the case the close is in
+			// receives from one.
+			st.add("close", "the client closes the watch: "+callText(rc.Close.Text), rc.Close.Pos).Across = strings.Contains(rc.Close.Case, "<-")
 			for _, c := range rc.Closes {
 				if c.Func != nil && callpath.Name(c.Func) == rc.Close.Callee {
 					st.add("close", fmt.Sprintf("and closes the channel %s's loop reads, which ends that loop: %s", name, c.Text), c).ID = closesToolLoop
@@ -825,7 +901,7 @@ func (r *analysis) evictVerdict() {
 		r.verdict("evict", b, q, v)
 		return
 	}
-	v.add(fmt.Sprintf("The behind watcher is evicted by `%s` in `%s` (%%L), which ", d.Text, short(d.Func)), d.Pos)
+	v.add(fmt.Sprintf("The behind watcher is evicted by `%s` in `%s` (%%L). It ", d.Text, short(d.Func)), d.Pos)
 	switch {
 	case s.ProgressVar != nil && d.RevisionObj == s.ProgressVar:
 		adv := r.progressLines()
@@ -914,7 +990,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 			fed = append(fed, w)
 		}
 	}
-	v.add(fmt.Sprintf("The current watcher survives because the decision never looks at it: `%s` runs only over the watchers the sync loop takes from `%s` (`%s`, %%L), and a watch opened at the current revision is put in `%s` instead (`%s` in `%s`, %%L", r.decisionText(), fieldName(sg.Behind), strings.TrimSpace(rd.Text), synced, strings.TrimSpace(syncedAdd.Text), short(syncedAdd.Func)), rd.Pos, syncedAdd.Pos)
+	v.add(fmt.Sprintf("The current watcher survives because the decision never looks at it: `%s` runs only over the watchers the sync loop takes from `%s` (`%s`, %%L). A watch opened at the current revision is put in `%s` instead (`%s` in `%s`, %%L", r.decisionText(), fieldName(sg.Behind), strings.TrimSpace(rd.Text), synced, strings.TrimSpace(syncedAdd.Text), short(syncedAdd.Func)), rd.Pos, syncedAdd.Pos)
 	at := []signal.Pos{rd.Pos, syncedAdd.Pos}
 	if syncedAdd.Cond != "" {
 		v.add(fmt.Sprintf(", when `%s`", syncedAdd.Cond))
@@ -924,7 +1000,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 	}
 	v.add(")")
 	if len(fed) > 0 {
-		v.add(", where new events are sent to it as they are written, with no history to read (")
+		v.add(". There new events are sent to it as they are written, with no history to read (")
 		for i, w := range fed {
 			if i > 0 {
 				v.add(", ")
@@ -940,7 +1016,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 		// The store never sees 0 from a client: such a watch is synced
 		// only if no write lands between the two reads of the revision.
 		_, val, _ := strings.Cut(st.Set.Text, " = ")
-		v.add(fmt.Sprintf(" In this release the store never sees start revision 0 from a client: the receive loop hands it `%s` instead (%%L), so such a watch goes to `%s` when a write lands between the loop's read of the revision and the store's, and a compaction past `%s` before the next pass would cancel it.", val, fieldName(sg.Behind), val), st.Set)
+		v.add(fmt.Sprintf(" In this release the store never sees start revision 0 from a client: the receive loop hands it `%s` instead (%%L). Such a watch goes to `%s` when a write lands between the loop's read of the revision and the store's; a compaction past `%s` before the next pass would then cancel it.", val, fieldName(sg.Behind), val), st.Set)
 		rewritten = ". In this release it is put there only when no write lands while it opens"
 		if rp := sg.Replay; rp != nil && rp.Quiet {
 			rewritten += ", as in the exercise"
@@ -954,9 +1030,9 @@ func (r *analysis) currentWatcher(v *sentence) {
 			}
 			v.add(fmt.Sprintf("`%s`, %%L", short(a.Func)), a.Pos)
 		}
-		v.add("); then a compaction past its progress cancels it like a behind watcher")
+		v.add("). Then a compaction past its progress cancels it like a behind watcher")
 		if len(fed) > 0 {
-			v.add(fmt.Sprintf(", even one that missed no event: in `%s` its progress `%s` is written only where events are sent to it (`%s`, %%L), not as the store's revision grows", synced, s.ProgressVar.Name(), strings.TrimSpace(fed[0].Text)), fed[0].Pos)
+			v.add(fmt.Sprintf(", even one that missed no event. In `%s` its progress `%s` is written only where events are sent to it (`%s`, %%L), not as the store's revision grows", synced, s.ProgressVar.Name(), strings.TrimSpace(fed[0].Text)), fed[0].Pos)
 		}
 		v.add(".")
 	}
@@ -1165,7 +1241,7 @@ func (r *analysis) replayVerdict() {
 	}
 	spaced := false // passes come a period apart, for one watcher behind
 	if same != nil {
-		v.add(" and resets it to it after each pass (%L), so the first pass comes within "+period.Value+" of the watch's opening and each later one "+period.Value+" after the one before ends.", same.Pos)
+		v.add(" and resets it to it after each pass (%L). So the first pass comes within "+period.Value+" of the watch's opening and each later one "+period.Value+" after the one before ends.", same.Pos)
 		spaced = true
 		if other != nil {
 			v.add(fmt.Sprintf(" The next pass can come sooner when `%s` holds after a pass (%%L): the loop then resets the ticker with %s instead (%%L).", other.Cond.Text, quote(other.Text)), other.Cond, other.Pos)
@@ -1199,7 +1275,7 @@ func (r *analysis) replayVerdict() {
 		if c := r.Signal.Client; c != nil && len(c.Buffer) > 0 {
 			v.add(", and the client takes responses off the stream into a buffer without bound (%L)", c.Buffer[0])
 		}
-		v.add("; what terminal 1 prints can lag behind what the server has sent")
+		v.add(". What terminal 1 prints can lag behind what the server has sent")
 		if d, ok := r.signalDecision(); ok && d.ConsequencePos.Filename != "" {
 			// The cancel goes into the same channel, after what the
 			// passes before it sent.
@@ -1222,7 +1298,7 @@ func (r *analysis) replayVerdict() {
 		when = fmt.Sprintf("%s to %s after the watch opens, plus the time the passes before it take", early, window)
 	}
 	if sg.Replay.Short > 0 {
-		v.add(fmt.Sprintf("A compaction to N−%d (%d revisions before the head N) evicts the watcher only if it lands before pass %d, which comes %s: from then on its progress is at or past the compaction revision.", sg.Replay.Short, sg.Replay.Short, closes, when))
+		v.add(fmt.Sprintf("A compaction to N−%d (%d revisions before the head N) evicts the watcher only if it lands before pass %d, which comes %s. From then on its progress is at or past the compaction revision.", sg.Replay.Short, sg.Replay.Short, closes, when))
 		if spaced && early > 0 {
 			v.add(fmt.Sprintf(" Only a compaction within %s is sure to evict it.", early))
 		}
@@ -1238,7 +1314,13 @@ func (r *analysis) replayVerdict() {
 		if len(moved) > 0 {
 			v.add(", the sync loop has moved it out of `"+fieldName(sg.Behind)+"` ("+strings.Repeat("%L, ", len(moved)-1)+"%L),", moved...)
 		}
-		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come before pass %d, at most about %s after opening the watch plus the time the passes before it take%s.", closes, window, sure))
+		// When a compaction is sure to evict it is said once: above, when
+		// the compaction's distance from the head is known.
+		again := sure
+		if sg.Replay.Short > 0 {
+			again = ""
+		}
+		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction by hand, the compaction must come before pass %d, at most about %s after opening the watch plus the time the passes before it take%s.", closes, window, again))
 		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes, %s while it is the only watcher behind, and a compaction to N−%d evicts the watcher only if it lands before pass %d, at most about %s after its opening plus the time the passes before it take: long before one typed by hand (taken as %s)", n, passes, apart, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
 		where := "the other set"
 		if d, ok := r.signalDecision(); ok {
@@ -1303,9 +1385,9 @@ func (r *analysis) reopenVerdict() {
 	case len(checks) == 0 && ok:
 		v.add(fmt.Sprintf("Accepted, then canceled: nothing on the open path (`%s` and what it calls) compares the start revision with the compaction revision", short(recv)))
 		if created := r.createResponse(recv); created.Filename != "" {
-			v.add(fmt.Sprintf("; the create response (%%L) sets `%s`", created.Text), created)
+			v.add(fmt.Sprintf(". The create response (%%L) sets `%s`", created.Text), created)
 		}
-		v.add(fmt.Sprintf("; the watcher waits among the behind ones until the sync loop's next pass, where `%s` (%%L) sends the cancel", d.Text), d.Pos)
+		v.add(fmt.Sprintf(". The watcher waits among the behind ones until the sync loop's next pass, where `%s` (%%L) sends the cancel", d.Text), d.Pos)
 		if d.NoWait {
 			v.add(" (a send that does not wait: when the watcher's channel is full, its default case, %L, sends nothing on that pass)", d.NoWaitAt)
 		}
@@ -1491,16 +1573,16 @@ func (r *analysis) readVerdict() {
 	v.add(fmt.Sprintf("The read reaches `%s`, which %s when `%s` (%%L)", short(d.Func), d.Consequence, d.Text), d.Pos)
 	if rp := s.Read; rp != nil && len(rp.Called) > 0 {
 		if ix := lookupsIn(rp, rp.Called[0].Text); len(ix) > 0 {
-			v.add(fmt.Sprintf("; the handler maps it with `%s` (%%L), which looks the error up by identity, `%s` (%%L), in the translation map (%%L)", report.ShortName(rp.Called[0].Text), ix[0].Text), rp.Called[0], ix[0], rp.Key)
+			v.add(fmt.Sprintf(". The handler maps it with `%s` (%%L), which looks the error up by identity, `%s` (%%L), in the translation map (%%L)", report.ShortName(rp.Called[0].Text), ix[0].Text), rp.Called[0], ix[0], rp.Key)
 		} else {
-			v.add(fmt.Sprintf("; the handler maps it with `%s` (%%L) through the translation map (%%L)", report.ShortName(rp.Called[0].Text)), rp.Called[0], rp.Key)
+			v.add(fmt.Sprintf(". The handler maps it with `%s` (%%L) through the translation map (%%L)", report.ShortName(rp.Called[0].Text)), rp.Called[0], rp.Key)
 		}
 		if len(rp.Wire.Chain) > 0 {
-			v.add(fmt.Sprintf(" to a gRPC %s error with the text %q (%%L)", rp.Wire.Code, rp.Wire.Text), rp.Wire.Chain[len(rp.Wire.Chain)-1])
+			v.add(fmt.Sprintf(". The map gives a gRPC %s error with the text %q (%%L)", rp.Wire.Code, rp.Wire.Text), rp.Wire.Chain[len(rp.Wire.Chain)-1])
 		}
 	}
 	if t := s.Tool; t != nil && t.Get != nil && t.Get.Exited && len(t.Get.Stderr) > 0 {
-		v.add(fmt.Sprintf("; %s prints %q (%%L) and exits %d", t.Name, t.Get.Stderr[len(t.Get.Stderr)-1].Text, t.Get.Exit), t.Get.Stderr[len(t.Get.Stderr)-1].Pos)
+		v.add(fmt.Sprintf(". Then %s prints %q (%%L) and exits %d", t.Name, t.Get.Stderr[len(t.Get.Stderr)-1].Text, t.Get.Exit), t.Get.Stderr[len(t.Get.Stderr)-1].Pos)
 	}
 	v.add(".")
 	for _, u := range r.ErrorUses {
@@ -1520,9 +1602,9 @@ func (r *analysis) readVerdict() {
 			}
 		}
 		if u.Dropped {
-			v.add(fmt.Sprintf(", which can reach the same return of the sentinel (%%L) after a compaction; its error is only %s: the event goes out without that value and the stream is not ended.", strings.Join(u.Uses, ", ")), r.sitePos(u.Site))
+			v.add(fmt.Sprintf(". That call can reach the same return of the sentinel (%%L) after a compaction. Its error is only %s: the event goes out without that value and the stream is not ended.", strings.Join(u.Uses, ", ")), r.sitePos(u.Site))
 		} else {
-			v.add(fmt.Sprintf(", which can fail with the sentinel; its error is %s.", strings.Join(u.Uses, ", ")))
+			v.add(fmt.Sprintf(". That call can fail with the sentinel; its error is %s.", strings.Join(u.Uses, ", ")))
 		}
 	}
 	r.verdict("read", b, q, v)
@@ -1550,7 +1632,7 @@ func (r *analysis) valuesVerdict() {
 		r.verdict("values", "", q, v)
 		return
 	}
-	v.add(fmt.Sprintf("At the client they are: the watch's `Err()` returns `%s` (%%L), which is `%s` (%%L); the get's error is the read's wire error (%%L) as the client receives it, passed through the same conversion (", report.ShortName(s.Client.Err.Object), strings.TrimSpace(strings.SplitN(c.Watch.Text, "=", 2)[len(strings.SplitN(c.Watch.Text, "=", 2))-1])), s.Client.Return, c.Watch, c.Read)
+	v.add(fmt.Sprintf("At the client they are: the watch's `Err()` returns `%s` (%%L), which is `%s` (%%L). The get's error is the read's wire error (%%L) as the client receives it, passed through the same conversion (", report.ShortName(s.Client.Err.Object), strings.TrimSpace(strings.SplitN(c.Watch.Text, "=", 2)[len(strings.SplitN(c.Watch.Text, "=", 2))-1])), s.Client.Return, c.Watch, c.Read)
 	at := []signal.Pos{s.Client.Return, c.Watch, c.Read}
 	for i, p := range c.Path {
 		if i > 0 {
@@ -1559,7 +1641,7 @@ func (r *analysis) valuesVerdict() {
 		v.add(fmt.Sprintf("`%s` %%L", report.ShortName(p.Text)), p)
 		at = append(at, p)
 	}
-	v.add(fmt.Sprintf("), which makes `%s` (%%L)", c.Made.Text), c.Made)
+	v.add(fmt.Sprintf("). The conversion makes `%s` (%%L)", c.Made.Text), c.Made)
 	at = append(at, c.Made)
 	if c.Comparable {
 		v.add(fmt.Sprintf(", a comparable value: both compare equal to `%s`.", report.ShortName(s.Client.Err.Object)))

@@ -657,15 +657,15 @@ func (r *analysis) chooseVerdict() {
 	}
 	behind := fieldName(r.Study.Signal.Behind)
 	at := []signal.Pos{*c.Max.Declared, c.Cond}
-	text := fmt.Sprintf("A pass takes at most %s watchers (%s, %%L): with %s or more in `%s`, %s fails (%%L)", c.Max.Value, quote(c.Max.Declared.Text), c.Max.Value, behind, quote(c.Cond.Text))
+	text := fmt.Sprintf("A pass takes at most %s watchers (%s, %%L). With %s or more in `%s`, %s fails (%%L)", c.Max.Value, quote(c.Max.Declared.Text), c.Max.Value, behind, quote(c.Cond.Text))
 	if c.Range.Filename != "" {
-		text += fmt.Sprintf(" and it copies %s of them, picked by ranging over a map (%%L), into a new group, %s (%%L)", c.Max.Value, quote(c.Copy.Text))
+		text += fmt.Sprintf(": the pass copies %s of them, picked by ranging over a map (%%L), into a new group, %s (%%L)", c.Max.Value, quote(c.Copy.Text))
 		at = append(at, c.Range, c.Copy)
 	} else {
-		text += fmt.Sprintf(" and it copies %s of them into a new group, %s (%%L)", c.Max.Value, quote(c.Copy.Text))
+		text += fmt.Sprintf(": the pass copies %s of them into a new group, %s (%%L)", c.Max.Value, quote(c.Copy.Text))
 		at = append(at, c.Copy)
 	}
-	text += ", the only ones the decision then runs over (%L)."
+	text += ". The decision then runs over those only (%L)."
 	at = append(at, c.Decide)
 	extra := " A behind watcher may then wait more than one pass."
 	if cl := s.Cleanup; cl != nil && cl.OnReceiver {
@@ -884,7 +884,7 @@ func (r *analysis) refusedVerdict() {
 		return
 	}
 	v.add(" ")
-	v.say(FactRefusalShown, fmt.Sprintf("The refusal by `%s` has the compaction's text as its reason, and the client shows it as it shows the eviction: it keeps the reason as an error, %s (%%L), hands the user a canceled response with it (%%L), and `Err()` converts it again, %s (%%L). The text stays the same, so %s prints the same %d lines and exits %d.", same.Cond, quote(x.Set.Text), quote(x.Return.Text), t.Name, len(t.Watch.Stderr), t.Watch.Exit), x.Set, x.Hand, x.Return)
+	v.say(FactRefusalShown, fmt.Sprintf("The refusal by `%s` has the compaction's text as its reason. The client shows it as it shows the eviction: it keeps the reason as an error, %s (%%L), hands the user a canceled response with it (%%L), and `Err()` converts it again, %s (%%L). The text stays the same, so %s prints the same %d lines and exits %d.", same.Cond, quote(x.Set.Text), quote(x.Return.Text), t.Name, len(t.Watch.Stderr), t.Watch.Exit), x.Set, x.Hand, x.Return)
 	r.verdict("refused", "", q, v)
 }
 

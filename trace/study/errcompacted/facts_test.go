@@ -57,6 +57,10 @@ type factWant struct {
 	// tail are the eviction's way from etcdctl's first printed line on:
 	// the kind and line of each step.
 	tail []string
+	// handOut is where the client's substream hands the cancel out on the
+	// watch's channel: the step its return is drawn from, whenever
+	// etcdctl prints.
+	handOut string
 	// dispatch is the verdict of the apply entry at the use in
 	// uberApplier.dispatch's deferred function literal, with the line of
 	// the condition that decides it (none for yes).
@@ -165,7 +169,7 @@ var factWants = []factWant{
 			// what a pass does to a behind watcher's progress (374, 385) and its moves to synced (379, 401)
 			"watchable_store.go:374", "watchable_store.go:385", "watchable_store.go:379", "watchable_store.go:401",
 			"watcher_group.go:255", "watcher_group.go:257", "v3rpc/watch.go:459", "v3rpc/watch.go:464",
-			"client/watch.go:729", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
+			"client/watch.go:729", "client/watch.go:825", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
 			"watch_command.go:169", "client/watch.go:497", "cobrautl/error.go:38", "watch_command.go:92",
 			"kvstore_txn.go:81", "kvstore_txn.go:82", "kvstore.go:38", "v3rpc/key.go:55", "v3rpc/util.go:103", "v3rpc/util.go:45",
 			"client/v3/retry_interceptor.go:68", "client/v3/client.go:610", "get_command.go:103",
@@ -182,6 +186,7 @@ var factWants = []factWant{
 		// is; dispatch registers its deferred literal (uber_applier.go:96-97) before its own
 		// if !shouldApplyV3 { return nil } (126): the literal runs on every dispatch.
 		dispatch: "yes",
+		handOut:  "client/watch.go:825",
 		tail:     []string{"tool watch_command.go:169", "close client/watch.go:827", "close client/watch.go:686", "close client/watch.go:497", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
 	},
 	{
@@ -249,7 +254,7 @@ var factWants = []factWant{
 			// w.minRev = curRev + 1 (370), w.minRev = eb.moreRev (381); s.synced.add(w) (375, 397)
 			"watchable_store.go:370", "watchable_store.go:381", "watchable_store.go:375", "watchable_store.go:397",
 			"watcher_group.go:251", "watcher_group.go:253", "v3rpc/watch.go:432", "v3rpc/watch.go:437",
-			"client/watch.go:723", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
+			"client/watch.go:723", "client/watch.go:813", "client/watch.go:128", "rpctypes/error.go:177", "rpctypes/error.go:32",
 			"watch_command.go:168", "client/watch.go:490", "cobrautl/error.go:38", "watch_command.go:91",
 			"kvstore_txn.go:80", "kvstore_txn.go:81", "kvstore.go:37", "v3rpc/key.go:48", "v3rpc/util.go:102", "v3rpc/util.go:45",
 			"client/v3/retry_interceptor.go:65", "client/v3/client.go:607", "get_command.go:87",
@@ -262,6 +267,7 @@ var factWants = []factWant{
 		// s.uberApply.Apply(r) (2016): dispatch, and its deferred literal (uber_applier.go:127-128),
 		// run only if shouldApplyV3. Different code, not an artefact of the analysis.
 		dispatch: "only-if server/etcdserver/server.go:2013",
+		handOut:  "client/watch.go:813",
 		tail:     []string{"tool watch_command.go:168", "close client/watch.go:814", "close client/watch.go:676", "close client/watch.go:490", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
 	},
 }
@@ -424,6 +430,24 @@ func TestFacts(t *testing.T) {
 			}
 			if diff := cmp.Diff(want2, tail); diff != "" {
 				t.Errorf("the eviction's way from etcdctl's first line (-want +got):\n%s", diff)
+			}
+			// The substream returns right after it hands the cancel out,
+			// not after etcdctl prints: its step comes from the hand-out.
+			for _, c := range s.Chains {
+				if c.Behaviour != "evict" {
+					continue
+				}
+				var from []string
+				for _, st := range c.Steps {
+					if st.Kind == "close" && strings.HasSuffix(want2[1], st.File+":"+strconv.Itoa(st.Line)) {
+						for _, f := range st.From {
+							from = append(from, c.Steps[f.Step].File+":"+strconv.Itoa(c.Steps[f.Step].Line))
+						}
+					}
+				}
+				if diff := cmp.Diff([]string{long(w.handOut)}, from); diff != "" {
+					t.Errorf("the substream's return is drawn from (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}

@@ -514,6 +514,7 @@ func (n *notes) way() report.Section {
 	if other != nil {
 		steps, differs = merge(main.Steps, other.Steps)
 	}
+	steps, differs = joinSamePlace(steps, differs)
 	s.Blocks = append(s.Blocks, report.Block{Para: t("Solid arrows are calls and what the code does next; dotted arrows are hand-offs a call graph cannot follow: a field one goroutine writes and another reads, a watcher group, a channel, the network. Boxes of their own shapes mark where a request comes in (an entry) and the decision. ")})
 	switch {
 	case other != nil && len(differs) > 0:
@@ -631,6 +632,120 @@ func merge(a, b []report.Step) ([]report.Step, map[int]bool) {
 		index[key(s)] = at
 	}
 	return out, differs
+}
+
+// joinSamePlace makes one step of consecutive steps at one position
+// (file and line), so that a way never numbers one line twice: the step
+// says what each of them says, with the longer code when one code holds
+// the other, and keeps the arrows into and out of both. Steps marked
+// differently (one of them the other behaviour's only) stay apart.
+func joinSamePlace(steps []report.Step, differs map[int]bool) ([]report.Step, map[int]bool) {
+	at := make([]int, len(steps)) // a step's index in the joined steps
+	n := 0
+	for i := range steps {
+		if i > 0 && samePlace(steps[i-1], steps[i]) && differs[i-1] == differs[i] {
+			at[i] = at[i-1]
+			continue
+		}
+		at[i] = n
+		n++
+	}
+	out := make([]report.Step, 0, n)
+	outDiffers := map[int]bool{}
+	for i, st := range steps {
+		if k := at[i]; k < len(out) {
+			out[k] = joinSteps(out[k], st, k, at)
+			continue
+		}
+		st.From = append([]report.StepLink(nil), st.From...)
+		for m := range st.From {
+			st.From[m].Step = at[st.From[m].Step]
+		}
+		if differs[i] {
+			outDiffers[len(out)] = true
+		}
+		out = append(out, st)
+	}
+	return out, outDiffers
+}
+
+func samePlace(a, b report.Step) bool {
+	return a.File == b.File && a.Line == b.Line && a.Repo == b.Repo
+}
+
+// joinSteps is step a (at index k of the steps being joined) with b, the
+// step after it at the same position, folded in; at maps b's arrows.
+func joinSteps(a, b report.Step, k int, at []int) report.Step {
+	out := a
+	if b.Kind == "decision" || b.Kind == "entry" {
+		out.Kind, out.Text = b.Kind, b.Text
+	}
+	pa, ca := splitLabel(a)
+	pb, cb := splitLabel(b)
+	code := ca
+	switch {
+	case cb == "" || strings.Contains(ca, cb):
+	case ca == "" || strings.Contains(cb, ca):
+		code = cb
+	default:
+		// Two codes of one line that neither holds: each stays with its
+		// words.
+		pa, pb, code = pa+" `"+ca+"`", pb+" `"+cb+"`", ""
+	}
+	joined := pa
+	switch {
+	case strings.HasPrefix(pb, "and "):
+		joined += ", " + pb
+	default:
+		joined += " and " + pb
+	}
+	out.Label = joined
+	if code != "" {
+		out.Label += ": " + code
+	}
+	if len(b.Text) > len(out.Text) && out.Kind != "decision" {
+		out.Text = b.Text
+	}
+	for _, f := range b.From {
+		to := at[f.Step]
+		if to == k {
+			continue // the arrow from a to b
+		}
+		dup := false
+		for _, g := range out.From {
+			dup = dup || g.Step == to
+		}
+		if !dup {
+			out.From = append(out.From, report.StepLink{Step: to, Handoff: f.Handoff})
+		}
+	}
+	if len(b.Observed) > 0 {
+		obs := map[string]bool{}
+		for k, v := range a.Observed {
+			obs[k] = v
+		}
+		for k, v := range b.Observed {
+			obs[k] = obs[k] || v
+		}
+		out.Observed = obs
+	}
+	if out.Feasible == "" || out.Feasible == "yes" {
+		out.Feasible = b.Feasible
+	}
+	return out
+}
+
+// splitLabel is a step's label as its words and its code ("" when the
+// label is words only).
+func splitLabel(st report.Step) (string, string) {
+	if st.Kind == "decision" {
+		return "decision", st.Text
+	}
+	if codeLabel(st) {
+		i := strings.Index(st.Label, ": ")
+		return st.Label[:i], st.Label[i+2:]
+	}
+	return st.Label, ""
 }
 
 // codeLabel reports whether the step's label is prose, a colon, then the
@@ -777,9 +892,10 @@ func (n *notes) reopen(id string) report.Section {
 			p = append(p, t("The server sends the create response before anything else of the watch: the send loop holds a watch's responses while ", code(c.Hold.Text), " (", *c.Hold, "), in ", code(c.HoldAt.Text), " (", *c.HoldAt, "), until its create response has gone out. ")...)
 		}
 		if c.Gate != nil {
-			p = append(p, t("etcdctl does not show it: the Go client hands a created response to the user only when ", code(c.Gate.Text), " (", *c.Gate, ")")...)
+			tool := n.toolOr("the tool")
+			p = append(p, t("The Go client does not hand it to "+tool+": it hands a created response to the user only when ", code(c.Gate.Text), " (", *c.Gate, ")")...)
 			if c.Option != "" && len(c.Asks) == 0 {
-				p = append(p, t(", and etcdctl's watch never asks for that (no use of ", code(report.ShortName(c.Option)), " in its command)")...)
+				p = append(p, t(", and "+tool+"'s watch never asks for that (no use of ", code(report.ShortName(c.Option)), " in its command)")...)
 			}
 			p = append(p, report.Plain("."))
 		}
@@ -828,22 +944,21 @@ func (n *notes) refusals() report.Text {
 func (n *notes) clientPart() report.Section {
 	s := report.Section{ID: "client", Title: "The client's and etcdctl's part"}
 	if rc := n.sg.Receive; rc != nil && len(rc.Cases) > 0 {
-		p := t("The client's loop that handles each response of the stream (", rc.Loop, ") tries its cases in order on a compaction cancel: ")
-		for i, c := range rc.Cases {
-			if i > 0 {
-				p = append(p, report.Plain("; "))
-			}
+		p := t("The client's loop that handles each response of the stream (", rc.Loop, ") tries its cases in order on a compaction cancel.")
+		// A sentence for each case.
+		for _, c := range rc.Cases {
 			switch c.Takes {
 			case "takes":
-				p = append(p, t(code(c.Text), " (", c.Loc, ") matches it")...)
+				p = append(p, t(" ", code(c.Text), " (", c.Loc, ") matches it.")...)
 			case "excludes":
-				p = append(p, t(code(c.Text), " (", c.Loc, ") does not match it")...)
+				p = append(p, t(" ", code(c.Text), " (", c.Loc, ") does not match it")...)
 				p = append(p, fragmentText(c)...)
+				p = append(p, report.Plain("."))
 			default:
-				p = append(p, t("whether ", code(c.Text), " (", c.Loc, ") matches it depends on ", code(c.Unknown), ", which this analysis does not decide (the cases after it match only when it does not)")...)
+				p = append(p, t(" Whether ", code(c.Text), " (", c.Loc, ") matches it depends on ", code(c.Unknown), ", which this analysis does not decide (the cases after it match only when it does not).")...)
 			}
 		}
-		p = append(p, report.Plain(". "))
+		p = append(p, report.Plain(" "))
 		if rc.Stop != nil && n.verdictText("closing") == nil {
 			p = append(p, t("The substream hands the response to the user and returns when ", code(rc.Stop.Text), " (", *rc.Stop, ")")...)
 			if rc.Close != nil {
@@ -875,9 +990,22 @@ func (n *notes) clientPart() report.Section {
 		s.Blocks = append(s.Blocks, report.Block{Para: p})
 	}
 	for _, id := range []string{"closing", "minimum", "values"} {
-		if v := n.verdictText(id); v != nil {
-			s.Blocks = append(s.Blocks, report.Block{Para: v})
+		v := n.verdictText(id)
+		if v == nil {
+			continue
 		}
+		if c := n.sg.Convert; id == "values" && c != nil && c.Read != nil {
+			// The read's wire error is the read's step, not the
+			// eviction's at the same line.
+			for i, sp := range v {
+				if sp.Loc != nil && sp.Loc.File == c.Read.File && sp.Loc.Line == c.Read.Line {
+					if ref, ok := n.readStep(*c.Read); ok {
+						v[i] = ref
+					}
+				}
+			}
+		}
+		s.Blocks = append(s.Blocks, report.Block{Para: v})
 	}
 	if tl := n.sg.Tool; tl != nil && tl.Watch != nil {
 		p := n.toolText(tl.Name, "watch", tl.Watch)
@@ -907,14 +1035,24 @@ func fragmentText(c report.Case) report.Text {
 	}
 	k := (len(b) - 3) / 2
 	alias, guards, none, cp := b[0], b[1+k:1+2*k], b[len(b)-2], b[len(b)-1]
-	out := t(": a compaction cancel is never a fragment. The loop's ", code(strings.SplitN(alias.Text, " = ", 2)[0]), " is the response itself then (", code(strings.SplitN(alias.Text, " (", 2)[0]), ", ", alias, "); the server sets the flag only past ")
+	out := t(": a compaction cancel is never a fragment. The loop's ", code(strings.SplitN(alias.Text, " = ", 2)[0]), " is the response itself then (", code(strings.SplitN(alias.Text, " (", 2)[0]), ", ", alias, "). The server sets the flag only when ")
 	for i, g := range guards {
 		if i > 0 {
 			out = append(out, report.Plain(" and "))
 		}
 		out = append(out, t(code(g.Text), " (", g, ")")...)
 	}
-	out = append(out, t(", a branch that sends a response with too few events as it is, and the cancel has none: its response sets no events (", none, "), and the send loop gives the wire response as many as the channel's response has (", cp, ")")...)
+	holds := "when one holds"
+	switch len(guards) {
+	case 1:
+		out = append(out, report.Plain(" is false"))
+		holds = "when it holds"
+	case 2:
+		out = append(out, report.Plain(" are both false"))
+	default:
+		out = append(out, report.Plain(" are all false"))
+	}
+	out = append(out, t(": "+holds+", a response with too few events goes out as it is. The cancel has none: its response sets no events (", none, "), and the send loop gives the wire response as many events as the channel's response has (", cp, ")")...)
 	return out
 }
 
@@ -932,7 +1070,7 @@ func (n *notes) toolText(name, cmd string, run *report.ToolRun) report.Text {
 		}
 	}
 	if run.ExitAt.File != "" {
-		p = append(p, t(fmt.Sprintf(", and exits with status %d", run.Exit))...)
+		p = append(p, t(fmt.Sprintf(". It exits with status %d", run.Exit))...)
 		if run.ExitFrom != nil {
 			p = append(p, t(", chosen at ", *run.ExitFrom)...)
 		}
@@ -946,23 +1084,51 @@ func (n *notes) toolText(name, cmd string, run *report.ToolRun) report.Text {
 	return append(p, report.Plain("."))
 }
 
-// read is exercise 6's historical read.
-func (n *notes) read() report.Section {
-	s := report.Section{ID: "read", Title: "Exercise 6's read"}
+// readWay is the behaviour of the exercise whose way is not the
+// eviction's (the read), and the steps its section draws; nil when there
+// is none.
+func (n *notes) readWay() (*report.Behaviour, []report.Step) {
+	ex := n.exercise()
+	if len(ex) == 0 {
+		return nil, nil
+	}
 	var rb *report.Behaviour
-	for _, b := range n.exercise() {
+	for _, b := range ex {
 		b := b
-		if c := n.chain(b.ID); c != nil && !sameWay(n.chain(n.exercise()[0].ID), c) {
+		if c := n.chain(b.ID); c != nil && n.chain(ex[0].ID) != nil && !sameWay(n.chain(ex[0].ID), c) {
 			rb = &b
 		}
 	}
 	if rb == nil {
+		return nil, nil
+	}
+	steps, _ := joinSamePlace(n.chain(rb.ID).Steps, nil)
+	return rb, steps
+}
+
+// readStep refers to the step of the read's drawn way at l, if it has
+// one: the read's own line, where the same line is also a step of the
+// eviction's way.
+func (n *notes) readStep(l report.Loc) (report.Span, bool) {
+	_, steps := n.readWay()
+	for i, st := range steps {
+		if st.File == l.File && st.Line == l.Line {
+			return report.RefSpan(fmt.Sprintf("step %d", i+1), "read"), true
+		}
+	}
+	return report.Span{}, false
+}
+
+// read is exercise 6's historical read.
+func (n *notes) read() report.Section {
+	s := report.Section{ID: "read", Title: "Exercise 6's read"}
+	rb, steps := n.readWay()
+	if rb == nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: t("No way of the read is drawn in this release.")})
 		return s
 	}
-	c := n.chain(rb.ID)
-	s.Blocks = append(s.Blocks, report.Block{Diagram: n.diagram(c.Steps, nil, rb.ID)})
-	s.Blocks = append(s.Blocks, report.Block{List: &report.List{Ordered: true, Items: n.stepItems(c.Steps, nil, "", rb.ID)}})
+	s.Blocks = append(s.Blocks, report.Block{Diagram: n.diagram(steps, nil, rb.ID)})
+	s.Blocks = append(s.Blocks, report.Block{List: &report.List{Ordered: true, Items: n.stepItems(steps, nil, "", rb.ID)}})
 	if v := n.verdictText("read"); v != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})
 	}
@@ -1004,7 +1170,7 @@ func (n *notes) decide() report.Section {
 			{Text: t(strings.Join(n.feasibleFrom(c.Loc), ", "))},
 		})
 	}
-	s.Blocks = append(s.Blocks, report.Block{Para: t("at C: passes when revision C itself, the compaction revision, passes the comparison, so that C is the lowest revision that passes; fails when C fails too. reached from: the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off.")})
+	s.Blocks = append(s.Blocks, report.Block{Para: t("The column at C says passes when revision C itself, the compaction revision, passes the comparison, so that C is the lowest revision that passes, and fails when C fails too. The column reached from names the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off.")})
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	if v := n.verdictText("boundary"); v != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})
@@ -1554,7 +1720,7 @@ func (n *notes) glossary() report.Section {
 		{Term: "use", Text: t("a line that names the sentinel: its definition, a return, a comparison, a translation (a map from it to another error), a text-comparison (its text, Error(), compared with a string, as an error that came over the network is recognised), or other")},
 		{Term: "entry", Text: t("a function from which call paths are traced: one the study names, or a root found from the code (a gRPC method, an HTTP handler, a goroutine)")},
 		{Term: "can run (yes, if, no, ?)", Text: t("whether the branches on a call path can all be taken. no: a value the path fixes (a constant argument, a field a literal leaves unset) makes one false, or what the path needs already rules it out: an earlier branch, what an earlier call whose result the path tests returned, what a loop of such a call checked of every element, a relation the store keeps between two of its fields (found from every write of them; the JSON's invariants lists each with its writes), a lock that every write of a field holds, held between two reads of it, or, across a hand-off, what the sender tested of the request it hands off (a field it does not change after the test). if: a branch compares only values the request does not choose (server state, stored data); a lesson lists every such branch of the way. yes: the request can choose values that meet every branch, given the state a branch compares them with (a compaction already done, say). ?: the analysis could not decide (a value it cannot follow, or its bound of work on one path reached). A branch whose other side only panics is not counted as a condition: a way assumes the server does not panic. Nor is a test of whether a call returned an error, of a loop's next iteration or of which case of a select fires: a run can take either side, and a lesson does not list them. Which goroutine runs what is not used (that one loop applies requests one after another, so that a compaction cannot come between a write transaction's check and its execution): so an if may still never hold")},
-		{Term: "hand-off", Text: t("where a request goes on in another goroutine, which a call graph cannot follow: a raft proposal, a scheduled job, a watcher group, a channel, the network")},
+		{Term: "hand-off", Text: t("where a request goes on in another goroutine, which a call graph cannot follow: a raft proposal, a scheduled job, a field one goroutine writes and another reads, a watcher group, a channel, the network")},
 		{Term: "decision", Text: t("a comparison of a revision with the compaction revision that guards the signal or a use of the sentinel")},
 		{Term: "when its other calls succeed", Text: t("said of a tool's exit status: the evaluation of the tool's code took the errors of the calls it does not follow (making its client, closing it) as nil; the status holds when they succeed; what a failed one does, these notes do not say")},
 		{Term: "runs, value, no", Text: t("a cited line's role in a behaviour: a path that can run reaches it; it declares the object a use that runs returns or looks up; neither")},

@@ -219,6 +219,9 @@ func checkShape(t *testing.T, r *report.Report) {
 
 			answerFirst(t, &rep)
 			shortSentences(t, answer, maxWords)
+			for _, s := range body(d) {
+				shortSentences(t, s, maxWords)
+			}
 			citedAtMost(t, md.String(), maxCitesPerPosition)
 			ownLessons(t, &rep)
 			legends(t, d)
@@ -227,6 +230,8 @@ func checkShape(t *testing.T, r *report.Report) {
 			}
 			codeAsCode(t, md.String())
 			declarationsMarked(t, &rep)
+			oneStepPerLine(t, d)
+			readLink(t, &rep)
 		}
 	}
 }
@@ -347,17 +352,42 @@ func shortSentences(t *testing.T, s report.Section, max int) {
 	}
 }
 
-// plainCited is plain with each citation as one word.
+// plainCited is plain with each citation as one word, and code in
+// backticks, so that a sentence that begins with code starts one.
 func plainCited(x report.Text) string {
 	var b strings.Builder
 	for _, s := range x {
-		if s.Loc != nil && s.Text == "" {
+		switch {
+		case s.Loc != nil && s.Text == "":
 			fmt.Fprintf(&b, "%s:%d", s.Loc.File, s.Loc.Line)
-			continue
+		case s.Code:
+			b.WriteString("`" + s.Text + "`")
+		default:
+			b.WriteString(s.Text)
 		}
-		b.WriteString(s.Text)
 	}
 	return b.String()
+}
+
+// body are the sections of the notes after the answer, outside the
+// appendix, each with its subsections: where a student reads how the
+// behaviours come about (the way, why the behind watcher dies, the reopen,
+// the client's part, the read, the comparisons that decide); and, of the
+// appendix, how long the replay lasts, which the answer refers to.
+func body(d *report.Doc) []report.Section {
+	var out []report.Section
+	var walk func([]report.Section)
+	walk = func(ss []report.Section) {
+		for _, s := range ss {
+			if s.Appendix && s.ID != "replay" {
+				continue
+			}
+			out = append(out, s)
+			walk(s.Sections)
+		}
+	}
+	walk(d.Sections[1:])
+	return out
 }
 
 var position = regexp.MustCompile(`[A-Za-z0-9_./-]+\.go:[0-9]+`)
@@ -522,5 +552,88 @@ func declarationsMarked(t *testing.T, rep *report.Report) {
 				}
 			}
 		}
+	}
+}
+
+// oneStepPerLine: no two consecutive steps of a drawn way cite one line;
+// such steps are one step.
+func oneStepPerLine(t *testing.T, d *report.Doc) {
+	t.Helper()
+	var walk func([]report.Section)
+	walk = func(ss []report.Section) {
+		for _, s := range ss {
+			for _, b := range s.Blocks {
+				if b.Diagram == nil {
+					continue
+				}
+				ns := b.Diagram.Nodes
+				for i := 1; i < len(ns); i++ {
+					if ns[i].Loc != nil && ns[i-1].Loc != nil && *ns[i].Loc == *ns[i-1].Loc {
+						t.Errorf("section %q: steps %q and %q cite one line", s.ID, ns[i-1].Label, ns[i].Label)
+					}
+				}
+			}
+			walk(s.Sections)
+		}
+	}
+	walk(d.Sections)
+}
+
+// readLink: the client's part says the get's error is the read's wire
+// error, and refers to that error's line as the read's own step (the step
+// of the read's way at the line), not the eviction's step at the same line.
+func readLink(t *testing.T, rep *report.Report) {
+	t.Helper()
+	c := rep.Signal.Convert
+	if c == nil || c.Read == nil {
+		t.Fatal("the report has no read's wire error at the client")
+	}
+	want := ""
+	for _, s := range rep.Notes.Sections {
+		for _, b := range s.Blocks {
+			if s.ID != "read" || b.Diagram == nil {
+				continue
+			}
+			for _, n := range b.Diagram.Nodes {
+				if n.Loc != nil && n.Loc.File == c.Read.File && n.Loc.Line == c.Read.Line {
+					want = "step " + n.Label[:strings.Index(n.Label, ".")]
+				}
+			}
+		}
+	}
+	if want == "" {
+		t.Fatalf("the read's way has no step at %s:%d", c.Read.File, c.Read.Line)
+	}
+	found := false
+	var walk func([]report.Section)
+	walk = func(ss []report.Section) {
+		for _, s := range ss {
+			for _, b := range s.Blocks {
+				if s.ID != "client" || b.Para == nil || !strings.Contains(plain(b.Para), "the read's wire error") {
+					continue
+				}
+				// The first reference or citation after the words.
+				after := false
+				for _, sp := range b.Para {
+					if strings.Contains(sp.Text, "the read's wire error") && sp.Loc == nil && sp.Ref == "" {
+						after = true
+						continue
+					}
+					if !after || (sp.Loc == nil && sp.Ref == "") {
+						continue
+					}
+					found = true
+					if sp.Ref != "read" || sp.Text != want {
+						t.Errorf("the read's wire error refers to %q (%s, %v), want %q of the read's way", sp.Text, sp.Ref, sp.Loc, want)
+					}
+					break
+				}
+			}
+			walk(s.Sections)
+		}
+	}
+	walk(rep.Notes.Sections)
+	if !found {
+		t.Error("the client's part does not refer to the read's wire error")
 	}
 }

@@ -1,0 +1,68 @@
+package errcompacted
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/srctrace/srctrace/trace/report"
+)
+
+// TestJoinSamePlace: consecutive steps of a way at one position become
+// one step that says what each said, with the longer code, the arrows into
+// both and out of both, and the marks of the other behaviour's steps;
+// steps at one position that are not consecutive, or marked differently,
+// stay apart.
+func TestJoinSamePlace(t *testing.T) {
+	at := func(line int) report.Loc { return report.Loc{File: "a.go", Line: line} }
+	from := func(i int, handoff bool) []report.StepLink { return []report.StepLink{{Step: i, Handoff: handoff}} }
+	steps := []report.Step{
+		{Loc: at(1), Kind: "entry", Label: "a client opens it"},
+		{Loc: at(2), Kind: "decision", Label: "decision: x < y", From: from(0, false)},
+		{Loc: at(3), Kind: "signal", Label: "it is signalled: C: y", From: from(1, false), Observed: map[string]bool{"evict": false}},
+		{Loc: at(3), Kind: "handoff", Label: "sent on the channel: case ch <- R{C: y}:", From: from(2, false), Observed: map[string]bool{"evict": true}},
+		{Loc: at(9), Kind: "go", Label: "a loop of its own"},
+		{Loc: at(4), Kind: "handoff", Label: "it is received: case r := <-ch:", From: []report.StepLink{{Step: 3, Handoff: true}, {Step: 4}}},
+		{Loc: at(3), Kind: "wire", Label: "and copied: C: r.C", From: from(5, false)},
+		{Loc: at(5), Kind: "exit", Label: "and exits", From: from(6, false)},
+		{Loc: at(5), Kind: "exit", Label: "and exits again", From: from(7, false)},
+	}
+	differs := map[int]bool{7: true, 8: false}
+	got, gotDiffers := joinSamePlace(steps, differs)
+	want := []report.Step{
+		steps[0],
+		steps[1],
+		{Loc: at(3), Kind: "signal", Label: "it is signalled and sent on the channel: case ch <- R{C: y}:", From: from(1, false), Observed: map[string]bool{"evict": true}},
+		steps[4],
+		{Loc: at(4), Kind: "handoff", Label: "it is received: case r := <-ch:", From: []report.StepLink{{Step: 2, Handoff: true}, {Step: 3}}},
+		{Loc: at(3), Kind: "wire", Label: "and copied: C: r.C", From: from(4, false)},
+		{Loc: at(5), Kind: "exit", Label: "and exits", From: from(5, false)},
+		{Loc: at(5), Kind: "exit", Label: "and exits again", From: from(6, false)},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("joined steps (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[int]bool{6: true}, gotDiffers); diff != "" {
+		t.Errorf("marked steps (-want +got):\n%s", diff)
+	}
+	// The input is left as it was.
+	if steps[5].From[0].Step != 3 {
+		t.Errorf("the input's arrows changed: %+v", steps[5].From)
+	}
+
+	// Two codes neither holds stay, each with its words; the arrows into
+	// the second from elsewhere join the first's.
+	two := []report.Step{
+		{Loc: at(1), Kind: "entry", Label: "start"},
+		{Loc: at(8), Kind: "go", Label: "elsewhere"},
+		{Loc: at(2), Kind: "wire", Label: "it maps: f(x)", From: from(0, false)},
+		{Loc: at(2), Kind: "wire", Label: "and looks up: m[x]", From: []report.StepLink{{Step: 2}, {Step: 1, Handoff: true}}},
+	}
+	got, _ = joinSamePlace(two, nil)
+	if len(got) != 3 || got[2].Label != "it maps `f(x)`, and looks up `m[x]`" {
+		t.Fatalf("joined: %+v", got)
+	}
+	if diff := cmp.Diff([]report.StepLink{{Step: 0}, {Step: 1, Handoff: true}}, got[2].From); diff != "" {
+		t.Errorf("arrows into the joined step (-want +got):\n%s", diff)
+	}
+}
