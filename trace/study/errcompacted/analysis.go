@@ -1279,7 +1279,7 @@ func (r *analysis) replayVerdict() {
 		if d, ok := r.signalDecision(); ok && d.ConsequencePos.Filename != "" {
 			// The cancel goes into the same channel, after what the
 			// passes before it sent.
-			v.add(". The cancel goes into that channel too (%L), behind what the passes before it sent: terminal 1, canceled after pass 1, prints that pass's events on stdout before the cancel's lines on stderr", d.ConsequencePos)
+			v.add(". The cancel goes into that channel too (%L), behind what the passes before it sent: terminal 1, canceled after pass 1, prints that pass's events on stdout before the cancel's lines on stderr; canceled at pass 1, it prints no event before them", d.ConsequencePos)
 		}
 	}
 	v.add(". ")
@@ -1764,7 +1764,7 @@ func (r *analysis) citationVerdict() {
 			v.add(fmt.Sprintf("%%L (`%s`) runs in none of the behaviours", short(s.Func)), pos)
 			idle = append(idle, pos)
 			if probes := r.probesRunning(h.Site); len(probes) > 0 {
-				v.add(" (it runs in the lab's probe " + strings.Join(probes, ", ") + ")")
+				v.add(" (by analysis, the lab's probe " + strings.Join(probes, ", ") + " reaches it)")
 			}
 			v.add(". ")
 		default:

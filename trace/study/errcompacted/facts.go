@@ -565,7 +565,7 @@ func (r *analysis) removalFact(v *sentence) {
 		return
 	}
 	v.add(" ")
-	v.say(FactSetBeforeRemoval, fmt.Sprintf("The compaction sets that number before it removes anything: %s (%%L) runs in `%s`, called (%%L) before `%s` (%%L), which only schedules the removal, %s (%%L). From then on the revisions below that number cannot be read, whether or not the removal has run: a read below it is refused. Only in that sense do they no longer exist when the watcher dies.", quote(x.Write.Text), short(x.Write.Func), calleeText(o.Then.Text), quote(x.Schedule.Text)), x.Write, o.First, o.Then, x.Schedule)
+	v.say(FactSetBeforeRemoval, fmt.Sprintf("The compaction sets that number before it removes anything: %s (%%L) runs in `%s`, called (%%L) before `%s` (%%L), which only schedules the removal, %s (%%L). From then on the revisions below that number cannot be read, whether or not the removal has run: a read below it is refused. The watcher dies by that number, whether or not the removal has run by then.", quote(x.Write.Text), short(x.Write.Func), calleeText(o.Then.Text), quote(x.Schedule.Text)), x.Write, o.First, o.Then, x.Schedule)
 }
 
 // calleeText is the callee of a call line ("s.compact(...)" of
