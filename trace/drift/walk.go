@@ -218,6 +218,9 @@ func (w *walker) crossings(cs []report.Crossing) {
 		w.pos("crossing", "hand-off by "+c.Boundary+" to "+c.To, c.Function, c.File, c.Line, "")
 		w.hops(w.entry[c.From], c.Hops)
 		w.because(c.Because)
+		for _, x := range c.OnlyIf {
+			w.cond(x)
+		}
 		if c.MessageAt != nil {
 			w.loc("crossing", "message handed off by "+c.Boundary, *c.MessageAt)
 		}
