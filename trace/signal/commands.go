@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
@@ -25,6 +26,11 @@ type Commands struct {
 	r    *Result
 	pkgs map[string]bool // the packages whose functions are inlined
 	send *sender
+	// lits are, by the scope varLit searches (a package's path, or "*"
+	// for every file) and the command type, each variable's first
+	// command literal, found in one walk of the scope.
+	lits   map[string]map[types.Object]*ast.CompositeLit
+	litsMu sync.Mutex
 }
 
 // CommandTree names a tool's command tree (see target.Tool).
@@ -341,30 +347,47 @@ func withAnon(fn *ssa.Function) []*ssa.Function {
 // varLit is the command literal a variable is initialised or assigned
 // with.
 func (c *Commands) varLit(o types.Object, t CommandTree) *ast.CompositeLit {
-	var lit *ast.CompositeLit
-	c.r.syn.inspectIn(o, func(f *ast.File, info *types.Info, n ast.Node) bool {
-		if lit != nil {
-			return false
-		}
-		switch x := n.(type) {
-		case *ast.ValueSpec:
-			for i, name := range x.Names {
-				if info.Defs[name] == o && i < len(x.Values) {
-					lit = c.litOf(x.Values[i], t)
-				}
+	scope := "*"
+	if !o.Exported() && o.Pkg() != nil {
+		scope = o.Pkg().Path()
+	}
+	key := scope + "|" + t.Command
+	c.litsMu.Lock()
+	defer c.litsMu.Unlock()
+	idx, ok := c.lits[key]
+	if !ok {
+		idx = map[types.Object]*ast.CompositeLit{}
+		first := func(obj types.Object, e ast.Expr) {
+			if obj == nil || idx[obj] != nil {
+				return
 			}
-		case *ast.AssignStmt:
-			for i, l := range x.Lhs {
-				if c.r.syn.obj(l) == o && i < len(x.Rhs) && len(x.Lhs) == len(x.Rhs) {
-					if l := c.litOf(x.Rhs[i], t); l != nil {
-						lit = l
+			if l := c.litOf(e, t); l != nil {
+				idx[obj] = l
+			}
+		}
+		c.r.syn.inspectIn(o, func(f *ast.File, info *types.Info, n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.ValueSpec:
+				for i, name := range x.Names {
+					if i < len(x.Values) {
+						first(info.Defs[name], x.Values[i])
+					}
+				}
+			case *ast.AssignStmt:
+				if len(x.Lhs) == len(x.Rhs) {
+					for i, l := range x.Lhs {
+						first(c.r.syn.obj(l), x.Rhs[i])
 					}
 				}
 			}
+			return true
+		})
+		if c.lits == nil {
+			c.lits = map[string]map[types.Object]*ast.CompositeLit{}
 		}
-		return true
-	})
-	return lit
+		c.lits[key] = idx
+	}
+	return idx[o]
 }
 
 // litOf is the command literal an expression is (or points to).
