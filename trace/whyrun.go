@@ -95,6 +95,8 @@ type whyCache struct {
 	mains   map[*ssa.Function]map[*ssa.Function]bool
 	reach   map[*ssa.Function]map[*ssa.Function]bool
 	callers map[callersKey]map[*ssa.Function]int
+	// legs are the legs from a root to a hand-off (sharedLegs).
+	legs map[legsKey][]study.Leg
 }
 
 type callersKey struct {
@@ -102,9 +104,56 @@ type callersKey struct {
 	n  int
 }
 
+// legsKey names the legs from a root to a hand-off by what they depend
+// on: the root's function and how it runs, and the hand-off.
+type legsKey struct {
+	root        *ssa.Function
+	found, kind string
+	handOff     string
+	from        *ssa.Function
+}
+
 func newWhyCache() *whyCache {
 	return &whyCache{mains: map[*ssa.Function]map[*ssa.Function]bool{}, reach: map[*ssa.Function]map[*ssa.Function]bool{},
-		callers: map[callersKey]map[*ssa.Function]int{}}
+		callers: map[callersKey]map[*ssa.Function]int{}, legs: map[legsKey][]study.Leg{}}
+}
+
+// sharedLegs are the legs (with no message handed in) from entry ei to
+// boundary bi, as legs finds them, found once for all the runs on one
+// call graph (the forks answer the same roots' ways across the same
+// hand-offs for different uses): what one run found is renumbered to
+// another's entries. A leg's verdict and message depend on its path
+// only, not on which checker checked it.
+func (w *whyRun) sharedLegs(ei, bi int) []study.Leg {
+	if _, ok := w.legs1[[2]int{ei, bi}]; ok || w.cache == nil {
+		return w.legs(ei, bi, nil)
+	}
+	e, b := w.Entries[ei], w.Boundaries[bi]
+	k := legsKey{root: e.Func, found: e.Found, kind: string(e.Kind), handOff: b.Name, from: b.From}
+	c := w.cache
+	c.mu.Lock()
+	ls, ok := c.legs[k]
+	c.mu.Unlock()
+	if !ok {
+		ls = w.legs(ei, bi, nil)
+		c.mu.Lock()
+		if _, ok := c.legs[k]; !ok {
+			c.legs[k] = ls
+		}
+		c.mu.Unlock()
+		return ls
+	}
+	to := w.EntryIndex(b.To)
+	out := make([]study.Leg, len(ls))
+	for i, l := range ls {
+		l.From, l.To = ei, to
+		out[i] = l
+	}
+	if w.legs1 == nil {
+		w.legs1 = map[[2]int][]study.Leg{}
+	}
+	w.legs1[[2]int{ei, bi}] = out
+	return out
 }
 
 // callers is callersWithin, computed once per function and bound.
@@ -714,7 +763,7 @@ func (w *whyRun) legKinds(ei int) []string {
 		if !w.Entries[ei].Reach[b.From] || !b.Carried {
 			continue
 		}
-		for _, l := range w.legs(ei, bi, nil) {
+		for _, l := range w.sharedLegs(ei, bi) {
 			if !feasibleVerdict(l.Res.Verdict) {
 				return nil
 			}
