@@ -10,7 +10,6 @@ import (
 	"go/types"
 	"sort"
 	"strings"
-	"sync"
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
@@ -107,9 +106,6 @@ func Why(ctx context.Context, opts WhyOptions) (*report.Why, error) {
 	if err := b.load(ctx, ph, []string{pkgPath}, isErr); err != nil {
 		return nil, err
 	}
-	if isErr {
-		b.prepareFlow()
-	}
 	obj, kind, err := b.lookup(pkgPath, member)
 	if err != nil {
 		return nil, err
@@ -142,20 +138,15 @@ type whyBase struct {
 	lines      *lineCache
 	k, nearest int
 	env        []string
-	// netMu guards net and netRead: the error flow reads the network
-	// beside the answer (prepareFlow).
-	netMu   sync.Mutex
-	net     *roots.Network
-	netRead bool
+	net        *roots.Network
+	netRead    bool
 	cache      *whyCache
 	cat        *errtext.Catalog
 	catRead    bool
-	// flow is the error flow (flowOf), read once; flowWait, when set,
-	// waits for it to be read on a goroutine of its own (prepareFlow).
-	flowOnce sync.Once
+	// flow is the error flow (flowOf), read once.
+	flowDone bool
 	flow     *errorFlow
 	flowErr  error
-	flowWait sync.WaitGroup
 	// tool are the tool's packages, loaded from source with the main set
 	// (nil unless errors are answered).
 	tool []*packages.Package
@@ -188,12 +179,7 @@ func openWhy(ctx context.Context, opts WhyOptions, t *target.Target) (*whyBase, 
 	return &whyBase{t: t, src: src, meta: meta, lines: newLineCache(), k: k, nearest: nearest, env: opts.Env, cache: newWhyCache()}, nil
 }
 
-// close waits for the error flow, if it is being read, and closes the
-// source.
-func (b *whyBase) close() {
-	b.flowWait.Wait()
-	b.src.Close()
-}
+func (b *whyBase) close() { b.src.Close() }
 
 // programs maps each package to the programs loaded from source (their
 // main packages) whose imports contain it, directly or not; nil when

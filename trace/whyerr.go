@@ -98,7 +98,6 @@ func whyText(ctx context.Context, opts WhyOptions, t *target.Target) (*report.Wh
 	if err := b.load(ctx, ph, paths, true); err != nil {
 		return nil, err
 	}
-	b.prepareFlow()
 	rep := &report.Why{Text: text, Stripped: res.Stripped, Forms: res.Forms, Code: res.Code, Nearest: b.nearest,
 		Roots: map[string]int{}, Sites: []report.Site{}, Entries: []report.Entry{}, Paths: []report.PairPaths{}, Ways: []report.WhyWay{}, HandOffs: []report.Boundary{}}
 	for _, p := range b.pkgs {
@@ -237,23 +236,13 @@ type errorFlow struct {
 }
 
 // flowOf prepares the error flow, once: a failure is kept and returned
-// again, never a flow half made. A call while prepareFlow's goroutine
-// reads it waits for that reading.
+// again, never a flow half made.
 func (b *whyBase) flowOf() (*errorFlow, error) {
-	b.flowOnce.Do(func() { b.flow, b.flowErr = b.readFlow() })
+	if !b.flowDone {
+		b.flowDone = true
+		b.flow, b.flowErr = b.readFlow()
+	}
 	return b.flow, b.flowErr
-}
-
-// prepareFlow starts reading the error flow (the tool's own call graph and
-// commands, which depend only on what is loaded) on a goroutine of its
-// own, beside the answer, which does not need it; flowOf takes it, and
-// close waits for it.
-func (b *whyBase) prepareFlow() {
-	b.flowWait.Add(1)
-	go func() {
-		defer b.flowWait.Done()
-		b.flowOf()
-	}()
 }
 
 func (b *whyBase) readFlow() (*errorFlow, error) {

@@ -1193,8 +1193,6 @@ func (w *whyRun) needsNetwork() bool {
 // network reads, once, the gRPC methods of the generated code of the
 // target's packages.
 func (b *whyBase) network() (*roots.Network, error) {
-	b.netMu.Lock()
-	defer b.netMu.Unlock()
 	if b.netRead {
 		return b.net, nil
 	}
