@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"go/types"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -313,17 +312,13 @@ func inAtlasModule(t *target.Target, pkg string) bool {
 // allocation than one shard).
 var errorShards = 8
 
-// maxErrorWorkers bounds the shards answered at once.
-const maxErrorWorkers = 4
-
 // answerErrors answers the uses of each error i, [lo[i], hi[i]), with
 // the gRPC roots of each when grpc[i]: the errors are split, in their
-// order, into shards of about the same weight, and each shard is answered
-// in order on a fork of w of its own; up to GOMAXPROCS shards (at most
-// maxErrorWorkers) at once, the heaviest first. step is called after each
-// error. The answers are by error, for w to adopt in order. What a
-// shard's checker is asked, and in which order, depends on the errors
-// only, not on the machine or on which shard ends first.
+// order, into shards of about the same weight (shardsOf), and each shard
+// is answered in order on a fork of w of its own (onForks). step is
+// called after each error. The answers are by error, for w to adopt in
+// order. What a shard's checker is asked, and in which order, depends on
+// the errors only, not on the machine or on which shard ends first.
 func answerErrors(ctx context.Context, w *whyRun, lo, hi []int, grpc []bool, shards int, step func()) ([]forked, error) {
 	n := len(lo)
 	// An error's weight is how many functions reach its uses (within
@@ -333,67 +328,24 @@ func answerErrors(ctx context.Context, w *whyRun, lo, hi []int, grpc []bool, sha
 	for i := 0; i < n; i++ {
 		weights[i] = 1
 		for si := lo[i]; si < hi[i]; si++ {
-			if s := w.Sites[si]; s.Func != nil && s.Func.Synthetic != "package initializer" {
-				weights[i] += len(w.callers(s.Func, whyDepth))
-			}
+			weights[i] += w.useWeight(si)
 		}
 	}
-	total := 0
-	for _, x := range weights {
-		total += x
-	}
-	// Contiguous shards: the errors of one package share much of what a
-	// checker learns.
-	var parts [][]int
-	var sizes []int
-	acc, cur, size := 0, []int{}, 0
-	for i := 0; i < n; i++ {
-		cur = append(cur, i)
-		acc += weights[i]
-		size += weights[i]
-		if i == n-1 || len(parts) < shards-1 && acc*shards >= total*(len(parts)+1) {
-			parts, sizes = append(parts, cur), append(sizes, size)
-			cur, size = []int{}, 0
-		}
-	}
-	order := make([]int, len(parts))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return sizes[order[a]] > sizes[order[b]] })
-	queue := make(chan []int, len(parts))
-	for _, pi := range order {
-		queue <- parts[pi]
-	}
-	close(queue)
+	parts, sizes := shardsOf(weights, shards)
 	answers := make([]forked, n)
-	workers := min(runtime.GOMAXPROCS(0), maxErrorWorkers, len(parts))
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for k := 0; k < workers; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for part := range queue {
-				f := w.fork()
-				for _, i := range part {
-					a, err := f.answer(ctx, lo[i], hi[i], grpc[i])
-					if err != nil {
-						errs[k] = err
-						return
-					}
-					answers[i] = a
-					step()
-				}
-				f.release()
+	err := onForks(w, parts, sizes, func(f *whyRun, pi int) error {
+		for _, i := range parts[pi] {
+			a, err := f.answer(ctx, lo[i], hi[i], grpc[i], false)
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+			answers[i] = a
+			step()
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return answers, nil
 }

@@ -7,3 +7,11 @@ func SetErrorShards(n int) (restore func()) {
 	errorShards = n
 	return func() { errorShards = old }
 }
+
+// SetUseShards makes why answer an object's uses in n shards until the
+// returned function restores the number.
+func SetUseShards(n int) (restore func()) {
+	old := useShards
+	useShards = n
+	return func() { useShards = old }
+}

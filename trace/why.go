@@ -313,21 +313,12 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 	}
 	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs()}
 	w.handOffs(b.t)
-	for si := range r.Sites {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		w.use(si)
-	}
 	var reached map[int][]roots.Root
-	if grpc {
-		reached = map[int][]roots.Root{}
-		for si := range r.Sites {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-			reached[si] = w.grpcRoots(si)
-		}
+	if err := interruptible(ctx, func() (err error) {
+		reached, err = answerUses(ctx, w, grpc, useShards)
+		return err
+	}); err != nil {
+		return nil, nil, err
 	}
 	var err error
 	if rep.Sites, err = r.reportSites(); err != nil {
@@ -348,6 +339,52 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 	}
 	rep.Absent = w.absent
 	return rep, reached, nil
+}
+
+// useShards is how many parts why answers an object's uses in, each on a
+// fork of its own (with its own feasibility checker), beside each other:
+// a fixed number, not the machine's, so that what each checker is asked,
+// and in which order, is the same on every machine; each fork learns
+// again what its checker memoizes.
+var useShards = 4
+
+// answerUses finds the roots of each of w's uses, then, with grpc, the
+// gRPC roots of each (by the use's index), as if w had answered them one
+// after the other: the uses are split, in their order, into shards of
+// about the same weight, each answered on a fork of w of its own
+// (onForks), and w adopts the forks' answers in the uses' order, every
+// use's roots before any use's gRPC roots.
+func answerUses(ctx context.Context, w *whyRun, grpc bool, shards int) (map[int][]roots.Root, error) {
+	n := len(w.Sites)
+	weights := make([]int, n)
+	for si := range weights {
+		weights[si] = 1 + w.useWeight(si)
+	}
+	parts, sizes := shardsOf(weights, shards)
+	answers := make([]forked, len(parts))
+	err := onForks(w, parts, sizes, func(f *whyRun, pi int) error {
+		part := parts[pi]
+		a, err := f.answer(ctx, part[0], part[len(part)-1]+1, grpc, true)
+		answers[pi] = a
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range answers {
+		w.adopt(a)
+	}
+	w.adoptGRPC(answers)
+	if !grpc {
+		return nil, nil
+	}
+	reached := map[int][]roots.Root{}
+	for _, a := range answers {
+		for si, rs := range a.grpc {
+			reached[si] = rs
+		}
+	}
+	return reached, nil
 }
 
 // moduleOf is the module of the target that holds package path pkg

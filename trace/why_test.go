@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -314,5 +315,45 @@ func TestWhyShortNames(t *testing.T) {
 	_, err = trace.Why(context.Background(), trace.WhyOptions{Symbol: "mvc.ErrCompacted", Version: "v3.7.3"})
 	if !errors.Is(err, trace.ErrNoObject) || !strings.Contains(err.Error(), "closest names are mvcc") {
 		t.Errorf("mvc.ErrCompacted: %v", err)
+	}
+}
+
+// TestWhyShards: why answers an object's uses in shards, each on a fork
+// with its own feasibility checker, and adopts the forks' answers in the
+// uses' order; the report is the one a single shard makes, whatever the
+// number of shards (one per use, or more shards than uses).
+func TestWhyShards(t *testing.T) {
+	for _, fx := range []string{"why", "feasible", "errors"} {
+		t.Run(fx, func(t *testing.T) {
+			dir, ar := fixtures.Unpack(t, fx)
+			st, err := study.Parse(fixtures.File(ar, "study.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			why := func(shards int) (string, int) {
+				defer trace.SetUseShards(shards)()
+				w, err := trace.Why(context.Background(), trace.WhyOptions{Symbol: st.Sentinel, Target: st.Tgt(), Dir: dir, Env: fixtures.Env})
+				if err != nil {
+					t.Fatalf("%d shards: %v", shards, err)
+				}
+				got, err := json.MarshalIndent(w, "", " ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(got), len(w.Sites)
+			}
+			one, n := why(1)
+			if n < 3 {
+				t.Fatalf("%d uses of %s, want more than the shards to split", n, st.Sentinel)
+			}
+			if !strings.Contains(one, `"by": "calls"`) {
+				t.Fatalf("no use of %s has a root found by calls: nothing to compare", st.Sentinel)
+			}
+			for _, k := range []int{2, 3, n, 1000} {
+				if got, _ := why(k); got != one {
+					t.Errorf("%d shards and one differ (-one +%d):\n%s", k, k, cmp.Diff(one, got))
+				}
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"maps"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -94,6 +95,8 @@ type whyCache struct {
 	mains   map[*ssa.Function]map[*ssa.Function]bool
 	reach   map[*ssa.Function]map[*ssa.Function]bool
 	callers map[callersKey]map[*ssa.Function]int
+	// legs are the legs from a root to a hand-off (sharedLegs).
+	legs map[legsKey][]study.Leg
 }
 
 type callersKey struct {
@@ -101,9 +104,56 @@ type callersKey struct {
 	n  int
 }
 
+// legsKey names the legs from a root to a hand-off by what they depend
+// on: the root's function and how it runs, and the hand-off.
+type legsKey struct {
+	root        *ssa.Function
+	found, kind string
+	handOff     string
+	from        *ssa.Function
+}
+
 func newWhyCache() *whyCache {
 	return &whyCache{mains: map[*ssa.Function]map[*ssa.Function]bool{}, reach: map[*ssa.Function]map[*ssa.Function]bool{},
-		callers: map[callersKey]map[*ssa.Function]int{}}
+		callers: map[callersKey]map[*ssa.Function]int{}, legs: map[legsKey][]study.Leg{}}
+}
+
+// sharedLegs are the legs (with no message handed in) from entry ei to
+// boundary bi, as legs finds them, found once for all the runs on one
+// call graph (the forks answer the same roots' ways across the same
+// hand-offs for different uses): what one run found is renumbered to
+// another's entries. A leg's verdict and message depend on its path
+// only, not on which checker checked it.
+func (w *whyRun) sharedLegs(ei, bi int) []study.Leg {
+	if _, ok := w.legs1[[2]int{ei, bi}]; ok || w.cache == nil {
+		return w.legs(ei, bi, nil)
+	}
+	e, b := w.Entries[ei], w.Boundaries[bi]
+	k := legsKey{root: e.Func, found: e.Found, kind: string(e.Kind), handOff: b.Name, from: b.From}
+	c := w.cache
+	c.mu.Lock()
+	ls, ok := c.legs[k]
+	c.mu.Unlock()
+	if !ok {
+		ls = w.legs(ei, bi, nil)
+		c.mu.Lock()
+		if _, ok := c.legs[k]; !ok {
+			c.legs[k] = ls
+		}
+		c.mu.Unlock()
+		return ls
+	}
+	to := w.EntryIndex(b.To)
+	out := make([]study.Leg, len(ls))
+	for i, l := range ls {
+		l.From, l.To = ei, to
+		out[i] = l
+	}
+	if w.legs1 == nil {
+		w.legs1 = map[[2]int][]study.Leg{}
+	}
+	w.legs1[[2]int{ei, bi}] = out
+	return out
 }
 
 // callers is callersWithin, computed once per function and bound.
@@ -195,12 +245,18 @@ type forked struct {
 	by      []string
 	roots   [][]int // per use
 	grpc    map[int][]roots.Root
+	// grpcEntered, when answer was asked to keep them apart, are the
+	// roots asked entry for while finding the gRPC roots (entered then
+	// holds those of the uses only).
+	grpcEntered []roots.Root
 }
 
 // answer answers uses [lo, hi) on fork f as a run answers one error's
-// uses: the roots of each, then, with grpc, the gRPC roots of each. ctx
-// is checked before each use.
-func (f *whyRun) answer(ctx context.Context, lo, hi int, grpc bool) (forked, error) {
+// uses: the roots of each, then, with grpc, the gRPC roots of each. With
+// apart, the roots asked entry for while finding the gRPC roots are
+// logged apart from those of the uses (why finds every use's roots
+// before any use's gRPC roots). ctx is checked before each use.
+func (f *whyRun) answer(ctx context.Context, lo, hi int, grpc, apart bool) (forked, error) {
 	f.entered = nil
 	np := len(f.Pairs)
 	for si := lo; si < hi; si++ {
@@ -211,6 +267,9 @@ func (f *whyRun) answer(ctx context.Context, lo, hi int, grpc bool) (forked, err
 	}
 	out := forked{run: f, lo: lo, hi: hi}
 	if grpc {
+		if apart {
+			out.entered, f.entered = f.entered, nil
+		}
 		out.grpc = map[int][]roots.Root{}
 		for si := lo; si < hi; si++ {
 			if err := ctx.Err(); err != nil {
@@ -219,7 +278,12 @@ func (f *whyRun) answer(ctx context.Context, lo, hi int, grpc bool) (forked, err
 			out.grpc[si] = f.grpcRoots(si)
 		}
 	}
-	out.entered, f.entered = f.entered, nil
+	if grpc && apart {
+		out.grpcEntered = f.entered
+	} else {
+		out.entered = f.entered
+	}
+	f.entered = nil
 	out.pairs = f.Pairs[np:len(f.Pairs):len(f.Pairs)]
 	out.by = f.by[np:len(f.by):len(f.by)]
 	for si := lo; si < hi; si++ {
@@ -276,6 +340,96 @@ func (w *whyRun) adopt(a forked) {
 			w.Sites[si].Roots = append(w.Sites[si].Roots, own(ei))
 		}
 	}
+}
+
+// adoptGRPC asks entry, after every fork's answer is adopted, for the
+// roots the forks asked for while finding the gRPC roots (answer with
+// apart), in the forks' order: the entries are numbered as one run that
+// finds every use's roots first numbers them.
+func (w *whyRun) adoptGRPC(as []forked) {
+	for _, a := range as {
+		for _, c := range a.grpcEntered {
+			w.entry(c)
+		}
+	}
+}
+
+// useWeight is what a use costs to answer, roughly: how many functions
+// reach it within whyDepth calls (the roots to try and the paths to check
+// grow with them); 0 for a use at package level.
+func (w *whyRun) useWeight(si int) int {
+	if s := w.Sites[si]; s.Func != nil && s.Func.Synthetic != "package initializer" {
+		return len(w.callers(s.Func, whyDepth))
+	}
+	return 0
+}
+
+// shardsOf cuts items of the given weights, in their order, into at most
+// shards contiguous parts of about the same weight (neighbours, the uses
+// of one error or of one package, share much of what a checker learns):
+// the parts and their weights. The cut depends on the weights only.
+func shardsOf(weights []int, shards int) (parts [][]int, sizes []int) {
+	n := len(weights)
+	total := 0
+	for _, x := range weights {
+		total += x
+	}
+	acc, cur, size := 0, []int{}, 0
+	for i := 0; i < n; i++ {
+		cur = append(cur, i)
+		acc += weights[i]
+		size += weights[i]
+		if i == n-1 || len(parts) < shards-1 && acc*shards >= total*(len(parts)+1) {
+			parts, sizes = append(parts, cur), append(sizes, size)
+			cur, size = []int{}, 0
+		}
+	}
+	return parts, sizes
+}
+
+// maxForkWorkers bounds the forks answered at once.
+const maxForkWorkers = 4
+
+// onForks runs do on each part (by its index), each on a fork of w of its own (with its
+// own feasibility checker), released when do returns: up to GOMAXPROCS
+// parts (at most maxForkWorkers) at once, the heaviest first. do checks
+// the context itself; the first error any part returns is returned once
+// every worker has stopped (each stops at its first).
+func onForks(w *whyRun, parts [][]int, sizes []int, do func(f *whyRun, part int) error) error {
+	order := make([]int, len(parts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sizes[order[a]] > sizes[order[b]] })
+	queue := make(chan int, len(parts))
+	for _, pi := range order {
+		queue <- pi
+	}
+	close(queue)
+	workers := min(runtime.GOMAXPROCS(0), maxForkWorkers, len(parts))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for k := 0; k < workers; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for pi := range queue {
+				f := w.fork()
+				if err := do(f, pi); err != nil {
+					errs[k] = err
+					return
+				}
+				f.release()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // handOffs resolves the target's hand-offs that the loaded code has; the
@@ -609,7 +763,7 @@ func (w *whyRun) legKinds(ei int) []string {
 		if !w.Entries[ei].Reach[b.From] || !b.Carried {
 			continue
 		}
-		for _, l := range w.legs(ei, bi, nil) {
+		for _, l := range w.sharedLegs(ei, bi) {
 			if !feasibleVerdict(l.Res.Verdict) {
 				return nil
 			}
@@ -737,7 +891,8 @@ func (w *whyRun) syncReach(fn *ssa.Function) map[*ssa.Function]bool {
 }
 
 // searchedHook, when set (by tests), hears of each candidate use searches
-// by calls, with the use's index.
+// by calls, with the use's index; it is called from the forks' goroutines
+// (onForks), so it must be safe for concurrent use.
 var searchedHook func(si int, root *ssa.Function)
 
 // starts reports whether root a starts root b: a reaches b by calls, and

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/go/ssa"
@@ -40,8 +41,15 @@ func TestUseWaitsForStartedRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var searched []string
-	searchedHook = func(si int, root *ssa.Function) { searched = append(searched, callpath.Name(root)) }
+	var (
+		mu       sync.Mutex // the hook is called from the forks' goroutines
+		searched []string
+	)
+	searchedHook = func(si int, root *ssa.Function) {
+		mu.Lock()
+		defer mu.Unlock()
+		searched = append(searched, callpath.Name(root))
+	}
 	defer func() { searchedHook = nil }()
 	rep, err := Why(context.Background(), WhyOptions{Symbol: "example.com/etcd/server/v3/storage/mvcc.ErrCompacted", Target: st.Tgt(), Dir: dir, Env: fixtures.Env})
 	if err != nil {
