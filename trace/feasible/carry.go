@@ -1,7 +1,6 @@
 package feasible
 
 import (
-	"fmt"
 	"go/types"
 	"regexp"
 	"sort"
@@ -36,58 +35,46 @@ type carriedEdge struct {
 // rootTerm matches the term of a path root's parameter.
 var rootTerm = regexp.MustCompile(`^p[0-9]+:[^.@]+$`)
 
-// requestTerms finds the terms of v (of type t, to depth levels of
-// frozen fields) that are a path root's request, or a field of one, with
-// the request's type (nil when only a field of it is held).
-func requestTerms(v *value, t types.Type, depth int, out map[string]types.Type) {
+// requestTerms adds to out the roots' parameters that v (to depth levels
+// of frozen fields) holds, or holds a field of.
+func requestTerms(v *value, depth int, out map[string]bool) {
 	if v == nil || depth < 0 {
 		return
 	}
 	if v.org == input && !strings.Contains(v.term, "@") {
-		root, rest, sub := strings.Cut(v.term, ".")
-		if rootTerm.MatchString(root) {
-			if !sub {
-				out[root] = t
-			} else if _, ok := out[root]; !ok && rest != "" {
-				out[root] = nil // a field of the request: its type is not known here
-			}
+		if root, _, _ := strings.Cut(v.term, "."); rootTerm.MatchString(root) {
+			out[root] = true
 		}
 	}
 	switch v.kind {
 	case kObj:
-		if v.obj == nil {
-			return
-		}
-		st, ok := v.obj.typ.Underlying().(*types.Struct)
-		if !ok {
-			return
-		}
-		for i, f := range v.obj.frozen {
-			if i < st.NumFields() {
-				requestTerms(f, st.Field(i).Type(), depth-1, out)
+		if v.obj != nil {
+			for _, f := range v.obj.frozen {
+				requestTerms(f, depth-1, out)
 			}
 		}
 	case kNonNil:
-		requestTerms(v.inner, t, depth, out)
+		requestTerms(v.inner, depth, out)
 	}
 }
 
 // carry is what every world in ws, at the end of a sender's path through
-// frames, knows of the request terms of the message v of type t; nil
-// when it knows nothing of them.
-func carry(ws []*world, frames []*frame, v *value, t types.Type) *carried {
+// frames (the root's first), knows of the request terms of the message
+// v; nil when it knows nothing of them.
+func carry(ws []*world, frames []*frame, v *value) *carried {
 	if len(ws) == 0 {
 		return nil
 	}
-	reqs := map[string]types.Type{}
-	requestTerms(v, t, 3, reqs)
-	if len(reqs) == 0 {
+	held := map[string]bool{}
+	requestTerms(v, 3, held)
+	if len(held) == 0 {
 		return nil
 	}
 	c := &carried{}
-	for r := range reqs {
+	reqs := map[string]types.Type{} // each request's type, from the root's parameter
+	for r := range held {
 		c.roots = append(c.roots, r)
-		if reqs[r] == nil && len(frames) > 0 {
+		if len(frames) > 0 {
 			reqs[r] = paramType(frames[0].fn, r)
 		}
 	}
@@ -255,11 +242,14 @@ func (c *carried) receive(w *world, params []string) {
 	}
 }
 
+// paramTerm is the term of a path root's parameter p: "p1:r".
+func paramTerm(i int, name string) string { return "p" + strconv.Itoa(i) + ":" + name }
+
 // paramTerms are the terms a path root names its parameters by.
 func paramTerms(fn *ssa.Function) []string {
 	var out []string
 	for i, p := range fn.Params {
-		out = append(out, fmt.Sprintf("p%d:%s", i, p.Name()))
+		out = append(out, paramTerm(i, p.Name()))
 	}
 	return out
 }
@@ -271,10 +261,9 @@ func sortTermFacts(fs []termFact) {
 // paramType is the type of fn's parameter that term names (nil when it
 // names none).
 func paramType(fn *ssa.Function, term string) types.Type {
-	for _, p := range paramTerms(fn) {
-		if p == term {
-			i, _ := strconv.Atoi(term[1:strings.Index(term, ":")])
-			return fn.Params[i].Type()
+	for i, p := range fn.Params {
+		if paramTerm(i, p.Name()) == term {
+			return p.Type()
 		}
 	}
 	return nil

@@ -43,7 +43,7 @@ func TestCarryReceive(t *testing.T) {
 		}
 	}
 	msg := termVal("p1:r", input)
-	c := carry([]*world{w}, nil, msg, nil)
+	c := carry([]*world{w}, nil, msg)
 	if c == nil || len(c.roots) != 1 || c.roots[0] != "p1:r" {
 		t.Fatalf("carry = %+v, want the request p1:r", c)
 	}

@@ -396,7 +396,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 			v := freeze(fr, fr.eval(w.p.Want), 2)
 			val = &Value{v: v}
 			if !failed(cs) {
-				val.carry = carry(w.worlds, w.frames, v, w.p.Want.Type())
+				val.carry = carry(w.worlds, w.frames, v)
 			}
 		}
 		return res, val

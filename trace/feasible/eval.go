@@ -100,7 +100,7 @@ func (f *frame) eval1(v ssa.Value) *value {
 			if f.rootState || isReceiver(v) {
 				org = state
 			}
-			return termVal(fmt.Sprintf("p%d:%s", paramIndex(v), v.Name()), org)
+			return termVal(paramTerm(paramIndex(v), v.Name()), org)
 		}
 		return gaveUp("a parameter of " + v.Parent().Name() + " the path does not bind")
 	case *ssa.FreeVar:
