@@ -463,18 +463,45 @@ func (r *Result) findRoots() {
 		type cand struct {
 			i, n int
 		}
-		var feas []cand
-		for i, c := range cands {
-			if i >= 16 {
-				break
-			}
+		cands = cands[:min(len(cands), 16)]
+		// A way is at least as long as its root's distance: a candidate
+		// no nearer than the nearest study entry is never chosen, and
+		// counts only when it starts a nearer one that can run, which it
+		// then hides (outermost). Its ways are checked only then.
+		far := func(i int) bool { return nearestStudy >= 0 && dist[cands[i].Func] >= nearestStudy }
+		wayLen := make([]int, len(cands)) // the best way's length when it can run, else -1
+		checkCand := func(i int) {
+			c := cands[i]
 			e := study.EntryPoint{Entry: study.Entry{Name: report.ShortName(callpath.Name(c.Func)), Function: callpath.Name(c.Func)},
 				Func: c.Func, Found: "code", Kind: c.Kind}
-			ways, _, _ := r.bestWays(e, s.Func, s.Instr, nil)
-			if len(ways) == 0 || !feasibleVerdict(bestOf(ways).Res.Verdict) {
+			wayLen[i] = -1
+			if ways, _, _ := r.bestWays(e, s.Func, s.Instr, nil); len(ways) > 0 && feasibleVerdict(bestOf(ways).Res.Verdict) {
+				wayLen[i] = len(bestOf(ways).Path)
+			}
+		}
+		for i := range cands {
+			if !far(i) {
+				checkCand(i)
+			}
+		}
+		for i, c := range cands {
+			if !far(i) {
 				continue
 			}
-			feas = append(feas, cand{i, len(bestOf(ways).Path)})
+			wayLen[i] = -1
+			ri := r.Graph.Reachable(c.Func)
+			for j, d := range cands {
+				if !far(j) && wayLen[j] >= 0 && ri[d.Func] && !r.Graph.Reachable(d.Func)[c.Func] {
+					checkCand(i)
+					break
+				}
+			}
+		}
+		var feas []cand
+		for i, n := range wayLen {
+			if n >= 0 {
+				feas = append(feas, cand{i, n})
+			}
 		}
 		keep := outermost(r.Graph.Reachable, len(feas), func(k int) *ssa.Function { return cands[feas[k].i].Func })
 		bestLen := -1
