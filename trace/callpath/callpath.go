@@ -55,6 +55,9 @@ type Graph struct {
 	// Pkgs are the SSA packages of the loaded packages, in load order.
 	Pkgs []*ssa.Package
 	CG   *callgraph.Graph
+	// Funcs are the functions the call graph was built over: those of the
+	// packages loaded from source, and what they refer to (sourceFunctions).
+	Funcs map[*ssa.Function]bool
 
 	out   map[*ssa.Function][]*callgraph.Edge // deduplicated by callee, sorted
 	ctx   contexts
@@ -83,7 +86,7 @@ func Build(pkgs []*packages.Package) (*Graph, error) {
 	cg = vta.CallGraph(fns, cg)
 	cg.DeleteSyntheticNodes()
 
-	g := &Graph{Prog: prog, Pkgs: spkgs, CG: cg, fset: prog.Fset, ctx: newContexts(),
+	g := &Graph{Prog: prog, Pkgs: spkgs, CG: cg, Funcs: fns, fset: prog.Fset, ctx: newContexts(),
 		out:   map[*ssa.Function][]*callgraph.Edge{},
 		calls: map[*token.File]map[token.Pos]token.Pos{},
 		files: map[*token.File]*ast.File{},

@@ -23,7 +23,6 @@ import (
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
-	"golang.org/x/tools/go/ssa/ssautil"
 
 	"github.com/srctrace/srctrace/trace/callpath"
 )
@@ -277,7 +276,7 @@ func Analyze(in Input) (*Result, error) {
 		return nil, fmt.Errorf("signal revision %s: %w", sg.Revision, err)
 	}
 	var fns []*ssa.Function
-	for fn := range ssautil.AllFunctions(in.Graph.Prog) {
+	for fn := range in.Graph.Funcs {
 		if len(fn.Blocks) > 0 {
 			fns = append(fns, fn)
 		}
