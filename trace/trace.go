@@ -139,12 +139,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		r.Graph = g
 		r.Feas = feasible.New(g)
-		r.Roots = roots.Find(g)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	// The roots found from the code are needed only once the pairs are
+	// traced (findRoots; the study's entries take their kinds from them
+	// then): they are found beside the pairs (the Graph is safe for
+	// concurrent use).
+	found := make(chan []roots.Root, 1)
+	go func() { found <- roots.Find(g) }()
 
 	ph.Next("tracing the paths to each use")
 	// The signal (when the study follows one) needs only the study's
@@ -179,6 +184,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		r.k = k
 		r.tracePairs()
+		r.Roots = <-found
+		for i := range r.Entries {
+			r.Entries[i].Kind = r.rootKind(r.Entries[i].Func)
+		}
 		r.findRoots()
 		return r.grep()
 	})
@@ -361,8 +370,7 @@ func (r *Result) resolveEntries() error {
 			Func:  fn,
 			Pos:   r.Graph.Prog.Fset.Position(fn.Pos()),
 			Reach: r.Graph.Reachable(fn),
-			Found: "study",
-			Kind:  r.rootKind(fn),
+			Found: "study", // its Kind once the roots are found
 		})
 	}
 	return nil
