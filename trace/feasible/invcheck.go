@@ -435,10 +435,18 @@ func (fa *fnAnalysis) entry(b *ssa.BasicBlock, out map[*ssa.BasicBlock]*invState
 		if !done {
 			continue
 		}
-		e := ps.clone()
+		// The edge's own copy of p's state, made as big as the nodes now
+		// are, unless b is p's only successor: then no other block reads
+		// p's state, and it is used in place. The cells are only read.
+		z := ps.z
+		if z.n < fa.n {
+			z = fa.grow(z)
+		} else if len(p.Succs) > 1 {
+			z = z.clone()
+		}
+		e := &invState{z: z, cells: ps.cells}
 		fa.edge(e, p, b)
 		// The cells at b's entry and the phis, as this edge brings them.
-		e.z = fa.grow(e.z)
 		for _, k := range fa.keys {
 			c := fa.cell(k, b)
 			if pc, ok := e.cells[k]; ok {
