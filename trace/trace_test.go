@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace"
+	"github.com/srctrace/srctrace/trace/feasible"
 	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/study"
@@ -412,4 +414,54 @@ func shortName(q string) string {
 		head = q[:i]
 	}
 	return q[strings.LastIndex(head, "/")+1:]
+}
+
+// TestForkSharesInvariants: a fork of a feasibility checker answers a
+// path as a checker of its own does, and the invariants it reads are its
+// parent's too (and its other forks'), while a checker that is no fork
+// of theirs has read none.
+func TestForkSharesInvariants(t *testing.T) {
+	dir, ar := fixtures.Unpack(t, "earlier")
+	st, err := study.Parse(fixtures.File(ar, "study.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := trace.Run(context.Background(), trace.Options{Study: st, Dir: dir, Env: fixtures.Env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pair *study.Pair
+	for i, p := range res.Pairs {
+		if res.Entries[p.Entry].Name == "head" && len(p.Ways) > 0 && len(p.Crossing) == 0 {
+			pair = &res.Pairs[i]
+		}
+	}
+	if pair == nil {
+		t.Fatal("no pair of the entry head with a way")
+	}
+	e, s, way := res.Entries[pair.Entry], res.Sites[pair.Site], pair.Ways[0]
+	parent := feasible.New(res.Graph)
+	fork := parent.Fork()
+	got, _ := fork.Check(feasible.Path{Root: e.Func, Hops: way.Path, Target: s.Instr})
+	if got.Verdict != feasible.No || got.Verdict != way.Res.Verdict {
+		t.Fatalf("the fork's verdict = %s, want no, the run's (%s)", got.Verdict, way.Res.Verdict)
+	}
+	invs := parent.Invariants()
+	names := func(invs []*feasible.Invariant) []string {
+		var out []string
+		for _, inv := range invs {
+			out = append(out, fmt.Sprintf("%s - %s <= %d", inv.A.Name(), inv.B.Name(), inv.C))
+		}
+		return out
+	}
+	found := names(invs)
+	if !slices.Contains(found, "compactRev - currentRev <= 0") {
+		t.Fatalf("the parent's invariants after its fork's check = %v, want compactRev - currentRev <= 0 among them", found)
+	}
+	if other := names(parent.Fork().Invariants()); !slices.Equal(other, found) {
+		t.Fatalf("another fork's invariants = %v, want the same: %v", other, found)
+	}
+	if none := feasible.New(res.Graph).Invariants(); len(none) != 0 {
+		t.Fatalf("a checker of its own read %v, want none", none)
+	}
 }

@@ -207,7 +207,7 @@ func (w *whyRun) entry(c roots.Root) int {
 // makes entries of (adopt replays them).
 func (w *whyRun) fork() *whyRun {
 	pass := *w.Pass
-	pass.Feas = feasible.New(w.Graph)
+	pass.Feas = w.Feas.Fork()
 	pass.Sites = append([]study.Site(nil), w.Sites...)
 	for i := range pass.Sites {
 		pass.Sites[i].Roots = append([]int(nil), pass.Sites[i].Roots...)

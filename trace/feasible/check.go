@@ -218,6 +218,7 @@ type Checker struct {
 	heldMemo  map[heldKey]bool
 	retHold   map[retKey]bool
 	invs      map[invKey]*Invariant
+	shared    *invStore // the invariants read by this checker and its forks
 	ctorOnly  map[*types.Var]bool
 	writersOf map[*ssa.Alloc]map[ssa.Instruction]bool
 	// withSyntax are the packages whose code is loaded.
@@ -258,10 +259,22 @@ func New(g *callpath.Graph) *Checker {
 		heldMemo:  map[heldKey]bool{},
 		retHold:   map[retKey]bool{},
 		invs:      map[invKey]*Invariant{},
+		shared:    &invStore{m: map[invKey]*Invariant{}},
 		checked:   map[string]Result{},
 		ctorOnly:  map[*types.Var]bool{},
 		writersOf: map[*ssa.Alloc]map[ssa.Instruction]bool{},
 	}
+}
+
+// Fork returns a checker over the same program, for use beside c (on
+// another goroutine): it memoizes on its own, except the invariants of
+// the store, which c and all its forks read once and share; c's
+// Invariants are then those that any of them found.
+func (c *Checker) Fork() *Checker {
+	f := New(c.g)
+	f.MaxLeaves = c.MaxLeaves
+	f.shared = c.shared
+	return f
 }
 
 // walk is the state of one path's evaluation.

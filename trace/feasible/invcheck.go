@@ -5,6 +5,7 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -59,7 +60,20 @@ func (c *Checker) invariant(A, B *types.Var, C int64, L *types.Var) *Invariant {
 	if inv, ok := c.invs[key]; ok {
 		return inv
 	}
-	c.invs[key] = nil
+	if inv, ok := c.shared.get(key); ok {
+		c.invs[key] = inv
+		return inv
+	}
+	inv := c.findInvariant(A, B, C, L)
+	c.invs[key] = inv
+	c.shared.put(key, inv)
+	return inv
+}
+
+// findInvariant reads every write of A and B for the invariant A - B <=
+// C (under lock L): nil when it does not hold. What it finds depends on
+// the program only, not on what the checker was asked before.
+func (c *Checker) findInvariant(A, B *types.Var, C int64, L *types.Var) *Invariant {
 	if !c.seesAllWrites(A) || !c.seesAllWrites(B) {
 		return nil
 	}
@@ -67,20 +81,43 @@ func (c *Checker) invariant(A, B *types.Var, C int64, L *types.Var) *Invariant {
 	if !ic.run() {
 		return nil
 	}
-	inv := &Invariant{A: A, B: B, C: C, Lock: L, Writes: ic.writes}
-	c.invs[key] = inv
-	return inv
+	return &Invariant{A: A, B: B, C: C, Lock: L, Writes: ic.writes}
+}
+
+// invStore holds the invariants a checker and its forks have read (nil
+// for one that does not hold): they are the program's, so every checker
+// of the family reads each once.
+type invStore struct {
+	mu sync.Mutex
+	m  map[invKey]*Invariant
+}
+
+func (s *invStore) get(k invKey) (*Invariant, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inv, ok := s.m[k]
+	return inv, ok
+}
+
+func (s *invStore) put(k invKey, inv *Invariant) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[k]; !ok {
+		s.m[k] = inv
+	}
 }
 
 // Invariants are the invariants found so far (those the paths checked
 // asked for and that hold), in the order of their fields' positions.
 func (c *Checker) Invariants() []*Invariant {
 	var out []*Invariant
-	for _, inv := range c.invs {
+	c.shared.mu.Lock()
+	for _, inv := range c.shared.m {
 		if inv != nil {
 			out = append(out, inv)
 		}
 	}
+	c.shared.mu.Unlock()
 	fset := c.text.fset
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
