@@ -49,6 +49,7 @@ type guard struct {
 	want bool
 	tmpl *template
 	via  []*viaCall
+	why  *reason // the branch as a reason, made once (guardReason)
 }
 
 // value is the alternative's value.
@@ -280,9 +281,9 @@ func (f *frame) element(x *value, v ssa.Value, idx ssa.Value) *value {
 	}
 	if name == "" {
 		name = x.term + "[#" + v.Name() + "@" + itoa(f.id) + "]"
-		f.p.note(name, termInfo{typ: v.Type(), elemOf: x.term, parent: x.term})
+		f.p.note(name, termInfo{elemOf: x.term, parent: x.term})
 	} else {
-		f.p.note(name, termInfo{typ: v.Type(), parent: x.term})
+		f.p.note(name, termInfo{parent: x.term})
 	}
 	return termVal(name, org)
 }

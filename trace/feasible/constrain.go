@@ -210,7 +210,8 @@ type guardKey struct {
 func (w *walk) applyGuards1(ws []*world, a *alt) []*world {
 	w.inGuard++
 	defer func() { w.inGuard-- }()
-	for _, g := range a.guards {
+	for i := range a.guards {
+		g := &a.guards[i]
 		if len(ws) == 0 {
 			return nil
 		}
@@ -218,7 +219,10 @@ func (w *walk) applyGuards1(ws []*world, a *alt) []*world {
 			ws = w.addTemplate(ws, g.tmpl)
 			continue
 		}
-		ws = w.constrain(ws, g.fr, g.ifi.Cond, g.want, w.guardReason(g.fr, g.ifi, g.want, g.via, ReasonGuard))
+		if g.why == nil {
+			g.why = w.guardReason(g.fr, g.ifi, g.want, g.via, ReasonGuard)
+		}
+		ws = w.constrain(ws, g.fr, g.ifi.Cond, g.want, g.why)
 	}
 	return ws
 }

@@ -58,7 +58,6 @@ func (f *frame) eval(v ssa.Value) *value {
 	// is depends on the iterations before, which the path does not fix.
 	term := v.Name() + "@" + strconv.Itoa(f.id)
 	f.memo[v] = &value{kind: kOpaque, org: state, term: term}
-	f.p.note(term, termInfo{typ: v.Type()})
 	r := f.eval1(v)
 	// In a receiver's dispatch function, the message is the sender's.
 	if f.msg != nil && f.msg.Value != nil && f.msg.Matches(v.Type()) {
@@ -77,7 +76,6 @@ func (f *frame) named(r *value, v ssa.Value, term string) *value {
 	}
 	c := *r
 	c.term = term
-	f.p.note(c.term, termInfo{typ: v.Type()})
 	return &c
 }
 

@@ -7,11 +7,10 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// termInfo is what the walk knows of a term: its type, the term it is a
-// part of, and whether it is an element of a slice or a read of a field of
-// shared state.
+// termInfo is what the walk knows of a term: the term it is a part of,
+// and whether it is an element of a slice or a read of a field of shared
+// state. (A term that is none of these is not noted.)
 type termInfo struct {
-	typ    types.Type
 	parent string
 	elemOf string    // the term is one element of this slice
 	read   *readInfo // the term is one read of a field of shared state
@@ -48,9 +47,6 @@ func (w *walk) read(f *frame, base *value, name string, fv *types.Var, at ssa.Va
 	}
 	t := base.term + "." + name
 	ti := termInfo{parent: base.term}
-	if fv != nil {
-		ti.typ = fv.Type()
-	}
 	if org != input && at != nil && fv != nil {
 		t += "@" + at.Name() + "/" + itoa(f.id)
 		ti.read = &readInfo{base: base.term, field: fv, fr: f, at: at}
