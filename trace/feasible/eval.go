@@ -46,36 +46,47 @@ type frame struct {
 	refused *Cond
 }
 
+// evaluating marks, in a frame's memo, a value whose evaluation has
+// begun and not ended.
+var evaluating = &value{kind: kOpaque, org: state}
+
 func (f *frame) eval(v ssa.Value) *value {
 	if r, ok := f.memo[v]; ok {
+		if r == evaluating {
+			// A value defined in terms of itself is carried round a loop:
+			// what it is depends on the iterations before, which the path
+			// does not fix. It is a term of its own (the one named below).
+			r = &value{kind: kOpaque, org: state, term: f.termOf(v)}
+			f.memo[v] = r
+		}
 		return r
 	}
 	if r, ok := f.override[v]; ok {
 		f.memo[v] = r
 		return r
 	}
-	// A value defined in terms of itself is carried round a loop: what it
-	// is depends on the iterations before, which the path does not fix.
-	term := v.Name() + "@" + strconv.Itoa(f.id)
-	f.memo[v] = &value{kind: kOpaque, org: state, term: term}
+	f.memo[v] = evaluating
 	r := f.eval1(v)
 	// In a receiver's dispatch function, the message is the sender's.
 	if f.msg != nil && f.msg.Value != nil && f.msg.Matches(v.Type()) {
 		r = f.msg.Value.v
 	}
-	r = f.named(r, v, term)
+	r = f.named(r, v)
 	f.memo[v] = r
 	return r
 }
 
+// termOf is the term of value v of f: v's name and the frame's.
+func (f *frame) termOf(v ssa.Value) string { return v.Name() + "@" + strconv.Itoa(f.id) }
+
 // named gives r, a value of v in f, an identity when it has none: a value
-// that is not a constant is a term named after v and the frame (term).
-func (f *frame) named(r *value, v ssa.Value, term string) *value {
+// that is not a constant is a term named after v and the frame (termOf).
+func (f *frame) named(r *value, v ssa.Value) *value {
 	if r.term != "" || r.kind == kConst {
 		return r
 	}
 	c := *r
-	c.term = term
+	c.term = f.termOf(v)
 	return &c
 }
 
