@@ -325,6 +325,8 @@ type fnAnalysis struct {
 	keys  []string // base keys of the fields' struct in fn
 	// cellNodes are fresh nodes for the cells, by key and place.
 	cellNodes map[cellPlace][2]int
+	// readers counts the blocks yet to read each block's state (entry).
+	readers map[*ssa.BasicBlock]int
 	inside    map[string]bool // keys whose struct every caller holds L on
 	lockedL   bool            // fn locks L itself
 	ok        bool
@@ -436,6 +438,16 @@ func (fa *fnAnalysis) run() (ok, preserves bool) {
 	}
 	rpo := reversePostorder(fn)
 	out := map[*ssa.BasicBlock]*invState{}
+	// How many blocks will read each block's state at their entry (the
+	// successors it does not loop back to): the last one takes it as it is.
+	fa.readers = map[*ssa.BasicBlock]int{}
+	for _, b := range rpo {
+		for _, p := range b.Preds {
+			if !b.Dominates(p) {
+				fa.readers[p]++
+			}
+		}
+	}
 	for _, b := range rpo {
 		in := fa.entry(b, out)
 		st := in
@@ -473,12 +485,13 @@ func (fa *fnAnalysis) entry(b *ssa.BasicBlock, out map[*ssa.BasicBlock]*invState
 			continue
 		}
 		// The edge's own copy of p's state, made as big as the nodes now
-		// are, unless b is p's only successor: then no other block reads
-		// p's state, and it is used in place. The cells are only read.
+		// are, unless b is the last block to read p's state: then it is
+		// used in place. The cells are only read.
+		fa.readers[p]--
 		z := ps.z
 		if z.n < fa.n {
 			z = fa.grow(z)
-		} else if len(p.Succs) > 1 {
+		} else if fa.readers[p] > 0 {
 			z = z.clone()
 		}
 		e := &invState{z: z, cells: ps.cells}

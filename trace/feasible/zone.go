@@ -92,18 +92,19 @@ func (z *zone) implies(i, j int, c int64) bool {
 }
 
 // join is the least zone that contains both.
+// join returns what holds in both a and b, in a's memory or b's: both
+// are the caller's to give up.
 func join(a, b *zone) *zone {
 	if a.bottom {
-		return b.clone()
+		return b
 	}
 	if b.bottom {
-		return a.clone()
+		return a
 	}
-	out := a.clone()
-	for k := range out.m {
-		if b.m[k] > out.m[k] {
-			out.m[k] = b.m[k]
+	for k := range a.m {
+		if b.m[k] > a.m[k] {
+			a.m[k] = b.m[k]
 		}
 	}
-	return out
+	return a
 }
