@@ -327,10 +327,10 @@ type fnAnalysis struct {
 	cellNodes map[cellPlace][2]int
 	// readers counts the blocks yet to read each block's state (entry).
 	readers map[*ssa.BasicBlock]int
-	inside    map[string]bool // keys whose struct every caller holds L on
-	lockedL   bool            // fn locks L itself
-	ok        bool
-	retOK     bool
+	inside  map[string]bool // keys whose struct every caller holds L on
+	lockedL bool            // fn locks L itself
+	ok      bool
+	retOK   bool
 }
 
 type cellPlace struct {
