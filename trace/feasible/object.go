@@ -154,6 +154,72 @@ func isAddrOf(v, a ssa.Value) bool {
 	}
 }
 
+// closureWrites reports whether a function literal that captures the
+// object's variable may write it: a store through the captured variable
+// (or a field or element of it), a call given its address, or another
+// literal that captures it in turn. Such a variable holds what the
+// literal last wrote (a revision a loop saves for its next pass, say),
+// not only what the path assigned it.
+func (o *object) closureWrites() bool {
+	var captured func(v ssa.Value, depth int) bool // v is the variable's address in some function
+	captured = func(v ssa.Value, depth int) bool {
+		if depth > 4 {
+			return true
+		}
+		for _, r := range *v.Referrers() {
+			mc, ok := r.(*ssa.MakeClosure)
+			if !ok {
+				continue
+			}
+			fn, ok := mc.Fn.(*ssa.Function)
+			if !ok {
+				return true
+			}
+			for i, b := range mc.Bindings {
+				if b == v && i < len(fn.FreeVars) && writesThrough(fn.FreeVars[i], func(w ssa.Value) bool { return captured(w, depth+1) }) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return captured(o.root(), 0)
+}
+
+// writesThrough reports whether the function that holds address a
+// writes through it: a store to it or to a field or element of it, a call
+// given it, or a literal that captures it and does (inner).
+func writesThrough(a ssa.Value, inner func(ssa.Value) bool) bool {
+	refs := a.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, r := range *refs {
+		switch x := r.(type) {
+		case *ssa.Store:
+			return true // a store to it, or of it (kept somewhere else)
+		case *ssa.FieldAddr:
+			if writesThrough(x, inner) {
+				return true
+			}
+		case *ssa.IndexAddr:
+			if writesThrough(x, inner) {
+				return true
+			}
+		case *ssa.MakeClosure:
+			if inner(a) {
+				return true
+			}
+		case ssa.CallInstruction:
+			return true
+		case *ssa.UnOp, *ssa.DebugRef:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // escapes1 lists the calls, other than the path's own, that take the
 // object's address (directly or in an interface).
 func (o *object) escapes1() []ssa.CallInstruction {
@@ -220,6 +286,9 @@ func (o *object) escapesOther() bool {
 // unless it is a variable assigned a whole value exactly once (a
 // parameter's copy, say), which is then that value.
 func (o *object) whole(f *frame) *value {
+	if o.closureWrites() {
+		return opaque(state)
+	}
 	var ws []*ssa.Store
 	for _, a := range o.addrs() {
 		ws = append(ws, stores(a)...)
@@ -272,6 +341,9 @@ func (o *object) field(f *frame, i int, fv *types.Var) *value {
 }
 
 func (o *object) field1(f *frame, i int, fv *types.Var) *value {
+	if o.closureWrites() {
+		return opaque(state)
+	}
 	addrs := o.addrs()
 	var whole []*ssa.Store
 	for _, a := range addrs {
