@@ -217,10 +217,10 @@ type Checker struct {
 	releasers map[*types.Var]map[*ssa.Function]bool
 	heldMemo  map[heldKey]bool
 	retHold   map[retKey]bool
-	invs      map[invKey]*Invariant
 	shared    *invStore // the invariants read by this checker and its forks
 	ctorOnly  map[*types.Var]bool
 	writersOf map[*ssa.Alloc]map[ssa.Instruction]bool
+	closureW  map[*ssa.Alloc]bool // closureWrites' answers
 	// withSyntax are the packages whose code is loaded.
 	withSyntax  map[*types.Package]bool
 	owners      map[*types.Var]*types.Named
@@ -258,7 +258,6 @@ func New(g *callpath.Graph) *Checker {
 		releasers: map[*types.Var]map[*ssa.Function]bool{},
 		heldMemo:  map[heldKey]bool{},
 		retHold:   map[retKey]bool{},
-		invs:      map[invKey]*Invariant{},
 		shared:    &invStore{m: map[invKey]*Invariant{}},
 		checked:   map[string]Result{},
 		ctorOnly:  map[*types.Var]bool{},

@@ -57,15 +57,10 @@ type fnInv struct {
 // A and B keeps it; nil otherwise.
 func (c *Checker) invariant(A, B *types.Var, C int64, L *types.Var) *Invariant {
 	key := invKey{A, B, C, L}
-	if inv, ok := c.invs[key]; ok {
-		return inv
-	}
 	if inv, ok := c.shared.get(key); ok {
-		c.invs[key] = inv
 		return inv
 	}
 	inv := c.findInvariant(A, B, C, L)
-	c.invs[key] = inv
 	c.shared.put(key, inv)
 	return inv
 }

@@ -161,6 +161,10 @@ func isAddrOf(v, a ssa.Value) bool {
 // literal last wrote (a revision a loop saves for its next pass, say),
 // not only what the path assigned it.
 func (o *object) closureWrites() bool {
+	c, a := o.fr.p.c, o.root()
+	if w, ok := c.closureW[a]; ok {
+		return w
+	}
 	var captured func(v ssa.Value, depth int) bool // v is the variable's address in some function
 	captured = func(v ssa.Value, depth int) bool {
 		if depth > 4 {
@@ -183,7 +187,12 @@ func (o *object) closureWrites() bool {
 		}
 		return false
 	}
-	return captured(o.root(), 0)
+	w := captured(a, 0)
+	if c.closureW == nil {
+		c.closureW = map[*ssa.Alloc]bool{}
+	}
+	c.closureW[a] = w
+	return w
 }
 
 // writesThrough reports whether the function that holds address a

@@ -91,8 +91,7 @@ func (z *zone) implies(i, j int, c int64) bool {
 	return z.bottom || z.m[i*z.n+j] <= c
 }
 
-// join is the least zone that contains both.
-// join returns what holds in both a and b, in a's memory or b's: both
+// join is the least zone that contains both, in a's memory or b's: both
 // are the caller's to give up.
 func join(a, b *zone) *zone {
 	if a.bottom {
