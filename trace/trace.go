@@ -241,6 +241,14 @@ func interruptible(ctx context.Context, fn func() error) error {
 
 // loadStudyPackages loads from source the study's packages and every
 // package of etcd's modules on an import path between them.
+//
+// Which packages those are is read first from the files of the source's
+// modules (listPackages, in this process), then checked against the
+// import graph of the go command's load: when the two differ (a package of
+// a module the source does not list, such as etcd's api, on such a path,
+// or build constraints read otherwise), the packages the go command's
+// graph gives are loaded again. The go command's graph decides; the
+// listing only spares the `go list` that would otherwise come first.
 func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study) ([]*packages.Package, error) {
 	sentPkg := study.PackageOf(st.Sentinel)
 	roots := []string{sentPkg}
@@ -252,6 +260,81 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 			return nil, fmt.Errorf("etcd %s has no package %s, which the %s study names: this release's layout is not supported (the study reads etcd 3.6 and later)", src.Version, root, st.Name)
 		}
 	}
+	own := map[string]bool{}
+	for _, f := range st.Tgt().Layout {
+		own[f.Module] = true
+	}
+	var set map[string]bool
+	if listed, err := listPackages(src); err == nil {
+		set = studySet(listed, roots, sentPkg, func(p *packages.Package) bool { return st.Tgt().Owns(p.PkgPath) })
+	}
+	if set == nil {
+		var err error
+		if set, err = metaStudySet(ctx, src, st, roots, sentPkg, own); err != nil {
+			return nil, err
+		}
+	}
+	for tries := 0; ; tries++ {
+		pkgs, err := src.Load(ctx, fullMode, studyPatterns(src, st, set)...)
+		if err != nil {
+			return nil, err
+		}
+		byPath := map[string]*packages.Package{}
+		packages.Visit(pkgs, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
+		for _, root := range roots {
+			if err := rootLoaded(src, st, root, byPath[root]); err != nil {
+				return nil, err
+			}
+		}
+		if err := src.CheckVersions(pkgs); err != nil {
+			return nil, err
+		}
+		if err := source.Errors(pkgs); err != nil {
+			return nil, fmt.Errorf("loading etcd %s: %w", src.Version, err)
+		}
+		// The graph of this load holds every package on a path from the
+		// roots (they are among the packages loaded): it gives the set.
+		var rootPkgs []*packages.Package
+		for _, root := range roots {
+			rootPkgs = append(rootPkgs, byPath[root])
+		}
+		want := studySet(rootPkgs, roots, sentPkg, func(p *packages.Package) bool { return p.Module != nil && own[p.Module.Path] })
+		if !sameSet(want, set) && tries == 0 {
+			set = want
+			continue
+		}
+		sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].PkgPath < pkgs[j].PkgPath })
+		return pkgs, nil
+	}
+}
+
+// studySet is the set of packages loaded from source for a study: its
+// roots and every package of own that is on an import path from a root
+// to the sentinel's package; nil when a root is not among pkgs' graph.
+func studySet(pkgs []*packages.Package, roots []string, sentPkg string, own func(*packages.Package) bool) map[string]bool {
+	byPath := map[string]*packages.Package{}
+	packages.Visit(pkgs, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
+	// visit(p): p is the sentinel's package or imports it, transitively.
+	visit := importsOf(sentPkg)
+	set := map[string]bool{}
+	for _, root := range roots {
+		p := byPath[root]
+		if p == nil {
+			return nil
+		}
+		set[root] = true
+		packages.Visit([]*packages.Package{p}, nil, func(p *packages.Package) {
+			if own(p) && visit(p) {
+				set[p.PkgPath] = true
+			}
+		})
+	}
+	return set
+}
+
+// metaStudySet finds the study's set from a `go list` of its roots' import
+// graph: the way when the source's files cannot be listed.
+func metaStudySet(ctx context.Context, src *source.Source, st *study.Study, roots []string, sentPkg string, own map[string]bool) (map[string]bool, error) {
 	meta, err := src.Load(ctx, metaMode, roots...)
 	if err != nil {
 		return nil, err
@@ -262,33 +345,31 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 	byPath := map[string]*packages.Package{}
 	packages.Visit(meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
 	for _, root := range roots {
-		p := byPath[root]
-		if p == nil || len(p.Errors) > 0 || p.Module == nil {
-			why := "it is not in this release"
-			if p != nil && len(p.Errors) > 0 {
-				why = p.Errors[0].Msg
-			}
-			return nil, fmt.Errorf("etcd %s has no package %s, which the %s study names (%s): this release's layout is not supported", src.Version, root, st.Name, why)
+		if err := rootLoaded(src, st, root, byPath[root]); err != nil {
+			return nil, err
 		}
 	}
 	if err := source.Errors(meta); err != nil {
 		return nil, fmt.Errorf("loading etcd %s: %w", src.Version, err)
 	}
-	own := map[string]bool{}
-	for _, f := range st.Tgt().Layout {
-		own[f.Module] = true
+	return studySet(meta, roots, sentPkg, func(p *packages.Package) bool { return p.Module != nil && own[p.Module.Path] }), nil
+}
+
+// rootLoaded says why a root the study names was not loaded, or nil.
+func rootLoaded(src *source.Source, st *study.Study, root string, p *packages.Package) error {
+	if p != nil && len(p.Errors) == 0 && p.Module != nil {
+		return nil
 	}
-	// visit(p): p is the sentinel's package or imports it, transitively.
-	visit := importsOf(sentPkg)
-	set := map[string]bool{}
-	for _, root := range roots {
-		set[root] = true
-		packages.Visit([]*packages.Package{byPath[root]}, nil, func(p *packages.Package) {
-			if p.Module != nil && own[p.Module.Path] && visit(p) {
-				set[p.PkgPath] = true
-			}
-		})
+	why := "it is not in this release"
+	if p != nil && len(p.Errors) > 0 {
+		why = p.Errors[0].Msg
 	}
+	return fmt.Errorf("etcd %s has no package %s, which the %s study names (%s): this release's layout is not supported", src.Version, root, st.Name, why)
+}
+
+// studyPatterns are the packages of set and those the study's signal
+// loads, sorted.
+func studyPatterns(src *source.Source, st *study.Study, set map[string]bool) []string {
 	var patterns []string
 	for p := range set {
 		patterns = append(patterns, p)
@@ -304,15 +385,19 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 		}
 	}
 	sort.Strings(patterns)
-	pkgs, err := src.Load(ctx, fullMode, patterns...)
-	if err != nil {
-		return nil, err
+	return patterns
+}
+
+func sameSet(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	if err := source.Errors(pkgs); err != nil {
-		return nil, fmt.Errorf("loading etcd %s: %w", src.Version, err)
+	for k := range a {
+		if !b[k] {
+			return false
+		}
 	}
-	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].PkgPath < pkgs[j].PkgPath })
-	return pkgs, nil
+	return true
 }
 
 // importsOf returns a function that says whether a package is the
