@@ -3,6 +3,9 @@ package source
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"sort"
 	"strings"
 
@@ -42,10 +45,11 @@ func (s *Source) Load(ctx context.Context, mode packages.LoadMode, patterns ...s
 
 func (s *Source) load(ctx context.Context, mode packages.LoadMode, patterns []string) ([]*packages.Package, error) {
 	cfg := &packages.Config{
-		Context: ctx,
-		Mode:    mode,
-		Dir:     s.Dir,
-		Env:     s.Env,
+		Context:   ctx,
+		Mode:      mode,
+		Dir:       s.Dir,
+		Env:       s.Env,
+		ParseFile: parseFile,
 	}
 	var pkgs []*packages.Package
 	ph := progress.Start(ctx, strings.TrimSpace("loading the packages of "+s.tname+" "+s.Version), 0)
@@ -62,6 +66,14 @@ func (s *Source) load(ctx context.Context, mode packages.LoadMode, patterns []st
 		return nil, fmt.Errorf("loading etcd %s: %w", s.Version, err)
 	}
 	return pkgs, nil
+}
+
+// parseFile parses a file loaded from source as go/packages would, with
+// its comments and every error, but without resolving identifiers to
+// ast.Objects: go/types, go/ssa and srctrace use the type checker's
+// objects.
+func parseFile(fset *token.FileSet, name string, src []byte) (*ast.File, error) {
+	return parser.ParseFile(fset, name, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
 }
 
 func needsNetwork(pkgs []*packages.Package) bool {
