@@ -294,6 +294,7 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 		}
 		// The graph of this load holds every package on a path from the
 		// roots (they are among the packages loaded): it gives the set.
+		// The roots' graph is the same in a second load, so one is enough.
 		var rootPkgs []*packages.Package
 		for _, root := range roots {
 			rootPkgs = append(rootPkgs, byPath[root])
