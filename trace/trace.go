@@ -264,33 +264,31 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 	for _, f := range st.Tgt().Layout {
 		own[f.Module] = true
 	}
+	// A package the go command loaded is the target's by its module.
+	ownModule := func(p *packages.Package) bool { return p.Module != nil && own[p.Module.Path] }
 	var set map[string]bool
 	if listed, err := listPackages(src); err == nil {
 		set = studySet(listed, roots, sentPkg, func(p *packages.Package) bool { return st.Tgt().Owns(p.PkgPath) })
 	}
 	if set == nil {
-		var err error
-		if set, err = metaStudySet(ctx, src, st, roots, sentPkg, own); err != nil {
+		// The files could not be listed: a `go list` of the roots' graph.
+		meta, err := src.Load(ctx, metaMode, roots...)
+		if err != nil {
 			return nil, err
 		}
+		if _, err := checkLoaded(src, st, roots, meta); err != nil {
+			return nil, err
+		}
+		set = studySet(meta, roots, sentPkg, ownModule)
 	}
 	for tries := 0; ; tries++ {
 		pkgs, err := src.Load(ctx, fullMode, studyPatterns(src, st, set)...)
 		if err != nil {
 			return nil, err
 		}
-		byPath := map[string]*packages.Package{}
-		packages.Visit(pkgs, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
-		for _, root := range roots {
-			if err := rootLoaded(src, st, root, byPath[root]); err != nil {
-				return nil, err
-			}
-		}
-		if err := src.CheckVersions(pkgs); err != nil {
+		byPath, err := checkLoaded(src, st, roots, pkgs)
+		if err != nil {
 			return nil, err
-		}
-		if err := source.Errors(pkgs); err != nil {
-			return nil, fmt.Errorf("loading etcd %s: %w", src.Version, err)
 		}
 		// The graph of this load holds every package on a path from the
 		// roots (they are among the packages loaded): it gives the set.
@@ -299,7 +297,7 @@ func loadStudyPackages(ctx context.Context, src *source.Source, st *study.Study)
 		for _, root := range roots {
 			rootPkgs = append(rootPkgs, byPath[root])
 		}
-		want := studySet(rootPkgs, roots, sentPkg, func(p *packages.Package) bool { return p.Module != nil && own[p.Module.Path] })
+		want := studySet(rootPkgs, roots, sentPkg, ownModule)
 		if !sameSet(want, set) && tries == 0 {
 			set = want
 			continue
@@ -333,27 +331,24 @@ func studySet(pkgs []*packages.Package, roots []string, sentPkg string, own func
 	return set
 }
 
-// metaStudySet finds the study's set from a `go list` of its roots' import
-// graph: the way when the source's files cannot be listed.
-func metaStudySet(ctx context.Context, src *source.Source, st *study.Study, roots []string, sentPkg string, own map[string]bool) (map[string]bool, error) {
-	meta, err := src.Load(ctx, metaMode, roots...)
-	if err != nil {
-		return nil, err
-	}
-	if err := src.CheckVersions(meta); err != nil {
+// checkLoaded checks a load of the study's packages: every module of the
+// source at its release, each root loaded without errors, no errors in any
+// package. It returns the packages of the load's graph by path.
+func checkLoaded(src *source.Source, st *study.Study, roots []string, pkgs []*packages.Package) (map[string]*packages.Package, error) {
+	if err := src.CheckVersions(pkgs); err != nil {
 		return nil, err
 	}
 	byPath := map[string]*packages.Package{}
-	packages.Visit(meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
+	packages.Visit(pkgs, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
 	for _, root := range roots {
 		if err := rootLoaded(src, st, root, byPath[root]); err != nil {
 			return nil, err
 		}
 	}
-	if err := source.Errors(meta); err != nil {
+	if err := source.Errors(pkgs); err != nil {
 		return nil, fmt.Errorf("loading etcd %s: %w", src.Version, err)
 	}
-	return studySet(meta, roots, sentPkg, func(p *packages.Package) bool { return p.Module != nil && own[p.Module.Path] }), nil
+	return byPath, nil
 }
 
 // rootLoaded says why a root the study names was not loaded, or nil.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"golang.org/x/tools/txtar"
 
 	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace"
@@ -44,15 +45,7 @@ func TestFixtures(t *testing.T) {
 	for _, a := range archives {
 		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
 		t.Run(name, func(t *testing.T) {
-			dir, ar := fixtures.Unpack(t, name)
-			st, err := study.Parse(fixtures.File(ar, "study.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := trace.Run(context.Background(), trace.Options{Study: st, Dir: dir, Env: fixtures.Env})
-			if err != nil {
-				t.Fatal(err)
-			}
+			dir, ar, st, res := runFixture(t, name)
 			rep, err := res.Report()
 			if err != nil {
 				t.Fatal(err)
@@ -93,6 +86,21 @@ func TestFixtures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runFixture unpacks archive name and runs its study on it.
+func runFixture(t *testing.T, name string) (dir string, ar *txtar.Archive, st *study.Study, res *trace.Result) {
+	t.Helper()
+	dir, ar = fixtures.Unpack(t, name)
+	st, err := study.Parse(fixtures.File(ar, "study.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = trace.Run(context.Background(), trace.Options{Study: st, Dir: dir, Env: fixtures.Env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, ar, st, res
 }
 
 var (
@@ -421,15 +429,7 @@ func shortName(q string) string {
 // parent's too (and its other forks'), while a checker that is no fork
 // of theirs has read none.
 func TestForkSharesInvariants(t *testing.T) {
-	dir, ar := fixtures.Unpack(t, "earlier")
-	st, err := study.Parse(fixtures.File(ar, "study.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := trace.Run(context.Background(), trace.Options{Study: st, Dir: dir, Env: fixtures.Env})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, _, res := runFixture(t, "earlier")
 	var pair *study.Pair
 	for i, p := range res.Pairs {
 		if res.Entries[p.Entry].Name == "head" && len(p.Ways) > 0 && len(p.Crossing) == 0 {

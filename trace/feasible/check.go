@@ -262,6 +262,7 @@ func New(g *callpath.Graph) *Checker {
 		checked:   map[string]Result{},
 		ctorOnly:  map[*types.Var]bool{},
 		writersOf: map[*ssa.Alloc]map[ssa.Instruction]bool{},
+		closureW:  map[*ssa.Alloc]bool{},
 	}
 }
 

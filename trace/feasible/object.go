@@ -188,9 +188,6 @@ func (o *object) closureWrites() bool {
 		return false
 	}
 	w := captured(a, 0)
-	if c.closureW == nil {
-		c.closureW = map[*ssa.Alloc]bool{}
-	}
 	c.closureW[a] = w
 	return w
 }

@@ -198,7 +198,16 @@ func Find(g *callpath.Graph) []Root {
 			fns = append(fns, fn)
 		}
 	}
-	sortByName(fns)
+	names := map[*ssa.Function]string{} // callpath.Name of each function, made once
+	name := func(fn *ssa.Function) string {
+		n, ok := names[fn]
+		if !ok {
+			n = callpath.Name(fn)
+			names[fn] = n
+		}
+		return n
+	}
+	sort.Slice(fns, func(i, j int) bool { return name(fns[i]) < name(fns[j]) })
 	helpers := map[*ssa.Function][]int{} // function -> indices of parameters it starts
 	for _, fn := range fns {
 		for _, b := range fn.Blocks {
@@ -292,35 +301,13 @@ func Find(g *callpath.Graph) []Root {
 			add(p.Func("main"), Main, "")
 		}
 	}
-	names := make(map[*ssa.Function]string, len(out))
-	for _, r := range out {
-		if _, ok := names[r.Func]; !ok {
-			names[r.Func] = callpath.Name(r.Func)
-		}
-	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Kind != out[j].Kind {
 			return out[i].Kind < out[j].Kind
 		}
-		return names[out[i].Func] < names[out[j].Func]
+		return name(out[i].Func) < name(out[j].Func)
 	})
 	return out
-}
-
-// sortByName sorts fns by callpath.Name, each name made once.
-func sortByName(fns []*ssa.Function) {
-	type named struct {
-		name string
-		fn   *ssa.Function
-	}
-	ns := make([]named, len(fns))
-	for i, fn := range fns {
-		ns[i] = named{callpath.Name(fn), fn}
-	}
-	sort.Slice(ns, func(i, j int) bool { return ns[i].name < ns[j].name })
-	for i := range ns {
-		fns[i] = ns[i].fn
-	}
 }
 
 // StartUp returns, of the goroutine and callback roots, those whose
