@@ -18,11 +18,12 @@ type syntax struct {
 	info  map[*ast.File]*types.Info
 	pkg   map[*ast.File]*packages.Package
 	text  map[string][]byte
+	lines map[string][]string // text split at newlines, by lineText
 }
 
 func newSyntax(fset *token.FileSet, pkgs []*packages.Package) *syntax {
 	s := &syntax{fset: fset, files: map[*token.File]*ast.File{}, info: map[*ast.File]*types.Info{},
-		pkg: map[*ast.File]*packages.Package{}, text: map[string][]byte{}}
+		pkg: map[*ast.File]*packages.Package{}, text: map[string][]byte{}, lines: map[string][]string{}}
 	for _, p := range pkgs {
 		for _, f := range p.Syntax {
 			s.files[fset.File(f.Pos())] = f

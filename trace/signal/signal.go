@@ -861,12 +861,16 @@ func (r *Result) callsLoop(fn *ssa.Function, loops map[*ssa.Function]string) (st
 // lineText is the trimmed source line at pos.
 func lineText(s *syntax, pos token.Pos) string {
 	p := s.fset.Position(pos)
-	data, ok := s.text[p.Filename]
+	lines, ok := s.lines[p.Filename]
 	if !ok {
-		data = readFile(p.Filename)
-		s.text[p.Filename] = data
+		data, ok := s.text[p.Filename]
+		if !ok {
+			data = readFile(p.Filename)
+			s.text[p.Filename] = data
+		}
+		lines = strings.Split(string(data), "\n")
+		s.lines[p.Filename] = lines
 	}
-	lines := strings.Split(string(data), "\n")
 	if p.Line < 1 || p.Line > len(lines) {
 		return ""
 	}
