@@ -98,6 +98,7 @@ const (
 
 func runErrors(ctx context.Context, opts *errorsOptions) error {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		endFirstGCDelay()
 		defer debug.SetGCPercent(debug.SetGCPercent(atlasGCPercent))
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(atlasMemLimit))
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 )
 
 // gcPercent is the garbage collector's target unless GOGC says otherwise.
@@ -38,15 +39,26 @@ func main() {
 }
 
 // delayFirstGC turns collection off until the process's memory reaches n
-// bytes, where the memory limit starts one, and puts gcPercent back (with
-// no limit) once that first collection has run: it finds a sentinel
-// unreachable, and the sentinel's finalizer does it.
+// bytes, where the memory limit starts one; once that first collection
+// has run (it finds a sentinel unreachable, whose finalizer runs then),
+// endFirstGCDelay puts gcPercent back, with no limit.
 func delayFirstGC(n int64) {
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(n)
+	firstGCDelayed.Store(true)
 	sentinel := new([4]*int) // holds pointers: not a tiny allocation, whose finalizer may never run
-	runtime.SetFinalizer(sentinel, func(*[4]*int) {
+	runtime.SetFinalizer(sentinel, func(*[4]*int) { endFirstGCDelay() })
+}
+
+// firstGCDelayed is set while delayFirstGC's setting holds.
+var firstGCDelayed atomic.Bool
+
+// endFirstGCDelay puts gcPercent back, with no memory limit, if the first
+// collection is still delayed: after it, or before a command sets a
+// target of its own (which the first collection's finalizer then leaves).
+func endFirstGCDelay() {
+	if firstGCDelayed.CompareAndSwap(true, false) {
 		debug.SetMemoryLimit(math.MaxInt64)
 		debug.SetGCPercent(gcPercent)
-	})
+	}
 }
