@@ -29,6 +29,7 @@ const gcPercent = 75
 const firstGC = 128 << 20
 
 func main() {
+	heapHugePages(hugeHeap)
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 		if os.Getenv("GOMEMLIMIT") == "" {

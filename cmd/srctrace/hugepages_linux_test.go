@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// vmFlags returns the VmFlags of the mapping of this process that holds
+// address a, from /proc/self/smaps.
+func vmFlags(t *testing.T, a uintptr) []string {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		fields := strings.Fields(line)
+		if len(fields) > 0 && strings.Contains(fields[0], "-") && !strings.HasSuffix(fields[0], ":") {
+			lo, hi, _ := strings.Cut(fields[0], "-")
+			l, err1 := strconv.ParseUint(lo, 16, 64)
+			h, err2 := strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && uint64(a) >= l && uint64(a) < h
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return fields[1:]
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Fatalf("no mapping of this process holds %#x", a)
+	return nil
+}
+
+// thpAvailable reports whether the kernel has transparent huge pages that
+// memory may ask for.
+func thpAvailable() bool {
+	data, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && !strings.Contains(string(data), "[never]")
+}
+
+func TestAdviseHugePages(t *testing.T) {
+	if !thpAvailable() {
+		t.Skip("this kernel has no transparent huge pages to ask for (/sys/kernel/mm/transparent_hugepage/enabled)")
+	}
+	b := make([]byte, 8<<20)
+	start, end := adviseHugePages(b)
+	if start == 0 || end-start < 4<<20 {
+		t.Fatalf("adviseHugePages marked [%#x, %#x), want most of 8 MB", start, end)
+	}
+	for _, a := range []uintptr{start, end - 1} {
+		if flags := vmFlags(t, a); !contains(flags, "hg") {
+			t.Errorf("the mapping at %#x has VmFlags %v, want hg (MADV_HUGEPAGE)", a, flags)
+		}
+	}
+	runtime.KeepAlive(b)
+}
+
+// TestHeapHugePages: the range given back to the heap stays marked, and
+// SRCTRACE_HUGEPAGES=off asks nothing.
+func TestHeapHugePages(t *testing.T) {
+	if !thpAvailable() {
+		t.Skip("this kernel has no transparent huge pages to ask for (/sys/kernel/mm/transparent_hugepage/enabled)")
+	}
+	t.Setenv("SRCTRACE_HUGEPAGES", "off")
+	if marked := heapHugePages(16 << 20); marked != nil {
+		t.Errorf("with SRCTRACE_HUGEPAGES=off, heapHugePages marked %#x, want nothing", marked)
+	}
+	t.Setenv("SRCTRACE_HUGEPAGES", "")
+	marked := heapHugePages(16 << 20)
+	if len(marked) != 16/4 {
+		t.Fatalf("heapHugePages marked %d ranges (%#x), want 4 pieces of 4 MB", len(marked), marked)
+	}
+	for _, r := range marked {
+		if flags := vmFlags(t, r[0]); !contains(flags, "hg") {
+			t.Errorf("after the heap took [%#x, %#x) back, its mapping has VmFlags %v, want hg", r[0], r[1], flags)
+		}
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
