@@ -96,12 +96,24 @@ const (
 	atlasMemLimit  = 1000 << 20
 )
 
-func runErrors(ctx context.Context, opts *errorsOptions) error {
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		endFirstGCDelay()
-		defer debug.SetGCPercent(debug.SetGCPercent(atlasGCPercent))
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(atlasMemLimit))
+// atlasGC sets the atlas's target (unless GOGC or GOMEMLIMIT say
+// otherwise), after ending the delay of the first collection, and
+// returns what puts the settings before it back.
+func atlasGC() (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
 	}
+	endFirstGCDelay()
+	percent := debug.SetGCPercent(atlasGCPercent)
+	limit := debug.SetMemoryLimit(atlasMemLimit)
+	return func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(percent)
+	}
+}
+
+func runErrors(ctx context.Context, opts *errorsOptions) error {
+	defer atlasGC()()
 	atlas, err := trace.Errors(ctx, trace.ErrorsOptions{Target: opts.target, Version: opts.version, Dir: opts.dir,
 		CacheDir: opts.cacheDir, Env: opts.env, Paths: opts.paths, Nearest: opts.nearest})
 	if err != nil {

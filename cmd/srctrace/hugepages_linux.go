@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 	"syscall"
@@ -32,8 +33,10 @@ func heapHugePages(n int) (marked [][2]uintptr) {
 	}
 	// No collection may run while the pieces are allocated: one that did
 	// would find them live, and the heap would grow beside them instead of
-	// into them. (SetGCPercent(-1) returns with no collection running.)
+	// into them. (SetGCPercent(-1) returns with no collection running; a
+	// memory limit, GOMEMLIMIT's, would start some.)
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	var pieces [][]byte
 	for size := 0; size < n; size += hugePiece {
 		b := make([]byte, hugePiece)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // vmFlags returns the VmFlags of the mapping of this process that holds
@@ -85,6 +86,22 @@ func TestHeapHugePages(t *testing.T) {
 			t.Errorf("after the heap took [%#x, %#x) back, its mapping has VmFlags %v, want hg", r[0], r[1], flags)
 		}
 	}
+	// The heap grows into the marked memory: what it allocates next
+	// lands there.
+	var kept [][]byte
+	into := false
+	for i := 0; i < 64 && !into; i++ {
+		b := make([]byte, 512<<10)
+		kept = append(kept, b)
+		a := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		for _, r := range marked {
+			into = into || a >= r[0] && a < r[1]
+		}
+	}
+	if !into {
+		t.Errorf("32 MB allocated after heapHugePages, none of it in the marked ranges %#x", marked)
+	}
+	runtime.KeepAlive(kept)
 }
 
 func contains(xs []string, x string) bool {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sync/atomic"
+	"sync"
 )
 
 // gcPercent is the garbage collector's target unless GOGC says otherwise.
@@ -44,22 +44,32 @@ func main() {
 // has run (it finds a sentinel unreachable, whose finalizer runs then),
 // endFirstGCDelay puts gcPercent back, with no limit.
 func delayFirstGC(n int64) {
+	gcDelay.Lock()
+	defer gcDelay.Unlock()
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(n)
-	firstGCDelayed.Store(true)
+	gcDelay.on = true
 	sentinel := new([4]*int) // holds pointers: not a tiny allocation, whose finalizer may never run
 	runtime.SetFinalizer(sentinel, func(*[4]*int) { endFirstGCDelay() })
 }
 
-// firstGCDelayed is set while delayFirstGC's setting holds.
-var firstGCDelayed atomic.Bool
+// gcDelay says whether delayFirstGC's setting holds; its lock is held
+// while the setting changes, so that whoever sees it off sees the
+// setting after it.
+var gcDelay struct {
+	sync.Mutex
+	on bool
+}
 
 // endFirstGCDelay puts gcPercent back, with no memory limit, if the first
 // collection is still delayed: after it, or before a command sets a
 // target of its own (which the first collection's finalizer then leaves).
 func endFirstGCDelay() {
-	if firstGCDelayed.CompareAndSwap(true, false) {
-		debug.SetMemoryLimit(math.MaxInt64)
+	gcDelay.Lock()
+	defer gcDelay.Unlock()
+	if gcDelay.on {
 		debug.SetGCPercent(gcPercent)
+		debug.SetMemoryLimit(math.MaxInt64)
+		gcDelay.on = false
 	}
 }
