@@ -665,3 +665,48 @@ func TestLabDataDir(t *testing.T) {
 		full(t, dir, nil)
 	})
 }
+
+// TestBrokenPipe: a reader of srctrace's stderr that goes away
+// (`srctrace … 2>&1 | head -1`) stops the run as an interrupt does: exit
+// 130, no -o file, nothing left in its TMPDIR or running. Uncaught,
+// SIGPIPE ended it at its next progress line, and its GOTMPDIR stayed.
+func TestBrokenPipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a real etcd release")
+	}
+	tmp := t.TempDir()
+	out := filepath.Join(t.TempDir(), "notes.json")
+	cmd := exec.Command(srctraceBin(t), "errcompacted", "--no-cache", "--format", "json", "-o", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "SRCTRACE_PROGRESS_AFTER=0")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	first, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading srctrace's first line: %v", err)
+	}
+	r.Close() // the reader goes away, as head does after its line
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("srctrace did not end within 2 minutes of its stderr's reader going away (first line %q)", first)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Errorf("ended with %v after its stderr's reader went away, want exit %d", cmd.ProcessState, exitInterrupted)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("-o file %s: %v, want none", out, err)
+	}
+	checkNothingLeft(t, tmp)
+}

@@ -89,6 +89,8 @@ var stopProfile func()
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, release := stopOnBrokenPipe(ctx, stdout, stderr)
+	defer release()
 	// After the first Ctrl-C the work cleans up and stops; a second one
 	// ends the program at once.
 	go func() {
