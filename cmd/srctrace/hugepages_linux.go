@@ -40,10 +40,12 @@ func heapHugePages(n int) (marked [][2]uintptr) {
 	var pieces [][]byte
 	for size := 0; size < n; size += hugePiece {
 		b := make([]byte, hugePiece)
-		if start, end := adviseHugePages(b); start != 0 {
-			marked = append(marked, [2]uintptr{start, end})
-		}
 		pieces = append(pieces, b)
+		start, end := adviseHugePages(b)
+		if start == 0 {
+			break // the kernel has no huge pages to give: the rest would be refused too
+		}
+		marked = append(marked, [2]uintptr{start, end})
 	}
 	pieces = nil
 	debug.FreeOSMemory()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,7 +62,7 @@ func TestAdviseHugePages(t *testing.T) {
 		t.Fatalf("adviseHugePages marked [%#x, %#x), want most of 8 MB", start, end)
 	}
 	for _, a := range []uintptr{start, end - 1} {
-		if flags := vmFlags(t, a); !contains(flags, "hg") {
+		if flags := vmFlags(t, a); !slices.Contains(flags, "hg") {
 			t.Errorf("the mapping at %#x has VmFlags %v, want hg (MADV_HUGEPAGE)", a, flags)
 		}
 	}
@@ -84,7 +85,7 @@ func TestHeapHugePages(t *testing.T) {
 		t.Fatalf("heapHugePages marked %d ranges (%#x), want 4 pieces of 4 MB", len(marked), marked)
 	}
 	for _, r := range marked {
-		if flags := vmFlags(t, r[0]); !contains(flags, "hg") {
+		if flags := vmFlags(t, r[0]); !slices.Contains(flags, "hg") {
 			t.Errorf("after the heap took [%#x, %#x) back, its mapping has VmFlags %v, want hg", r[0], r[1], flags)
 		}
 	}
@@ -132,13 +133,4 @@ func TestHeapGrowsIntoHugePages(t *testing.T) {
 	if into < total/2 {
 		t.Errorf("of %d allocations of 512 KB after heapHugePages, %d landed in the marked memory, want most", total, into)
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
