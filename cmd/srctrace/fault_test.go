@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -707,6 +708,93 @@ func TestBrokenPipe(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("-o file %s: %v, want none", out, err)
+	}
+	checkNothingLeft(t, tmp)
+}
+
+// TestKilledRunSwept: a run killed with SIGKILL cannot clean up, and
+// leaves its go commands' directory (GOTMPDIR) or its lab server's data
+// dir in TMPDIR; the next run removes them (each has an owner file that
+// names the process that made it, and the next run finds that process
+// gone), and leaves a live run's alone.
+func TestKilledRunSwept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads etcd and runs the lab's server")
+	}
+	tmp := t.TempDir()
+	left := func() []string {
+		// What the killed run started (a go command in its own process
+		// group) ends in its own time.
+		for range 100 {
+			if len(descendants(tmp)) == 0 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		ents, err := os.ReadDir(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	match := func(names []string, re string) []string {
+		var out []string
+		for _, n := range names {
+			if regexp.MustCompile(re).MatchString(n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	// The lab's server is up and its data dir made by its eviction.
+	inLab := regexp.MustCompile(`^srctrace: the lab \[\d+/\d+\] › evict …$`)
+	labArgs := []string{"lab", "--no-etcdctl", "--by-hand-delay", "0"}
+
+	why := startProc(t, tmp, nil, "why", "mvcc.ErrCompacted")
+	why.waitLine(t, "", regexp.MustCompile(`› building the call graph of `), 1, 5*time.Minute)
+	why.cmd.Process.Signal(syscall.SIGKILL)
+	why.wait(t, time.Minute)
+	gotmp := match(left(), `^srctrace-go-\d+$`)
+	if len(gotmp) != 1 || len(match(left(), `^srctrace-go-\d+\.owner$`)) != 1 {
+		t.Fatalf("the killed why left %v in TMPDIR, want its GOTMPDIR and its owner file", left())
+	}
+
+	// The next run sweeps them away; killed, it leaves its server's data.
+	lab1 := startProc(t, tmp, nil, labArgs...)
+	lab1.waitLine(t, "", inLab, 1, 5*time.Minute)
+	lab1.cmd.Process.Signal(syscall.SIGKILL)
+	lab1.wait(t, time.Minute)
+	now := left()
+	if slices.Contains(now, gotmp[0]) {
+		t.Errorf("the next run did not sweep the killed why's GOTMPDIR %s: %v", gotmp[0], now)
+	}
+	killedLab := match(now, `^srctrace-lab-\d+$`)
+	if len(killedLab) != 1 || len(match(now, `^srctrace-lab-\d+\.owner$`)) != 1 {
+		t.Fatalf("the killed lab left %v in TMPDIR, want its data dir and its owner file", now)
+	}
+
+	// A live run's directory stays while other runs sweep: a lab that
+	// waits a minute in its by-hand round.
+	live := startProc(t, tmp, nil, "lab", "--no-etcdctl", "--by-hand-delay", "1m")
+	live.waitLine(t, "", regexp.MustCompile(`^srctrace: the lab \[\d+/\d+\] › by-hand …$`), 1, 5*time.Minute)
+	p := startProc(t, tmp, nil, "why") // a usage error: it ends at once
+	if code := p.wait(t, time.Minute); code != exitUsage {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitUsage, p.stderr())
+	}
+	now = left()
+	if slices.Contains(now, killedLab[0]) {
+		t.Errorf("the killed lab's data dir %s was not swept: %v", killedLab[0], now)
+	}
+	if len(match(now, `^srctrace-lab-\d+$`)) != 1 {
+		t.Errorf("the live lab's data dir is not there: %v", now)
+	}
+	live.cmd.Process.Signal(syscall.SIGINT)
+	if code := live.wait(t, time.Minute); code != exitInterrupted {
+		t.Errorf("the live lab: exit %d, want %d", code, exitInterrupted)
 	}
 	checkNothingLeft(t, tmp)
 }

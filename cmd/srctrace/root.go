@@ -16,6 +16,7 @@ import (
 	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/source"
+	"github.com/srctrace/srctrace/trace/tmpdir"
 )
 
 // Exit codes (govulncheck's convention).
@@ -89,6 +90,15 @@ var stopProfile func()
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// What a run that was killed (SIGKILL, a second Ctrl-C) left in
+	// TMPDIR, its go commands' work and its servers' data, is removed
+	// beside this run's work, and before it exits.
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		tmpdir.Sweep()
+	}()
+	defer func() { <-swept }()
 	ctx, release := stopOnBrokenPipe(ctx, stdout, stderr)
 	defer release()
 	// After the first Ctrl-C the work cleans up and stops; a second one

@@ -21,6 +21,8 @@ import (
 	"go.etcd.io/etcd/api/v3/version"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/srctrace/srctrace/trace/tmpdir"
 )
 
 // Server is the etcd server a lab runs against.
@@ -61,7 +63,7 @@ func StartEmbedded(ctx context.Context) (Server, error) {
 	cfg.UnsafeNoFsync = true
 	e, err := startEtcd(cfg)
 	if err != nil {
-		os.RemoveAll(dir)
+		tmpdir.Remove(dir)
 		return nil, fmt.Errorf("starting the embedded etcd in %s: %w%s: where its data dir cannot be written, set TMPDIR to a writable directory with room", dir, err, roomHint(filepath.Dir(dir)))
 	}
 	s := &embedded{e: e, dir: dir}
@@ -96,13 +98,13 @@ func startEtcd(cfg *embed.Config) (e *embed.Etcd, err error) {
 // makeDataDir makes a new temporary directory for a server's data, and
 // checks that a file can be written in it.
 func makeDataDir(pattern string) (string, error) {
-	dir, err := os.MkdirTemp("", pattern)
+	dir, err := tmpdir.Make(pattern)
 	if err != nil {
 		return "", fmt.Errorf("no data dir can be made in %s (%v): set TMPDIR to a writable directory with room", os.TempDir(), unwrapPath(err))
 	}
 	probe := filepath.Join(dir, "probe")
 	if err := os.WriteFile(probe, make([]byte, 4096), 0o600); err != nil {
-		os.RemoveAll(dir)
+		tmpdir.Remove(dir)
 		return "", fmt.Errorf("the data dir %s cannot be written (%v): set TMPDIR to a writable directory with room", dir, unwrapPath(err))
 	}
 	os.Remove(probe)
@@ -130,7 +132,7 @@ func (s *embedded) Kind() string { return "embedded" }
 
 func (s *embedded) Close() error {
 	s.e.Close()
-	return os.RemoveAll(s.dir)
+	return tmpdir.Remove(s.dir)
 }
 
 // EmbeddedVersion is the release of the embedded server.
@@ -174,7 +176,7 @@ func StartProcess(ctx context.Context, bin string) (Server, error) {
 	}
 	ports, err := freePorts(2)
 	if err != nil {
-		os.RemoveAll(dir)
+		tmpdir.Remove(dir)
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
 	client := "http://127.0.0.1:" + strconv.Itoa(ports[0])
@@ -188,7 +190,7 @@ func StartProcess(ctx context.Context, bin string) (Server, error) {
 	cmd.Stdout, cmd.Stderr = io.Discard, p.stderr
 	DieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
+		tmpdir.Remove(dir)
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
 	go func() { cmd.Wait(); close(p.done) }()
@@ -237,7 +239,7 @@ func (p *process) Close() error {
 			<-p.done
 		}
 	}
-	return os.RemoveAll(p.dir)
+	return tmpdir.Remove(p.dir)
 }
 
 // freePorts returns n loopback ports that were free a moment ago.

@@ -31,6 +31,7 @@ import (
 	"github.com/srctrace/srctrace/trace/lab"
 	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/source"
+	"github.com/srctrace/srctrace/trace/tmpdir"
 )
 
 //go:embed runner.go.txt
@@ -205,11 +206,11 @@ func build(ctx context.Context, src *source.Source, o Options) (string, bool, er
 // coverage. The server and its temporary directory are gone afterwards,
 // also on error.
 func runScript(ctx context.Context, src *source.Source, bin string, l *lab.Lab, script string, writes int) (*Profile, error) {
-	tmp, err := os.MkdirTemp("", "srctrace-observe-")
+	tmp, err := tmpdir.Make("srctrace-observe-")
 	if err != nil {
 		return nil, fmt.Errorf("making the coverage run's directory: %w (TMPDIR must name a writable directory)", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer tmpdir.Remove(tmp)
 	cov := filepath.Join(tmp, "cov")
 	if err := os.Mkdir(cov, 0o755); err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/srctrace/srctrace/trace/target"
+	"github.com/srctrace/srctrace/trace/tmpdir"
 )
 
 // resolveDir makes a checkout's modules available to the go command,
@@ -279,11 +280,11 @@ func copyGoWork(gw string) (string, func(), error) {
 // writeTemp writes files into a new temporary directory and returns it
 // and the function that removes it.
 func writeTemp(files map[string]string) (string, func(), error) {
-	tmp, err := os.MkdirTemp("", "srctrace-checkout-")
+	tmp, err := tmpdir.Make("srctrace-checkout-")
 	if err != nil {
 		return "", nil, err
 	}
-	cleanup := func() { os.RemoveAll(tmp) }
+	cleanup := func() { tmpdir.Remove(tmp) }
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(tmp, name), []byte(data), 0o644); err != nil {
 			cleanup()

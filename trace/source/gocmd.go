@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/srctrace/srctrace/trace/tmpdir"
 )
 
 // GoCommand returns the go command with args, run in dir with env, that
@@ -38,11 +40,11 @@ func RunGo(cmd *exec.Cmd) ([]byte, error) {
 	return out, err
 }
 
-// removeAll removes dir, trying again for a short while when a process
-// that is being stopped still writes into it.
+// removeAll removes dir (made by tmpdir.Make), trying again for a short
+// while when a process that is being stopped still writes into it.
 func removeAll(dir string) {
 	for range 20 {
-		if err := os.RemoveAll(dir); err == nil {
+		if err := tmpdir.Remove(dir); err == nil {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -50,6 +50,7 @@ import (
 
 	"github.com/srctrace/srctrace/trace/progress"
 	"github.com/srctrace/srctrace/trace/target"
+	"github.com/srctrace/srctrace/trace/tmpdir"
 )
 
 // Spec says which etcd source to use.
@@ -175,7 +176,7 @@ func Resolve(ctx context.Context, spec Spec) (*Source, error) {
 	// Every go command of the source keeps its work (the go command's
 	// go-build directories) in a directory of the source's own, which Close
 	// removes: a go command killed on an interrupt leaves its work behind.
-	gotmp, err := os.MkdirTemp("", "srctrace-go-")
+	gotmp, err := tmpdir.Make("srctrace-go-")
 	if err != nil {
 		return nil, fmt.Errorf("making a directory for the go command's work: %w (TMPDIR must name a writable directory)", err)
 	}
