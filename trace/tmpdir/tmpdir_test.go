@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,8 +50,13 @@ func TestMakeAndRemove(t *testing.T) {
 			t.Errorf("%s is still there after Remove (%v)", p, err)
 		}
 	}
-	if _, err := Make("other-"); err == nil {
-		t.Error("Make accepted a pattern without the prefix")
+	for _, bad := range []string{"other-", "srctrace-a/b-", "srctrace-a*-"} {
+		if _, err := Make(bad); err == nil {
+			t.Errorf("Make accepted the pattern %q", bad)
+		}
+	}
+	if err := Remove(""); err == nil {
+		t.Error("Remove of no directory did not fail")
 	}
 }
 
@@ -133,8 +139,7 @@ func TestSweepKilled(t *testing.T) {
 	Remove(mine)
 }
 
-// writeOwner makes dir (unless it is empty) and an owner file beside it
-// with content.
+// writeOwner makes dir and an owner file beside it with content.
 func writeOwner(t *testing.T, dir, content string) {
 	t.Helper()
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -145,30 +150,44 @@ func writeOwner(t *testing.T, dir, content string) {
 	}
 }
 
-// TestSweepKeeps checks what Sweep must leave alone, and that a pid used
-// again by another process does not keep a dead owner's directory.
+// exists reports whether every path is there.
+func exists(paths ...string) bool {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSweepKeeps checks what Sweep must leave alone, and what it
+// removes: a dead owner's directory, one whose pid another process took,
+// an owner file without its directory.
 func TestSweepKeeps(t *testing.T) {
 	needProc(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	me := own()
-	other := func(f func(*identity)) string {
+	as := func(f func(*identity)) string {
 		id := me
 		f(&id)
 		return id.String()
 	}
+	dead := func(id *identity) { id.pid = 1 << 30 }
 	keep := map[string]string{
 		// This process, alive.
 		"srctrace-self": me.String(),
-		// Another boot, another pid namespace: another machine or
+		// Another boot, another pid or time namespace: another machine or
 		// container may still be running it.
-		"srctrace-boot":  other(func(id *identity) { id.boot = "another-boot"; id.pid = 1 << 30 }),
-		"srctrace-pidns": other(func(id *identity) { id.pidNS = "pid:[1]"; id.pid = 1 << 30 }),
+		"srctrace-boot":   as(func(id *identity) { dead(id); id.boot = "another-boot" }),
+		"srctrace-pidns":  as(func(id *identity) { dead(id); id.pidNS = "pid:[1]" }),
+		"srctrace-timens": as(func(id *identity) { dead(id); id.timeNS = "time:[1]" }),
 		// Not an owner file that can be read.
 		"srctrace-garbled": "not an owner\n",
 		"srctrace-partial": ownerMagic + "\npid 12",
+		"srctrace-twice":   strings.Replace(as(dead), "boot ", "pid 12\nboot ", 1),
 		// Not ours by name.
-		"other-dead": other(func(id *identity) { id.pid = 1 << 30 }),
+		"other-dead": as(dead),
 	}
 	for name, content := range keep {
 		writeOwner(t, filepath.Join(tmp, name), content)
@@ -177,40 +196,81 @@ func TestSweepKeeps(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(tmp, "srctrace-noowner"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// A file (not a directory) beside a dead owner's file.
+	// A file, not a directory, beside a dead owner's file.
 	if err := os.WriteFile(filepath.Join(tmp, "srctrace-file"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "srctrace-file"+ownerSuffix), []byte(other(func(id *identity) { id.pid = 1 << 30 })), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "srctrace-file"+ownerSuffix), []byte(as(dead)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Gone: no such pid; this pid but another start (used again).
+	// A link to a directory outside, beside a dead owner's file: what it
+	// points to survives.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "keep"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(tmp, "srctrace-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "srctrace-link"+ownerSuffix), []byte(as(dead)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An owner file that is a link to a dead owner's content.
+	target := filepath.Join(outside, "owner")
+	if err := os.WriteFile(target, []byte(as(dead)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(tmp, "srctrace-ownerlink"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(tmp, "srctrace-ownerlink"+ownerSuffix)); err != nil {
+		t.Fatal(err)
+	}
+	// An owner file that cannot be read, without its directory, but new:
+	// a Make may be writing it.
+	fresh := filepath.Join(tmp, "srctrace-fresh"+ownerSuffix)
+	if err := os.WriteFile(fresh, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Gone: no such pid; this pid but another start (used again); an
+	// owner file whose directory is gone already; an empty owner file
+	// older than a minute, without its directory (a Make killed while it
+	// wrote).
 	gone := []string{filepath.Join(tmp, "srctrace-nopid"), filepath.Join(tmp, "srctrace-reused")}
-	writeOwner(t, gone[0], other(func(id *identity) { id.pid = 1 << 30 }))
-	writeOwner(t, gone[1], other(func(id *identity) { id.start = id.start + "0" }))
-	// An owner file whose directory is gone already.
+	writeOwner(t, gone[0], as(dead))
+	writeOwner(t, gone[1], as(func(id *identity) { id.start += "0" }))
 	orphan := filepath.Join(tmp, "srctrace-orphan")
-	if err := os.WriteFile(orphan+ownerSuffix, []byte(other(func(id *identity) { id.pid = 1 << 30 })), 0o644); err != nil {
+	if err := os.WriteFile(orphan+ownerSuffix, []byte(as(dead)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gone = append(gone, orphan)
+	stale := filepath.Join(tmp, "srctrace-stale")
+	if err := os.WriteFile(stale+ownerSuffix, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * staleOwner)
+	if err := os.Chtimes(stale+ownerSuffix, old, old); err != nil {
+		t.Fatal(err)
+	}
+	gone = append(gone, orphan, stale)
 	slices.Sort(gone)
 
-	got := Sweep()
-	if !slices.Equal(got, gone) {
+	if got := Sweep(); !slices.Equal(got, gone) {
 		t.Fatalf("Sweep removed %v, want %v", got, gone)
 	}
 	for name := range keep {
-		for _, p := range []string{name, name + ownerSuffix} {
-			if _, err := os.Lstat(filepath.Join(tmp, p)); err != nil {
-				t.Errorf("Sweep removed %s: %v", p, err)
-			}
+		if !exists(filepath.Join(tmp, name), filepath.Join(tmp, name+ownerSuffix)) {
+			t.Errorf("Sweep removed %s or its owner file", name)
 		}
 	}
-	for _, p := range []string{"srctrace-noowner", "srctrace-file", "srctrace-file" + ownerSuffix} {
-		if _, err := os.Lstat(filepath.Join(tmp, p)); err != nil {
-			t.Errorf("Sweep removed %s: %v", p, err)
+	for _, p := range []string{"srctrace-noowner", "srctrace-file", "srctrace-file" + ownerSuffix, "srctrace-link", "srctrace-link" + ownerSuffix,
+		"srctrace-ownerlink", "srctrace-ownerlink" + ownerSuffix, "srctrace-fresh" + ownerSuffix} {
+		if !exists(filepath.Join(tmp, p)) {
+			t.Errorf("Sweep removed %s", p)
 		}
+	}
+	if !exists(filepath.Join(outside, "keep"), target) {
+		t.Error("Sweep removed what a link points to")
 	}
 	for _, g := range gone {
 		for _, p := range []string{g, g + ownerSuffix} {
@@ -221,22 +281,83 @@ func TestSweepKeeps(t *testing.T) {
 	}
 }
 
+// TestSweepUndecided: a process whose /proc entry cannot be read is taken
+// to be running, and so is one whose entry is hidden (hidepid) while its
+// pid exists.
+func TestSweepUndecided(t *testing.T) {
+	needProc(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	me := own()
+	saved := readStartTime
+	defer func() { readStartTime = saved }()
+	for name, fail := range map[string]error{"unreadable": os.ErrPermission, "hidden": os.ErrNotExist} {
+		t.Run(name, func(t *testing.T) {
+			// This process's own pid, which exists, with another start.
+			id := me
+			id.start += "0"
+			dir := filepath.Join(tmp, "srctrace-"+name)
+			writeOwner(t, dir, id.String())
+			readStartTime = func(string) (string, error) { return "", fail }
+			if got := Sweep(); len(got) != 0 {
+				t.Fatalf("Sweep removed %v", got)
+			}
+			readStartTime = saved
+			if got := Sweep(); !slices.Equal(got, []string{dir}) {
+				t.Fatalf("with /proc read, Sweep removed %v, want %s", got, dir)
+			}
+		})
+	}
+}
+
+// TestSweepOtherUser: another user's directory and owner file stay,
+// though the owner file names a dead process (root only: it gives them
+// away).
+func TestSweepOtherUser(t *testing.T) {
+	needProc(t)
+	if os.Geteuid() != 0 {
+		t.Skip("only root can give a file to another user")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	id := own()
+	id.pid = 1 << 30
+	for _, which := range []string{"dir", "owner"} {
+		dir := filepath.Join(tmp, "srctrace-"+which)
+		writeOwner(t, dir, id.String())
+		p := dir
+		if which == "owner" {
+			p += ownerSuffix
+		}
+		if err := os.Lchown(p, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := Sweep(); len(got) != 0 {
+		t.Fatalf("Sweep removed another user's %v", got)
+	}
+}
+
 // TestSweepWithoutIdentity: a process that cannot read its own identity
-// removes nothing, though an owner file names a dead process.
+// removes nothing, though an owner file of its own boot and namespaces
+// names a dead process.
 func TestSweepWithoutIdentity(t *testing.T) {
+	needProc(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	saved := own()
 	defer func() { self = saved }()
 	id := saved
-	id.pid, id.start, id.boot, id.pidNS = 1<<30, "1", "b", "pid:[1]"
-	writeOwner(t, filepath.Join(tmp, "srctrace-dead"), id.String())
-	self.boot = ""
+	id.pid = 1 << 30
+	dir := filepath.Join(tmp, "srctrace-dead")
+	writeOwner(t, dir, id.String())
+	self.start = ""
 	if got := Sweep(); len(got) != 0 {
 		t.Fatalf("Sweep without an identity removed %v", got)
 	}
-	if _, err := os.Stat(filepath.Join(tmp, "srctrace-dead")); err != nil {
-		t.Fatal(err)
+	self = saved
+	if got := Sweep(); !slices.Equal(got, []string{dir}) {
+		t.Fatalf("with its identity, Sweep removed %v, want %s", got, dir)
 	}
 }
 
@@ -250,11 +371,11 @@ func TestReadStartTime(t *testing.T) {
 		t.Fatal("statStart read a start time from a stat line that has none")
 	}
 	needProc(t)
-	st, err := readStartTime(os.Getpid())
-	if err != nil || st == "" {
-		t.Fatalf("readStartTime(self) = %q, %v", st, err)
+	st, err := readStartTime("self")
+	if err != nil || st == "" || st != own().start {
+		t.Fatalf("readStartTime(self) = %q, %v; own start %q", st, err, own().start)
 	}
-	if _, err := readStartTime(1 << 30); !os.IsNotExist(err) {
+	if _, err := readStartTime(strconv.Itoa(1 << 30)); !os.IsNotExist(err) {
 		t.Fatalf("readStartTime of no process: %v, want not exist", err)
 	}
 }
