@@ -314,6 +314,8 @@ type walk struct {
 	counts   [4]int
 	// expanding are the values of several alternatives being expanded.
 	expanding map[altKey]bool
+	// one holds expand's result when it is a single way.
+	one [1]choice
 }
 
 // Check decides whether the path can run. With Path.Want set, it also

@@ -108,7 +108,8 @@ func (w *walk) boolAtom(ch choice, want bool, why *reason) []*world {
 
 // expand lists the ways value val (of v in fr, when known) can be in each
 // world: one per alternative of a value that is one of several, with the
-// branches the alternative needs.
+// branches the alternative needs. Its callers read the result at once: a single
+// way is returned in the walk's buffer one, which the next call reuses.
 func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*reason) []choice {
 	if val.kind == kNone {
 		// A way that cannot be: the call it needs runs another method.
@@ -116,6 +117,11 @@ func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*re
 		return nil
 	}
 	if val.kind != kAlt {
+		if len(ws) == 1 {
+			// The common case, without an allocation (see one).
+			w.one[0] = choice{w: ws[0], fr: fr, v: v, val: val, src: src}
+			return w.one[:1:1]
+		}
 		out := make([]choice, 0, len(ws))
 		for _, wd := range ws {
 			out = append(out, choice{w: wd, fr: fr, v: v, val: val, src: src})

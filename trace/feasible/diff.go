@@ -89,7 +89,9 @@ func (d *diff) add(x, y string, c int64, why *reason) []*reason {
 	}
 	// A negative cycle through the new edge y → x is a path x ⇝ y of
 	// length < -c.
-	dist, pred := d.shortest(to)
+	var db [smallGraph]int64
+	var pb [smallGraph]int
+	dist, pred := d.shortestIn(to, db[:], pb[:])
 	if dist[from] != math.MaxInt64 && dist[from]+c < 0 {
 		out := []*reason{why}
 		for n := from; n != to; {
@@ -120,7 +122,9 @@ func (d *diff) implies(x, y string, c int64) (bool, []*reason) {
 	if from == to {
 		return c >= 0, nil
 	}
-	dist, pred := d.shortest(from)
+	var db [smallGraph]int64
+	var pb [smallGraph]int
+	dist, pred := d.shortestIn(from, db[:], pb[:])
 	if dist[to] == math.MaxInt64 || dist[to] > c {
 		return false, nil
 	}
@@ -137,9 +141,21 @@ func (d *diff) implies(x, y string, c int64) (bool, []*reason) {
 // cycle (every edge was added by add), returning distances and, per node,
 // the edge that reaches it.
 func (d *diff) shortest(src int) ([]int64, []int) {
+	return d.shortestIn(src, nil, nil)
+}
+
+// smallGraph is the nodes a graph's search fits in the caller's frame:
+// most paths' graphs have fewer.
+const smallGraph = 32
+
+// shortestIn is shortest in the caller's buffers when they are large
+// enough (they are its results).
+func (d *diff) shortestIn(src int, dist []int64, pred []int) ([]int64, []int) {
 	n := len(d.names)
-	dist := make([]int64, n)
-	pred := make([]int, n)
+	if cap(dist) < n || cap(pred) < n {
+		dist, pred = make([]int64, n), make([]int, n)
+	}
+	dist, pred = dist[:n], pred[:n]
 	for i := range dist {
 		dist[i] = math.MaxInt64
 		pred[i] = -1
@@ -170,8 +186,10 @@ func (d *diff) value(t string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	up, _ := d.shortest(0)
-	down, _ := d.shortest(n)
+	var ub, db [smallGraph]int64
+	var upb, dpb [smallGraph]int
+	up, _ := d.shortestIn(0, ub[:], upb[:])
+	down, _ := d.shortestIn(n, db[:], dpb[:])
 	if up[n] == math.MaxInt64 || down[0] == math.MaxInt64 || up[n] != -down[0] {
 		return 0, false
 	}
@@ -188,7 +206,9 @@ func (d *diff) bound(x, y string) (int64, bool) {
 	if from == to {
 		return 0, true
 	}
-	dist, _ := d.shortest(from)
+	var db [smallGraph]int64
+	var pb [smallGraph]int
+	dist, _ := d.shortestIn(from, db[:], pb[:])
 	if dist[to] == math.MaxInt64 {
 		return 0, false
 	}

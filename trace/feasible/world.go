@@ -144,39 +144,68 @@ func (w *world) setFact(t string, f *fact) {
 }
 
 // factSet is a world's facts: a map shared by the worlds forked from one,
-// and the facts set since it was made, in the order set. A fork shares both
-// (the recent ones by a slice it cannot append to in place); the recent
-// ones are folded into a new map when they grow past a few.
+// and the facts set since it was made, newest first. A fork shares both
+// (the recent ones as a list that setting a fact only prepends to); the
+// recent ones are folded into a new map when they grow past a few.
 type factSet struct {
 	base   map[string]*fact
-	recent []termFact
+	recent *factNode
 }
 
+// termFact is a term's fact.
 type termFact struct {
 	t string
 	f *fact
 }
 
+// factNode is a recent fact: a node of the list, with the list's length
+// from it.
+type factNode struct {
+	termFact
+	next *factNode
+	n    int
+}
+
 const maxRecentFacts = 8
 
 func (s factSet) get(t string) *fact {
-	for i := len(s.recent) - 1; i >= 0; i-- {
-		if s.recent[i].t == t {
-			return s.recent[i].f
+	for r := s.recent; r != nil; r = r.next {
+		if r.t == t {
+			return r.f
 		}
 	}
 	return s.base[t]
 }
 
-func (s factSet) set(t string, f *fact) factSet {
-	if len(s.recent) < maxRecentFacts {
-		return factSet{base: s.base, recent: append(s.recent[:len(s.recent):len(s.recent)], termFact{t, f})}
+// oldestFirst lists the recent facts in the order they were set.
+func (s factSet) oldestFirst(buf *[maxRecentFacts]*factNode) []*factNode {
+	n := 0
+	if s.recent != nil {
+		n = s.recent.n
 	}
-	m := make(map[string]*fact, len(s.base)+len(s.recent)+1)
+	out := buf[:n]
+	for r := s.recent; r != nil; r = r.next {
+		n--
+		out[n] = r
+	}
+	return out
+}
+
+func (s factSet) set(t string, f *fact) factSet {
+	if s.recent == nil || s.recent.n < maxRecentFacts {
+		n := 1
+		if s.recent != nil {
+			n = s.recent.n + 1
+		}
+		return factSet{base: s.base, recent: &factNode{termFact: termFact{t, f}, next: s.recent, n: n}}
+	}
+	var buf [maxRecentFacts]*factNode
+	recent := s.oldestFirst(&buf)
+	m := make(map[string]*fact, len(s.base)+len(recent)+1)
 	for k, v := range s.base {
 		m[k] = v
 	}
-	for _, r := range s.recent {
+	for _, r := range recent {
 		m[r.t] = r.f
 	}
 	m[t] = f
@@ -190,9 +219,11 @@ func (s factSet) each(fn func(t string, f *fact)) {
 			fn(t, f)
 		}
 	}
-	for i, r := range s.recent {
+	var buf [maxRecentFacts]*factNode
+	recent := s.oldestFirst(&buf)
+	for i, r := range recent {
 		newest := true
-		for _, later := range s.recent[i+1:] {
+		for _, later := range recent[i+1:] {
 			newest = newest && later.t != r.t
 		}
 		if newest && s.base[r.t] != r.f {
