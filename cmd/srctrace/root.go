@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,10 @@ import (
 	"github.com/srctrace/srctrace/trace/source"
 	"github.com/srctrace/srctrace/trace/tmpdir"
 )
+
+// sweepWait bounds how long a run that has ended waits for its sweep of
+// TMPDIR (tmpdir.Sweep).
+const sweepWait = 5 * time.Second
 
 // Exit codes (govulncheck's convention).
 const (
@@ -92,13 +97,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	// What a run that was killed (SIGKILL, a second Ctrl-C) left in
 	// TMPDIR, its go commands' work and its servers' data, is removed
-	// beside this run's work, and before it exits.
+	// beside this run's work, and before it exits; but a TMPDIR that does
+	// not answer (a stuck network mount) does not keep it from exiting.
 	swept := make(chan struct{})
 	go func() {
 		defer close(swept)
 		tmpdir.Sweep()
 	}()
-	defer func() { <-swept }()
+	defer func() {
+		select {
+		case <-swept:
+		case <-time.After(sweepWait):
+		}
+	}()
 	ctx, release := stopOnBrokenPipe(ctx, stdout, stderr)
 	defer release()
 	// After the first Ctrl-C the work cleans up and stops; a second one
