@@ -108,8 +108,9 @@ func (w *walk) boolAtom(ch choice, want bool, why *reason) []*world {
 
 // expand lists the ways value val (of v in fr, when known) can be in each
 // world: one per alternative of a value that is one of several, with the
-// branches the alternative needs. Its callers read the result at once: a single
-// way is returned in the walk's buffer one, which the next call reuses.
+// branches the alternative needs. Its callers read the result at once:
+// a single way is returned in the walk's buffer one, which the next call
+// reuses.
 func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*reason) []choice {
 	if val.kind == kNone {
 		// A way that cannot be: the call it needs runs another method.

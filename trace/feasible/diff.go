@@ -89,9 +89,8 @@ func (d *diff) add(x, y string, c int64, why *reason) []*reason {
 	}
 	// A negative cycle through the new edge y → x is a path x ⇝ y of
 	// length < -c.
-	var db [smallGraph]int64
-	var pb [smallGraph]int
-	dist, pred := d.shortestIn(to, db[:], pb[:])
+	var buf searchBuf
+	dist, pred := d.shortest(to, &buf)
 	if dist[from] != math.MaxInt64 && dist[from]+c < 0 {
 		out := []*reason{why}
 		for n := from; n != to; {
@@ -122,9 +121,8 @@ func (d *diff) implies(x, y string, c int64) (bool, []*reason) {
 	if from == to {
 		return c >= 0, nil
 	}
-	var db [smallGraph]int64
-	var pb [smallGraph]int
-	dist, pred := d.shortestIn(from, db[:], pb[:])
+	var buf searchBuf
+	dist, pred := d.shortest(from, &buf)
 	if dist[to] == math.MaxInt64 || dist[to] > c {
 		return false, nil
 	}
@@ -137,25 +135,24 @@ func (d *diff) implies(x, y string, c int64) (bool, []*reason) {
 	return true, out
 }
 
-// shortest runs Bellman–Ford from src over a graph that has no negative
-// cycle (every edge was added by add), returning distances and, per node,
-// the edge that reaches it.
-func (d *diff) shortest(src int) ([]int64, []int) {
-	return d.shortestIn(src, nil, nil)
+// searchBuf holds a search's results in the caller's frame for graphs
+// of up to smallGraph terms (most paths' graphs are smaller).
+type searchBuf struct {
+	dist [smallGraph]int64
+	pred [smallGraph]int
 }
 
-// smallGraph is the nodes a graph's search fits in the caller's frame:
-// most paths' graphs have fewer.
 const smallGraph = 32
 
-// shortestIn is shortest in the caller's buffers when they are large
-// enough (they are its results).
-func (d *diff) shortestIn(src int, dist []int64, pred []int) ([]int64, []int) {
+// shortest runs Bellman–Ford from src over a graph that has no negative
+// cycle (every edge was added by add), returning distances and, per node,
+// the edge that reaches it: in buf when the graph fits.
+func (d *diff) shortest(src int, buf *searchBuf) ([]int64, []int) {
 	n := len(d.names)
-	if cap(dist) < n || cap(pred) < n {
+	dist, pred := buf.dist[:min(n, smallGraph)], buf.pred[:min(n, smallGraph)]
+	if n > smallGraph {
 		dist, pred = make([]int64, n), make([]int, n)
 	}
-	dist, pred = dist[:n], pred[:n]
 	for i := range dist {
 		dist[i] = math.MaxInt64
 		pred[i] = -1
@@ -186,10 +183,9 @@ func (d *diff) value(t string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	var ub, db [smallGraph]int64
-	var upb, dpb [smallGraph]int
-	up, _ := d.shortestIn(0, ub[:], upb[:])
-	down, _ := d.shortestIn(n, db[:], dpb[:])
+	var ub, db searchBuf
+	up, _ := d.shortest(0, &ub)
+	down, _ := d.shortest(n, &db)
 	if up[n] == math.MaxInt64 || down[0] == math.MaxInt64 || up[n] != -down[0] {
 		return 0, false
 	}
@@ -206,9 +202,8 @@ func (d *diff) bound(x, y string) (int64, bool) {
 	if from == to {
 		return 0, true
 	}
-	var db [smallGraph]int64
-	var pb [smallGraph]int
-	dist, _ := d.shortestIn(from, db[:], pb[:])
+	var buf searchBuf
+	dist, _ := d.shortest(from, &buf)
 	if dist[to] == math.MaxInt64 {
 		return 0, false
 	}
