@@ -53,6 +53,30 @@ type guard struct {
 }
 
 // value is the alternative's value.
+// peek is the alternative's value when it is known without evaluating
+// anything that value would make (a frame of a call, a term's number):
+// the value once computed, a value given, a constant, a package-level
+// error; nil otherwise. Its kind and constant are value's.
+func (a *alt) peek() *value {
+	switch {
+	case a.cached != nil:
+		return a.cached
+	case a.fn != nil:
+		return nil
+	case a.val != nil:
+		return a.val
+	}
+	switch x := a.v.(type) {
+	case *ssa.Const:
+		return a.value()
+	case *ssa.UnOp:
+		if g, ok := x.X.(*ssa.Global); ok && x.Op == token.MUL && a.fr != nil && a.fr.p.c.neverNil(g) {
+			return a.value()
+		}
+	}
+	return nil
+}
+
 func (a *alt) value() *value {
 	if a.cached != nil {
 		return a.cached

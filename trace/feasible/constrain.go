@@ -521,6 +521,9 @@ func (w *walk) entailsAll(wd *world, fr *frame, edges []edgeOf) ([]*reason, bool
 			full = append(full, e)
 		}
 	}
+	if w.witnessAny(wd, fr, full) {
+		return nil, false
+	}
 	saved := w.deaths
 	defer func() { w.deaths = saved }()
 	var why []*reason
@@ -534,6 +537,114 @@ func (w *walk) entailsAll(wd *world, fr *frame, edges []edgeOf) ([]*reason, bool
 		}
 	}
 	return why, true
+}
+
+// witnessAny reports whether the other side of one of edges plainly
+// can be in world wd: a comparison of a value of several alternatives
+// (a call's result) with a constant, one of whose alternatives that the
+// constant does not refute at once has guards that hold and makes the
+// comparison hold (witness). Then entailsAll need not constrain a copy
+// with every edge's other side, each alternative with its guards, to
+// learn that the world does not take them all. False when it cannot
+// say: the edges are constrained as before, and so are the reasons
+// when every edge is taken. What it learns on the way (the worlds that
+// die, the constraint work spent) is not the path's.
+func (w *walk) witnessAny(wd *world, fr *frame, edges []edgeOf) bool {
+	saved, budget := w.deaths, w.budget
+	defer func() { w.deaths, w.budget = saved, budget }()
+	for _, e := range edges {
+		if w.witness(wd, fr, e.ifi.Cond, !e.want) {
+			return true
+		}
+	}
+	return false
+}
+
+// witness reports whether boolean v of frame fr is found to be want in
+// some world of wd's (see witnessAny); false when it cannot say.
+func (w *walk) witness(wd *world, fr *frame, v ssa.Value, want bool) bool {
+	switch x := v.(type) {
+	case *ssa.UnOp:
+		if x.Op == token.NOT {
+			return w.witness(wd, fr, x.X, !want)
+		}
+	case *ssa.BinOp:
+		switch x.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+		default:
+			return false
+		}
+		xv, yv := fr.eval(x.X), fr.eval(x.Y)
+		op := x.Op
+		if !want {
+			op = negate(op)
+		}
+		switch {
+		case xv.kind == kAlt && yv.kind == kConst:
+			return w.someAlt([]*world{wd}, xv, yv, true, op, x.X.Type())
+		case yv.kind == kAlt && xv.kind == kConst:
+			return w.someAlt([]*world{wd}, yv, xv, false, op, x.X.Type())
+		}
+	}
+	return false
+}
+
+// someAlt reports whether val op k (k op val unless left) holds in some
+// world of ws, as compareIn finds it: the alternatives of val, each in
+// the worlds its guards leave, skipping those whose value the constant
+// refutes by itself (atom would kill them). False when it cannot say.
+func (w *walk) someAlt(ws []*world, val, k *value, left bool, op token.Token, t types.Type) bool {
+	pair := func(v *value) (*value, *value) {
+		if left {
+			return v, k
+		}
+		return k, v
+	}
+	switch val.kind {
+	case kNone:
+		return false
+	case kAlt:
+	default:
+		for _, wd := range ws {
+			x, y := pair(val)
+			if len(w.atom(wd, op, x, y, t, nil, nil)) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if w.expanding[val.key] {
+		return false
+	}
+	if w.expanding == nil {
+		w.expanding = map[altKey]bool{}
+	}
+	w.expanding[val.key] = true
+	defer delete(w.expanding, val.key)
+	for _, wd := range ws {
+		idx, chosen := wd.choice.get(val.key)
+		for i, a := range val.alts {
+			if chosen && i != idx {
+				continue
+			}
+			if pv := a.peek(); pv != nil {
+				px, py := pair(pv)
+				if r := fold(op, px, py); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool && !constant.BoolVal(r.c) {
+					continue
+				}
+			}
+			wds := []*world{wd}
+			if !chosen {
+				c := wd.clone()
+				c.setChoice(val.key, i)
+				wds = w.applyGuards([]*world{c}, a)
+			}
+			if len(wds) > 0 && w.someAlt(wds, a.value(), k, left, op, t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type quick int
