@@ -663,7 +663,9 @@ func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 		w.worlds = nil
 		return
 	}
-	if c.Class == State || c.Class == Input || c.Class == Gave {
+	// (A world found to take the negation, a witness, shows at once that
+	// the condition is not implied.)
+	if (c.Class == State || c.Class == Input || c.Class == Gave) && !w.witnessIn(w.worlds, fr, ifi.Cond, !want) {
 		saved := w.deaths
 		neg := w.constrain(w.worlds, fr, ifi.Cond, !want, self)
 		if len(neg) == 0 {

@@ -550,10 +550,23 @@ func (w *walk) entailsAll(wd *world, fr *frame, edges []edgeOf) ([]*reason, bool
 // when every edge is taken. What it learns on the way (the worlds that
 // die, the constraint work spent) is not the path's.
 func (w *walk) witnessAny(wd *world, fr *frame, edges []edgeOf) bool {
+	for _, e := range edges {
+		if w.witnessIn([]*world{wd}, fr, e.ifi.Cond, !e.want) {
+			return true
+		}
+	}
+	return false
+}
+
+// witnessIn reports whether boolean v of frame fr is found to be want
+// in some world of ws (witness), as constrain would find it there; false
+// when it cannot say. The worlds that die on the way and the constraint
+// work spent are not the path's.
+func (w *walk) witnessIn(ws []*world, fr *frame, v ssa.Value, want bool) bool {
 	saved, budget := w.deaths, w.budget
 	defer func() { w.deaths, w.budget = saved, budget }()
-	for _, e := range edges {
-		if w.witness(wd, fr, e.ifi.Cond, !e.want) {
+	for _, wd := range ws {
+		if w.witness(wd, fr, v, want) {
 			return true
 		}
 	}
