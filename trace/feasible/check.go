@@ -298,8 +298,6 @@ type walk struct {
 	// frame, call and callee.
 	inlined map[inlineKey]*frame
 	tframes map[tfKey]*frame
-	viols   map[violKey][]*reason
-	guarded map[guardKey][]*world
 	nextID  int
 	// budget bounds the constraint work of one path.
 	budget  int
@@ -310,8 +308,6 @@ type walk struct {
 	checking bool
 	inWorld  *world
 	refining bool
-	inGuard  int
-	counts   [4]int
 	// expanding are the values of several alternatives being expanded.
 	expanding map[altKey]bool
 	// one holds expand's result when it is a single way.
@@ -350,7 +346,7 @@ func pathKey(p Path) string {
 }
 
 func (c *Checker) check(p Path) (Result, *Value) {
-	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, viols: map[violKey][]*reason{}, guarded: map[guardKey][]*world{}, budget: checkBudget}
+	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: checkBudget}
 	root := w.newFrame(p.Root, nil, nil)
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)

@@ -194,29 +194,6 @@ func (w *walk) altReason(a *alt) *reason {
 // applyGuards returns the worlds of ws in which alternative a's guards
 // hold.
 func (w *walk) applyGuards(ws []*world, a *alt) []*world {
-	if len(a.guards) == 0 {
-		return ws
-	}
-	if len(ws) == 1 {
-		k := guardKey{ws[0].ver, a}
-		if r, ok := w.guarded[k]; ok {
-			return r
-		}
-		r := w.applyGuards1(ws, a)
-		w.guarded[k] = r
-		return r
-	}
-	return w.applyGuards1(ws, a)
-}
-
-type guardKey struct {
-	ver uint64
-	a   *alt
-}
-
-func (w *walk) applyGuards1(ws []*world, a *alt) []*world {
-	w.inGuard++
-	defer func() { w.inGuard-- }()
 	for i := range a.guards {
 		g := &a.guards[i]
 		if len(ws) == 0 {
@@ -460,23 +437,7 @@ func (w *walk) violates(wd *world, ts []*template, elem string) []*reason {
 	if w.checking || len(ts) == 0 {
 		return nil // not within another check: one level of templates
 	}
-	key := violKey{ver: wd.ver, elem: elem, n: len(ts)}
-	if len(ts) > 0 {
-		key.first = ts[0]
-	}
-	if r, ok := w.viols[key]; ok {
-		return r
-	}
-	r := w.violates1(wd, ts, elem)
-	w.viols[key] = r
-	return r
-}
-
-type violKey struct {
-	ver   uint64
-	elem  string
-	n     int
-	first *template
+	return w.violates1(wd, ts, elem)
 }
 
 func (w *walk) violates1(wd *world, ts []*template, elem string) []*reason {

@@ -25,7 +25,7 @@ func TestSomeAlt(t *testing.T) {
 		return v
 	}
 	newWalk := func() *walk {
-		return &walk{guarded: map[guardKey][]*world{}, viols: map[violKey][]*reason{}, budget: 100}
+		return &walk{budget: 100}
 	}
 	for _, c := range []struct {
 		name string
