@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -394,7 +395,7 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 			return value{}
 		}
 		fv := in.eval(x.Args[0], fn)
-		return value{kind: vError, s: in.format("Fprintf", fv.s, args(1)), made: in.r.pos(x.Pos(), fn, in.r.syn.src(x))}
+		return value{kind: vError, s: in.format("Errorf", fv.s, args(1)), made: in.r.pos(x.Pos(), fn, in.r.syn.src(x))}
 	case pkg == "errors" && f.Name() == "New":
 		if v := in.eval(x.Args[0], fn); v.kind == vString {
 			return value{kind: vError, s: v.s, made: in.r.pos(x.Pos(), fn, in.r.syn.src(x))}
@@ -486,13 +487,18 @@ func (in *interp) evalIn(e ast.Expr, fn *ssa.Function, env map[types.Object]valu
 	return v
 }
 
-// format applies fmt's rules to the values it knows.
+// format applies fmt's rules to the values it knows (verb is the fmt
+// function: Fprintf, Fprintln, Errorf, or another that prints its values
+// as Fprint does). An error is an error, so that %w wraps it in Errorf as
+// it does in fmt.
 func (in *interp) format(verb, format string, vals []value) string {
 	var args []any
 	for _, v := range vals {
 		switch v.kind {
-		case vString, vError:
+		case vString:
 			args = append(args, v.s)
+		case vError:
+			args = append(args, errors.New(v.s))
 		case vInt:
 			args = append(args, v.i)
 		case vBool:
@@ -505,6 +511,8 @@ func (in *interp) format(verb, format string, vals []value) string {
 	switch verb {
 	case "Fprintf":
 		return fmt.Sprintf(format, args...)
+	case "Errorf":
+		return fmt.Errorf(format, args...).Error()
 	case "Fprintln":
 		return fmt.Sprintln(args...)
 	}
