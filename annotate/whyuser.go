@@ -127,10 +127,10 @@ func commandBlocks(u *report.User) []report.Block {
 		tool = "the tool"
 	}
 	if len(u.Methods) == 0 {
-		return []report.Block{{Para: report.Text{report.Plain("No gRPC method's server root reaches a use of it among the roots kept, so no command of " + tool + " is found to print it.")}}}
+		return []report.Block{{Para: report.Text{report.Plain("No gRPC method's server root reaches a use of it and returns it (among the roots kept), so no command of " + tool + " is found to print it.")}}}
 	}
 	var out []report.Block
-	mt := report.Text{report.Plain("gRPC methods whose server roots reach a use of it: ")}
+	mt := report.Text{report.Plain("gRPC methods whose server roots reach a use of it and return it (as far as that is followed): ")}
 	for i, m := range u.Methods {
 		if i > 0 {
 			mt = append(mt, report.Plain(", "))

@@ -129,7 +129,8 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 		r.Sites = append(r.Sites, ss...)
 		spans[i].hi = len(r.Sites)
 	}
-	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs()}
+	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs(),
+		translate: b.translateFuncs(), dropped: newDroppedLog()}
 	w.handOffs(t)
 	// The user's half needs every gRPC root that reaches a use of an
 	// error whose text is known.
@@ -174,6 +175,8 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 			reached[si] = rs
 		}
 	}
+	w.dropPairs()
+	b.dropped = w.dropped
 	repSites, err := r.reportSites()
 	if err != nil {
 		return nil, err

@@ -143,6 +143,9 @@ type whyBase struct {
 	cache      *whyCache
 	cat        *errtext.Catalog
 	catRead    bool
+	// dropped are the gRPC roots that reach a use of the error answered
+	// last but return it along none of their ways (whyRun.returnsIt).
+	dropped *droppedLog
 	// flow is the error flow (flowOf), read once.
 	flowDone bool
 	flow     *errorFlow
@@ -311,7 +314,8 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 	if text, err := r.lines.line(pos.Filename, pos.Line); err == nil {
 		rep.Object.Text = strings.TrimSpace(text)
 	}
-	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs()}
+	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs(),
+		translate: b.translateFuncs(), dropped: newDroppedLog()}
 	w.handOffs(b.t)
 	var reached map[int][]roots.Root
 	if err := interruptible(ctx, func() (err error) {
@@ -320,6 +324,10 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 	}); err != nil {
 		return nil, nil, err
 	}
+	if grpc {
+		w.dropPairs()
+	}
+	b.dropped = w.dropped
 	var err error
 	if rep.Sites, err = r.reportSites(); err != nil {
 		return nil, nil, err
@@ -780,4 +788,19 @@ func (r *Result) etcd(t *target.Target) report.Etcd {
 	}
 	sort.Slice(e.Missing, func(i, j int) bool { return e.Missing[i].Path < e.Missing[j].Path })
 	return e
+}
+
+// translateFuncs are the target's translate functions found in the
+// loaded code.
+func (b *whyBase) translateFuncs() map[*ssa.Function]bool {
+	out := map[*ssa.Function]bool{}
+	if b.t == nil || b.t.Errors == nil {
+		return out
+	}
+	for _, name := range b.t.Errors.Translate {
+		if fn, err := b.g.Func(name); err == nil {
+			out[fn] = true
+		}
+	}
+	return out
 }

@@ -347,8 +347,9 @@ func (b *whyBase) user(ctx context.Context, rep *report.Why, grpc map[int][]root
 			}
 		}
 	}
-	methods, err := b.methods(rep, grpc, lo, hi)
-	u.Notes = append(u.Notes, onlyGoroutines(rep, grpc, lo, hi)...)
+	methods, dropped, err := b.methods(rep, grpc, lo, hi)
+	u.Notes = append(u.Notes, onlyGoroutines(rep, grpc, b.droppedAt, lo, hi)...)
+	u.Notes = append(u.Notes, dropped...)
 	if err != nil {
 		return nil, err
 	}
@@ -462,12 +463,13 @@ func (b *whyBase) client(g *report.UserGRPC, f *errorFlow) *report.UserClient {
 }
 
 // methods are the gRPC methods whose server roots reach a use of the
-// error that can hand it on (see produces): those of the roots kept, and
-// grpc (every other gRPC root found
-// to reach a use). A root serves its method; a gRPC callback (an
+// error that can hand it on (see produces) and return it (whyRun.returnsIt):
+// those of the roots kept, and grpc (every other gRPC root found to reach
+// a use); notes say which methods are left out because the error does not
+// come back to them. A root serves its method; a gRPC callback (an
 // interceptor) serves every method of its kind (a unary interceptor
 // returns a value and an error, a stream interceptor only an error).
-func (b *whyBase) methods(rep *report.Why, grpc map[int][]roots.Root, lo, hi int) ([]string, error) {
+func (b *whyBase) methods(rep *report.Why, grpc map[int][]roots.Root, lo, hi int) (list, notes []string, err error) {
 	byName := map[string]report.Entry{}
 	for _, e := range rep.Entries {
 		byName[e.Name] = e
@@ -481,49 +483,138 @@ func (b *whyBase) methods(rep *report.Why, grpc map[int][]roots.Root, lo, hi int
 		rs = append(rs, grpc[si]...)
 	}
 	for _, p := range rep.Paths {
-		if p.Site.Index < 0 || p.Site.Index >= len(rep.Sites) || !produces(sites.Kind(rep.Sites[p.Site.Index].Kind)) {
+		si := p.Site.Index
+		if si < lo || si >= hi || si >= len(rep.Sites) || !produces(sites.Kind(rep.Sites[si].Kind)) {
 			continue
 		}
 		if e, ok := byName[p.Entry]; ok && e.Kind == string(roots.GRPC) {
-			if r, ok := byFunc[e.Function]; ok {
+			if r, ok := byFunc[e.Function]; ok && !b.dropsAt(si, r.Func) {
 				rs = append(rs, r)
 			}
 		}
 	}
 	out := map[string]bool{}
-	if len(rs) > 0 {
+	if len(rs) > 0 || b.dropped != nil && len(b.dropped.not) > 0 {
 		net, err := b.network()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		for _, r := range rs {
+		of := func(r roots.Root) []string {
 			if m, ok := net.Of(r); ok {
-				out[m.FullName] = true
-				continue
+				return []string{m.FullName}
 			}
 			stream, ok := serverInterceptor(r)
 			if !ok {
-				continue
+				return nil
 			}
+			var ms []string
 			for _, m := range net.Methods {
 				if m.Stream == stream {
-					out[m.FullName] = true
+					ms = append(ms, m.FullName)
 				}
 			}
+			return ms
 		}
+		for _, r := range rs {
+			for _, m := range of(r) {
+				out[m] = true
+			}
+		}
+		notes = b.droppedNotes(rep, lo, hi, out, of)
 	}
-	list := []string{}
+	list = []string{}
 	for m := range out {
 		list = append(list, m)
 	}
 	sort.Strings(list)
-	return list, nil
+	return list, notes, nil
+}
+
+// droppedAt reports whether a gRPC root reaches use si but does not
+// return the error along any way (so the use is reached from more than
+// goroutines).
+func (b *whyBase) droppedAt(si int) bool {
+	if b.dropped == nil {
+		return false
+	}
+	for k := range b.dropped.not {
+		if k.si == si {
+			return true
+		}
+	}
+	return false
+}
+
+// dropsAt reports whether the error that use si returns comes back to
+// gRPC root fn along none of its ways that can run.
+func (b *whyBase) dropsAt(si int, fn *ssa.Function) bool {
+	if b.dropped == nil {
+		return false
+	}
+	_, ok := b.dropped.not[dropKey{si, fn}]
+	return ok
+}
+
+// droppedNotes says, of each gRPC method that a use in [lo, hi) is
+// reached from but that does not return the error along any way, and
+// that no other root lists (listed), where its way back ends: the
+// function that does not return what its call returns.
+func (b *whyBase) droppedNotes(rep *report.Why, lo, hi int, listed map[string]bool, of func(roots.Root) []string) []string {
+	if b.dropped == nil {
+		return nil
+	}
+	byFunc := map[*ssa.Function]roots.Root{}
+	for _, r := range b.roots {
+		byFunc[r.Func] = r
+	}
+	type drop struct {
+		method string
+		k      dropKey
+		b      back
+	}
+	var ds []drop
+	for k, x := range b.dropped.not {
+		if k.si < lo || k.si >= hi {
+			continue
+		}
+		r, ok := byFunc[k.root]
+		if !ok {
+			continue
+		}
+		for _, m := range of(r) {
+			if !listed[m] {
+				ds = append(ds, drop{m, k, x})
+			}
+		}
+	}
+	sort.Slice(ds, func(i, j int) bool {
+		if ds[i].method != ds[j].method {
+			return ds[i].method < ds[j].method
+		}
+		return ds[i].k.si < ds[j].k.si
+	})
+	var notes []string
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if seen[d.method] {
+			continue
+		}
+		seen[d.method] = true
+		if d.k.si >= len(rep.Sites) {
+			continue
+		}
+		use := rep.Sites[d.k.si]
+		at := b.g.Fset().Position(d.b.call)
+		notes = append(notes, fmt.Sprintf("%s is left out: it reaches the use at %s:%d, but the error comes back to it along none of its ways that can run (of those checked): on the first, %s does not return what its call at %s:%d returns when that is the error.",
+			d.method, use.File, use.Line, report.ShortName(callpath.Name(d.b.fn)), b.src.RepoPath(at.Filename), at.Line))
+	}
+	return notes
 }
 
 // onlyGoroutines says, of each use that can hand the error on and that
 // only goroutines (and no gRPC root) reach, that what a goroutine hands
 // back to a waiting handler is not followed.
-func onlyGoroutines(rep *report.Why, grpc map[int][]roots.Root, lo, hi int) []string {
+func onlyGoroutines(rep *report.Why, grpc map[int][]roots.Root, dropped func(si int) bool, lo, hi int) []string {
 	kinds := map[string]string{}
 	for _, e := range rep.Entries {
 		kinds[e.Name] = e.Kind
@@ -531,7 +622,7 @@ func onlyGoroutines(rep *report.Why, grpc map[int][]roots.Root, lo, hi int) []st
 	var out []string
 	for si := lo; si < hi; si++ {
 		s := rep.Sites[si]
-		if !produces(sites.Kind(s.Kind)) || len(s.Roots) == 0 || len(grpc[si]) > 0 {
+		if !produces(sites.Kind(s.Kind)) || len(s.Roots) == 0 || len(grpc[si]) > 0 || dropped(si) {
 			continue
 		}
 		all := true

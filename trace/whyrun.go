@@ -58,6 +58,12 @@ type whyRun struct {
 	// number the entries as one run would.
 	logged  bool
 	entered []roots.Root
+	// translate are the target's functions that turn an error into the
+	// one the wire carries; dropped records the gRPC roots that reach a
+	// use of an error by a way that can run but by none that returns it
+	// (shared by the forks).
+	translate map[*ssa.Function]bool
+	dropped   *droppedLog
 }
 
 // sameProgram reports whether a root and a use can run in one program:
@@ -97,6 +103,9 @@ type whyCache struct {
 	callers map[callersKey]map[*ssa.Function]int
 	// legs are the legs from a root to a hand-off (sharedLegs).
 	legs map[legsKey][]study.Leg
+	// backs are the flows of an error back through its callers
+	// (flowBack).
+	backs backs
 }
 
 type callersKey struct {
@@ -115,7 +124,7 @@ type legsKey struct {
 
 func newWhyCache() *whyCache {
 	return &whyCache{mains: map[*ssa.Function]map[*ssa.Function]bool{}, reach: map[*ssa.Function]map[*ssa.Function]bool{},
-		callers: map[callersKey]map[*ssa.Function]int{}, legs: map[legsKey][]study.Leg{}}
+		callers: map[callersKey]map[*ssa.Function]int{}, legs: map[legsKey][]study.Leg{}, backs: backs{flows: map[backKey]backFlow{}}}
 }
 
 // sharedLegs are the legs (with no message handed in) from entry ei to
@@ -220,7 +229,7 @@ func (w *whyRun) fork() *whyRun {
 	r := &Result{Pass: &pass, lines: w.lines, k: w.k}
 	r.Lines = r.lines.line
 	return &whyRun{Result: r, nearest: w.nearest, added: maps.Clone(w.added), roots: maps.Clone(w.roots),
-		cache: w.cache, programs: w.programs, logged: true}
+		cache: w.cache, programs: w.programs, logged: true, translate: w.translate, dropped: w.dropped}
 }
 
 // release drops what a fork has learnt that its answers do not hold (its
@@ -680,7 +689,9 @@ func (w *whyRun) grpcRoots(si int) []roots.Root {
 		ways, _, _ := w.bestWays(rootEntry(w.Graph, x), s.Func, s.Instr, nil)
 		if _, _, ok := pairOf(si, ways); ok {
 			kept[x.Func] = true
-			out = append(out, x)
+			if w.returnsIt(si, x.Func, ways) {
+				out = append(out, x)
+			}
 		}
 	}
 	if len(w.Boundaries) == 0 {
@@ -691,11 +702,16 @@ func (w *whyRun) grpcRoots(si int) []roots.Root {
 		if !serves(c) || kept[c.Func] || !w.sameProgram(c.Func, s.Func) {
 			continue
 		}
-		if _, ok := w.tryCross(c, si, dead); !ok {
+		p, ok := w.tryCross(c, si, dead)
+		if !ok {
 			continue
 		}
 		kept[c.Func] = true
-		out = append(out, c)
+		// The ways on from the hand-off's receiver: an error that one of
+		// them returns goes back to the handler with what it waits for.
+		if w.returnsIt(si, c.Func, p.Ways) {
+			out = append(out, c)
+		}
 	}
 	return out
 }

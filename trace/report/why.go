@@ -85,7 +85,9 @@ type User struct {
 	GRPC   *UserGRPC   `json:"grpc,omitempty"`
 	Client *UserClient `json:"client,omitempty"`
 	// Methods are the gRPC methods whose server roots reach a use of the
-	// error by a path that can run (among the roots kept per use).
+	// error by a path that can run (among the roots kept per use) along
+	// which the error comes back to the root: each caller returns what
+	// its call returned, or keeps it where that is not followed.
 	Methods []string `json:"methods"`
 	// TranslatedFrom are the server errors a translation map turns into
 	// this wire error (their own answers list the commands that surface

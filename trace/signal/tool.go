@@ -82,11 +82,17 @@ const (
 // the final watch response are set, or which client call fails. Conditions
 // the scenario does not decide are taken as false.
 type interp struct {
-	r       *Result
-	run     *ToolRun
-	env     map[types.Object]value
-	depth   int
-	done    bool // returned from the current function
+	r     *Result
+	run   *ToolRun
+	env   map[types.Object]value
+	depth int
+	done  bool // returned from the current function
+	// ret are the values an inlined function returned (its return
+	// statement's, evaluated where it returns); skipped is set when the
+	// evaluation passed over a statement it does not follow (a switch, a
+	// loop) that holds a return: what the function returns is not known.
+	ret     []value
+	skipped bool
 	respErr string
 	setBool map[string]bool // field names of the final response that are true
 	// fails says which calls fail (with failErr): the callee f of a call
@@ -193,8 +199,20 @@ func (in *interp) stmt(st ast.Stmt, fn *ssa.Function) {
 			}
 			in.block(x.Body.List, fn)
 			in.done = false
+		} else if holdsReturn(x) {
+			in.skipped = true
+		}
+	default:
+		if holdsReturn(st) {
+			in.skipped = true
 		}
 	case *ast.ReturnStmt:
+		if in.depth > 0 {
+			in.ret = nil
+			for _, r := range x.Results {
+				in.ret = append(in.ret, in.eval(r, fn))
+			}
+		}
 		in.done = true
 	}
 }
@@ -455,11 +473,23 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 				i++
 			}
 		}
+		savedRet, savedSkipped := in.ret, in.skipped
+		in.ret, in.skipped = nil, false
 		in.depth++
 		in.block(fd.Body.List, target)
 		in.depth--
+		ret, skipped := in.ret, in.skipped
+		in.ret, in.skipped = savedRet, savedSkipped
 		in.done = false
 		in.env = saved
+		// What it returned: its only result, or its last (the error of a
+		// (value, error) pair, which is what the caller's assignment of
+		// such a call reads); nothing known when it returned by no
+		// return statement the evaluation took (an exit, the end of its
+		// body) or gave none of the results.
+		if n := sig.Results().Len(); n > 0 && len(ret) == n && !skipped && !in.run.Exited {
+			return ret[n-1]
+		}
 	}
 	return value{}
 }
@@ -532,4 +562,20 @@ func (in *interp) print(stream, text string, call *ast.CallExpr, fn *ssa.Functio
 			in.run.Stdout = append(in.run.Stdout, line)
 		}
 	}
+}
+
+// holdsReturn reports whether statement st holds a return statement (not
+// one of a function literal's).
+func holdsReturn(st ast.Stmt) bool {
+	found := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			found = true
+		}
+		return !found
+	})
+	return found
 }
