@@ -147,7 +147,8 @@ func commandBlocks(u *report.User) []report.Block {
 	return out
 }
 
-// commandTable groups commands that print the same through one method.
+// commandTable groups commands that print the same through one method and
+// exit alike from the same place.
 func commandTable(cs []report.UserCommand) *report.Table {
 	type group struct {
 		key      string
@@ -162,7 +163,13 @@ func commandTable(cs []report.UserCommand) *report.Table {
 		if c.ExitCode != nil {
 			exit = fmt.Sprint(*c.ExitCode)
 		}
-		key := strings.Join([]string{c.Method, fmt.Sprint(c.Stream, c.Evaluated), strings.Join(c.Stderr, "\n"), exit}, "\x00")
+		// The place of the exit is part of what a row says: commands
+		// that exit alike from different places are rows of their own.
+		at := ""
+		if c.At != nil {
+			at = fmt.Sprintf("%s:%d", c.At.File, c.At.Line)
+		}
+		key := strings.Join([]string{c.Method, fmt.Sprint(c.Stream, c.Evaluated), strings.Join(c.Stderr, "\n"), exit, c.ExitConstant, at}, "\x00")
 		g := byKey[key]
 		if g == nil {
 			g = &group{key: key, c: c}
