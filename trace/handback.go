@@ -1,9 +1,11 @@
 package trace
 
 import (
+	"fmt"
 	"go/token"
 	"go/types"
 	"sort"
+	"strings"
 	"sync"
 
 	"golang.org/x/tools/go/ssa"
@@ -513,11 +515,17 @@ type dropKey struct {
 func newDroppedLog() *droppedLog { return &droppedLog{not: map[dropKey]back{}} }
 
 // returnsIt reports whether the error that use si returns can come back
-// to root along one of ways that can run (or that is not decided); when
-// along none, the first way's reason is logged.
-func (w *whyRun) returnsIt(si int, root *ssa.Function, ways []study.Way) bool {
+// to root along one of ways that can run (or that is not decided). When
+// it comes back along none of them and e (root's entry, nil for ways that
+// start across a hand-off) is given, the other paths from the root to the
+// use, up to searchBound, are looked at too: one that hands the error
+// back and can run is enough. When none does, the first way's reason is
+// logged.
+func (w *whyRun) returnsIt(si int, root *ssa.Function, e *study.EntryPoint, ways []study.Way) bool {
 	var first *back
+	checked := map[string]bool{}
 	for _, way := range ways {
+		checked[pathKey(way.Path)] = true
 		if !feasibleVerdict(way.Res.Verdict) {
 			continue
 		}
@@ -531,6 +539,17 @@ func (w *whyRun) returnsIt(si int, root *ssa.Function, ways []study.Way) bool {
 	}
 	if first == nil {
 		return true // no way that can run: not the question here
+	}
+	if e != nil {
+		s := w.Sites[si]
+		for _, path := range w.Graph.Paths(e.Func, s.Func, searchBound) {
+			if checked[pathKey(path)] || w.handsBack(si, path).v == backNo {
+				continue
+			}
+			if res, _ := w.check(*e, path, s.Instr, nil, nil); feasibleVerdict(res.Verdict) {
+				return true
+			}
+		}
 	}
 	if w.dropped != nil {
 		w.dropped.mu.Lock()
@@ -549,6 +568,19 @@ func (w *whyRun) dropPairs() {
 		if e.Func == nil || e.Found != "code" || e.Kind != roots.GRPC || !produces(w.Sites[p.Site].Kind) {
 			continue
 		}
-		w.returnsIt(p.Site, e.Func, p.Ways)
+		var ep *study.EntryPoint
+		if len(p.Crossing) == 0 {
+			ep = &e
+		}
+		w.returnsIt(p.Site, e.Func, ep, p.Ways)
 	}
+}
+
+// pathKey names a call path by its calls.
+func pathKey(p callpath.Path) string {
+	var b strings.Builder
+	for _, h := range p {
+		fmt.Fprintf(&b, "%p>%p@%p;", h.Caller, h.Callee, h.Site)
+	}
+	return b.String()
 }

@@ -689,7 +689,8 @@ func (w *whyRun) grpcRoots(si int) []roots.Root {
 		ways, _, _ := w.bestWays(rootEntry(w.Graph, x), s.Func, s.Instr, nil)
 		if _, _, ok := pairOf(si, ways); ok {
 			kept[x.Func] = true
-			if w.returnsIt(si, x.Func, ways) {
+			e := rootEntry(w.Graph, x)
+			if w.returnsIt(si, x.Func, &e, ways) {
 				out = append(out, x)
 			}
 		}
@@ -709,7 +710,7 @@ func (w *whyRun) grpcRoots(si int) []roots.Root {
 		kept[c.Func] = true
 		// The ways on from the hand-off's receiver: an error that one of
 		// them returns goes back to the handler with what it waits for.
-		if w.returnsIt(si, c.Func, p.Ways) {
+		if w.returnsIt(si, c.Func, nil, p.Ways) {
 			out = append(out, c)
 		}
 	}
