@@ -232,6 +232,15 @@ func TestErrorsFixture(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(f[3:6]) || !c.Evaluated {
 				t.Errorf("%q: %s %s: %q (evaluated %v), want %q", curText, f[1], f[2], got, c.Evaluated, f[3:6])
 			}
+			if len(f) > 6 {
+				at := "at=none"
+				if c.At != nil {
+					at = fmt.Sprintf("at=%s:%d", c.At.File, c.At.Line)
+				}
+				if at != f[6] {
+					t.Errorf("%q: %s %s exits %s, want %s", curText, f[1], f[2], at, f[6])
+				}
+			}
 		case "dropped":
 			// dropped OBJECT METHOD FUNC FILE:LINE: the method's handler
 			// reaches a use but does not return the error: it is no method

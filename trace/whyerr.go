@@ -605,7 +605,7 @@ func (b *whyBase) droppedNotes(rep *report.Why, lo, hi int, listed map[string]bo
 		}
 		use := rep.Sites[d.k.si]
 		at := b.g.Fset().Position(d.b.call)
-		notes = append(notes, fmt.Sprintf("%s is left out: it reaches the use at %s:%d, but the error comes back to it along none of its ways that can run (of those checked): on the first, %s does not return what its call at %s:%d returns when that is the error.",
+		notes = append(notes, fmt.Sprintf("%s is left out: it reaches the use at %s:%d, but the error comes back to it along none of its ways that can run (of those checked): on the first, %s does not return what its call at %s:%d returns when that is the error (what it does with it instead, such as a response's field or a log line, is not followed, and may still reach the client).",
 			d.method, use.File, use.Line, report.ShortName(callpath.Name(d.b.fn)), b.src.RepoPath(at.Filename), at.Line))
 	}
 	return notes
@@ -701,6 +701,9 @@ func (b *whyBase) command(f *errorFlow, c signal.Command, method, text string) r
 			uc.ExitCode = &code
 			uc.ExitConstant = run.ExitBy
 			uc.At = b.sloc(run.ExitFrom)
+			if run.ExitCall.Filename != "" {
+				uc.At = b.sloc(run.ExitCall)
+			}
 		}
 		uc.Assumed = run.Assumed
 	} else if run != nil {

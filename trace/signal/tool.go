@@ -31,6 +31,10 @@ type ToolRun struct {
 	// ExitFrom is where the code chooses the exit status (the expression
 	// that names the constant), ExitDecl where the constant is declared.
 	ExitFrom, ExitDecl Pos
+	// ExitCall is the call of the function that exits (the tool's exit
+	// function, called from the command's code), when the exit is in a
+	// function the evaluation followed into.
+	ExitCall Pos
 	// Assumed lists the conditions the scenario does not decide and that
 	// were taken as false (the branch not taken).
 	Assumed []string
@@ -93,6 +97,8 @@ type interp struct {
 	// loop) that holds a return: what the function returns is not known.
 	ret     []value
 	skipped bool
+	// calls are the calls the evaluation is inside, outermost first.
+	calls []Pos
 	respErr string
 	setBool map[string]bool // field names of the final response that are true
 	// fails says which calls fail (with failErr): the callee f of a call
@@ -424,6 +430,9 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 		if v.kind == vInt {
 			in.run.Exit, in.run.Exited, in.run.ExitBy = int(v.i), true, v.named
 			in.run.ExitPos = in.r.pos(x.Pos(), fn, in.r.syn.src(x))
+			if n := len(in.calls); n > 0 {
+				in.run.ExitCall = in.calls[n-1]
+			}
 			in.run.ExitFrom, in.run.ExitDecl = v.from, v.decl
 		}
 		return value{}
@@ -475,9 +484,11 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 		}
 		savedRet, savedSkipped := in.ret, in.skipped
 		in.ret, in.skipped = nil, false
+		in.calls = append(in.calls, in.r.pos(x.Pos(), fn, in.r.syn.src(x)))
 		in.depth++
 		in.block(fd.Body.List, target)
 		in.depth--
+		in.calls = in.calls[:len(in.calls)-1]
 		ret, skipped := in.ret, in.skipped
 		in.ret, in.skipped = savedRet, savedSkipped
 		in.done = false
