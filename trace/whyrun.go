@@ -1307,7 +1307,7 @@ func whyRootDoc(c roots.Root, e report.Entry) string {
 			s += " by " + report.ShortName(e.Starter.Function)
 		}
 		if e.StartUp != "" {
-			s += ", which " + report.ShortName(e.StartUp) + " reaches when the program starts"
+			s += ", which " + report.ShortName(e.StartUp) + " can reach at start-up (whether it does, by the conditions on the way such as a setting, is not checked)"
 		}
 		return s
 	case roots.Main:
@@ -1318,7 +1318,7 @@ func whyRootDoc(c roots.Root, e report.Entry) string {
 		s += " started in " + report.ShortName(e.Starter.Function)
 	}
 	if e.StartUp != "" {
-		s += ", which " + report.ShortName(e.StartUp) + " reaches when the program starts"
+		s += ", which " + report.ShortName(e.StartUp) + " can reach at start-up (whether it does, by the conditions on the way such as a setting, is not checked)"
 	}
 	return s
 }
