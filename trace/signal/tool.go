@@ -98,7 +98,7 @@ type interp struct {
 	ret     []value
 	skipped bool
 	// calls are the calls the evaluation is inside, outermost first.
-	calls []Pos
+	calls   []Pos
 	respErr string
 	setBool map[string]bool // field names of the final response that are true
 	// fails says which calls fail (with failErr): the callee f of a call
