@@ -139,7 +139,7 @@ func returnedAt(fn *ssa.Function, instr ssa.Instruction, g *types.Var) []int {
 			mine = mine || x == r
 		}
 		for j, v := range r.Results {
-			if !isErrorType(fn.Signature.Results().At(j).Type()) || seen[j] {
+			if !callpath.IsError(fn.Signature.Results().At(j).Type()) || seen[j] {
 				continue
 			}
 			if mine && loadsVar(v, g) || loadsAlloc(v, vars) {
@@ -179,10 +179,6 @@ func loadsVar(v ssa.Value, g *types.Var) bool {
 			return false
 		}
 	}
-}
-
-func isErrorType(t types.Type) bool {
-	return types.Identical(t, types.Universe.Lookup("error").Type())
 }
 
 // flowBack follows the error that call site returns as its result k
@@ -375,7 +371,7 @@ func flowBack(caller *ssa.Function, site ssa.CallInstruction, k int, g *types.Va
 					// Into a local array (the slice of a variadic call's
 					// arguments) a value made from it: what is read from it
 					// is made from it. Anywhere else: not followed.
-					a := localAlloc(x.Addr)
+					a := callpath.BaseAlloc(x.Addr)
 					switch {
 					case (exact[x.Val] || held[x.Val]) && a != nil && a == x.Addr:
 						add(held, a)
@@ -480,23 +476,6 @@ func translated(v ssa.Value, translate map[*ssa.Function]bool) bool {
 	}
 	f := c.Call.StaticCallee()
 	return f != nil && translate[f]
-}
-
-// localAlloc is the local allocation addr addresses (an element or field
-// of it), or nil.
-func localAlloc(addr ssa.Value) *ssa.Alloc {
-	for {
-		switch x := addr.(type) {
-		case *ssa.Alloc:
-			return x
-		case *ssa.IndexAddr:
-			addr = x.X
-		case *ssa.FieldAddr:
-			addr = x.X
-		default:
-			return nil
-		}
-	}
 }
 
 // droppedLog records, per use and gRPC root, the first way (of those

@@ -842,7 +842,7 @@ func (w *walk) compare(fr *frame, c *Cond, b *ssa.BinOp, want bool) {
 		return
 	}
 	// The error of a call compared with nil: either way in normal runs.
-	if (b.Op == token.EQL || b.Op == token.NEQ) && (isNilConst(x) && isError(b.Y.Type()) || isNilConst(y) && isError(b.X.Type())) {
+	if (b.Op == token.EQL || b.Op == token.NEQ) && (isNilConst(x) && callpath.IsError(b.Y.Type()) || isNilConst(y) && callpath.IsError(b.X.Type())) {
 		other := x
 		if isNilConst(x) {
 			other = y
@@ -896,10 +896,6 @@ func setOf(v *value) []string {
 }
 
 func isNilConst(v *value) bool { return v.kind == kConst && v.isNil }
-
-func isError(t types.Type) bool {
-	return types.Identical(t, types.Universe.Lookup("error").Type())
-}
 
 func negate(op token.Token) token.Token {
 	switch op {

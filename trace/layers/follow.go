@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/srctrace/srctrace/trace/callpath"
 	"github.com/srctrace/srctrace/trace/report"
 )
 
@@ -132,7 +133,7 @@ func (f *follower) use(v ssa.Value, ins ssa.Instruction) {
 		}
 	case *ssa.Store:
 		if x.Val == v {
-			if base := baseAlloc(x.Addr); base != nil {
+			if base := callpath.BaseAlloc(x.Addr); base != nil {
 				f.event(base)
 				f.track(base)
 			}
@@ -175,22 +176,6 @@ func (f *follower) sendChan(pos token.Pos) ast.Expr {
 func isBool(t types.Type) bool {
 	b, ok := t.Underlying().(*types.Basic)
 	return ok && b.Info()&types.IsBoolean != 0
-}
-
-// baseAlloc is the local variable an address points into.
-func baseAlloc(addr ssa.Value) *ssa.Alloc {
-	for {
-		switch x := addr.(type) {
-		case *ssa.Alloc:
-			return x
-		case *ssa.FieldAddr:
-			addr = x.X
-		case *ssa.IndexAddr:
-			addr = x.X
-		default:
-			return nil
-		}
-	}
 }
 
 // call handles v used by a call: a log, the text of an error, a predicate
@@ -645,7 +630,7 @@ func (f *follower) receives(k *types.Const) bool {
 					for _, r := range returned(iff.Block(), iff.Block().Succs[0]) {
 						{
 							call := callOf(r.v)
-							if call == nil || !isError(call.Type()) {
+							if call == nil || !callpath.IsError(call.Type()) {
 								continue
 							}
 							found = true
@@ -659,8 +644,4 @@ func (f *follower) receives(k *types.Const) bool {
 		}
 	}
 	return found
-}
-
-func isError(t types.Type) bool {
-	return types.Identical(t, types.Universe.Lookup("error").Type())
 }

@@ -232,11 +232,11 @@ func (r *Result) ErrorUses(call ssa.CallInstruction) (uses []string, dropped boo
 	var errv []ssa.Value
 	if _, ok := v.Type().(*types.Tuple); ok {
 		for _, ref := range *v.Referrers() {
-			if ex, ok := ref.(*ssa.Extract); ok && isError(ex.Type()) {
+			if ex, ok := ref.(*ssa.Extract); ok && callpath.IsError(ex.Type()) {
 				errv = append(errv, ex)
 			}
 		}
-	} else if isError(v.Type()) {
+	} else if callpath.IsError(v.Type()) {
 		errv = append(errv, v)
 	}
 	if len(errv) == 0 {
@@ -280,8 +280,4 @@ func (r *Result) ErrorUses(call ssa.CallInstruction) (uses []string, dropped boo
 		uses = []string{"not used at all"}
 	}
 	return uses, dropped
-}
-
-func isError(t types.Type) bool {
-	return types.Identical(t, types.Universe.Lookup("error").Type())
 }

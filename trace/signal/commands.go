@@ -472,7 +472,7 @@ func (c *Commands) Exit(fn *ssa.Function, errText string) *ToolRun {
 	in.env = map[types.Object]value{}
 	for _, field := range fd.Type.Params.List {
 		for _, name := range field.Names {
-			if o := c.r.syn.obj(name); o != nil && isError(o.Type()) {
+			if o := c.r.syn.obj(name); o != nil && callpath.IsError(o.Type()) {
 				in.env[o] = value{kind: vError, s: errText}
 			}
 		}

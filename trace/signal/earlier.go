@@ -32,7 +32,7 @@ func (r *Result) ReturnsBefore(h callpath.Hop) []Earlier {
 		return nil
 	}
 	res := fn.Signature.Results()
-	if res.Len() == 0 || !isError(res.At(res.Len()-1).Type()) {
+	if res.Len() == 0 || !callpath.IsError(res.At(res.Len()-1).Type()) {
 		return nil
 	}
 	params := map[types.Object]string{}
