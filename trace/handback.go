@@ -93,14 +93,14 @@ func (w *whyRun) handsBack(si int, path callpath.Path) back {
 // returnedAt lists the results of fn at which the return that use instr
 // is (or whose value it loads) returns package-level variable g.
 func returnedAt(fn *ssa.Function, instr ssa.Instruction, g *types.Var) []int {
-	var rets []*ssa.Return
+	rets := map[*ssa.Return]bool{}
 	vars := map[*ssa.Alloc]bool{}
 	if d, ok := instr.(*ssa.DebugRef); ok {
 		instr, _ = d.X.(ssa.Instruction)
 	}
 	switch x := instr.(type) {
 	case *ssa.Return:
-		rets = append(rets, x)
+		rets[x] = true
 	case ssa.Value:
 		seen := map[ssa.Value]bool{}
 		var walk func(v ssa.Value)
@@ -112,7 +112,7 @@ func returnedAt(fn *ssa.Function, instr ssa.Instruction, g *types.Var) []int {
 			for _, r := range *v.Referrers() {
 				switch y := r.(type) {
 				case *ssa.Return:
-					rets = append(rets, y)
+					rets[y] = true
 				case *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.ChangeType:
 					walk(y.(ssa.Value))
 				case *ssa.Store:
@@ -129,15 +129,12 @@ func returnedAt(fn *ssa.Function, instr ssa.Instruction, g *types.Var) []int {
 	}
 	seen := map[int]bool{}
 	var out []int
-	for _, ret := range fn.Blocks {
-		r, ok := ret.Instrs[len(ret.Instrs)-1].(*ssa.Return)
+	for _, b := range fn.Blocks {
+		r, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
 		if !ok {
 			continue
 		}
-		mine := false
-		for _, x := range rets {
-			mine = mine || x == r
-		}
+		mine := rets[r]
 		for j, v := range r.Results {
 			if !callpath.IsError(fn.Signature.Results().At(j).Type()) || seen[j] {
 				continue

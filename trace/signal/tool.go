@@ -97,8 +97,9 @@ type interp struct {
 	// loop) that holds a return: what the function returns is not known.
 	ret     []value
 	skipped bool
-	// calls are the calls the evaluation is inside, outermost first.
-	calls   []Pos
+	// calls are the calls the evaluation is inside, outermost first
+	// (their positions are made only for an exit).
+	calls   []inCall
 	respErr string
 	setBool map[string]bool // field names of the final response that are true
 	// fails says which calls fail (with failErr): the callee f of a call
@@ -205,11 +206,11 @@ func (in *interp) stmt(st ast.Stmt, fn *ssa.Function) {
 			}
 			in.block(x.Body.List, fn)
 			in.done = false
-		} else if holdsReturn(x) {
+		} else if in.depth > 0 && holdsReturn(x) {
 			in.skipped = true
 		}
 	default:
-		if holdsReturn(st) {
+		if in.depth > 0 && holdsReturn(st) {
 			in.skipped = true
 		}
 	case *ast.ReturnStmt:
@@ -431,7 +432,8 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 			in.run.Exit, in.run.Exited, in.run.ExitBy = int(v.i), true, v.named
 			in.run.ExitPos = in.r.pos(x.Pos(), fn, in.r.syn.src(x))
 			if n := len(in.calls); n > 0 {
-				in.run.ExitCall = in.calls[n-1]
+				c := in.calls[n-1]
+				in.run.ExitCall = in.r.pos(c.call.Pos(), c.fn, in.r.syn.src(c.call))
 			}
 			in.run.ExitFrom, in.run.ExitDecl = v.from, v.decl
 		}
@@ -484,7 +486,7 @@ func (in *interp) call(x *ast.CallExpr, fn *ssa.Function, info *types.Info) valu
 		}
 		savedRet, savedSkipped := in.ret, in.skipped
 		in.ret, in.skipped = nil, false
-		in.calls = append(in.calls, in.r.pos(x.Pos(), fn, in.r.syn.src(x)))
+		in.calls = append(in.calls, inCall{x, fn})
 		in.depth++
 		in.block(fd.Body.List, target)
 		in.depth--
@@ -573,6 +575,12 @@ func (in *interp) print(stream, text string, call *ast.CallExpr, fn *ssa.Functio
 			in.run.Stdout = append(in.run.Stdout, line)
 		}
 	}
+}
+
+// inCall is a call the evaluation followed into, in the function fn.
+type inCall struct {
+	call *ast.CallExpr
+	fn   *ssa.Function
 }
 
 // holdsReturn reports whether statement st holds a return statement (not
