@@ -591,7 +591,12 @@ func (b *whyBase) droppedNotes(rep *report.Why, lo, hi int, listed map[string]bo
 		if ds[i].method != ds[j].method {
 			return ds[i].method < ds[j].method
 		}
-		return ds[i].k.si < ds[j].k.si
+		if ds[i].k.si != ds[j].k.si {
+			return ds[i].k.si < ds[j].k.si
+		}
+		// Two roots of one method (a handler and an interceptor): by name,
+		// so that the note is the same on every run.
+		return callpath.Name(ds[i].k.root) < callpath.Name(ds[j].k.root)
 	})
 	var notes []string
 	seen := map[string]bool{}
