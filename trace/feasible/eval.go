@@ -288,6 +288,19 @@ func (f *frame) fieldOf(base *value, i int, fv *types.Var, at ssa.Value) *value 
 	switch base.kind {
 	case kObj:
 		return base.obj.field(f, i, fv)
+	case kAddr:
+		// A struct held by value in a field of an object (an embedded
+		// struct its literal builds in place): its own fields.
+		if base.base != nil && base.base.kind == kAlt {
+			return lift(base.base, func(b *value) *value {
+				a := *base
+				a.base = b
+				return f.fieldOf(&a, i, fv, at)
+			})
+		}
+		if o := addrObject(base); o != nil {
+			return o.field(f, i, fv)
+		}
 	case kTerm:
 		return f.p.read(f, base, name, fv, at)
 	case kNonNil:
@@ -301,6 +314,30 @@ func (f *frame) fieldOf(base *value, i int, fv *types.Var, at ssa.Value) *value 
 		return f.p.read(f, base, name, fv, at)
 	}
 	return derived(base)
+}
+
+// addrObject is the part of an object that address v points to: a field
+// of an object (or of such a part) that holds a struct by value; nil when
+// v is no such address.
+func addrObject(v *value) *object {
+	if v.kind != kAddr || v.base == nil {
+		return nil
+	}
+	var o *object
+	switch b := v.base; b.kind {
+	case kObj:
+		o = b.obj
+	case kAddr:
+		o = addrObject(b)
+	case kNonNil:
+		if b.inner != nil && b.inner.kind == kObj {
+			o = b.inner.obj
+		}
+	}
+	if o == nil {
+		return nil
+	}
+	return o.sub(v.field)
 }
 
 func (f *frame) extract(v *ssa.Extract) *value {

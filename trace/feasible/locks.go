@@ -444,8 +444,14 @@ func (w *walk) held(f *frame, at ssa.Instruction) []holding {
 		base := f.eval(ev.base)
 		id := acqID{f.id, ev.ins}
 		if f.parent != nil && f.callAt != nil && w.c.returnsHolding(f.fn, ev) {
-			// The acquisition the caller sees as its call's.
+			// The acquisition the caller sees as its call's, and, while
+			// each caller in turn returns still holding it (a wrapper
+			// that returns what the function that locks returned), as
+			// the outermost such call.
 			id = acqID{f.parent.id, f.callAt}
+			for g := f.parent; g.parent != nil && g.callAt != nil && w.c.returnsCallHolding(g.fn, id.ins, ev.field); g = g.parent {
+				id = acqID{g.parent.id, g.callAt}
+			}
 		}
 		for _, t := range termsOf(base, 0) {
 			out = append(out, holding{field: ev.field, base: t, write: ev.op == opLock, id: id})
@@ -543,6 +549,14 @@ type retKey struct {
 // is one the path follows: the callee locks on a struct it is given and
 // does not release it before it returns.
 func (w *walk) returnedHoldings(f *frame, call *ssa.Call) []holding {
+	return w.returnedHoldings1(f, call, 0)
+}
+
+// maxHoldDepth bounds how many wrappers deep returnedHoldings looks for
+// the function that locks.
+const maxHoldDepth = 3
+
+func (w *walk) returnedHoldings1(f *frame, call *ssa.Call, depth int) []holding {
 	c := call.Common()
 	var fns []*ssa.Function
 	if fn := c.StaticCallee(); fn != nil {
@@ -588,8 +602,61 @@ func (w *walk) returnedHoldings(f *frame, call *ssa.Call) []holding {
 				out = append(out, holding{field: ev.field, base: t, write: ev.op == opLock, id: acqID{f.id, call}})
 			}
 		}
+		// A wrapper: a call in fn that returns holding a lock, still held
+		// at each of fn's returns, when the path followed fn.
+		nf, ok := w.inlined[inlineKey{f.id, call, fn}]
+		if !ok || depth >= maxHoldDepth {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				inner, ok := ins.(*ssa.Call)
+				if !ok {
+					continue
+				}
+				for _, h := range w.returnedHoldings1(nf, inner, depth+1) {
+					if w.c.returnsCallHolding(fn, inner, h.field) {
+						h.id = acqID{f.id, call}
+						out = append(out, h)
+					}
+				}
+			}
+		}
 	}
 	return out
+}
+
+// returnsCallHolding reports whether lock field L, held once call (in fn)
+// returns, is still held at every return of fn: no release between, and
+// none deferred.
+func (c *Checker) returnsCallHolding(fn *ssa.Function, call ssa.Instruction, L *types.Var) bool {
+	if call == nil || call.Parent() != fn {
+		return false
+	}
+	ev := lockEv{ins: call, field: L}
+	ok := false
+	for _, b := range fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		ret, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !isRet {
+			continue
+		}
+		if !c.coversLocal(fn, ev, ret, nil) {
+			return false
+		}
+		ok = true
+	}
+	if !ok {
+		return false
+	}
+	for _, e := range c.index().events[fn] {
+		if e.deferred && e.field == L && (e.op == opUnlock || e.op == opRUnlock) {
+			return false
+		}
+	}
+	return true
 }
 
 // termsOf are the terms v can be: its own, and those of each of its
