@@ -131,6 +131,7 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 	}
 	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs(),
 		translate: b.translateFuncs(), dropped: newDroppedLog()}
+	r.shared = &b.cache.sent
 	w.handOffs(t)
 	// The user's half needs every gRPC root that reaches a use of an
 	// error whose text is known.

@@ -51,6 +51,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 	}
 	switch c.Class {
 	case feasible.False:
+		if c.Why == "no sender" {
+			b.Text = fmt.Sprintf("no sender of the %s makes a request for `%s` to dispatch, and this way is handed none", c.HandOff, callpath.Name(c.Func))
+			break
+		}
 		if c.Why == "dispatch" {
 			b.Text = fmt.Sprintf("%s cannot run `%s` on this path", text, callpath.Name(c.Callee))
 			if f, ok := deciding(c); ok && f.Value != "another type" {
@@ -98,6 +102,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 		}
 	default:
 		b.Text = text
+	}
+	if len(c.Senders) > 0 && b.Text != "" {
+		b.Text = fmt.Sprintf("none of the %d requests that the %s's senders make (made at %s) takes this way, whichever is handed to it; for the one that gets farthest: %s",
+			len(c.Senders), c.HandOff, r.lineList(c.Senders), b.Text)
 	}
 	return b
 }

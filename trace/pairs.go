@@ -2,9 +2,12 @@ package trace
 
 import (
 	"fmt"
+	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
@@ -118,9 +121,339 @@ func (r *Result) pair(ei, si int) study.Pair {
 	return p
 }
 
-// check checks one path from entry e to site s, with a message handed to e.
+// check checks one path from entry e to site s, with a message handed to
+// e. A path handed no message that passes a typed hand-off's dispatch
+// after the hand-off's receiving entry is checked with each request the
+// hand-off's senders make (what the receiver dispatches is one of them):
+// its result is the best of those.
 func (r *Result) check(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value) (feasible.Result, *feasible.Value) {
+	if msg == nil {
+		if bi := r.dispatchedOn(e, path); bi >= 0 {
+			return r.checkSent(e, path, target, bi, want)
+		}
+	}
+	return r.check1(e, path, target, msg, want)
+}
+
+func (r *Result) check1(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value) (feasible.Result, *feasible.Value) {
 	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: e.Found == "code" && e.Kind == roots.Goroutine, Message: msg, Want: want})
+}
+
+// dispatchedOn is the typed boundary whose dispatch function the path
+// passes after the boundary's receiving function (or from it), -1 when
+// there is none.
+func (r *Result) dispatchedOn(e study.EntryPoint, path callpath.Path) int {
+	for bi, b := range r.Boundaries {
+		if b.Msg == nil || b.Dispatch == nil || !b.Carried {
+			continue
+		}
+		to := r.EntryIndex(b.To)
+		if to < 0 {
+			continue
+		}
+		recv := r.Entries[to].Func
+		in := e.Func == recv
+		for _, h := range path {
+			if h.Callee == recv {
+				in = true
+			}
+			if in && h.Callee == b.Dispatch {
+				return bi
+			}
+		}
+	}
+	return -1
+}
+
+// sender is a request that a sender of a typed boundary makes: the
+// function that makes it, and the value it hands off.
+type sender struct {
+	fn  *ssa.Function
+	val *feasible.Value
+}
+
+// senderDepth bounds how many calls above the hand-off a sender's
+// function is looked for.
+const senderDepth = 6
+
+// senders are the requests that typed boundary bi's senders make: each
+// function within senderDepth calls of the hand-off that makes a value
+// of the message type and hands it off by a way that can run, with the
+// value its best way hands off (a literal, whose fields are known). A
+// sender that hands off a value it did not make is not one: the maker
+// above it is.
+func (r *Result) senders(bi int) []sender {
+	if s, ok := r.sent[bi]; ok {
+		return s
+	}
+	b := r.Boundaries[bi]
+	if r.sent == nil {
+		r.sent = map[int][]sender{}
+	}
+	if r.shared == nil {
+		r.shared = &sentShare{}
+	}
+	k := sentKey{b.Name, b.From}
+	if out, ok := r.shared.get(k); ok {
+		r.sent[bi] = out
+		return out
+	}
+	out := r.findSenders(b)
+	r.sent[bi] = r.shared.put(k, out)
+	return r.sent[bi]
+}
+
+// sentShare holds the senders of each typed boundary for the runs on one
+// call graph (the forks and the objects of the atlas): what a sender
+// makes depends on the program only, not on the checker that found it.
+type sentShare struct {
+	mu sync.Mutex
+	m  map[sentKey][]sender
+	// outs are, per call out of a dispatch, the senders' requests that
+	// can take it (outOfDispatch).
+	outs map[outKey][]int
+}
+
+type sentKey struct {
+	name string
+	from *ssa.Function
+}
+
+func (s *sentShare) get(k sentKey) ([]sender, bool) {
+	if s == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out, ok := s.m[k]
+	return out, ok
+}
+
+// put stores out unless another run stored first, and returns what is
+// stored.
+func (s *sentShare) put(k sentKey, out []sender) []sender {
+	if s == nil {
+		return out
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.m[k]; ok {
+		return old
+	}
+	if s.m == nil {
+		s.m = map[sentKey][]sender{}
+	}
+	s.m[k] = out
+	return out
+}
+
+func (s *sentShare) out(k outKey) ([]int, bool) {
+	if s == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	idx, ok := s.outs[k]
+	return idx, ok
+}
+
+func (s *sentShare) setOut(k outKey, idx []int) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.outs == nil {
+		s.outs = map[outKey][]int{}
+	}
+	if _, ok := s.outs[k]; !ok {
+		s.outs[k] = idx
+	}
+}
+
+func (r *Result) findSenders(b study.HandOff) []sender {
+	var out []sender
+	if len(b.Instrs) > 0 {
+		for _, fn := range r.makers(b) {
+			var best *feasible.Value
+			var bestV feasible.Verdict
+			for _, path := range r.Graph.Paths(fn, b.From, legBound) {
+				res, val := r.check1(study.EntryPoint{Func: fn}, path, b.Instrs[0], nil, b.Param)
+				if res.Verdict == feasible.No || !val.Literal() {
+					continue
+				}
+				if best == nil || feasible.Better(res.Verdict, bestV) {
+					best, bestV = val, res.Verdict
+				}
+				if bestV == feasible.Yes {
+					break
+				}
+			}
+			if best != nil {
+				out = append(out, sender{fn: fn, val: best})
+			}
+		}
+	}
+	return out
+}
+
+// makers are the functions within senderDepth calls above b's hand-off
+// function (itself included) that allocate a value of its message type,
+// in the order of their places in the source.
+func (r *Result) makers(b study.HandOff) []*ssa.Function {
+	m := &feasible.Message{Type: b.Msg}
+	seen := map[*ssa.Function]bool{b.From: true}
+	level := []*ssa.Function{b.From}
+	var out []*ssa.Function
+	for d := 0; d <= senderDepth && len(level) > 0; d++ {
+		var next []*ssa.Function
+		for _, fn := range level {
+			if allocates(fn, m) {
+				out = append(out, fn)
+			}
+			n := r.Graph.CG.Nodes[fn]
+			if n == nil {
+				continue
+			}
+			for _, e := range n.In {
+				if c := e.Caller.Func; c != nil && !seen[c] {
+					seen[c] = true
+					next = append(next, c)
+				}
+			}
+		}
+		level = next
+	}
+	// By place in the source, not by token.Pos: the files of a load are
+	// numbered in no fixed order.
+	fset := r.Graph.Fset()
+	key := func(fn *ssa.Function) string {
+		p := fset.Position(fn.Pos())
+		return fmt.Sprintf("%s\x00%09d\x00%09d\x00%s", p.Filename, p.Line, p.Column, fn.String())
+	}
+	sort.Slice(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
+	return out
+}
+
+// allocates reports whether fn allocates a value of m's type.
+func allocates(fn *ssa.Function, m *feasible.Message) bool {
+	for _, blk := range fn.Blocks {
+		for _, ins := range blk.Instrs {
+			if a, ok := ins.(*ssa.Alloc); ok && m.Matches(a.Type()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// outOfDispatch are the requests of boundary bi's senders that can take
+// hop, a call the dispatch makes, as a way rooted at the dispatch finds:
+// a request refuted there is refuted on every longer way through it.
+// When none can, the one refuted farthest along the hop's way.
+func (r *Result) outOfDispatch(bi int, hop callpath.Hop) []sender {
+	b := r.Boundaries[bi]
+	ss := r.senders(bi)
+	k := outKey{sentKey{b.Name, b.From}, hop.Callee, hop.Site}
+	if idx, ok := r.shared.out(k); ok {
+		return pick(ss, idx)
+	}
+	var idx []int
+	far, farAt := -1, -2
+	for i, s := range ss {
+		res, _ := r.check1(study.EntryPoint{Func: b.Dispatch}, callpath.Path{hop}, nil, &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: s.val}, nil)
+		if res.Verdict != feasible.No {
+			idx = append(idx, i)
+		} else if at := refutedAt(res); at > farAt {
+			far, farAt = i, at
+		}
+	}
+	if len(idx) == 0 && far >= 0 {
+		idx = []int{far}
+	}
+	r.shared.setOut(k, idx)
+	return pick(ss, idx)
+}
+
+type outKey struct {
+	b      sentKey
+	callee *ssa.Function
+	site   ssa.CallInstruction
+}
+
+func pick(ss []sender, idx []int) []sender {
+	out := make([]sender, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, ss[i])
+	}
+	return out
+}
+
+// refutedAt is how far along a way that cannot run its refutation comes:
+// the place of the condition that decides it among the way's conditions,
+// past them all when it is the refusal of a call.
+func refutedAt(res feasible.Result) int {
+	c := res.Because
+	if c == nil {
+		return -1
+	}
+	for i := range res.Conds {
+		if res.Conds[i].Pos == c.Pos && res.Conds[i].Text == c.Text {
+			return i
+		}
+	}
+	return len(res.Conds)
+}
+
+// checkSent checks a path handed no message that passes boundary bi's
+// dispatch, with each request the boundary's senders make; the best
+// result is the path's. When none can take it, the result is the first
+// sender's whose request gets farthest along it, with every sender's
+// request named on its condition.
+func (r *Result) checkSent(e study.EntryPoint, path callpath.Path, target ssa.Instruction, bi int, want ssa.Value) (feasible.Result, *feasible.Value) {
+	b := r.Boundaries[bi]
+	var best feasible.Result
+	var bestVal *feasible.Value
+	have := false
+	var made []token.Pos
+	ss := r.senders(bi)
+	for _, s := range ss {
+		made = append(made, s.val.At())
+	}
+	// Only the requests that can take the way's call out of the dispatch
+	// are checked along the whole way; when none can, the one refuted
+	// farthest is, for its reason.
+	try := ss
+	if j := slices.IndexFunc(path, func(h callpath.Hop) bool { return h.Caller == b.Dispatch }); j >= 0 {
+		try = r.outOfDispatch(bi, path[j])
+	}
+	for _, s := range try {
+		res, val := r.check1(e, path, target, &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: s.val}, want)
+		// Among requests none of which takes the way, the one refuted
+		// farthest along it explains it best.
+		if !have || feasible.Better(res.Verdict, best.Verdict) ||
+			res.Verdict == feasible.No && best.Verdict == feasible.No && refutedAt(res) > refutedAt(best) {
+			best, bestVal, have = res, val, true
+		}
+		if best.Verdict == feasible.Yes {
+			return best, bestVal
+		}
+	}
+	if !have {
+		// No sender makes a request: nothing reaches the dispatch.
+		res, val := r.check1(e, path, target, nil, want)
+		if res.Verdict == feasible.No {
+			return res, val
+		}
+		c := feasible.Cond{Class: feasible.False, Why: "no sender", Func: b.Dispatch, Pos: b.Dispatch.Pos(), HandOff: b.Name}
+		return feasible.Result{Verdict: feasible.No, Because: &c, Conds: res.Conds, Sites: res.Sites}, val
+	}
+	if best.Verdict == feasible.No && best.Because != nil {
+		c := *best.Because
+		c.Senders, c.HandOff = made, b.Name
+		best.Because = &c
+	}
+	return best, bestVal
 }
 
 // search checks the pair's k shortest paths and, when none is a yes, the

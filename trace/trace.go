@@ -62,7 +62,11 @@ type Result struct {
 	lines *lineCache
 	legs1 map[[2]int][]study.Leg
 	recv  map[recvKey][]study.Way
-	k     int
+	// sent are, per typed boundary, the requests its senders make; shared,
+	// when set, holds them for the runs on one call graph.
+	sent   map[int][]sender
+	shared *sentShare
+	k      int
 }
 
 const (

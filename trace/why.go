@@ -316,6 +316,7 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 	}
 	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs(),
 		translate: b.translateFuncs(), dropped: newDroppedLog()}
+	r.shared = &b.cache.sent
 	w.handOffs(b.t)
 	var reached map[int][]roots.Root
 	if err := interruptible(ctx, func() (err error) {

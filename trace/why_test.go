@@ -83,7 +83,9 @@ func TestWhyReleases(t *testing.T) {
 				// (v3rpc/grpc.go:80), whose Txn calls kvServer.Txn; and, for
 				// a txn applied through raft, the raft loop (server.go:755,
 				// started at server.go:594) that schedules the apply job
-				// (server.go:845) which applies it.
+				// (server.go:845) which applies it: the Txn handler proposes
+				// a write txn (v3_server.go:376), which the dispatch's Txn
+				// branch (uber_applier.go:140) takes.
 				"server/etcdserver/txn/range.go:179 return": {"v3rpc.(*quotaKVServer).Txn", "etcdserver.(*EtcdServer).run"},
 				// hashByRev, from the peer HTTP handler and the HashKV method of
 				// the registered maintenance service, authMaintenanceServer
@@ -111,9 +113,11 @@ func TestWhyReleases(t *testing.T) {
 				// loops `for r.ID == int64(lease.NoLease)` (v3_server.go:437),
 				// setting r.ID, and proposes r (v3_server.go:452) only after
 				// the loop, changing r.ID no more; the apply passes lc.ID to
-				// Grant (apply/backend.go:84). Only the apply job, by itself
-				// (its message unknown), remains.
-				"server/lease/lessor.go:283 return": {"etcdserver.(*EtcdServer).run"},
+				// Grant (apply/backend.go:84). Nor is the raft loop: the
+				// apply job it schedules dispatches a request a sender made,
+				// and the LeaseGrant branch (uber_applier.go:146) takes only
+				// that handler's, never with ID 0. No root remains.
+				"server/lease/lessor.go:283 return": nil,
 			},
 			// The gRPC Txn handler reaches checkLease (txn/put.go:84) and
 			// the lessor's Attach (lessor.go:561) only through raft: its
@@ -174,7 +178,7 @@ func TestWhyReleases(t *testing.T) {
 		// at lessor.go:282.
 		{"v3.6.0", whyCase{symbol: "lease.ErrLeaseNotFound",
 			uses: map[string][]string{
-				"server/lease/lessor.go:283 return": {"etcdserver.(*EtcdServer).run"},
+				"server/lease/lessor.go:283 return": nil,
 			},
 		}},
 		{"v3.6.0", whyCase{symbol: "mvcc.(*store).Compact",

@@ -106,6 +106,8 @@ type whyCache struct {
 	// backs are the flows of an error back through its callers
 	// (flowBack).
 	backs backs
+	// sent are the requests each typed hand-off's senders make.
+	sent sentShare
 }
 
 type callersKey struct {
@@ -226,7 +228,7 @@ func (w *whyRun) fork() *whyRun {
 		pass.Entries[i].Reach = maps.Clone(pass.Entries[i].Reach)
 	}
 	pass.Pairs = nil
-	r := &Result{Pass: &pass, lines: w.lines, k: w.k}
+	r := &Result{Pass: &pass, lines: w.lines, k: w.k, shared: w.shared}
 	r.Lines = r.lines.line
 	return &whyRun{Result: r, nearest: w.nearest, added: maps.Clone(w.added), roots: maps.Clone(w.roots),
 		cache: w.cache, programs: w.programs, logged: true, translate: w.translate, dropped: w.dropped}
@@ -236,7 +238,7 @@ func (w *whyRun) fork() *whyRun {
 // checker and its memos, the caches of its searches, its entries' reach):
 // once its uses are answered, adopt needs only its entries' functions.
 func (f *whyRun) release() {
-	f.Feas, f.legs1, f.recv, f.toFrom = nil, nil, nil, nil
+	f.Feas, f.legs1, f.recv, f.toFrom, f.sent = nil, nil, nil, nil, nil
 	for i := range f.Entries {
 		f.Entries[i].Reach = nil
 	}

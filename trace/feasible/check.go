@@ -91,6 +91,14 @@ type Cond struct {
 	// Implied, for True, are what makes it hold without the path fixing a
 	// value.
 	Refuted, Implied []Reason
+	// Senders, on the condition that refutes a way through a typed
+	// hand-off's dispatch that was handed no message, are where the
+	// requests that the hand-off's senders make are made: the way was
+	// checked with each, and none can take it (this condition refutes the
+	// first).
+	Senders []token.Pos
+	// HandOff names that hand-off.
+	HandOff string
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
 }
@@ -185,6 +193,12 @@ func (v *Value) Fields() []string {
 		return nil
 	}
 	return v.v.obj.set
+}
+
+// Literal reports whether the value is an object the path made (a
+// literal), whose fields the path knows.
+func (v *Value) Literal() bool {
+	return v != nil && v.v.kind == kObj
 }
 
 // At is where the value was made or fixed.
