@@ -555,7 +555,7 @@ func (w *walk) enter(fr *frame, site ssa.CallInstruction, callee *ssa.Function) 
 					nf.refused = &Cond{Func: fr.fn, Text: w.c.text.callText(site), Pos: site.Pos(), Want: true, Class: False,
 						Fixed: []Fixed{{Name: w.c.text.callText(site), Value: typeName(recv), At: recv.at}}, Why: "dispatch", Callee: callee}
 				}
-				nf.params[p] = adapt(fr, recv, p.Type())
+				nf.params[p] = adapt(fr, fr.callers(recv, c.Method, callee), p.Type())
 				continue
 			}
 			nf.params[p] = fr.eval(args[j-len(pre)]).fixedAt(at)

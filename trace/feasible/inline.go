@@ -615,6 +615,28 @@ func (f *frame) canCall1(recv *value, m *types.Func, callee *ssa.Function, depth
 	return f.canCall1(v, m, callee, depth+1)
 }
 
+// callers is recv, when it is one of several values, with only those that
+// can run callee as method m (each with the branches that pick it): the
+// call runs callee only when the receiver is one of them. recv itself
+// when every one can, or none.
+func (f *frame) callers(recv *value, m *types.Func, callee *ssa.Function) *value {
+	if recv == nil || recv.kind != kAlt {
+		return recv
+	}
+	var keep []*alt
+	for _, a := range recv.alts {
+		if f.canCall(a.value(), m, callee) {
+			keep = append(keep, a)
+		}
+	}
+	if len(keep) == len(recv.alts) || len(keep) == 0 {
+		return recv
+	}
+	out := *recv
+	out.alts = keep
+	return &out
+}
+
 // canHold reports whether v, as far as the path knows it, may hold a
 // value of type t (every way it can be, when it is one of several, known
 // to hold none says no).
