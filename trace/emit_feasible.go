@@ -104,7 +104,7 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 		b.Text = text
 	}
 	if len(c.Senders) > 0 && b.Text != "" {
-		b.Text = fmt.Sprintf("none of the %d requests that the %s's senders make (made at %s) takes this way, whichever is handed to it; for the one that gets farthest: %s",
+		b.Text = fmt.Sprintf("none of the %d requests that the %s's senders make (made at %s) takes this way, whichever is handed to it; for one that gets farthest: %s",
 			len(c.Senders), c.HandOff, r.lineList(c.Senders), b.Text)
 	}
 	return b
