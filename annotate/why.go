@@ -63,6 +63,18 @@ func WhyDoc(w *report.Why) *report.Doc {
 			cell = report.Cell{Text: report.Text{report.Plain("the declaration")}}
 		case s.Init:
 			cell = report.Cell{Text: report.Text{report.Plain("package-level code: it runs once, at package initialisation")}}
+		case len(rs) == 0 && s.NoWay != nil && s.NoWay.Because != nil:
+			how := "by calls"
+			if s.NoWay.By == "hand-off" {
+				how = "across the " + s.NoWay.HandOff
+			}
+			nw := report.Text{report.Plain("no root reaches it by a way that can run: the nearest that reaches it, "), report.CodeSpan(s.NoWay.Root),
+				report.Plain(" (" + how + "), has no way that can: ")}
+			nw = append(nw, codeText(s.NoWay.Because.Text)...)
+			if b := s.NoWay.Because; b.File != "" {
+				nw = append(nw, report.Plain(" ("), report.Cite(report.Loc{File: b.File, Line: b.Line}), report.Plain(")"))
+			}
+			cell = report.Cell{Text: nw, Class: "no"}
 		case len(rs) == 0:
 			cell = report.Cell{Text: report.Text{report.Plain("no root found: none reaches it by a path that can run, by calls, across the target's hand-offs or from a main function at start-up (it may run through what the analysis does not follow: a library that calls back a function it is handed as an argument, a hand-off the target does not describe, a package that does not import the object's)")}, Class: "unknown"}
 		}

@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/srctrace/srctrace/trace/report"
@@ -53,4 +54,37 @@ func plain(tx report.Text) string {
 		}
 	}
 	return s
+}
+
+// TestNoWayCell: a use that no root reaches by a way that can run, but
+// that a root reaches by ways that cannot, says which root, how it
+// reaches the use, and what refutes it, with the line; one with neither
+// keeps the general sentence.
+func TestNoWayCell(t *testing.T) {
+	w := &report.Why{Symbol: "mvcc.ErrX", Object: report.Object{Name: "mvcc.ErrX", Kind: "var", File: "kv.go", Line: 5},
+		Sites: []report.Site{
+			{File: "kv.go", Line: 59, Function: "example.com/mvcc.Defrag", Kind: "return",
+				NoWay: &report.NoWay{Root: "server.(*Server).applyLoop", By: "hand-off", HandOff: "scheduled job",
+					Because: &report.Because{Text: "`r.Defrag != nil` is false on this path", File: "apply.go", Line: 31}}},
+			{File: "kv.go", Line: 70, Function: "example.com/mvcc.Other", Kind: "return"},
+		}}
+	d := WhyDoc(w)
+	var cells []string
+	for _, sec := range d.Sections {
+		for _, b := range sec.Blocks {
+			if b.Table == nil || len(b.Table.Head) != 4 {
+				continue
+			}
+			for _, r := range b.Table.Rows {
+				cells = append(cells, plain(r[3].Text))
+			}
+		}
+	}
+	want := []string{
+		"no root reaches it by a way that can run: the nearest that reaches it, server.(*Server).applyLoop (across the scheduled job), has no way that can: r.Defrag != nil is false on this path (apply.go:31)",
+		"no root found: ",
+	}
+	if len(cells) != 2 || cells[0] != want[0] || !strings.HasPrefix(cells[1], want[1]) {
+		t.Errorf("cells %q, want %q", cells, want)
+	}
 }

@@ -123,6 +123,9 @@ func (r *Result) reportSites() ([]report.Site, error) {
 		for _, ei := range s.Roots {
 			rs.Roots = append(rs.Roots, r.Entries[ei].Name)
 		}
+		if nw := s.NoWay; nw != nil && nw.Because != nil {
+			rs.NoWay = &report.NoWay{Root: report.ShortName(nw.Root), By: nw.By, HandOff: nw.HandOff, Because: r.because(nw.Because)}
+		}
 		out = append(out, rs)
 	}
 

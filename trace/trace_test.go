@@ -306,7 +306,7 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			if err == nil || (f[2] == "usage" && !isUsage) || (f[2] == "noobject" && !isNone) || !strings.Contains(err.Error(), words) {
 				t.Errorf("%s: err = %v (usage %v, no object %v)", sc.Text(), err, isUsage, isNone)
 			}
-		case "why", "whyobject", "whyway", "whyvia", "whyimpl", "whyroot":
+		case "why", "whyobject", "whyway", "whyvia", "whyimpl", "whyroot", "whynoway":
 			if w == nil {
 				if w = runs[symbol]; w == nil {
 					var err error
@@ -361,6 +361,14 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			case f[0] == "whyvia":
 				if !use.Dynamic || use.Via != f[2] {
 					t.Errorf("%s: dynamic %v via %q", sc.Text(), use.Dynamic, use.Via)
+				}
+			case f[0] == "whynoway":
+				// whynoway SITE ROOT BY WORDS: no root reaches the use by a
+				// way that can run; the nearest that reaches it does so BY
+				// calls or hand-off, and what refutes it says WORDS.
+				nw := use.NoWay
+				if nw == nil || nw.Root != f[2] || nw.By != f[3] || nw.Because == nil || !strings.Contains(nw.Because.Text, strings.Join(f[4:], " ")) {
+					t.Errorf("%s: no way %+v", sc.Text(), nw)
 				}
 			case f[0] == "whyimpl":
 				if shortName(use.Impl) != f[2] {

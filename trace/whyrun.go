@@ -255,6 +255,7 @@ type forked struct {
 	pairs   []study.Pair
 	by      []string
 	roots   [][]int // per use
+	noWay   []*study.NoWay
 	grpc    map[int][]roots.Root
 	// grpcEntered, when answer was asked to keep them apart, are the
 	// roots asked entry for while finding the gRPC roots (entered then
@@ -299,6 +300,7 @@ func (f *whyRun) answer(ctx context.Context, lo, hi int, grpc, apart bool) (fork
 	out.by = f.by[np:len(f.by):len(f.by)]
 	for si := lo; si < hi; si++ {
 		out.roots = append(out.roots, f.Sites[si].Roots)
+		out.noWay = append(out.noWay, f.Sites[si].NoWay)
 	}
 	return out, nil
 }
@@ -349,6 +351,9 @@ func (w *whyRun) adopt(a forked) {
 	for si := a.lo; si < a.hi; si++ {
 		for _, ei := range a.roots[si-a.lo] {
 			w.Sites[si].Roots = append(w.Sites[si].Roots, own(ei))
+		}
+		if a.noWay != nil {
+			w.Sites[si].NoWay = a.noWay[si-a.lo]
 		}
 	}
 }
@@ -518,6 +523,9 @@ func (w *whyRun) use(si int) {
 	// whether it reaches the use or not; its search waits until its
 	// answer could drop a kept root (one it starts), and is made then.
 	var got []found
+	// noWay is the nearest candidate that reaches the use only by ways
+	// that cannot run, for the answer when none can.
+	var noWay *study.NoWay
 	searched := make([]bool, len(cands))
 	search := func(i int) {
 		searched[i] = true
@@ -528,6 +536,10 @@ func (w *whyRun) use(si int) {
 		ways, _, _ := w.bestWays(rootEntry(w.Graph, c), s.Func, s.Instr, nil)
 		if p, n, ok := pairOf(si, ways); ok {
 			got = append(got, found{root: c, p: p, n: n, by: byCalls, rank: i})
+		} else if len(ways) > 0 && noWay == nil {
+			if b := bestWay(ways); b.Res.Verdict == feasible.No {
+				noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because}
+			}
 		}
 	}
 	for i, c := range cands {
@@ -585,6 +597,9 @@ func (w *whyRun) use(si int) {
 			}
 			p, ok := w.tryCross(c, si, dead)
 			if !ok {
+				if len(p.Crossing) > 0 && p.Verdict == feasible.No && noWay == nil {
+					noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because}
+				}
 				continue
 			}
 			n := len(bestOf(p.Ways).Path)
@@ -639,6 +654,9 @@ func (w *whyRun) use(si int) {
 	}
 	if len(got) > w.nearest {
 		got = got[:w.nearest]
+	}
+	if len(got) == 0 {
+		w.Sites[si].NoWay = noWay
 	}
 	for _, f := range got {
 		ei := w.entry(f.root)
@@ -738,7 +756,7 @@ func (w *whyRun) tryCross(c roots.Root, si int, dead map[string]bool) (study.Pai
 		if len(keys) == 1 {
 			dead[keys[0]] = true
 		}
-		return study.Pair{}, false
+		return p, false
 	}
 	return p, true
 }

@@ -86,6 +86,9 @@ func Positions(rep *report.Report) []Position {
 	}
 	for _, s := range rep.Sites {
 		w.pos("site", s.Kind, s.Function, s.File, s.Line, s.Text)
+		if s.NoWay != nil {
+			w.because(s.NoWay.Because)
+		}
 	}
 	for _, g := range rep.Citation.Lines {
 		fn := ""

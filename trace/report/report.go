@@ -191,6 +191,19 @@ type Site struct {
 	Dynamic bool   `json:"dynamic,omitempty"`
 	Via     string `json:"via,omitempty"`
 	Impl    string `json:"impl,omitempty"`
+	// NoWay, when no root reaches the use by a way that can run (srctrace
+	// why), is the nearest root that reaches it only by ways that cannot.
+	NoWay *NoWay `json:"no_way,omitempty"`
+}
+
+// NoWay is a root that reaches a use only by ways that cannot run: how
+// (by "calls" or across a "hand-off", named), and what refutes its best
+// way.
+type NoWay struct {
+	Root    string   `json:"root"` // short name
+	By      string   `json:"by"`
+	HandOff string   `json:"hand_off,omitempty"`
+	Because *Because `json:"because"`
 }
 
 // Excerpt is a few numbered source lines.

@@ -109,6 +109,18 @@ type Site struct {
 	// method asked about whose use this is, when it is one.
 	Dynamic   bool
 	Via, Impl string
+	// NoWay, when no root reaches the use by a way that can run, is the
+	// nearest root found that reaches it by ways none of which can.
+	NoWay *NoWay
+}
+
+// NoWay is a root that reaches a use only by ways that cannot run: how
+// (by calls, across a hand-off) and what refutes its best way.
+type NoWay struct {
+	Root    string // qualified function
+	By      string
+	HandOff string // the first hand-off crossed, when By is one
+	Because *feasible.Cond
 }
 
 // EntryPoint is a resolved entry point: one the study names, or a root
