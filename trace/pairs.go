@@ -178,10 +178,10 @@ const senderDepth = 6
 
 // senders are the requests that typed boundary bi's senders make: each
 // function within senderDepth calls of the hand-off that makes a value
-// of the message type and hands it off by a way that can run, with the
-// value its best way hands off (a literal, whose fields are known). A
-// sender that hands off a value it did not make is not one: the maker
-// above it is.
+// of the message type, with the value each of its ways that can run (up
+// to legBound) hands off (a literal, whose fields are known, and what the
+// way tested of it). A sender that hands off a value it did not make is
+// not one: the maker above it is.
 func (r *Result) senders(bi int) []sender {
 	if s, ok := r.sent[bi]; ok {
 		return s
@@ -275,22 +275,14 @@ func (r *Result) findSenders(b study.HandOff) []sender {
 	var out []sender
 	if len(b.Instrs) > 0 {
 		for _, fn := range r.makers(b) {
-			var best *feasible.Value
-			var bestV feasible.Verdict
+			// Each way that can run is a request of its own: what the
+			// sender tested of it on one way, it may not have on another.
 			for _, path := range r.Graph.Paths(fn, b.From, legBound) {
 				res, val := r.check1(study.EntryPoint{Func: fn}, path, b.Instrs[0], nil, b.Param)
 				if res.Verdict == feasible.No || !val.Literal() {
 					continue
 				}
-				if best == nil || feasible.Better(res.Verdict, bestV) {
-					best, bestV = val, res.Verdict
-				}
-				if bestV == feasible.Yes {
-					break
-				}
-			}
-			if best != nil {
-				out = append(out, sender{fn: fn, val: best})
+				out = append(out, sender{fn: fn, val: val})
 			}
 		}
 	}
