@@ -173,8 +173,10 @@ type sender struct {
 }
 
 // senderDepth bounds how many calls above the hand-off a sender's
-// function is looked for.
-const senderDepth = 6
+// function is looked for: far enough that every caller of the hand-off is
+// looked at (a request made further up that a sender missed would make a
+// way that can run look as if it cannot).
+const senderDepth = 64
 
 // senders are the requests that typed boundary bi's senders make: each
 // function within senderDepth calls of the hand-off that makes a value
