@@ -161,21 +161,12 @@ func loadsAlloc(v ssa.Value, vars map[*ssa.Alloc]bool) bool {
 
 // loadsVar reports whether v is package-level variable g's value.
 func loadsVar(v ssa.Value, g *types.Var) bool {
-	for {
-		switch x := v.(type) {
-		case *ssa.MakeInterface:
-			v = x.X
-		case *ssa.ChangeInterface:
-			v = x.X
-		case *ssa.ChangeType:
-			v = x.X
-		case *ssa.UnOp:
-			gl, ok := x.X.(*ssa.Global)
-			return ok && x.Op == token.MUL && gl.Object() == g
-		default:
-			return false
-		}
+	x, ok := callpath.Unconvert(v).(*ssa.UnOp)
+	if !ok {
+		return false
 	}
+	gl, ok := x.X.(*ssa.Global)
+	return ok && x.Op == token.MUL && gl.Object() == g
 }
 
 // flowBack follows the error that call site returns as its result k

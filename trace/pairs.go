@@ -185,35 +185,25 @@ const senderDepth = 64
 // way tested of it). A sender that hands off a value it did not make is
 // not one: the maker above it is.
 func (r *Result) senders(bi int) []sender {
-	if s, ok := r.sent[bi]; ok {
-		return s
-	}
-	b := r.Boundaries[bi]
-	if r.sent == nil {
-		r.sent = map[int][]sender{}
-	}
 	if r.shared == nil {
 		r.shared = &sentShare{}
 	}
+	b := r.Boundaries[bi]
 	k := sentKey{b.Name, b.From}
-	if out, ok := r.shared.get(k); ok {
-		r.sent[bi] = out
+	if out, ok := r.shared.senders.get(k); ok {
 		return out
 	}
-	out := r.findSenders(b)
-	r.sent[bi] = r.shared.put(k, out)
-	return r.sent[bi]
+	return r.shared.senders.put(k, r.findSenders(b))
 }
 
 // sentShare holds the senders of each typed boundary for the runs on one
 // call graph (the forks and the objects of the atlas): what a sender
 // makes depends on the program only, not on the checker that found it.
 type sentShare struct {
-	mu sync.Mutex
-	m  map[sentKey][]sender
+	senders firstStored[sentKey, []sender]
 	// outs are, per call out of a dispatch, the senders' requests that
 	// can take it (outOfDispatch).
-	outs map[outKey][]int
+	outs firstStored[outKey, []int]
 }
 
 type sentKey struct {
@@ -221,56 +211,34 @@ type sentKey struct {
 	from *ssa.Function
 }
 
-func (s *sentShare) get(k sentKey) ([]sender, bool) {
-	if s == nil {
-		return nil, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out, ok := s.m[k]
-	return out, ok
+// firstStored is a map safe for concurrent use in which the first value
+// stored for a key stays: runs that find the same answer at once keep
+// one.
+type firstStored[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
 }
 
-// put stores out unless another run stored first, and returns what is
+func (s *firstStored[K, V]) get(k K) (V, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[k]
+	return v, ok
+}
+
+// put stores v unless another run stored first, and returns what is
 // stored.
-func (s *sentShare) put(k sentKey, out []sender) []sender {
-	if s == nil {
-		return out
-	}
+func (s *firstStored[K, V]) put(k K, v V) V {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old, ok := s.m[k]; ok {
 		return old
 	}
 	if s.m == nil {
-		s.m = map[sentKey][]sender{}
+		s.m = map[K]V{}
 	}
-	s.m[k] = out
-	return out
-}
-
-func (s *sentShare) out(k outKey) ([]int, bool) {
-	if s == nil {
-		return nil, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	idx, ok := s.outs[k]
-	return idx, ok
-}
-
-func (s *sentShare) setOut(k outKey, idx []int) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.outs == nil {
-		s.outs = map[outKey][]int{}
-	}
-	if _, ok := s.outs[k]; !ok {
-		s.outs[k] = idx
-	}
+	s.m[k] = v
+	return v
 }
 
 func (r *Result) findSenders(b study.HandOff) []sender {
@@ -296,27 +264,11 @@ func (r *Result) findSenders(b study.HandOff) []sender {
 // in the order of their places in the source.
 func (r *Result) makers(b study.HandOff) []*ssa.Function {
 	m := &feasible.Message{Type: b.Msg}
-	seen := map[*ssa.Function]bool{b.From: true}
-	level := []*ssa.Function{b.From}
 	var out []*ssa.Function
-	for d := 0; d <= senderDepth && len(level) > 0; d++ {
-		var next []*ssa.Function
-		for _, fn := range level {
-			if allocates(fn, m) {
-				out = append(out, fn)
-			}
-			n := r.Graph.CG.Nodes[fn]
-			if n == nil {
-				continue
-			}
-			for _, e := range n.In {
-				if c := e.Caller.Func; c != nil && !seen[c] {
-					seen[c] = true
-					next = append(next, c)
-				}
-			}
+	for fn := range r.callersWithin(b.From, senderDepth) {
+		if fn != nil && allocates(fn, m) {
+			out = append(out, fn)
 		}
-		level = next
 	}
 	// By place in the source, not by token.Pos: the files of a load are
 	// numbered in no fixed order.
@@ -349,7 +301,7 @@ func (r *Result) outOfDispatch(bi int, hop callpath.Hop) []sender {
 	b := r.Boundaries[bi]
 	ss := r.senders(bi)
 	k := outKey{sentKey{b.Name, b.From}, hop.Callee, hop.Site}
-	if idx, ok := r.shared.out(k); ok {
+	if idx, ok := r.shared.outs.get(k); ok {
 		return pick(ss, idx)
 	}
 	var idx []int
@@ -365,8 +317,7 @@ func (r *Result) outOfDispatch(bi int, hop callpath.Hop) []sender {
 	if len(idx) == 0 && far >= 0 {
 		idx = []int{far}
 	}
-	r.shared.setOut(k, idx)
-	return pick(ss, idx)
+	return pick(ss, r.shared.outs.put(k, idx))
 }
 
 type outKey struct {

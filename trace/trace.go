@@ -62,9 +62,8 @@ type Result struct {
 	lines *lineCache
 	legs1 map[[2]int][]study.Leg
 	recv  map[recvKey][]study.Way
-	// sent are, per typed boundary, the requests its senders make; shared,
-	// when set, holds them for the runs on one call graph.
-	sent   map[int][]sender
+	// shared holds the requests each typed boundary's senders make, for
+	// the runs on one call graph (one of its own when none is set).
 	shared *sentShare
 	k      int
 }

@@ -27,3 +27,20 @@ func BaseAlloc(addr ssa.Value) *ssa.Alloc {
 		}
 	}
 }
+
+// Unconvert is the value v converts, seen through conversions to and
+// between interfaces and changes of named type.
+func Unconvert(v ssa.Value) ssa.Value {
+	for {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+		case *ssa.ChangeInterface:
+			v = x.X
+		case *ssa.ChangeType:
+			v = x.X
+		default:
+			return v
+		}
+	}
+}

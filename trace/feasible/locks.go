@@ -510,7 +510,7 @@ func (w *walk) refutedIn(f *frame) func(*ssa.BasicBlock) bool {
 // every return of fn (it is not released before any return, deferred
 // releases included).
 func (c *Checker) returnsHolding(fn *ssa.Function, ev lockEv) bool {
-	key := retKey{fn, ev.ins}
+	key := retKey{fn, ev.ins, ev.field}
 	if v, ok := c.retHold[key]; ok {
 		return v
 	}
@@ -543,6 +543,7 @@ func (c *Checker) returnsHolding(fn *ssa.Function, ev lockEv) bool {
 type retKey struct {
 	fn  *ssa.Function
 	ins ssa.Instruction
+	L   *types.Var
 }
 
 // returnedHoldings are the acquisitions a call returns holding, when it
@@ -627,36 +628,10 @@ func (w *walk) returnedHoldings1(f *frame, call *ssa.Call, depth int) []holding 
 }
 
 // returnsCallHolding reports whether lock field L, held once call (in fn)
-// returns, is still held at every return of fn: no release between, and
-// none deferred.
+// returns, is still held at every return of fn (returnsHolding, with the
+// call as the acquisition).
 func (c *Checker) returnsCallHolding(fn *ssa.Function, call ssa.Instruction, L *types.Var) bool {
-	if call == nil || call.Parent() != fn {
-		return false
-	}
-	ev := lockEv{ins: call, field: L}
-	ok := false
-	for _, b := range fn.Blocks {
-		if len(b.Instrs) == 0 {
-			continue
-		}
-		ret, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
-		if !isRet {
-			continue
-		}
-		if !c.coversLocal(fn, ev, ret, nil) {
-			return false
-		}
-		ok = true
-	}
-	if !ok {
-		return false
-	}
-	for _, e := range c.index().events[fn] {
-		if e.deferred && e.field == L && (e.op == opUnlock || e.op == opRUnlock) {
-			return false
-		}
-	}
-	return true
+	return call != nil && call.Parent() == fn && c.returnsHolding(fn, lockEv{ins: call, field: L})
 }
 
 // termsOf are the terms v can be: its own, and those of each of its

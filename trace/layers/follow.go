@@ -375,20 +375,8 @@ func (f *follower) message(c *ssa.Call) string {
 
 // callOf is the call a value is, seen through conversions to interfaces.
 func callOf(v ssa.Value) *ssa.Call {
-	for {
-		switch x := v.(type) {
-		case *ssa.Call:
-			return x
-		case *ssa.MakeInterface:
-			v = x.X
-		case *ssa.ChangeInterface:
-			v = x.X
-		case *ssa.ChangeType:
-			v = x.X
-		default:
-			return nil
-		}
-	}
+	c, _ := callpath.Unconvert(v).(*ssa.Call)
+	return c
 }
 
 // reachableReturns are the returns that the block succ leads to from the
