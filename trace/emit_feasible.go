@@ -100,6 +100,13 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 		if c.Whole != "" {
 			b.Text += " (part of `" + c.Whole + "`)"
 		}
+		for _, p := range c.Pinned {
+			b.Pinned = append(b.Pinned, report.Pin{Name: p.Name, Value: p.Value, Because: r.reportReasons(p.Because)})
+			b.Text += fmt.Sprintf(", where `%s` can only be %d on this path", p.Name, p.Value)
+			if rs := r.reasons(p.Because); rs != "" {
+				b.Text += " (" + rs + ")"
+			}
+		}
 	default:
 		b.Text = text
 	}

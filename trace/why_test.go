@@ -64,6 +64,9 @@ type whyCase struct {
 	// in a tree of the release's modules), for v3.6.0 what git grep and
 	// reading find.
 	all []string
+	// verdicts maps a use and a root ("file:line root") to the pair's
+	// verdict and words its reason holds ("only-if|words").
+	verdicts map[string]string
 }
 
 // TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
@@ -102,6 +105,21 @@ func TestWhyReleases(t *testing.T) {
 			methods: map[string][]string{"v3rpc.(*kvServer).Range": {"/etcdserverpb.KV/Range", "etcdserverpb.(*kVClient).Range"}},
 			all: []string{"server/etcdserver/api/v3rpc/util.go:46", "server/etcdserver/corrupt.go:609", "server/etcdserver/txn/range.go:179",
 				"server/storage/mvcc/kvstore.go:191", "server/storage/mvcc/kvstore.go:218", "server/storage/mvcc/kvstore_txn.go:76"},
+			// The store's own refusal of a future revision (rangeKeys,
+			// kvstore_txn.go:75): the Range handler passes the client's
+			// revision, which can be past the view's. The Txn handler's
+			// read-only way checks every range first (checkTxn's loop,
+			// txn.go:207, calling checkRange): one past the view's
+			// revision returns ErrFutureRev there (range.go:178), so only a
+			// range at revision 0 (range.go:176) gets to rangeKeys, on the
+			// same view (NewReadOnlyTxnWrite wraps it, kv.go:103); 0 past
+			// the view's revision needs a current revision below 0, which
+			// the store never shows the analysis to exclude (restore sets
+			// it from what the index read, kvstore.go:377): an if of state.
+			verdicts: map[string]string{
+				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*kvServer).Range":    "yes|",
+				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "only-if|where `rev` can only be 0 on this path (`checkRange(rv, tv.RequestRange)` returned nil, which needs `req.Revision == 0` (server/etcdserver/txn/range.go:176))",
+			},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound",
 			uses: map[string][]string{
@@ -206,6 +224,11 @@ func TestWhyReleases(t *testing.T) {
 			},
 			all: []string{"server/etcdserver/api/v3rpc/util.go:46", "server/etcdserver/corrupt.go:609", "server/etcdserver/txn/txn.go:437",
 				"server/storage/mvcc/kvstore.go:180", "server/storage/mvcc/kvstore.go:207", "server/storage/mvcc/kvstore_txn.go:75"},
+			// The same as v3.7.3's: checkRange (txn.go:432) passes only
+			// revision 0 (txn.go:434) without testing it against the view.
+			verdicts: map[string]string{
+				"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*quotaKVServer).Txn": "only-if|where `rev` can only be 0 on this path (`checkRange(rv, tv.RequestRange)` returned nil, which needs `req.Revision == 0` (server/etcdserver/txn/txn.go:434))",
+			},
 		}},
 	} {
 		t.Run(tc.version+"/"+tc.symbol[strings.LastIndex(tc.symbol, "/")+1:], func(t *testing.T) {
@@ -265,6 +288,27 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		}
 		if diff := cmp.Diff(want, way); diff != "" {
 			t.Errorf("the way of %s (-want +got):\n%s", key, diff)
+		}
+	}
+	for key, want := range tc.verdicts {
+		f := strings.Fields(key)
+		verdict, words, _ := strings.Cut(want, "|")
+		found := false
+		for _, p := range w.Paths {
+			if fmt.Sprintf("%s:%d", p.Site.File, p.Site.Line) != f[0] || p.Entry != f[1] {
+				continue
+			}
+			found = true
+			text := ""
+			if p.Because != nil {
+				text = p.Because.Text
+			}
+			if p.Feasible != verdict || !strings.Contains(text, words) {
+				t.Errorf("%s: %s, because %q; want %s, saying %q", key, p.Feasible, text, verdict, words)
+			}
+		}
+		if !found {
+			t.Errorf("no pair %s", key)
 		}
 	}
 	for use, via := range tc.via {

@@ -174,6 +174,16 @@ func (w *walker) because(b *report.Because) {
 			w.pos("condition", "what rules a condition out ("+r.Kind+")", "", r.File, r.Line, "")
 		}
 	}
+	for _, p := range b.Pinned {
+		for _, r := range p.Because {
+			if r.Cond != nil {
+				w.cond(*r.Cond)
+			}
+			if r.File != "" {
+				w.pos("condition", "what leaves a part of the request one value ("+r.Kind+")", "", r.File, r.Line, "")
+			}
+		}
+	}
 }
 
 func (w *walker) cond(c report.Cond) {

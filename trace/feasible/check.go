@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/callgraph"
@@ -99,6 +100,11 @@ type Cond struct {
 	Senders []token.Pos
 	// HandOff names that hand-off.
 	HandOff string
+	// Pinned, on a condition of State that compares a part of the request
+	// with state, are the parts the path leaves one value: what it
+	// checked earlier leaves the client no choice, so the condition is
+	// the state's.
+	Pinned []Pin
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
 }
@@ -115,6 +121,15 @@ type Fixed struct {
 	// Unset is the field the path's requests leave at zero, when the value
 	// is read from it (Path.Zero).
 	Unset *types.Var
+}
+
+// Pin is a part of the request that the path leaves one value, and why.
+type Pin struct {
+	Name  string // the operand as written
+	Value int64
+	// Because are what fixes it: earlier branches of the path, what the
+	// calls it tests returned, what a loop checked of every element.
+	Because []Reason
 }
 
 // Result is the verdict on one path.
@@ -673,6 +688,13 @@ func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 		w.worlds = nil
 		return
 	}
+	// A comparison of a part of the request that every world leaves one
+	// value: the client cannot choose it, so the condition is the state's.
+	if c.Class == Input {
+		if pins := w.pinned(ws, fr, ifi.Cond, c); pins != nil {
+			c.Class, c.Pinned = State, pins
+		}
+	}
 	// (A world found to take the negation, a witness, shows at once that
 	// the condition is not implied.)
 	if (c.Class == State || c.Class == Input || c.Class == Gave) && !w.witnessIn(w.worlds, fr, ifi.Cond, !want) {
@@ -975,3 +997,100 @@ func isSel(e ast.Expr) bool { _, ok := e.(*ast.SelectorExpr); return ok }
 // 5000, and the Txn handler's read-only way to a range's refusal of a
 // future revision about 10000.
 const checkBudget = 12000
+
+// pinned are the operands of comparison v that depend on the request,
+// when each is one value, the same in every world of ws, and another
+// operand is state that some world leaves free: the client has no choice
+// left, and the comparison asks the state. Nil otherwise (or when v is
+// no comparison): a comparison of a part of the request with a constant,
+// or with state the worlds fix, is the client's choice.
+func (w *walk) pinned(ws []*world, fr *frame, v ssa.Value, c *Cond) []Pin {
+	b, ok := v.(*ssa.BinOp)
+	if !ok || len(ws) == 0 {
+		return nil
+	}
+	names := w.operands(b)
+	saved, budget := w.deaths, w.budget
+	defer func() { w.deaths, w.budget = saved, budget }()
+	var out []Pin
+	free := false
+	for i, x := range []ssa.Value{b.X, b.Y} {
+		val := fr.eval(x)
+		if val.org == state && val.kind != kConst {
+			// State that some world leaves free (one of several values
+			// is taken as it is in each world).
+			for _, ch := range w.expand(ws, fr, x, val, nil) {
+				t, _, ok := linOf(ch.val)
+				if !ok || t != "" && !isFixed(ch.w, t) {
+					free = true
+				}
+			}
+			continue
+		}
+		if val.org != input {
+			continue
+		}
+		var k int64
+		var rs []*reason
+		chs := w.expand(ws, fr, x, val, nil)
+		if len(chs) == 0 {
+			return nil
+		}
+		seen := false
+		for _, ch := range chs {
+			t, off, ok := linOf(ch.val)
+			if !ok || t == "" {
+				return nil
+			}
+			for _, nw := range w.narrowTerm(ch.w, t) {
+				n, ok := nw.d.value(t)
+				if !ok || seen && n+off != k {
+					return nil
+				}
+				k, seen = n+off, true
+				_, up := nw.d.implies(t, "", n)
+				_, down := nw.d.implies("", t, -n)
+				rs = append(append(rs, up...), down...)
+			}
+		}
+		if !seen {
+			return nil
+		}
+		out = append(out, Pin{Name: names[i], Value: k, Because: explain(w.c.text.fset, rs, c)})
+	}
+	if !free {
+		return nil
+	}
+	return out
+}
+
+// narrowTerm is world wd narrowed by what every element of a slice
+// passes, said of the elements that term t is part of (see narrow).
+func (w *walk) narrowTerm(wd *world, t string) []*world {
+	ws := []*world{wd}
+	slices := make([]string, 0, len(wd.forall))
+	for s := range wd.forall {
+		slices = append(slices, s)
+	}
+	sort.Strings(slices) // one order on every run
+	for _, s := range slices {
+		ts := wd.forall[s]
+		for _, e := range wd.elems[s] {
+			if t != e && !strings.HasPrefix(t, e+".") {
+				continue
+			}
+			var next []*world
+			for _, x := range ws {
+				next = append(next, w.narrow(x, ts, e)...)
+			}
+			ws = next
+		}
+	}
+	return ws
+}
+
+// isFixed reports whether world wd fixes term t to one value.
+func isFixed(wd *world, t string) bool {
+	_, ok := wd.d.value(t)
+	return ok
+}

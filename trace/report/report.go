@@ -327,6 +327,17 @@ type Because struct {
 	// the path already needs that rules it out; Implied, for one that
 	// must hold, what makes it hold.
 	Refuted []Reason `json:"refuted,omitempty"`
+	// Pinned are, for an only-if that compares a part of the request with
+	// state, the parts the path leaves one value (what it checked earlier
+	// leaves the client no choice), each with what fixes it.
+	Pinned []Pin `json:"pinned,omitempty"`
+}
+
+// Pin is a part of the request that a path leaves one value.
+type Pin struct {
+	Name    string   `json:"name"`
+	Value   int64    `json:"value"`
+	Because []Reason `json:"because,omitempty"`
 }
 
 // Reason is one part of why a condition cannot hold: an earlier condition
