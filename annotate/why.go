@@ -24,7 +24,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 		report.Plain(" ("), report.CodeSpan(o.Text), report.Plain(fmt.Sprintf("). Found in etcd %s by type identity, in the %d packages that import its package, loaded from source; ", w.Etcd.Version, len(w.Packages))),
 		report.Plain("a call that reaches it through an interface method or a function value (as the call graph resolves it) is a use too, marked dynamic. "),
 		report.Plain(fmt.Sprintf("Roots are where the code is entered or started (%s); for each use the %d nearest that reach it by a path that can run are kept: by calls; when fewer, across the hand-offs of etcd's architecture that calls do not show (a proposal to raft and its apply, a scheduled job, a watch channel), with the message each hands off; when none, from a program's main function in its own goroutine (start-up). ", rootKinds(w.Roots), w.Nearest)),
-		report.Plain("A path can run when no branch on it is refuted by what the path fixes or already needs: a value it fixes, an earlier branch, what an earlier call whose result it tests returned, a relation the store keeps between two of its fields, a lock held between two reads, and, across a hand-off, what the sender tested of the request it hands off (a field it does not change after the test). What a typed hand-off's receiver dispatches is a request one of its senders made, so a way through the dispatch that is handed no request (the raft loop's scheduled apply job) is checked with each request a sender makes, and can run when one of them can take it (a request this release's code does not make, from a peer or a log of another release or written into the log by hand, is not considered). A branch that compares a part of the request with server state is the client's choice, unless what the path checked earlier leaves that part one value: then it is a condition of state (an only-if, which says the value and what fixes it). Which goroutine runs what is not used (that one loop applies requests one after another, say), so an only-if may still name a condition that never holds; where the analysis cannot decide, it says so."),
+		report.Plain("A path can run when no branch on it is refuted by what the path fixes or already needs: a value it fixes, an earlier branch, what an earlier call whose result it tests returned, a relation the store keeps between two of its fields, a lock held between two reads, and, across a hand-off, what the sender tested of the request it hands off (a field it does not change after the test). What a typed hand-off's receiver dispatches is a request one of its senders made, so a way through the dispatch that is handed no request (the raft loop's scheduled apply job) is checked with each request a sender makes, and can run when one of them can take it (a request this release's code does not make, from a peer or a log of another release or written into the log by hand, is not considered). A branch that compares a part of the request with server state is the client's choice, unless, on the runs that take it, what the path checked earlier leaves that part one value: then it is a condition of state, and the only-if says the value, what fixes it and what the branch then asks of the state. Which goroutine runs what is not used (that one loop applies requests one after another, say), so an only-if may still name a condition that never holds; where the analysis cannot decide, it says so."),
 	}
 	entry := map[string]report.Entry{}
 	for _, e := range w.Entries {
@@ -113,7 +113,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 				kind = e.Found
 			}
 			head := report.Text{report.StrongSpan(p.Entry), report.Plain(" (" + kind + ", "), report.Cite(report.Loc{File: e.File, Line: e.Line}), report.Plain("): ")}
-			head = append(head, verdictSpans(p.Feasible, p.Because)...)
+			head = append(head, pairVerdict(p)...)
 			sec.Blocks = append(sec.Blocks, report.Block{Para: head})
 			var items []report.Text
 			for _, c := range p.Crossing {
@@ -136,10 +136,8 @@ func WhyDoc(w *report.Why) *report.Doc {
 			}
 			if len(p.Ways) > 0 {
 				best := p.Ways[0]
-				for _, x := range p.Ways {
-					if rank(x.Feasible) > rank(best.Feasible) {
-						best = x
-					}
+				if p.Best > 0 && p.Best < len(p.Ways) {
+					best = p.Ways[p.Best]
 				}
 				for _, h := range best.Hops {
 					items = append(items, hopItem(h))
@@ -263,8 +261,44 @@ func verdictSpans(v string, b *report.Because) report.Text {
 	return t
 }
 
-func rank(v string) int {
-	return map[string]int{"yes": 3, "only-if": 2, "unknown": 1}[v]
+// pairVerdict is what a pair's head says of its verdict: for one that
+// can run only if, every condition of state its way needs (each leg's
+// across a hand-off, then the way's to the use), in the order the way
+// meets them, each with the operands the path leaves one value.
+func pairVerdict(p report.PairPaths) report.Text {
+	if p.Feasible != "only-if" || p.Because == nil {
+		return verdictSpans(p.Feasible, p.Because)
+	}
+	var cs []report.Cond
+	seen := map[report.Cond]bool{}
+	add := func(xs []report.Cond) {
+		for _, c := range xs {
+			if !seen[c] {
+				seen[c] = true
+				cs = append(cs, c)
+			}
+		}
+	}
+	for _, c := range p.Crossing {
+		add(c.OnlyIf)
+	}
+	if p.Best >= 0 && p.Best < len(p.Ways) {
+		add(p.Ways[p.Best].OnlyIf)
+	}
+	if len(cs) == 0 {
+		return verdictSpans(p.Feasible, p.Because)
+	}
+	t := report.Text{report.Plain("a path that can run ")}
+	for i, c := range cs {
+		switch {
+		case i > 0 && i == len(cs)-1:
+			t = append(t, report.Plain(" and "))
+		case i > 0:
+			t = append(t, report.Plain(", "))
+		}
+		t = append(t, report.OnlyIf(c)...)
+	}
+	return t
 }
 
 func rootKinds(n map[string]int) string {

@@ -88,3 +88,38 @@ func TestNoWayCell(t *testing.T) {
 		t.Errorf("cells %q, want %q", cells, want)
 	}
 }
+
+// TestPairVerdictNamesEveryCondition: a pair that can run only if says
+// every condition of state its way needs: each leg's across a hand-off,
+// then those of the way it shows (Best, not the first), each with what
+// its note adds (an operand the path leaves one value).
+func TestPairVerdictNamesEveryCondition(t *testing.T) {
+	send := report.Cond{Text: "len(data) > max", File: "v3_server.go", Line: 1099, Want: false, Class: "state"}
+	apply := report.Cond{Text: "shouldApply", File: "uber_applier.go", Line: 126, Want: true, Class: "state"}
+	pinned := report.Cond{Text: "rev > curRev", File: "kvstore_txn.go", Line: 75, Want: true, Class: "state"}
+	other := report.Cond{Text: "scheduled != 0", File: "kvstore.go", Line: 421, Want: true, Class: "state"}
+	p := report.PairPaths{Entry: "v3rpc.(*kvServer).Compact", Feasible: "only-if",
+		Because:  &report.Because{Text: "only if not `len(data) > max`", Cond: send},
+		Crossing: []report.Crossing{{Boundary: "raft proposal", OnlyIf: []report.Cond{send}}},
+		Ways: []report.Way{
+			{Feasible: "only-if", OnlyIf: []report.Cond{other, pinned}},
+			{Feasible: "only-if", OnlyIf: []report.Cond{apply, send}},
+		},
+		Best: 1,
+	}
+	got := plain(pairVerdict(p))
+	want := "a path that can run only if not len(data) > max (v3_server.go:1099) and only if shouldApply (uber_applier.go:126)"
+	if got != want {
+		t.Errorf("pairVerdict = %q, want %q", got, want)
+	}
+	pinned.Note = ", where `rev` can only be 0 on this path (a reason): so only if `0 > curRev`"
+	q := report.PairPaths{Feasible: "only-if",
+		Because: &report.Because{Text: "only if `shouldApply`", Cond: apply},
+		Ways:    []report.Way{{Feasible: "only-if", OnlyIf: []report.Cond{apply, pinned}}},
+	}
+	got = plain(pairVerdict(q))
+	want = "a path that can run only if shouldApply (uber_applier.go:126) and only if rev > curRev, where rev can only be 0 on this path (a reason): so only if 0 > curRev (kvstore_txn.go:75)"
+	if got != want {
+		t.Errorf("pairVerdict = %q, want %q", got, want)
+	}
+}

@@ -162,6 +162,9 @@ func (r *Result) reportPaths() []report.PairPaths {
 			Searched:  p.Searched,
 			Cut:       p.Cut,
 		}
+		if len(p.Ways) > 0 {
+			pp.Best = bestWayIndex(p.Ways)
+		}
 		for i, path := range p.Paths {
 			hs := r.hops(path)
 			pp.Paths = append(pp.Paths, hs)

@@ -25,7 +25,7 @@ func (r *Result) position(p token.Pos) (string, int) {
 
 func (r *Result) cond(c *feasible.Cond) report.Cond {
 	file, line := r.position(c.Pos)
-	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole}
+	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c)}
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
 	}
@@ -101,12 +101,13 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.Text += " (part of `" + c.Whole + "`)"
 		}
 		for _, p := range c.Pinned {
-			b.Pinned = append(b.Pinned, report.Pin{Name: p.Name, Value: p.Value, Because: r.reportReasons(p.Because)})
-			b.Text += fmt.Sprintf(", where `%s` can only be %d on this path", p.Name, p.Value)
-			if rs := r.reasons(p.Because); rs != "" {
-				b.Text += " (" + rs + ")"
+			rp := report.Pin{Name: p.Name, Value: p.Value, Fixed: p.Fixed, Because: r.reportReasons(p.Because)}
+			if p.Fixed {
+				rp.File, rp.Line = r.position(p.At)
 			}
+			b.Pinned = append(b.Pinned, rp)
 		}
+		b.Text += r.pinNote(c)
 	default:
 		b.Text = text
 	}
@@ -423,4 +424,51 @@ func structOf(f *types.Var) string {
 		}
 	}
 	return ""
+}
+
+// pinNote says, for a condition of state, the operands the path leaves
+// one value and what the condition then asks of the state: ", where `rev`
+// can only be 0 on this path (…): so only if `0 > curRev`"; "" when it
+// has none.
+func (r *Result) pinNote(c *feasible.Cond) string {
+	if len(c.Pinned) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	put := c.Text
+	for _, p := range c.Pinned {
+		if p.Fixed {
+			fmt.Fprintf(&b, ", where `%s` is %d on this path", p.Name, p.Value)
+			if file, line := r.position(p.At); file != "" {
+				fmt.Fprintf(&b, " (fixed at %s:%d)", file, line)
+			}
+		} else {
+			fmt.Fprintf(&b, ", where `%s` can only be %d on this path", p.Name, p.Value)
+			if rs := r.reasons(p.Because); rs != "" {
+				b.WriteString(" (" + rs + ")")
+			}
+		}
+		put = substitute(put, p.Name, fmt.Sprint(p.Value))
+	}
+	if put != c.Text {
+		not := ""
+		if !c.Want {
+			not = "not "
+		}
+		fmt.Fprintf(&b, ": so only if %s`%s`", not, put)
+	}
+	return b.String()
+}
+
+// substitute puts value for operand name in comparison text ("rev >
+// curRev" with rev 0 is "0 > curRev"): name must be a whole operand, the
+// first or the last; the text is left as it is otherwise.
+func substitute(text, name, value string) string {
+	switch {
+	case strings.HasPrefix(text, name+" "):
+		return value + text[len(name):]
+	case strings.HasSuffix(text, " "+name):
+		return text[:len(text)-len(name)] + value
+	}
+	return text
 }

@@ -448,13 +448,24 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 // bestWay is the first way of the best verdict. Among ways that cannot
 // run, one that a condition of the code rules out is preferred to one the
 // call graph made up (a call whose receiver cannot have the callee's
-// type): its reason is the one a reader needs.
+// type): its reason is the one a reader needs. Among ways that can run
+// only if, one that needs fewer conditions of state is preferred: of two
+// ways, the one whose conditions are a reader's better witness that the
+// root reaches the use (a way whose conditions may never hold, which the
+// analysis cannot refute, is less of one).
 func bestWay(ways []study.Way) study.Way {
-	best := ways[0]
-	for _, w := range ways[1:] {
-		if feasible.Better(w.Res.Verdict, best.Res.Verdict) ||
-			w.Res.Verdict == best.Res.Verdict && refusedCall(best.Res) && !refusedCall(w.Res) {
-			best = w
+	return ways[bestWayIndex(ways)]
+}
+
+// bestWayIndex is the index of bestWay's way.
+func bestWayIndex(ways []study.Way) int {
+	best := 0
+	for i, w := range ways[1:] {
+		b := ways[best]
+		if feasible.Better(w.Res.Verdict, b.Res.Verdict) ||
+			w.Res.Verdict == b.Res.Verdict && refusedCall(b.Res) && !refusedCall(w.Res) ||
+			w.Res.Verdict == b.Res.Verdict && w.Res.Verdict == feasible.OnlyIf && len(w.Res.OnlyIfs()) < len(b.Res.OnlyIfs()) {
+			best = i + 1
 		}
 	}
 	return best

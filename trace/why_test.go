@@ -109,16 +109,21 @@ func TestWhyReleases(t *testing.T) {
 			// kvstore_txn.go:75): the Range handler passes the client's
 			// revision, which can be past the view's. The Txn handler's
 			// read-only way checks every range first (checkTxn's loop,
-			// txn.go:207, calling checkRange): one past the view's
-			// revision returns ErrFutureRev there (range.go:178), so only a
-			// range at revision 0 (range.go:176) gets to rangeKeys, on the
-			// same view (NewReadOnlyTxnWrite wraps it, kv.go:103); 0 past
-			// the view's revision needs a current revision below 0, which
-			// the store never shows the analysis to exclude (restore sets
-			// it from what the index read, kvstore.go:377): an if of state.
+			// txn.go:207, calling checkRange): a revision other than 0
+			// past the view's returns ErrFutureRev there (range.go:178),
+			// and checkRange passes revision 0 untested (range.go:176);
+			// rangeKeys runs on the same view (NewReadOnlyTxnWrite wraps
+			// it, kv.go:103), so only a range at revision 0 can be past
+			// it: that needs a current revision below 0, which the
+			// analysis cannot exclude (restore sets it from what the index
+			// read, kvstore.go:377; the store never makes one, so the if
+			// never holds, but showing that needs the revisions' byte
+			// order): an if of state. The raft loop's way through the
+			// Compaction's header read (apply/backend.go:78) passes
+			// revision 0 in a literal: the same if.
 			verdicts: map[string]string{
 				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*kvServer).Range":    "yes|",
-				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "only-if|where `rev` can only be 0 on this path (`checkRange(rv, tv.RequestRange)` returned nil, which needs `req.Revision == 0` (server/etcdserver/txn/range.go:176))",
+				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "only-if|where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/range.go:176 and 178)): so only if `0 > curRev`",
 			},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound",
@@ -227,7 +232,7 @@ func TestWhyReleases(t *testing.T) {
 			// The same as v3.7.3's: checkRange (txn.go:432) passes only
 			// revision 0 (txn.go:434) without testing it against the view.
 			verdicts: map[string]string{
-				"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*quotaKVServer).Txn": "only-if|where `rev` can only be 0 on this path (`checkRange(rv, tv.RequestRange)` returned nil, which needs `req.Revision == 0` (server/etcdserver/txn/txn.go:434))",
+				"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*quotaKVServer).Txn": "only-if|where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/txn.go:434 and 436)): so only if `0 > curRev`",
 			},
 		}},
 	} {

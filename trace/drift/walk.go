@@ -175,6 +175,9 @@ func (w *walker) because(b *report.Because) {
 		}
 	}
 	for _, p := range b.Pinned {
+		if p.File != "" {
+			w.pos("condition", "where a path fixes a value its condition compares", "", p.File, p.Line, "")
+		}
 		for _, r := range p.Because {
 			if r.Cond != nil {
 				w.cond(*r.Cond)

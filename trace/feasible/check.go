@@ -123,12 +123,18 @@ type Fixed struct {
 	Unset *types.Var
 }
 
-// Pin is a part of the request that the path leaves one value, and why.
+// Pin is an operand of a comparison that the path leaves one value, and
+// why: a part of the request that what the path checked earlier leaves
+// one value, or (Fixed) a value the path fixes, a constant it passes or
+// a field a literal leaves unset.
 type Pin struct {
 	Name  string // the operand as written
 	Value int64
+	Fixed bool
+	At    token.Pos // where a Fixed value is fixed
 	// Because are what fixes it: earlier branches of the path, what the
-	// calls it tests returned, what a loop checked of every element.
+	// calls it tests returned (the returns that let it through, and those
+	// that refuse the other values), what a loop checked of every element.
 	Because []Reason
 }
 
@@ -695,6 +701,9 @@ func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 			c.Class, c.Pinned = State, pins
 		}
 	}
+	if c.Class == State {
+		c.Pinned = append(c.Pinned, w.fixedOperands(fr, ifi.Cond)...)
+	}
 	// (A world found to take the negation, a witness, shows at once that
 	// the condition is not implied.)
 	if (c.Class == State || c.Class == Input || c.Class == Gave) && !w.witnessIn(w.worlds, fr, ifi.Cond, !want) {
@@ -1032,6 +1041,7 @@ func (w *walk) pinned(ws []*world, fr *frame, v ssa.Value, c *Cond) []Pin {
 		}
 		var k int64
 		var rs []*reason
+		mark := len(w.deaths)
 		chs := w.expand(ws, fr, x, val, nil)
 		if len(chs) == 0 {
 			return nil
@@ -1055,6 +1065,24 @@ func (w *walk) pinned(ws []*world, fr *frame, v ssa.Value, c *Cond) []Pin {
 		}
 		if !seen {
 			return nil
+		}
+		// Why the other values cannot be: the other returns of the calls
+		// whose returns let the value through, which died (a return that
+		// refuses a value the branch needs, one that passes only values
+		// the branch excludes). Deaths of other ways (other checks of
+		// the same element) are left out: they are no part of why.
+		calls := map[ssa.CallInstruction]bool{}
+		for _, r := range rs {
+			if r != nil && len(r.via) > 0 {
+				calls[r.via[len(r.via)-1].call] = true
+			}
+		}
+		for _, d := range w.deaths[mark:] {
+			for _, r := range d.why {
+				if r != nil && r.kind == ReasonGuard && len(r.via) > 0 && calls[r.via[len(r.via)-1].call] {
+					rs = append(rs, r)
+				}
+			}
 		}
 		out = append(out, Pin{Name: names[i], Value: k, Because: explain(w.c.text.fset, rs, c)})
 	}
@@ -1093,4 +1121,30 @@ func (w *walk) narrowTerm(wd *world, t string) []*world {
 func isFixed(wd *world, t string) bool {
 	_, ok := wd.d.value(t)
 	return ok
+}
+
+// fixedOperands are the operands of comparison v that the path fixes to
+// an integer constant where the condition does not write one (a constant
+// argument, a field a literal leaves unset), with where, when the value
+// says: a condition of state that compares one says what it asks of the
+// state only with its value.
+func (w *walk) fixedOperands(fr *frame, v ssa.Value) []Pin {
+	b, ok := v.(*ssa.BinOp)
+	if !ok || !isInteger(b.X.Type()) {
+		return nil
+	}
+	names := w.operands(b)
+	var out []Pin
+	for i, x := range []ssa.Value{b.X, b.Y} {
+		if _, lit := x.(*ssa.Const); lit || names[i] == "" {
+			continue
+		}
+		val := fr.eval(x)
+		k, ok := intConst(val)
+		if !ok {
+			continue
+		}
+		out = append(out, Pin{Name: names[i], Value: k, Fixed: true, At: val.at})
+	}
+	return out
 }

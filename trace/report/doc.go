@@ -204,9 +204,28 @@ func OnlyIf(c Cond) Text {
 	if !c.Want {
 		not = "not "
 	}
-	out := Text{Plain("only if " + not), CodeSpan(c.Text), Plain(" (")}
+	out := Text{Plain("only if " + not), CodeSpan(c.Text)}
+	out = append(out, codeSpans(c.Note)...)
+	out = append(out, Plain(" ("))
 	if c.Whole != "" {
 		out = append(out, Plain("part of "), CodeSpan(c.Whole), Plain(", "))
 	}
 	return append(out, Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
+}
+
+// codeSpans turns text that quotes code in backticks into spans.
+func codeSpans(s string) Text {
+	var t Text
+	parts := strings.Split(s, "`")
+	for i, p := range parts {
+		if p == "" {
+			continue
+		}
+		if i%2 == 1 && i < len(parts)-1 {
+			t = append(t, CodeSpan(p))
+		} else {
+			t = append(t, Plain(p))
+		}
+	}
+	return t
 }

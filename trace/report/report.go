@@ -292,6 +292,10 @@ type PairPaths struct {
 	// and the shortest of the best verdict when it is not among them (for
 	// a crossing: the receiving entry's paths to the site).
 	Ways []Way `json:"ways,omitempty"`
+	// Best is the index in Ways of the way whose verdict is the pair's
+	// (the first of the best verdict; of ways that can run only if, the
+	// first that needs the fewest conditions of state).
+	Best int `json:"best,omitempty"`
 	// Searched is how many paths were checked; Cut says the search
 	// stopped at its bound without finding a yes.
 	Searched int  `json:"searched,omitempty"`
@@ -327,16 +331,23 @@ type Because struct {
 	// the path already needs that rules it out; Implied, for one that
 	// must hold, what makes it hold.
 	Refuted []Reason `json:"refuted,omitempty"`
-	// Pinned are, for an only-if that compares a part of the request with
-	// state, the parts the path leaves one value (what it checked earlier
-	// leaves the client no choice), each with what fixes it.
+	// Pinned are, for an only-if that compares an operand the path leaves
+	// one value with state, those operands: a part of the request (what
+	// the path checked earlier leaves the client no choice), or a value
+	// the path fixes; each with what fixes it.
 	Pinned []Pin `json:"pinned,omitempty"`
 }
 
-// Pin is a part of the request that a path leaves one value.
+// Pin is an operand of a comparison that a path leaves one value: a
+// part of the request that what the path checked earlier leaves one
+// value (Because says what), or a value the path fixes (fixed, at File
+// and Line).
 type Pin struct {
 	Name    string   `json:"name"`
 	Value   int64    `json:"value"`
+	Fixed   bool     `json:"fixed,omitempty"`
+	File    string   `json:"file,omitempty"`
+	Line    int      `json:"line,omitempty"`
 	Because []Reason `json:"because,omitempty"`
 }
 
@@ -394,6 +405,11 @@ type Cond struct {
 	// Whole is the if statement's whole condition, when Text is a part
 	// of it (`a` of `a && b`).
 	Whole string `json:"whole,omitempty"`
+	// Note says, for a condition of state that compares an operand the
+	// path leaves one value, that value and what it leaves the condition
+	// asking (", where `rev` can only be 0 on this path (…): so only if
+	// `0 > curRev`"); text that quotes code in backticks.
+	Note string `json:"note,omitempty"`
 }
 
 // AlsoCrossing is another crossing of a pair: its legs and its verdict.
