@@ -6,9 +6,11 @@ package main
 import (
 	"math"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"syscall"
 )
 
 // gcPercent is the garbage collector's target unless GOGC says otherwise.
@@ -28,7 +30,14 @@ const gcPercent = 75
 // it. The Go compiler starts its heap the same way (AdjustStartingHeap).
 const firstGC = 128 << 20
 
+// early holds a Ctrl-C or SIGTERM that comes before run installs its own
+// handler (while main prepares the heap): run takes it as one that came
+// after, so that the run stops as an interrupted run does, with nothing
+// written, and does not die of the signal's default action.
+var early = make(chan os.Signal, 1)
+
 func main() {
+	signal.Notify(early, os.Interrupt, syscall.SIGTERM)
 	heapHugePages(hugeHeap)
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)

@@ -95,6 +95,16 @@ var stopProfile func()
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A signal main caught before this handler was there interrupts the
+	// run as if it came now.
+	signal.Stop(early)
+	select {
+	case <-early:
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		cancel()
+	default:
+	}
 	// What a run that was killed (SIGKILL, a second Ctrl-C) left in
 	// TMPDIR, its go commands' work and its servers' data, is removed
 	// beside this run's work, and before it exits; but a TMPDIR that does
