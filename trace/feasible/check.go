@@ -619,7 +619,105 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 	for _, e := range w.c.domEdges(fr.fn, target) {
 		out = append(out, w.decide(fr, e.ifi, e.want))
 	}
+	for _, c := range w.avoided(fr, target) {
+		// In the order the function meets them.
+		i := len(out)
+		for i > 0 && out[i-1].Pos > c.Pos {
+			i--
+		}
+		out = append(out[:i], append([]Cond{c}, out[i:]...)...)
+	}
 	return out
+}
+
+// avoided are the early returns of fr's function that a run on to target
+// does not take, where no branch alone says so: a return reached down one
+// chain of branches, all parts of one if statement's condition (`a && b`,
+// each part taken as the return needs), starting at a block that
+// dominates target. A run that takes the whole chain returns, so one that
+// reaches target does not: "only if not `a && b`". Listed when every part
+// is a condition of state; a part the request chooses or an error test
+// makes the whole the client's or no condition, and a part the path
+// decides leaves the rest to the other parts (false: the chain cannot be
+// taken; true: it drops out), so the chain is left out then. The worlds
+// are not constrained by it: it adds a condition to the way's list, not a
+// refutation.
+func (w *walk) avoided(fr *frame, target *ssa.BasicBlock) []Cond {
+	var out []Cond
+	for _, r := range fr.fn.Blocks {
+		if r == target || len(r.Instrs) == 0 {
+			continue
+		}
+		ret, ok := r.Instrs[len(r.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		var chain []edgeOf
+		cur, top := r, false
+		for len(chain) < 8 && len(cur.Preds) == 1 {
+			p := cur.Preds[0]
+			ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
+			if !ok || p == target {
+				break
+			}
+			chain = append(chain, edgeOf{ifi: ifi, want: p.Succs[0] == cur})
+			if p.Dominates(target) {
+				top = true
+				break
+			}
+			cur = p
+		}
+		if !top || len(chain) < 2 {
+			continue
+		}
+		if c, ok := w.chainCond(fr, chain, ret); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// chainCond is the condition "not the whole of one if statement's
+// condition" for a chain of its parts that leads into its body (the
+// return at ret), when every part is a condition of state.
+func (w *walk) chainCond(fr *frame, chain []edgeOf, ret *ssa.Return) (Cond, bool) {
+	whole := ""
+	var first token.Pos
+	var fields []*types.Var
+	for i, e := range chain {
+		text, pos, _ := w.c.text.condText(e.ifi)
+		wh := w.c.text.whole(pos, text)
+		if wh == "" || i > 0 && wh != whole {
+			return Cond{}, false
+		}
+		whole = wh
+		if !first.IsValid() || pos < first {
+			first = pos
+		}
+		pc := Cond{Func: fr.fn, If: e.ifi, Text: text, Pos: pos}
+		w.classify(fr, &pc, e.ifi.Cond, e.want)
+		if pc.Class != State {
+			return Cond{}, false
+		}
+		fields = append(fields, fieldsRead(e.ifi.Cond)...)
+	}
+	// The return is in the if statement's body: the chain is the
+	// condition holding.
+	ix := w.c.text.of(first)
+	if ix == nil || !ret.Pos().IsValid() {
+		return Cond{}, false
+	}
+	inBody := false
+	for _, c := range ix.conds {
+		if c.text == whole && c.body <= ret.Pos() && ret.Pos() <= c.end {
+			inBody = true
+		}
+	}
+	if !inBody {
+		return Cond{}, false
+	}
+	top := chain[len(chain)-1]
+	return Cond{Func: fr.fn, If: top.ifi, Text: whole, Pos: first, Want: false, Class: State, Fields: fields}, true
 }
 
 // loopHeads are the blocks whose branch asks whether a range loop goes on.
