@@ -181,7 +181,7 @@ func attentionTable(rep *check.Report, idx []int) *report.Table {
 			{Text: report.Text{report.Plain(fmt.Sprintf("%s:%d", c.Notes, c.NotesLine))}},
 			{Text: citation},
 			{Text: status, Class: statusClass[c.Status]},
-			{Text: codeText(c.Message)},
+			{Text: report.CodeText(c.Message)},
 		})
 	}
 	return tb

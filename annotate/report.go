@@ -39,7 +39,7 @@ func ReportDoc(r *report.Report) *report.Doc {
 		}
 		if p.Because != nil && p.Feasible != "yes" {
 			row[3].Text = append(row[3].Text, report.Plain(": "))
-			row[3].Text = append(row[3].Text, codeText(p.Because.Text)...)
+			row[3].Text = append(row[3].Text, report.CodeText(p.Because.Text)...)
 		}
 		tb.Rows = append(tb.Rows, row)
 	}

@@ -70,7 +70,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			}
 			nw := report.Text{report.Plain("no root reaches it by a way that can run: the nearest that reaches it, "), report.CodeSpan(s.NoWay.Root),
 				report.Plain(" (" + how + "), has no way that can: ")}
-			nw = append(nw, codeText(s.NoWay.Because.Text)...)
+			nw = append(nw, report.CodeText(s.NoWay.Because.Text)...)
 			if b := s.NoWay.Because; b.File != "" {
 				nw = append(nw, report.Plain(" ("), report.Cite(report.Loc{File: b.File, Line: b.Line}), report.Plain(")"))
 			}
@@ -249,7 +249,7 @@ func verdictSpans(v string, b *report.Because) report.Text {
 		return report.Text{report.Plain("nothing connects it")}
 	}
 	if b != nil && v != "yes" {
-		t = append(t, codeText(b.Text)...)
+		t = append(t, report.CodeText(b.Text)...)
 		if b.File != "" {
 			t = append(t, report.Plain(" ("), report.Cite(report.Loc{File: b.File, Line: b.Line}), report.Plain(")"))
 		}
@@ -316,21 +316,4 @@ func rootKinds(n map[string]int) string {
 		out = append(out, fmt.Sprintf("%d %s", n[k], name))
 	}
 	return strings.Join(out, ", ")
-}
-
-// codeText turns text that quotes code in backticks into spans.
-func codeText(s string) report.Text {
-	var t report.Text
-	parts := strings.Split(s, "`")
-	for i, p := range parts {
-		if p == "" {
-			continue
-		}
-		if i%2 == 1 && i < len(parts)-1 {
-			t = append(t, report.CodeSpan(p))
-		} else {
-			t = append(t, report.Plain(p))
-		}
-	}
-	return t
 }

@@ -107,7 +107,7 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			}
 			b.Pinned = append(b.Pinned, rp)
 		}
-		b.Text += r.pinNote(c)
+		b.Text += rc.Note
 	default:
 		b.Text = text
 	}

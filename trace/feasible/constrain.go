@@ -406,7 +406,7 @@ func (w *walk) addElem(ws []*world, slice, elem string) []*world {
 // said of elem: of each of the loop's returns that one branch alone
 // leads to, the element takes the other side. (A return that needs
 // several branches says only that the element does not take them all.)
-// Each template narrows an element once in a world. The path's worlds
+// The path's worlds
 // are not narrowed as they go (violates kills those that take a return's
 // branches, without splitting them by the branch each avoids, which
 // costs far more): pinned narrows copies, for one comparison.
@@ -418,28 +418,13 @@ func (w *walk) narrow(wd *world, ts []*template, elem string) []*world {
 	defer func() { w.checking = false }()
 	ws := []*world{wd}
 	for _, t := range ts {
-		k := [2]string{"\x00narrow|" + t.name(), elem}
 		tf := w.templateFrame(t, elem)
-		var next []*world
-		for _, x := range ws {
-			if x.related[k] {
-				next = append(next, x)
-				continue
-			}
-			xs := []*world{x}
-			for _, exit := range t.loop.exits {
-				if len(exit) == 1 {
-					e := exit[0]
-					xs = w.constrain(xs, tf, e.ifi.Cond, !e.want, w.guardReason(tf, e.ifi, e.want, t.via, ReasonForall))
-				}
-			}
-			for _, y := range xs {
-				y = y.clone()
-				y.setRelated(k)
-				next = append(next, y)
+		for _, exit := range t.loop.exits {
+			if len(exit) == 1 {
+				e := exit[0]
+				ws = w.constrain(ws, tf, e.ifi.Cond, !e.want, w.guardReason(tf, e.ifi, e.want, t.via, ReasonForall))
 			}
 		}
-		ws = next
 	}
 	return ws
 }

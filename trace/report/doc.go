@@ -205,7 +205,7 @@ func OnlyIf(c Cond) Text {
 		not = "not "
 	}
 	out := Text{Plain("only if " + not), CodeSpan(c.Text)}
-	out = append(out, codeSpans(c.Note)...)
+	out = append(out, CodeText(c.Note)...)
 	out = append(out, Plain(" ("))
 	if c.Whole != "" {
 		out = append(out, Plain("part of "), CodeSpan(c.Whole), Plain(", "))
@@ -213,8 +213,10 @@ func OnlyIf(c Cond) Text {
 	return append(out, Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
 }
 
-// codeSpans turns text that quotes code in backticks into spans.
-func codeSpans(s string) Text {
+// CodeText turns text that quotes code in backticks into spans: each
+// quoted part a code span, the rest plain (an unclosed backtick's part
+// stays plain).
+func CodeText(s string) Text {
 	var t Text
 	parts := strings.Split(s, "`")
 	for i, p := range parts {
