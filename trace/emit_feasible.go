@@ -225,6 +225,15 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 				key += "|" + last.Text
 			}
 			grouped(key, lead, x, "")
+		case feasible.ReasonValue:
+			// A value a function a defer statement runs reads where its
+			// maker left it: "left|ar.Err|dispatch".
+			if parts := strings.Split(x.Text, "|"); len(parts) == 3 && parts[0] == "left" {
+				grouped("left|"+parts[1], "when `"+parts[2]+"` returns, `"+parts[1]+"` holds what one of its writes left there, or, where none ran, what its literal did (", x, "")
+			} else if x.Text == "returns" && len(x.Via) > 0 {
+				last := x.Via[len(x.Via)-1]
+				grouped("val|"+last.Text, "what `"+last.Text+"` returned (its returns at ", x, "")
+			}
 		case feasible.ReasonInvariant:
 			if inv := x.Invariant; inv != nil {
 				text := fmt.Sprintf("the store keeps %s", invText(inv))
@@ -248,6 +257,11 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 		if !strings.HasPrefix(p, "\x00") {
 			continue
 		}
+		if call, ok := strings.CutPrefix(p[1:], "val|"); ok && groups["ret|"+call] != nil {
+			// The branches of the call's returns name them already.
+			parts[i] = ""
+			continue
+		}
 		g := groups[p[1:]]
 		if g.n == 1 && g.single != "" {
 			parts[i] = g.single
@@ -255,7 +269,7 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 		}
 		parts[i] = g.lead + r.lineList(g.lines) + ")"
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), "; ")
 }
 
 // lineList names positions by file and line, each file once: a file,

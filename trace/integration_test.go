@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -127,6 +128,17 @@ var releases = []struct {
 			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "invariant"},
 			// What must stay feasible: the read at an old revision.
 			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "yes"},
+			// The apply's deferred result check compares ar.Err with
+			// ErrCompacted only when ar.Err is not nil (uber_applier.go:97),
+			// when dispatch returns. The hash checks reach it only by the
+			// corruption alarm's proposal (corrupt.go:441), whose case
+			// stores what a.Alarm returned (uber_applier.go:157): the
+			// backend's Alarm returns a nil error at both its returns
+			// (apply/backend.go:133, 135), and the literal leaves ar.Err
+			// nil. A compaction's error can be ErrCompacted.
+			{entry: "kv-hash-check", site: "server/etcdserver/apply/uber_applier.go:97", verdict: "no", refutedBy: "value", because: "when `dispatch` returns, `ar.Err` holds"},
+			{entry: "compact-hash-check", site: "server/etcdserver/apply/uber_applier.go:97", verdict: "no", refutedBy: "value"},
+			{entry: "kv-compact", site: "server/etcdserver/apply/uber_applier.go:97", verdict: "feasible", boundary: "raft proposal", message: []string{"Compaction"}},
 		},
 		// The registered KV service is quotaKVServer (v3rpc/grpc.go:80, NewQuotaKVServer):
 		// quotaKVServer.Txn -> kvServer.Txn -> EtcdServer.Txn -> txn.Txn (read-only) -> checkTxn -> checkRange.
@@ -188,6 +200,10 @@ var releases = []struct {
 			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
 			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
 			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "yes"},
+			// The deferred result check (uber_applier.go:128 here): the
+			// corruption alarm's ar.Err is always nil.
+			{entry: "kv-hash-check", site: "server/etcdserver/apply/uber_applier.go:128", verdict: "no", refutedBy: "value"},
+			{entry: "kv-compact", site: "server/etcdserver/apply/uber_applier.go:128", verdict: "feasible", boundary: "raft proposal", message: []string{"Compaction"}},
 		},
 		roots: map[string][]string{"server/etcdserver/txn/txn.go:439": {"v3rpc.(*quotaKVServer).Txn"}},
 	},
@@ -371,6 +387,8 @@ type feasibleWant struct {
 	// invariant, lock); noWayThrough a function whose ways must be "no".
 	refutedBy    string
 	noWayThrough string
+	// because are words the verdict's reason must hold.
+	because string
 	// senderNeeds are conditions (text@file:line) the crossing's sender
 	// leg must list among its only-ifs.
 	senderNeeds []string
@@ -418,6 +436,9 @@ func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots 
 			if !found {
 				t.Errorf("%s: because = %+v, want a reason of kind %s", name, p.Because, w.refutedBy)
 			}
+		}
+		if w.because != "" && (p.Because == nil || !strings.Contains(p.Because.Text, w.because)) {
+			t.Errorf("%s: because = %+v, want it to say %q", name, p.Because, w.because)
 		}
 		if w.noWayThrough != "" {
 			through := 0

@@ -329,6 +329,11 @@ func (o *object) field(f *frame, i int, fv *types.Var) *value {
 		}
 		return opaque(state)
 	}
+	if runsAtExit(f, o) {
+		if v := o.exitField(i, fv); v != nil {
+			return v
+		}
+	}
 	k := i*1024 + len(f.p.frames)
 	if v, ok := o.fields[k]; ok {
 		return v

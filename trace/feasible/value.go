@@ -138,6 +138,8 @@ type object struct {
 	// that made the object (see freeze).
 	frozen map[int]*value
 	busy   bool
+	// exits are fields as the maker leaves them when it returns (exitField).
+	exits map[int]*value
 }
 
 // zero is the zero value of t, as a value: what a literal leaves unset.
