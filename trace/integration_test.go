@@ -97,8 +97,13 @@ var releases = []struct {
 			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore.go:214", verdict: "feasible", senderNeeds: []string{"rev <= 0@server/etcdserver/api/v3compactor/revision.go:82"}},
 			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore.go:214", verdict: "feasible", senderNeeds: []string{"pc.clock.Now().Sub(lastSuccess) < baseInterval@server/etcdserver/api/v3compactor/periodic.go:127"}},
 			// The send loop ranges for a previous value only when the watch
-			// asked for it: needPrevKV := sws.prevKV[wresp.WatchID] (watch.go:446, branch at 450).
-			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "only-if", cond: "needPrevKV", condAt: "server/etcdserver/api/v3rpc/watch.go:450"},
+			// asked for it and the event is no create: needPrevKV :=
+			// sws.prevKV[wresp.WatchID] (watch.go:446, branch at 450). The
+			// map is filled only with true under `if creq.PrevKv`
+			// (watch.go:346), by the receive loop of the stream the handler
+			// made (watch.go:163): the client's choice, no condition of
+			// state. The first condition of state is the event's kind.
+			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "only-if", cond: "IsCreateEvent(evs[i])", condAt: "server/etcdserver/api/v3rpc/watch.go:450"},
 			// dispatch returns early when !shouldApplyV3 (uber_applier.go:126).
 			{entry: "apply", site: "server/etcdserver/txn/range.go:181", verdict: "only-if", cond: "shouldApplyV3", condAt: "server/etcdserver/apply/uber_applier.go:126"},
 			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/etcdserver/txn/range.go:181", verdict: "yes"},
@@ -188,7 +193,7 @@ var releases = []struct {
 			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", senderNeeds: []string{"rev <= 0@server/etcdserver/api/v3compactor/revision.go:82"}},
 			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", senderNeeds: []string{"pc.clock.Now().Sub(lastSuccess) < baseInterval@server/etcdserver/api/v3compactor/periodic.go:127"}},
 			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:203", verdict: "no", cond: "r.Compaction != nil", boundary: "raft proposal", message: []string{"Alarm"}},
-			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "only-if", cond: "needPrevKV"},
+			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "only-if", cond: "IsCreateEvent(evs[i])"},
 			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/etcdserver/txn/txn.go:439", verdict: "yes"},
 			// As at v3.7.3: restore's scheduledCompact is 0 at or below
 			// compactMainRev (kvstore.go:388); the Txn handler checks its

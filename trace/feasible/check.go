@@ -324,6 +324,9 @@ type walk struct {
 	worlds []*world
 	deaths []death
 	terms  map[string]termInfo
+	// clientMaps says whether a map field of an object of the path holds
+	// what clients chose (clientEntry).
+	clientMaps map[clientKey]bool
 	// reads are the read terms of each field of each struct (by base and
 	// field); holds what acquisitions hold at each read.
 	reads      map[readKey][]string

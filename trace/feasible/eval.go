@@ -229,6 +229,9 @@ func (f *frame) eval1(v ssa.Value) *value {
 				return z
 			}
 		}
+		if r := f.clientEntry(v); r != nil {
+			return r
+		}
 		return f.element(x, v, v.Index)
 	case *ssa.Index:
 		return f.element(f.eval(v.X), v, v.Index)

@@ -84,13 +84,17 @@ type index struct {
 	structs  []*ssa.Store
 	releases map[*types.Var][]*ssa.Function
 	events   map[*ssa.Function][]lockEv
+	// mapWrites are the entry writes (m[k] = v) of maps held in a field;
+	// mapReads the reads of such a field (its map value).
+	mapWrites map[*types.Var][]*ssa.MapUpdate
+	mapReads  map[*types.Var][]*ssa.UnOp
 }
 
 func (c *Checker) index() *index {
 	if c.ix != nil {
 		return c.ix
 	}
-	ix := &index{writes: map[*types.Var][]*ssa.Store{}, releases: map[*types.Var][]*ssa.Function{}, events: map[*ssa.Function][]lockEv{}}
+	ix := &index{writes: map[*types.Var][]*ssa.Store{}, releases: map[*types.Var][]*ssa.Function{}, events: map[*ssa.Function][]lockEv{}, mapWrites: map[*types.Var][]*ssa.MapUpdate{}, mapReads: map[*types.Var][]*ssa.UnOp{}}
 	for fn := range c.g.CG.Nodes {
 		if fn == nil {
 			continue
@@ -107,6 +111,16 @@ func (c *Checker) index() *index {
 						if fv := fieldVar(fa.X.Type(), fa.Field); fv != nil {
 							ix.writes[fv] = append(ix.writes[fv], x)
 						}
+					}
+				case *ssa.UnOp:
+					if _, isMap := x.Type().Underlying().(*types.Map); isMap {
+						if fv := heldIn(x); fv != nil {
+							ix.mapReads[fv] = append(ix.mapReads[fv], x)
+						}
+					}
+				case *ssa.MapUpdate:
+					if fv := heldIn(x.Map); fv != nil {
+						ix.mapWrites[fv] = append(ix.mapWrites[fv], x)
 					}
 				case *ssa.Call, *ssa.Defer:
 					if ev, ok := lockEvent(ins); ok {

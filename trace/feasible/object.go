@@ -352,7 +352,9 @@ func (o *object) field(f *frame, i int, fv *types.Var) *value {
 }
 
 func (o *object) field1(f *frame, i int, fv *types.Var) *value {
-	if o.closureWrites() {
+	// A literal that may write the variable changes it, except a field
+	// only composite literals write: no one changes that once it is made.
+	if o.closureWrites() && (fv == nil || !f.p.c.constructionOnly(fv)) {
 		return opaque(state)
 	}
 	addrs := o.addrs()

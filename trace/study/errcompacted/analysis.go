@@ -322,6 +322,8 @@ type ErrorUse struct {
 	// run on the watch's path, and the condition that decides it.
 	Verdict feasible.Verdict
 	Because *feasible.Cond
+	// at is the call, in the send loop.
+	at token.Pos
 }
 
 // sentence builds a verdict sentence: each %L in format takes the next
@@ -1595,7 +1597,15 @@ func (r *analysis) readVerdict() {
 			if !c.Want {
 				not = "not "
 			}
-			if c.Whole != "" {
+			if holds, ok := inBranchOf(c, u.at); ok {
+				// The call is in a branch of the whole condition: say it
+				// whole, with the parts the request chooses.
+				not = ""
+				if !holds {
+					not = "not "
+				}
+				v.add(fmt.Sprintf(" only when %s`%s` (%%L)", not, c.Whole), r.condPos(c))
+			} else if c.Whole != "" {
 				v.add(fmt.Sprintf(" only when %s`%s` (part of `%s`, %%L)", not, c.Text, c.Whole), r.condPos(c))
 			} else {
 				v.add(fmt.Sprintf(" only when %s`%s` (%%L)", not, c.Text), r.condPos(c))
@@ -1986,7 +1996,7 @@ func (r *analysis) errorUses() {
 			uses, dropped := r.Signal.ErrorUses(h.Site)
 			r.ErrorUses = append(r.ErrorUses, ErrorUse{Site: p.Site, Entry: sg.Open,
 				Call: signal.Pos{Position: h.Pos, Func: send}, Callee: callpath.Name(h.Callee), Uses: uses, Dropped: dropped,
-				Verdict: p.Verdict, Because: p.Because})
+				Verdict: p.Verdict, Because: p.Because, at: h.Site.Pos()})
 			break
 		}
 	}
@@ -2007,4 +2017,31 @@ func whenCallsSucceed(run *signal.ToolRun) string {
 		return ", when its other calls succeed"
 	}
 	return ""
+}
+
+// inBranchOf reports whether call at is in the body (holds) or the else
+// branch of the if statement whose whole condition c is a part of; ok is
+// false when it is in neither, or c is no part of one.
+func inBranchOf(c *feasible.Cond, at token.Pos) (holds, ok bool) {
+	if c.Whole == "" || c.Func == nil || !at.IsValid() {
+		return false, false
+	}
+	syn := c.Func.Syntax()
+	if syn == nil {
+		return false, false
+	}
+	ast.Inspect(syn, func(n ast.Node) bool {
+		ifs, isIf := n.(*ast.IfStmt)
+		if ok || !isIf || c.Pos < ifs.Cond.Pos() || c.Pos >= ifs.Cond.End() {
+			return !ok
+		}
+		switch {
+		case ifs.Body.Pos() <= at && at < ifs.Body.End():
+			holds, ok = true, true
+		case ifs.Else != nil && ifs.Else.Pos() <= at && at < ifs.Else.End():
+			holds, ok = false, true
+		}
+		return false
+	})
+	return holds, ok
 }
