@@ -445,6 +445,11 @@ func structOf(f *types.Var) string {
 // can only be 0 on this path (…): so only if `0 > curRev`"; "" when it
 // has none.
 func (r *Result) pinNote(c *feasible.Cond) string {
+	if m := c.Made; m != nil {
+		// A branch no step of the way takes: the one under which the
+		// value the way calls a method of was made.
+		return fmt.Sprintf(", under which alone a `%s.%s` is made (by `%s`), whose method this way calls through an interface", m.Type.Pkg().Name(), m.Type.Name(), report.ShortName(m.Maker.String()))
+	}
 	if len(c.Pinned) == 0 {
 		return ""
 	}

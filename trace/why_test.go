@@ -67,6 +67,10 @@ type whyCase struct {
 	// verdicts maps a use and a root ("file:line root") to the pair's
 	// verdict and words its reason holds ("only-if|words").
 	verdicts map[string]string
+	// onlyIf maps a use and a root ("file:line root") to a condition the
+	// shown way lists among its only-ifs, and words its note holds
+	// ("text|words").
+	onlyIf map[string]string
 }
 
 // TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
@@ -124,6 +128,19 @@ func TestWhyReleases(t *testing.T) {
 			verdicts: map[string]string{
 				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*kvServer).Range":    "yes|",
 				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "only-if|where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/range.go:176 and 178)): so only if `0 > curRev`",
+			},
+		}},
+		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/etcdserver/errors.ErrNoSpace",
+			// The capped applier refuses a Put (capped.go:34). The dispatch
+			// calls it through the applierV3 interface (uber_applier.go:136);
+			// an applierV3Capped is made only by newApplierV3Capped
+			// (capped.go:30), called only by restoreAlarms under
+			// `if noSpaceAlarms` (uber_applier.go:74): a way through it
+			// needs the NOSPACE alarm to have been on when the appliers were
+			// last restored, though no step of the way tests it.
+			onlyIf: map[string]string{
+				"server/etcdserver/apply/capped.go:34 etcdserver.(*EtcdServer).run": "noSpaceAlarms|under which alone a `apply.applierV3Capped` is made (by `apply.newApplierV3Capped`)",
+				"server/etcdserver/apply/capped.go:34 v3rpc.(*quotaKVServer).Put":   "noSpaceAlarms|",
 			},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound",
@@ -314,6 +331,25 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		}
 		if !found {
 			t.Errorf("no pair %s", key)
+		}
+	}
+	for key, want := range tc.onlyIf {
+		f := strings.Fields(key)
+		text, words, _ := strings.Cut(want, "|")
+		found := false
+		for _, p := range w.Paths {
+			if fmt.Sprintf("%s:%d", p.Site.File, p.Site.Line) != f[0] || p.Entry != f[1] || p.Best >= len(p.Ways) {
+				continue
+			}
+			for _, c := range p.Ways[p.Best].OnlyIf {
+				found = found || c.Text == text && strings.Contains(c.Note, words)
+			}
+			if !found {
+				t.Errorf("%s: the shown way's only-ifs are %+v; want %q, saying %q", key, p.Ways[p.Best].OnlyIf, text, words)
+			}
+		}
+		if !found {
+			t.Errorf("no pair %s with a way", key)
 		}
 	}
 	for use, via := range tc.via {

@@ -606,11 +606,13 @@ func (w *whyRun) use(si int) {
 			for _, l := range p.Crossing {
 				n += len(l.Path)
 			}
-			crossed = append(crossed, found{root: c, p: p, n: n, by: byHandOff})
+			// One that a root found already starts (by calls, or across a
+			// hand-off) is dropped below: it does not count.
 			started := false
-			for _, f := range got {
+			for _, f := range append(got[:len(got):len(got)], crossed...) {
 				started = started || w.reachable(f.root.Func)[c.Func]
 			}
+			crossed = append(crossed, found{root: c, p: p, n: n, by: byHandOff})
 			if !started {
 				kept++
 			}

@@ -105,6 +105,10 @@ type Cond struct {
 	// checked earlier leaves the client no choice, so the condition is
 	// the state's.
 	Pinned []Pin
+	// Made, on a condition of State that no branch of the path takes, is
+	// the receiver type whose only making the condition guards: the way
+	// calls a method of a value of that type (see madeConds).
+	Made *Made
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
 }
@@ -254,6 +258,7 @@ type Checker struct {
 	retHold   map[retKey]bool
 	shared    *invStore // the invariants read by this checker and its forks
 	ctorOnly  map[*types.Var]bool
+	madeMemo  map[*types.TypeName][]Cond // madeConds' answers
 	writersOf map[*ssa.Alloc]map[ssa.Instruction]bool
 	closureW  map[*ssa.Alloc]bool // closureWrites' answers
 	// withSyntax are the packages whose code is loaded.
@@ -477,6 +482,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 				cs = append(cs, *next.refused)
 				res = w.result(cs, ss)
 			} else {
+				cs = append(cs, w.madeConds(fr, site, h.Callee)...)
 				res, val = w.dfs(next, i+1, cs, ss)
 			}
 		}

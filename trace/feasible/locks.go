@@ -88,13 +88,18 @@ type index struct {
 	// mapReads the reads of such a field (its map value).
 	mapWrites map[*types.Var][]*ssa.MapUpdate
 	mapReads  map[*types.Var][]*ssa.UnOp
+	// made are the allocations of each named struct type; inner the
+	// types whose address is also taken inside another value (a field or
+	// an element held by value), which no allocation of their own shows.
+	made  map[*types.TypeName][]*ssa.Alloc
+	inner map[*types.TypeName]bool
 }
 
 func (c *Checker) index() *index {
 	if c.ix != nil {
 		return c.ix
 	}
-	ix := &index{writes: map[*types.Var][]*ssa.Store{}, releases: map[*types.Var][]*ssa.Function{}, events: map[*ssa.Function][]lockEv{}, mapWrites: map[*types.Var][]*ssa.MapUpdate{}, mapReads: map[*types.Var][]*ssa.UnOp{}}
+	ix := &index{writes: map[*types.Var][]*ssa.Store{}, releases: map[*types.Var][]*ssa.Function{}, events: map[*ssa.Function][]lockEv{}, mapWrites: map[*types.Var][]*ssa.MapUpdate{}, mapReads: map[*types.Var][]*ssa.UnOp{}, made: map[*types.TypeName][]*ssa.Alloc{}, inner: map[*types.TypeName]bool{}}
 	for fn := range c.g.CG.Nodes {
 		if fn == nil {
 			continue
@@ -117,6 +122,14 @@ func (c *Checker) index() *index {
 						if fv := heldIn(x); fv != nil {
 							ix.mapReads[fv] = append(ix.mapReads[fv], x)
 						}
+					}
+				case *ssa.Alloc:
+					if tn := pointee(x.Type()); tn != nil {
+						ix.made[tn] = append(ix.made[tn], x)
+					}
+				case *ssa.FieldAddr, *ssa.IndexAddr:
+					if tn := pointee(x.(ssa.Value).Type()); tn != nil {
+						ix.inner[tn] = true
 					}
 				case *ssa.MapUpdate:
 					if fv := heldIn(x.Map); fv != nil {
