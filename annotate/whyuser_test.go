@@ -118,7 +118,7 @@ func TestPairVerdictNamesEveryCondition(t *testing.T) {
 		Ways:    []report.Way{{Feasible: "only-if", OnlyIf: []report.Cond{apply, pinned}}},
 	}
 	got = plain(pairVerdict(q))
-	want = "a path that can run only if shouldApply (uber_applier.go:126) and only if rev > curRev, where rev can only be 0 on this path (a reason): so only if 0 > curRev (kvstore_txn.go:75)"
+	want = "a path that can run only if shouldApply (uber_applier.go:126) and only if rev > curRev (kvstore_txn.go:75), where rev can only be 0 on this path (a reason): so only if 0 > curRev"
 	if got != want {
 		t.Errorf("pairVerdict = %q, want %q", got, want)
 	}

@@ -445,10 +445,17 @@ func structOf(f *types.Var) string {
 // can only be 0 on this path (…): so only if `0 > curRev`"; "" when it
 // has none.
 func (r *Result) pinNote(c *feasible.Cond) string {
+	if c.Inside != "" {
+		return fmt.Sprintf(", in `%s`, whose result the way tests", c.Inside)
+	}
 	if m := c.Made; m != nil {
 		// A branch no step of the way takes: the one under which the
 		// value the way calls a method of was made.
-		return fmt.Sprintf(", under which alone a `%s.%s` is made (by `%s`), whose method this way calls through an interface", m.Type.Pkg().Name(), m.Type.Name(), report.ShortName(m.Maker.String()))
+		t := m.Type.Pkg().Name() + "." + m.Type.Name()
+		if m.Kept {
+			return fmt.Sprintf(", which keeps that `%s` in the field that holds it (the other way replaces it)", t)
+		}
+		return fmt.Sprintf(", the only branch under which a `%s` is made (by `%s`), whose method this way calls through an interface", t, report.ShortName(m.Maker.String()))
 	}
 	if len(c.Pinned) == 0 {
 		return ""

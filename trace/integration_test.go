@@ -106,6 +106,12 @@ var releases = []struct {
 			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "only-if", cond: "IsCreateEvent(evs[i])", condAt: "server/etcdserver/api/v3rpc/watch.go:450"},
 			// dispatch returns early when !shouldApplyV3 (uber_applier.go:126).
 			{entry: "apply", site: "server/etcdserver/txn/range.go:181", verdict: "only-if", cond: "shouldApplyV3", condAt: "server/etcdserver/apply/uber_applier.go:126"},
+			// The Txn handler goes on only when the quota check returned nil
+			// (quota.go:68), which it does only when qa.q.Available(r)
+			// (quota.go:41); a read-only transaction costs nothing, so that
+			// holds on its way (storage/quota.go:129): a branch that calls a
+			// function given the request is not listed as a condition of
+			// state. The range's revision is the client's.
 			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/etcdserver/txn/range.go:181", verdict: "yes"},
 			// What the path checked earlier. The store's restore sets
 			// scheduledCompact to 0 when it is at or below compactMainRev

@@ -262,6 +262,23 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 					t.Errorf("%s: because = %+v, want it to say %q", sc.Text(), p.Because, words)
 				}
 			}
+		case "onlyif":
+			// onlyif ENTRY SITE [not] TEXT: the shown way lists the
+			// condition among its only-ifs.
+			p := pair(f[1], f[2])
+			want, text := true, strings.Join(f[3:], " ")
+			if rest, ok := strings.CutPrefix(text, "not "); ok {
+				want, text = false, rest
+			}
+			found := false
+			if p.Best < len(p.Ways) {
+				for _, c := range p.Ways[p.Best].OnlyIf {
+					found = found || c.Text == text && c.Want == want
+				}
+			}
+			if !found {
+				t.Errorf("%s: the shown way's only-ifs are %+v", sc.Text(), p.Ways)
+			}
 		case "root":
 			found := false
 			for _, e := range rep.Entries {

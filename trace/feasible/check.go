@@ -109,6 +109,10 @@ type Cond struct {
 	// the receiver type whose only making the condition guards: the way
 	// calls a method of a value of that type (see madeConds).
 	Made *Made
+	// Inside, on a condition of State that no branch of the path takes,
+	// is the call whose result the path tests that the branch is in (as
+	// written): the way needs the value it returns under that branch.
+	Inside string
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
 }
@@ -259,8 +263,12 @@ type Checker struct {
 	shared    *invStore // the invariants read by this checker and its forks
 	ctorOnly  map[*types.Var]bool
 	madeMemo  map[*types.TypeName][]Cond // madeConds' answers
-	writersOf map[*ssa.Alloc]map[ssa.Instruction]bool
-	closureW  map[*ssa.Alloc]bool // closureWrites' answers
+	tables    map[*ssa.Global]bool       // table's answers
+	// globalLoads are the loads of each package-level variable (a nil
+	// one: its address is kept somewhere).
+	globalLoads map[*ssa.Global][]*ssa.UnOp
+	writersOf   map[*ssa.Alloc]map[ssa.Instruction]bool
+	closureW    map[*ssa.Alloc]bool // closureWrites' answers
 	// withSyntax are the packages whose code is loaded.
 	withSyntax  map[*types.Package]bool
 	owners      map[*types.Var]*types.Named
@@ -353,6 +361,9 @@ type walk struct {
 	refining bool
 	// expanding are the values of several alternatives being expanded.
 	expanding map[altKey]bool
+	// alts are the values of several alternatives the worlds chose among,
+	// by key (see needed).
+	alts map[altKey]*value
 	// one holds expand's result when it is a single way.
 	one [1]choice
 }
@@ -513,6 +524,9 @@ func failed(cs []Cond) bool {
 // result turns a path's conditions into its verdict.
 func (w *walk) result(cs []Cond, sites []ssa.CallInstruction) Result {
 	w.leaves++
+	if !failed(cs) {
+		cs = append(cs, w.needed(cs)...)
+	}
 	r := Result{Verdict: Yes, Conds: cs, Sites: sites}
 	pick := func(v Verdict, class ...Class) bool {
 		for i := range cs {

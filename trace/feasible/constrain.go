@@ -162,6 +162,7 @@ func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*re
 			if !chosen {
 				c := wd.clone()
 				c.setChoice(val.key, i)
+				w.noteAlts(val)
 				wds = w.applyGuards([]*world{c}, a)
 				if a.at.IsValid() {
 					asrc = append(append([]*reason(nil), src...), w.altReason(a))

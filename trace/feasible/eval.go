@@ -232,6 +232,9 @@ func (f *frame) eval1(v ssa.Value) *value {
 		if r := f.clientEntry(v); r != nil {
 			return r
 		}
+		if r := f.inTable(v.X, v.Index); r != nil {
+			return r
+		}
 		return f.element(x, v, v.Index)
 	case *ssa.Index:
 		return f.element(f.eval(v.X), v, v.Index)
@@ -359,6 +362,9 @@ func (f *frame) extract(v *ssa.Extract) *value {
 	case *ssa.Call:
 		return project(f.eval(t), v.Index)
 	case *ssa.Lookup:
+		if r := f.inTable(t.X, t.Index); r != nil {
+			return r
+		}
 		x := f.eval(t.X)
 		if x.kind == kConst && x.isNil {
 			if v.Index == 1 {

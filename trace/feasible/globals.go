@@ -2,6 +2,9 @@ package feasible
 
 import (
 	"go/constant"
+	"go/token"
+	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -11,22 +14,8 @@ import (
 // stores a value made there (a composite literal, an error made by a
 // function that returns one it makes, as errors.New does).
 func (c *Checker) neverNil(g *ssa.Global) bool {
-	if c.globals == nil {
-		c.globals = map[*ssa.Global][]*ssa.Store{}
-		for fn := range c.g.CG.Nodes {
-			if fn == nil {
-				continue
-			}
-			for _, b := range fn.Blocks {
-				for _, ins := range b.Instrs {
-					if st, ok := ins.(*ssa.Store); ok {
-						if gl, ok := st.Addr.(*ssa.Global); ok {
-							c.globals[gl] = append(c.globals[gl], st)
-						}
-					}
-				}
-			}
-		}
+	c.globalIndex()
+	if c.nonNil == nil {
 		c.nonNil = map[*ssa.Global]bool{}
 	}
 	if v, ok := c.nonNil[g]; ok {
@@ -99,4 +88,108 @@ func made(v *value, depth int) bool {
 		return len(v.alts) > 0
 	}
 	return false
+}
+
+// table reports whether g is a map the package's initialisation fills and
+// nothing changes after (a table of names by value, say): what a lookup
+// in it finds depends only on the key. Every store of g is in a package
+// initialiser, and every read of it outside one is only looked up,
+// ranged over or measured.
+func (c *Checker) table(g *ssa.Global) bool {
+	if v, ok := c.tables[g]; ok {
+		return v
+	}
+	if c.tables == nil {
+		c.tables = map[*ssa.Global]bool{}
+	}
+	ok := false
+	if p, isPtr := g.Type().Underlying().(*types.Pointer); isPtr {
+		_, ok = p.Elem().Underlying().(*types.Map)
+	}
+	inInit := func(fn *ssa.Function) bool {
+		for ; fn != nil; fn = fn.Parent() {
+			if fn.Synthetic == "package initializer" || strings.HasPrefix(fn.Name(), "init#") {
+				return true
+			}
+		}
+		return false
+	}
+	c.globalIndex()
+	for _, st := range c.globals[g] {
+		ok = ok && inInit(st.Parent())
+	}
+	for _, x := range c.globalLoads[g] {
+		if !ok {
+			break
+		}
+		if x == nil {
+			ok = false
+			break
+		}
+		if inInit(x.Parent()) {
+			continue
+		}
+		for _, u := range *x.Referrers() {
+			switch y := u.(type) {
+			case *ssa.Lookup, *ssa.Range, *ssa.DebugRef:
+			case *ssa.Call:
+				b, isB := y.Call.Value.(*ssa.Builtin)
+				ok = ok && isB && b.Name() == "len"
+			default:
+				ok = false
+			}
+		}
+	}
+	c.tables[g] = ok
+	return ok
+}
+
+// inTable is what a lookup in map m with key finds when m is a table
+// (see table) and the key the root's input: the input's choice; nil
+// otherwise.
+func (f *frame) inTable(m, key ssa.Value) *value {
+	u, ok := m.(*ssa.UnOp)
+	if !ok || u.Op != token.MUL {
+		return nil
+	}
+	g, ok := u.X.(*ssa.Global)
+	if !ok || !f.p.c.table(g) {
+		return nil
+	}
+	if k := f.eval(key); k.org == input {
+		return opaque(input)
+	}
+	return nil
+}
+
+// globalIndex lists, once, the stores to each package-level variable and
+// the loads of it (go/ssa keeps no referrers of a global).
+func (c *Checker) globalIndex() {
+	if c.globals != nil {
+		return
+	}
+	c.globals = map[*ssa.Global][]*ssa.Store{}
+	c.globalLoads = map[*ssa.Global][]*ssa.UnOp{}
+	for fn := range c.g.CG.Nodes {
+		if fn == nil {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				switch x := ins.(type) {
+				case *ssa.Store:
+					if gl, ok := x.Addr.(*ssa.Global); ok {
+						c.globals[gl] = append(c.globals[gl], x)
+					}
+					if gl, ok := x.Val.(*ssa.Global); ok {
+						c.globalLoads[gl] = append(c.globalLoads[gl], nil) // its address kept: not a table
+					}
+				case *ssa.UnOp:
+					if gl, ok := x.X.(*ssa.Global); ok && x.Op == token.MUL {
+						c.globalLoads[gl] = append(c.globalLoads[gl], x)
+					}
+				}
+			}
+		}
+	}
 }

@@ -21,6 +21,9 @@ import (
 type Made struct {
 	Type  *types.TypeName
 	Maker *ssa.Function // the function that allocates it
+	// Kept: the condition keeps the value made in the field it is stored
+	// in (a run that took the other way would replace it).
+	Kept bool
 }
 
 // pointee is the named struct type t points to, or nil.
@@ -75,6 +78,7 @@ func (w *walk) madeConds1(tn *types.TypeName) []Cond {
 	maker := a.Parent()
 	fn, blk := maker, a.Block()
 	es := w.c.domEdges(fn, blk)
+	made := len(es) // es[made:] keep the value in its field
 	if len(es) == 0 {
 		// Made on every call of its maker: the branches of the one call
 		// of it, if there is one.
@@ -91,13 +95,15 @@ func (w *walk) madeConds1(tn *types.TypeName) []Cond {
 		}
 		fn, blk = sites[0].Parent(), sites[0].Block()
 		es = w.c.domEdges(fn, blk)
+		made = len(es)
+		es = append(es, w.c.notOverwritten(sites[0])...)
 	}
 	rf := w.newFrame(fn, nil, nil)
 	rf.root, rf.rootState = true, true
 	var out []Cond
-	for _, e := range es {
+	for i, e := range es {
 		text, pos, flip := w.c.text.condText(e.ifi)
-		cd := Cond{Func: fn, If: e.ifi, Text: text, Pos: pos, Want: e.want != flip, Made: &Made{Type: tn, Maker: maker}}
+		cd := Cond{Func: fn, If: e.ifi, Text: text, Pos: pos, Want: e.want != flip, Made: &Made{Type: tn, Maker: maker, Kept: i >= made}}
 		cd.Whole = w.c.text.whole(pos, text)
 		w.classify(rf, &cd, e.ifi.Cond, e.want)
 		if cd.Class != State {
@@ -105,6 +111,77 @@ func (w *walk) madeConds1(tn *types.TypeName) []Cond {
 		}
 		cd.Fields = fieldsRead(e.ifi.Cond)
 		out = append(out, cd)
+	}
+	return out
+}
+
+// notOverwritten are the edges a run must not take for the field that the
+// call's result is stored in to keep it: a later store to the same field
+// of the same value, in its function, under one branch that the store of
+// the result is not under (`if corruptAlarms { a.applyV3 =
+// newApplierV3Corrupt(a.applyV3) }` after the result's store). Each is
+// given as the edge the run takes instead. None when the result is not
+// stored in a field, or a later store is under no branch of its own or
+// under several.
+func (c *Checker) notOverwritten(call ssa.CallInstruction) []edgeOf {
+	v, ok := call.(*ssa.Call)
+	if !ok {
+		return nil
+	}
+	var st *ssa.Store
+	for _, r := range *v.Referrers() {
+		if x, ok := r.(*ssa.Store); ok && x.Val == v {
+			st = x
+		}
+	}
+	if st == nil {
+		return nil
+	}
+	fa, ok := st.Addr.(*ssa.FieldAddr)
+	if !ok {
+		return nil
+	}
+	fn := st.Parent()
+	after := map[*ssa.BasicBlock]bool{}
+	queue := append([]*ssa.BasicBlock(nil), st.Block().Succs...)
+	for len(queue) > 0 {
+		b := queue[0]
+		queue = queue[1:]
+		if after[b] || b == st.Block() {
+			continue
+		}
+		after[b] = true
+		queue = append(queue, b.Succs...)
+	}
+	own := map[edgeOf]bool{}
+	for _, e := range c.domEdges(fn, st.Block()) {
+		own[e] = true
+	}
+	var out []edgeOf
+	for _, b := range fn.Blocks {
+		if !after[b] {
+			continue
+		}
+		for _, ins := range b.Instrs {
+			s2, ok := ins.(*ssa.Store)
+			if !ok || s2 == st {
+				continue
+			}
+			fa2, ok := s2.Addr.(*ssa.FieldAddr)
+			if !ok || fa2.Field != fa.Field || fa2.X != fa.X {
+				continue
+			}
+			var extra []edgeOf
+			for _, e := range c.domEdges(fn, b) {
+				if !own[e] {
+					extra = append(extra, e)
+				}
+			}
+			if len(extra) != 1 {
+				return nil
+			}
+			out = append(out, edgeOf{ifi: extra[0].ifi, want: !extra[0].want})
+		}
 	}
 	return out
 }

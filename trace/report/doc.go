@@ -198,19 +198,19 @@ func Sentence(s string, lines []Loc) Text {
 }
 
 // OnlyIf says what a path needs of condition c: "only if [not] `c` (part
-// of `whole`, file:line)", the way the documents of every command say it.
+// of `whole`, file:line)" and its note, the way the documents of every
+// command say it.
 func OnlyIf(c Cond) Text {
 	not := ""
 	if !c.Want {
 		not = "not "
 	}
-	out := Text{Plain("only if " + not), CodeSpan(c.Text)}
-	out = append(out, CodeText(c.Note)...)
-	out = append(out, Plain(" ("))
+	out := Text{Plain("only if " + not), CodeSpan(c.Text), Plain(" (")}
 	if c.Whole != "" {
 		out = append(out, Plain("part of "), CodeSpan(c.Whole), Plain(", "))
 	}
-	return append(out, Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
+	out = append(out, Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
+	return append(out, CodeText(c.Note)...)
 }
 
 // CodeText turns text that quotes code in backticks into spans: each

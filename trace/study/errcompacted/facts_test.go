@@ -184,8 +184,10 @@ var factWants = []factWant{
 		// calls cobrautl.ExitWithError (92), which prints "Error:" (cobrautl/error.go:38) and exits (39).
 		// apply.Apply calls uberApply.Apply(wrapper, shouldApplyV3) (apply.go:46) whatever shouldApplyV3
 		// is; dispatch registers its deferred literal (uber_applier.go:96-97) before its own
-		// if !shouldApplyV3 { return nil } (126): the literal runs on every dispatch.
-		dispatch: "yes",
+		// if !shouldApplyV3 { return nil } (126): the literal runs on every dispatch, but
+		// its comparison with the sentinel only when ar.Err is not nil, which only a case
+		// after that return sets (133-207): only if shouldApplyV3.
+		dispatch: "only-if server/etcdserver/apply/uber_applier.go:126",
 		handOut:  "client/watch.go:825",
 		tail:     []string{"tool watch_command.go:169", "close client/watch.go:827", "close client/watch.go:686", "close client/watch.go:497", "tool cobrautl/error.go:38", "exit cobrautl/error.go:39"},
 	},

@@ -1,0 +1,151 @@
+package feasible
+
+import (
+	"go/token"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// What the way needs of the values it reads: a value that is one of
+// several (a call's returns, the value a deferred function finds its
+// maker left) is one of them only under the branches that lead to it.
+// Where every world the way can still take chose the same alternative,
+// those branches are conditions of the way too, though no step of it
+// takes them: the ones of state are listed with its conditions.
+
+// noteAlts records a value of several alternatives that a world chose
+// among.
+func (w *walk) noteAlts(v *value) {
+	if w.alts == nil {
+		w.alts = map[altKey]*value{}
+	}
+	if _, ok := w.alts[v.key]; !ok {
+		w.alts[v.key] = v
+	}
+}
+
+// needed are the conditions of state that the alternatives every
+// remaining world chose need, other than those in cs.
+func (w *walk) needed(cs []Cond) []Cond {
+	if len(w.worlds) == 0 || len(w.alts) == 0 {
+		return nil
+	}
+	// The alternative each world took of each value.
+	var common map[altKey]int
+	for i, wd := range w.worlds {
+		took := map[altKey]int{}
+		for c := wd.choice; c != nil; c = c.next {
+			if _, ok := took[c.k]; !ok {
+				took[c.k] = c.i
+			}
+		}
+		if i == 0 {
+			common = took
+			continue
+		}
+		for k, idx := range common {
+			if j, ok := took[k]; !ok || j != idx {
+				delete(common, k)
+			}
+		}
+	}
+	type edge struct {
+		ifi  any
+		want bool
+	}
+	have := map[edge]bool{}
+	for _, c := range cs {
+		if c.If != nil {
+			have[edge{c.If, c.Want}] = true
+		}
+	}
+	var out []Cond
+	for _, k := range sortedKeys(common) {
+		v := w.alts[k]
+		idx := common[k]
+		if v == nil || idx >= len(v.alts) {
+			continue
+		}
+		for _, g := range v.alts[idx].guards {
+			if g.tmpl != nil || g.ifi == nil || g.fr == nil {
+				continue
+			}
+			text, pos, flip := w.c.text.condText(g.ifi)
+			if text == "" || !pos.IsValid() {
+				continue // a branch with no source (a wrapper's)
+			}
+			cd := Cond{Func: g.fr.fn, If: g.ifi, Text: text, Pos: pos, Want: g.want != flip}
+			if have[edge{g.ifi, cd.Want}] {
+				continue
+			}
+			w.classify(g.fr, &cd, g.ifi.Cond, g.want)
+			if cd.Class != State || takesRequest(g.fr, g.ifi.Cond, 0) {
+				continue
+			}
+			have[edge{g.ifi, cd.Want}] = true
+			cd.Whole = w.c.text.whole(pos, text)
+			cd.Fields = fieldsRead(g.ifi.Cond)
+			if len(g.via) > 0 {
+				cd.Inside = g.via[len(g.via)-1].text
+			}
+			out = append(out, cd)
+		}
+	}
+	return out
+}
+
+// sortedKeys are the keys of m in a fixed order: by frame, then by the
+// value's position and name, then by the pure call's name.
+func sortedKeys(m map[altKey]int) []altKey {
+	keys := make([]altKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.frame != b.frame {
+			return a.frame < b.frame
+		}
+		pa, pb, na, nb := token.NoPos, token.NoPos, "", ""
+		if a.v != nil {
+			pa, na = a.v.Pos(), a.v.Name()
+		}
+		if b.v != nil {
+			pb, nb = b.v.Pos(), b.v.Name()
+		}
+		if pa != pb {
+			return pa < pb
+		}
+		if na != nb {
+			return na < nb
+		}
+		return a.pure < b.pure
+	})
+	return keys
+}
+
+// takesRequest reports whether condition v calls a function given part
+// of the request (qa.q.Available(r)): what it computes of the request is
+// not followed, so it may hold on every run of the way (a request that
+// costs nothing), and it is not listed as a condition of state.
+func takesRequest(fr *frame, v ssa.Value, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	switch x := v.(type) {
+	case *ssa.UnOp:
+		return takesRequest(fr, x.X, depth+1)
+	case *ssa.BinOp:
+		return takesRequest(fr, x.X, depth+1) || takesRequest(fr, x.Y, depth+1)
+	case *ssa.Extract:
+		return takesRequest(fr, x.Tuple, depth+1)
+	case *ssa.Call:
+		for _, a := range x.Call.Args {
+			if v := fr.eval(a); v.org == input || v.inner != nil && v.inner.org == input {
+				return true
+			}
+		}
+	}
+	return false
+}
