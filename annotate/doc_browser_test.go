@@ -175,6 +175,9 @@ func openBrowser(t *testing.T, chrome, dir string) (bctx context.Context, enable
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(filepath.Join(dir, "profile")),
 		chromedp.WindowSize(1280, 900),
+		// Chromium keeps its singleton socket in a directory of its own
+		// under TMPDIR, which it does not remove: in the test's.
+		chromedp.Env("TMPDIR="+dir),
 	)
 	t.Cleanup(acancel)
 	bctx, bcancel := chromedp.NewContext(actx)
