@@ -154,6 +154,18 @@ func Find(g *callpath.Graph) []Root {
 		// of the packages that register it (not by every type that happens
 		// to have its methods, such as the server the handlers call).
 		by := registeredIn[registers[iface]]
+		// A type of those packages that embeds the service interface wraps
+		// another server (a quota check before the call): a method it
+		// declares itself is what gRPC runs, and the wrapped server's
+		// method of that name runs only from it.
+		wrapped := map[string]bool{}
+		for _, n := range named {
+			if (len(by) == 0 || by[n.Obj().Pkg()]) && embeds(n, iface) {
+				for i := 0; i < n.NumMethods(); i++ {
+					wrapped[n.Method(i).Name()] = true
+				}
+			}
+		}
 		for _, n := range named {
 			if len(by) > 0 && !by[n.Obj().Pkg()] {
 				continue
@@ -171,6 +183,9 @@ func Find(g *callpath.Graph) []Root {
 				sel := ms.Lookup(m.Pkg(), m.Name())
 				if sel == nil {
 					continue
+				}
+				if wrapped[m.Name()] && !embeds(n, iface) {
+					continue // served by the wrapper's own method
 				}
 				if r := add(g.Prog.MethodValue(sel), GRPC, typeName(iface)); r != nil {
 					r.Iface = iface.Obj().Pkg().Path() + "." + iface.Obj().Name()
@@ -576,4 +591,18 @@ func isHandleFunc(fn *ssa.Function) bool {
 	}
 	o := fn.Object()
 	return o != nil && o.Pkg() != nil && o.Pkg().Path() == "net/http"
+}
+
+// embeds reports whether struct type n embeds interface iface.
+func embeds(n, iface *types.Named) bool {
+	st, ok := n.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := 0; i < st.NumFields(); i++ {
+		if f := st.Field(i); f.Embedded() && types.Identical(f.Type(), iface) {
+			return true
+		}
+	}
+	return false
 }
