@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,6 +68,8 @@ type whyCase struct {
 	// verdicts maps a use and a root ("file:line root") to the pair's
 	// verdict and words its reason holds ("only-if|words").
 	verdicts map[string]string
+	// notRoots are roots no use may give.
+	notRoots []string
 	// onlyIf maps a use and a root ("file:line root") to a condition the
 	// shown way lists among its only-ifs, and words its note holds
 	// ("text|words").
@@ -172,6 +175,11 @@ func TestWhyReleases(t *testing.T) {
 				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Txn": {"hand-off", "raft proposal:Txn", "dynamic"},
 				"server/lease/lessor.go:561 v3rpc.(*quotaKVServer).Txn":      {"hand-off", "raft proposal:Txn", "dynamic"},
 			},
+			// The KV service registered is quotaKVServer (v3rpc/grpc.go:80,
+			// NewQuotaKVServer), which embeds KVServer and declares Put and
+			// Txn itself (quota.go:60, 67: the quota check, then the
+			// embedded server's): gRPC never runs kvServer's Put or Txn.
+			notRoots: []string{"v3rpc.(*kvServer).Put", "v3rpc.(*kvServer).Txn"},
 		}},
 		{"v3.7.3", whyCase{symbol: "rpctypes.ErrGRPCNoLeader",
 			uses: map[string][]string{
@@ -333,6 +341,13 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		}
 		if !found {
 			t.Errorf("no pair %s", key)
+		}
+	}
+	for _, s := range w.Sites {
+		for _, r := range s.Roots {
+			if slices.Contains(tc.notRoots, r) {
+				t.Errorf("%s:%d gives the root %s, which gRPC does not run", s.File, s.Line, r)
+			}
 		}
 	}
 	for key, want := range tc.onlyIf {
