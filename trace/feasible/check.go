@@ -264,9 +264,10 @@ type Checker struct {
 	ctorOnly  map[*types.Var]bool
 	madeMemo  map[*types.TypeName][]Cond // madeConds' answers
 	tables    map[*ssa.Global]bool       // table's answers
-	// globalLoads are the loads of each package-level variable (a nil
-	// one: its address is kept somewhere).
+	// globalLoads are the loads of each package-level variable;
+	// globalKept those whose address is stored somewhere.
 	globalLoads map[*ssa.Global][]*ssa.UnOp
+	globalKept  map[*ssa.Global]bool
 	writersOf   map[*ssa.Alloc]map[ssa.Instruction]bool
 	closureW    map[*ssa.Alloc]bool // closureWrites' answers
 	// withSyntax are the packages whose code is loaded.

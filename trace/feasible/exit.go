@@ -83,6 +83,8 @@ func (o *object) exitField1(i int, fv *types.Var) *value {
 		}
 		return true
 	}
+	// name is the variable that holds the address, for reasons.
+	name := "(" + a.Comment + ")"
 	uses = func(p ssa.Value, in *ssa.Function) bool {
 		for _, r := range *p.Referrers() {
 			switch x := r.(type) {
@@ -98,7 +100,20 @@ func (o *object) exitField1(i int, fv *types.Var) *value {
 					return false
 				}
 			case *ssa.Store:
-				if x.Val != p || in != fn || !resultOnly(x.Addr) {
+				if x.Val != p || in != fn {
+					return false
+				}
+				// A variable assigned the address once, read by the maker
+				// and by function literals that only read it; or the
+				// variable the maker keeps its result in.
+				if v, ok := x.Addr.(*ssa.Alloc); ok && len(stores(v)) == 1 {
+					if !variableUses(v, fn, uses) {
+						return false
+					}
+					if v.Comment != "" {
+						name = v.Comment
+					}
+				} else if !resultOnly(x.Addr) {
 					return false
 				}
 			default:
@@ -107,46 +122,8 @@ func (o *object) exitField1(i int, fv *types.Var) *value {
 		}
 		return true
 	}
-	// The variables that hold the address: each assigned it once, read
-	// by the maker and by function literals that only read it.
-	name := "(" + a.Comment + ")"
-	for _, r := range *a.Referrers() {
-		st, ok := r.(*ssa.Store)
-		if !ok || st.Val != a {
-			continue
-		}
-		v, ok := st.Addr.(*ssa.Alloc)
-		if !ok || len(stores(v)) != 1 {
-			continue
-		}
-		if !variableUses(v, fn, uses) {
-			return nil
-		}
-		if v.Comment != "" {
-			name = v.Comment
-		}
-	}
-	refs := *a.Referrers()
-	for _, r := range refs {
-		if st, ok := r.(*ssa.Store); ok && st.Val == a {
-			if v, ok := st.Addr.(*ssa.Alloc); ok && len(stores(v)) == 1 {
-				continue // a variable, scanned above
-			}
-		}
-		switch x := r.(type) {
-		case *ssa.FieldAddr:
-			if !field(x, fn) {
-				return nil
-			}
-		case *ssa.DebugRef, *ssa.UnOp:
-		case *ssa.Return:
-		case *ssa.Store:
-			if x.Val != a || !resultOnly(x.Addr) {
-				return nil
-			}
-		default:
-			return nil
-		}
+	if !uses(a, fn) {
+		return nil
 	}
 	if len(writes) == 0 {
 		return nil // what field1 says of a field nothing writes

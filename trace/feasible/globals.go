@@ -118,12 +118,9 @@ func (c *Checker) table(g *ssa.Global) bool {
 	for _, st := range c.globals[g] {
 		ok = ok && inInit(st.Parent())
 	}
+	ok = ok && !c.globalKept[g]
 	for _, x := range c.globalLoads[g] {
 		if !ok {
-			break
-		}
-		if x == nil {
-			ok = false
 			break
 		}
 		if inInit(x.Parent()) {
@@ -170,6 +167,7 @@ func (c *Checker) globalIndex() {
 	}
 	c.globals = map[*ssa.Global][]*ssa.Store{}
 	c.globalLoads = map[*ssa.Global][]*ssa.UnOp{}
+	c.globalKept = map[*ssa.Global]bool{}
 	for fn := range c.g.CG.Nodes {
 		if fn == nil {
 			continue
@@ -182,7 +180,7 @@ func (c *Checker) globalIndex() {
 						c.globals[gl] = append(c.globals[gl], x)
 					}
 					if gl, ok := x.Val.(*ssa.Global); ok {
-						c.globalLoads[gl] = append(c.globalLoads[gl], nil) // its address kept: not a table
+						c.globalKept[gl] = true
 					}
 				case *ssa.UnOp:
 					if gl, ok := x.X.(*ssa.Global); ok && x.Op == token.MUL {

@@ -51,7 +51,7 @@ func (w *walk) needed(cs []Cond) []Cond {
 		}
 	}
 	type edge struct {
-		ifi  any
+		ifi  *ssa.If
 		want bool
 	}
 	have := map[edge]bool{}

@@ -178,13 +178,14 @@ func Find(g *callpath.Graph) []Root {
 				}
 			}
 			ms := g.Prog.MethodSets.MethodSet(recv)
+			wrapper := embeds(n, iface)
 			for i := 0; i < it.NumMethods(); i++ {
 				m := it.Method(i)
 				sel := ms.Lookup(m.Pkg(), m.Name())
 				if sel == nil {
 					continue
 				}
-				if wrapped[m.Name()] && !embeds(n, iface) {
+				if wrapped[m.Name()] && !wrapper {
 					continue // served by the wrapper's own method
 				}
 				if r := add(g.Prog.MethodValue(sel), GRPC, typeName(iface)); r != nil {
