@@ -41,6 +41,11 @@ type WhyOptions struct {
 	Env          []string
 	Paths        int // k, the shortest paths per (root, use); default 3
 	Nearest      int // roots kept per use; default 5
+	// LoadingTool, when set, is called once, just before the packages
+	// are loaded, when the tool's packages are loaded with them (an
+	// error's user's half): such a run holds most at its end, not after
+	// the load, which a caller may use to tune its collector.
+	LoadingTool func()
 }
 
 // ErrNoObject is matched (errors.Is) by Why's error when the symbol names
@@ -153,6 +158,8 @@ type whyBase struct {
 	// tool are the tool's packages, loaded from source with the main set
 	// (nil unless errors are answered).
 	tool []*packages.Package
+	// loadingTool is WhyOptions.LoadingTool.
+	loadingTool func()
 	// progs maps a package to the programs that contain it (programs).
 	progs     map[string][]string
 	progsDone bool
@@ -179,7 +186,7 @@ func openWhy(ctx context.Context, opts WhyOptions, t *target.Target) (*whyBase, 
 		src.Close()
 		return nil, fmt.Errorf("listing the packages of %s %s: %w", t.Name, src.Version, err)
 	}
-	return &whyBase{t: t, src: src, meta: meta, lines: newLineCache(), k: k, nearest: nearest, env: opts.Env, cache: newWhyCache()}, nil
+	return &whyBase{t: t, src: src, meta: meta, lines: newLineCache(), k: k, nearest: nearest, env: opts.Env, cache: newWhyCache(), loadingTool: opts.LoadingTool}, nil
 }
 
 func (b *whyBase) close() { b.src.Close() }
@@ -238,6 +245,9 @@ func (b *whyBase) load(ctx context.Context, ph *progress.Phase, pkgPaths []strin
 		toolSet = b.toolSet()
 	}
 	all := append(append([]string{}, set...), toolSet...)
+	if len(toolSet) > 0 && b.loadingTool != nil {
+		b.loadingTool()
+	}
 	pkgs, err := loadSet(ctx, b.src, b.t, all)
 	if err != nil {
 		return err

@@ -112,7 +112,7 @@ too many is refused (exit 2).`,
 
 func runWhy(ctx context.Context, opts *whyOptions) error {
 	rep, err := trace.Why(ctx, trace.WhyOptions{Symbol: opts.symbol, Target: opts.target, Version: opts.version, Dir: opts.dir,
-		CacheDir: opts.cacheDir, Env: opts.env, Paths: opts.paths, Nearest: opts.nearest})
+		CacheDir: opts.cacheDir, Env: opts.env, Paths: opts.paths, Nearest: opts.nearest, LoadingTool: putOffFirstGC})
 	if err != nil {
 		return err
 	}
