@@ -230,6 +230,12 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 			// maker left it: "left|ar.Err|dispatch".
 			if parts := strings.Split(x.Text, "|"); len(parts) == 3 && parts[0] == "left" {
 				grouped("left|"+parts[1], "when `"+parts[2]+"` returns, `"+parts[1]+"` holds what one of its writes left there, or, where none ran, what its literal did (", x, "")
+			} else if start, ok := strings.CutPrefix(x.Text, "counter|"); ok {
+				text := "a loop's counter starts at " + start + " and only grows, and the path fixes its bound"
+				if x.Pos.IsValid() {
+					text = "a loop's index starts at " + start + " and only grows, and the path fixes the length of what it ranges over (" + r.lineList([]token.Pos{x.Pos}) + ")"
+				}
+				add(text)
 			} else if x.Text == "returns" && len(x.Via) > 0 {
 				last := x.Via[len(x.Via)-1]
 				grouped("val|"+last.Text, "what `"+last.Text+"` returned (its returns at ", x, "")

@@ -57,14 +57,24 @@ func (r *Result) typeBoundary(b *study.HandOff) error {
 			b.Dispatch = fn
 		}
 		m := &feasible.Message{Type: b.Msg}
-		for _, p := range b.From.Params {
-			if m.Matches(p.Type()) {
-				b.Param = p
-				break
+		if b.Via == study.ChannelSend {
+			// What the first send sends (legs check the way to it).
+			if len(b.Sent) > 0 && m.Matches(b.Sent[0].Type()) {
+				b.Param = b.Sent[0]
 			}
-		}
-		if b.Param == nil {
-			return fmt.Errorf("boundary %s: %s has no parameter of type %s in etcd %s", b.Name, callpath.Name(b.From), b.Message, r.Source.Version)
+			if b.Param == nil {
+				return fmt.Errorf("boundary %s: %s sends no %s on a channel in etcd %s", b.Name, callpath.Name(b.From), b.Message, r.Source.Version)
+			}
+		} else {
+			for _, p := range b.From.Params {
+				if m.Matches(p.Type()) {
+					b.Param = p
+					break
+				}
+			}
+			if b.Param == nil {
+				return fmt.Errorf("boundary %s: %s has no parameter of type %s in etcd %s", b.Name, callpath.Name(b.From), b.Message, r.Source.Version)
+			}
 		}
 	}
 	if b.Closure {
@@ -141,7 +151,10 @@ func (r *Result) check1(e study.EntryPoint, path callpath.Path, target ssa.Instr
 
 // dispatchedOn is the typed boundary whose dispatch function the path
 // passes after the boundary's receiving function (or from it), -1 when
-// there is none.
+// there is none. One whose senders' requests are not all found is not
+// one: a way through its dispatch, handed no message, takes whatever a
+// sender may hand it (a sender that copies what it was given and changes
+// it before it hands it off makes no literal the analysis can follow).
 func (r *Result) dispatchedOn(e study.EntryPoint, path callpath.Path) int {
 	for bi, b := range r.Boundaries {
 		if b.Msg == nil || b.Dispatch == nil || !b.Carried {
@@ -158,6 +171,9 @@ func (r *Result) dispatchedOn(e study.EntryPoint, path callpath.Path) int {
 				in = true
 			}
 			if in && h.Callee == b.Dispatch {
+				if !r.allSent(bi) {
+					return -1
+				}
 				return bi
 			}
 		}
@@ -184,7 +200,55 @@ const senderDepth = 64
 // to legBound) hands off (a literal, whose fields are known, and what the
 // way tested of it). A sender that hands off a value it did not make is
 // not one: the maker above it is.
+//
+// Every typed hand-off into the same dispatch hands it requests of the
+// same type (several channels read by one receiving loop, say): the
+// requests its dispatch can be handed are those of all their senders, in
+// the order of the hand-offs.
 func (r *Result) senders(bi int) []sender {
+	var out []sender
+	for _, bj := range r.intoDispatch(bi) {
+		out = append(out, r.sendersOf(bj).ss...)
+	}
+	return out
+}
+
+// allSent reports whether every request that boundary bi's dispatch can
+// be handed is among senders(bi): each way of each sender that can run
+// hands off a literal.
+func (r *Result) allSent(bi int) bool {
+	for _, bj := range r.intoDispatch(bi) {
+		if !r.sendersOf(bj).all {
+			return false
+		}
+	}
+	return true
+}
+
+// intoDispatch are bi and the other typed boundaries into its dispatch
+// with a message of its type, in their order.
+func (r *Result) intoDispatch(bi int) []int {
+	b := r.Boundaries[bi]
+	var out []int
+	for bj, o := range r.Boundaries {
+		if bj == bi || o.Msg != nil && o.Dispatch == b.Dispatch && o.Carried && types.Identical(o.Msg, b.Msg) {
+			out = append(out, bj)
+		}
+	}
+	return out
+}
+
+// sentSet is what a typed boundary's own senders make: their requests,
+// and whether those are all (every sender's way that can run hands off a
+// literal).
+type sentSet struct {
+	ss  []sender
+	all bool
+}
+
+// sendersOf are the requests that typed boundary bi's own senders make,
+// found once per call graph.
+func (r *Result) sendersOf(bi int) sentSet {
 	if r.shared == nil {
 		r.shared = &sentShare{}
 	}
@@ -200,7 +264,7 @@ func (r *Result) senders(bi int) []sender {
 // call graph (the forks and the objects of the atlas): what a sender
 // makes depends on the program only, not on the checker that found it.
 type sentShare struct {
-	senders firstStored[sentKey, []sender]
+	senders firstStored[sentKey, sentSet]
 	// outs are, per call out of a dispatch, the senders' requests that
 	// can take it (outOfDispatch).
 	outs firstStored[outKey, []int]
@@ -241,18 +305,27 @@ func (s *firstStored[K, V]) put(k K, v V) V {
 	return v
 }
 
-func (r *Result) findSenders(b study.HandOff) []sender {
-	var out []sender
+func (r *Result) findSenders(b study.HandOff) sentSet {
+	out := sentSet{all: true}
 	if len(b.Instrs) > 0 {
 		for _, fn := range r.makers(b) {
 			// Each way that can run is a request of its own: what the
 			// sender tested of it on one way, it may not have on another.
 			for _, path := range r.Graph.Paths(fn, b.From, legBound) {
 				res, val := r.check1(study.EntryPoint{Func: fn}, path, b.Instrs[0], nil, b.Param)
-				if res.Verdict == feasible.No || !val.Literal() {
+				if res.Verdict == feasible.No {
 					continue
 				}
-				out = append(out, sender{fn: fn, val: val})
+				if !val.Literal() {
+					// The hand-off's own function, handing on what it was
+					// given, is covered by the makers above it; any other
+					// way that hands off no literal is a request missed.
+					if !(fn == b.From && len(path) == 0 && val.Input()) {
+						out.all = false
+					}
+					continue
+				}
+				out.ss = append(out.ss, sender{fn: fn, val: val})
 			}
 		}
 	}

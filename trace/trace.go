@@ -31,6 +31,7 @@ import (
 	"github.com/srctrace/srctrace/trace/callpath"
 	"github.com/srctrace/srctrace/trace/feasible"
 	"github.com/srctrace/srctrace/trace/progress"
+	"github.com/srctrace/srctrace/trace/report"
 	"github.com/srctrace/srctrace/trace/roots"
 	"github.com/srctrace/srctrace/trace/signal"
 	"github.com/srctrace/srctrace/trace/source"
@@ -191,6 +192,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		for i := range r.Entries {
 			r.Entries[i].Kind = r.rootKind(r.Entries[i].Func)
 		}
+		r.startedDoc()
 		r.findRoots()
 		return r.grep()
 	})
@@ -460,14 +462,27 @@ func (r *Result) resolveEntries() error {
 	return nil
 }
 
-// resolveBoundaries resolves the target's hand-offs into the study's
-// entries (each one whose receiving function is an entry's), then the
-// study's own boundaries.
+// resolveBoundaries resolves the target's hand-offs, then the study's own
+// boundaries. A hand-off whose receiving function is no entry's makes it
+// one (found from the target), so that a way across it is followed from
+// every entry that reaches its sending side; one whose sending side is not
+// in the loaded code is left out, as the study cannot reach it.
 func (r *Result) resolveBoundaries() error {
 	for _, h := range r.Study.Tgt().HandOffs {
 		ei := r.entryOf(h.To)
-		if ei < 0 {
-			continue // the study runs nothing on its receiving side
+		switch {
+		case ei < 0:
+			if _, err := r.Graph.Func(h.From); err != nil {
+				continue
+			}
+			to, err := r.Graph.Func(h.To)
+			if err != nil {
+				continue
+			}
+			ei = len(r.Entries)
+			r.Entries = append(r.Entries, receiverEntry(r.Graph, h, to))
+		case r.Entries[ei].Found == "target":
+			r.Entries[ei].Doc = receivesAlso(r.Entries[ei].Doc, h.Name)
 		}
 		if err := r.addBoundary(boundaryOf(h, r.Entries[ei].Name)); err != nil {
 			return err
@@ -482,6 +497,52 @@ func (r *Result) resolveBoundaries() error {
 		}
 	}
 	return nil
+}
+
+// receiverEntry is the entry of function to, the receiving side of
+// hand-off h, found from the target.
+func receiverEntry(g *callpath.Graph, h target.HandOff, to *ssa.Function) study.EntryPoint {
+	name := callpath.Name(to)
+	return study.EntryPoint{
+		Entry: study.Entry{Name: report.ShortName(name), Function: name, Doc: "the receiving side of the " + h.Name + ": " + h.Doc},
+		Func:  to, Pos: g.Prog.Fset.Position(to.Pos()), Reach: g.Reachable(to), Found: "target",
+	}
+}
+
+// receivesAlso is the doc of a receiving side's entry (receiverEntry's)
+// that receives hand-off name too: the hand-offs it receives, by name.
+func receivesAlso(doc, name string) string {
+	const lead = "the receiving side of the "
+	names := strings.TrimPrefix(doc, lead)
+	if i := strings.Index(names, ": "); i >= 0 {
+		names = names[:i] // the first hand-off's own doc goes
+	}
+	parts := strings.Split(strings.ReplaceAll(names, " and the ", ", the "), ", the ")
+	parts = append(parts, name)
+	if len(parts) == 2 {
+		return lead + parts[0] + " and the " + parts[1]
+	}
+	return lead + strings.Join(parts[:len(parts)-1], ", the ") + " and the " + parts[len(parts)-1]
+}
+
+// startedDoc says, in the doc of each entry of a hand-off's receiving
+// side that a root found from the code starts, what starts it.
+func (r *Result) startedDoc() {
+	for i, e := range r.Entries {
+		if e.Found != "target" {
+			continue
+		}
+		for _, x := range r.Roots {
+			// The root is the function, or a function literal that calls
+			// it (go func() { f() }()).
+			runs := x.Func == e.Func || x.Func.Parent() != nil && callsDirectly(x.Func, e.Func)
+			if runs && x.Kind == roots.Goroutine && x.Starter != nil {
+				at := r.Graph.Prog.Fset.Position(x.At)
+				r.Entries[i].Doc = fmt.Sprintf("a goroutine %s starts (%s:%d); %s", report.ShortName(callpath.Name(x.Starter)), r.Source.RepoPath(at.Filename), at.Line, e.Doc)
+				break
+			}
+		}
+	}
 }
 
 // boundaryOf is a target's hand-off into the entry named to.
@@ -510,7 +571,7 @@ func (r *Result) addBoundary(b study.Boundary) error {
 	}
 	rb := study.HandOff{Boundary: b, From: from}
 	if b.Via == study.ChannelSend {
-		rb.Calls, rb.Instrs = channelSends(r.Graph.Prog.Fset, from)
+		rb.Calls, rb.Instrs, rb.Sent = channelSends(r.Graph.Prog.Fset, from)
 	} else {
 		viaFn, viaMethod, err := r.Graph.Callable(b.Via)
 		if err != nil {
@@ -554,10 +615,11 @@ func withAnon(fn *ssa.Function) []*ssa.Function {
 
 // channelSends returns the positions of the channel sends in fn (and the
 // functions it encloses), and the instructions that make them.
-func channelSends(fset *token.FileSet, fn *ssa.Function) ([]token.Position, []ssa.Instruction) {
+func channelSends(fset *token.FileSet, fn *ssa.Function) ([]token.Position, []ssa.Instruction, []ssa.Value) {
 	type send struct {
 		pos token.Pos
 		ins ssa.Instruction
+		val ssa.Value
 	}
 	var all []send
 	for _, f := range withAnon(fn) {
@@ -565,11 +627,11 @@ func channelSends(fset *token.FileSet, fn *ssa.Function) ([]token.Position, []ss
 			for _, ins := range blk.Instrs {
 				switch x := ins.(type) {
 				case *ssa.Send:
-					all = append(all, send{x.Pos(), x})
+					all = append(all, send{x.Pos(), x, x.X})
 				case *ssa.Select:
 					for _, st := range x.States {
 						if st.Dir == types.SendOnly {
-							all = append(all, send{st.Pos, x})
+							all = append(all, send{st.Pos, x, st.Send})
 						}
 					}
 				}
@@ -579,11 +641,13 @@ func channelSends(fset *token.FileSet, fn *ssa.Function) ([]token.Position, []ss
 	sort.Slice(all, func(i, j int) bool { return all[i].pos < all[j].pos })
 	var pos []token.Position
 	var ins []ssa.Instruction
+	var vals []ssa.Value
 	for _, s := range all {
 		pos = append(pos, fset.Position(s.pos))
 		ins = append(ins, s.ins)
+		vals = append(vals, s.val)
 	}
-	return pos, ins
+	return pos, ins, vals
 }
 
 // sameMethod reports whether an invoked method is m: the same object, or a

@@ -208,6 +208,17 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			if p.Reachable || len(p.Crossing) != 1 || p.Crossing[0].Boundary != f[3] || p.Crossing[0].To != f[4] {
 				t.Errorf("%s: got reachable=%v crossing=%+v", sc.Text(), p.Reachable, p.Crossing)
 			}
+		case "also":
+			// also ENTRY SITE [BOUNDARY...]: the other message kinds that
+			// reach the use, by the first hand-off of each.
+			p := pair(f[1], f[2])
+			got := []string{}
+			for _, a := range p.Also {
+				got = append(got, a.Crossing[0].Boundary)
+			}
+			if diff := cmp.Diff(append([]string{}, f[3:]...), got); diff != "" {
+				t.Errorf("%s: also (-want +got):\n%s", sc.Text(), diff)
+			}
 		case "path":
 			p := pair(f[1], f[2])
 			var got []string

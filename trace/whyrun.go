@@ -372,12 +372,21 @@ func (w *whyRun) adoptGRPC(as []forked) {
 
 // useWeight is what a use costs to answer, roughly: how many functions
 // reach it within whyDepth calls (the roots to try and the paths to check
-// grow with them); 0 for a use at package level.
+// grow with them), and, for each hand-off whose receiving side reaches it,
+// how many reach the hand-off's sending side (the ways across it are
+// checked with each message a sender makes); 0 for a use at package level.
 func (w *whyRun) useWeight(si int) int {
-	if s := w.Sites[si]; s.Func != nil && s.Func.Synthetic != "package initializer" {
-		return len(w.callers(s.Func, whyDepth))
+	s := w.Sites[si]
+	if s.Func == nil || s.Func.Synthetic == "package initializer" {
+		return 0
 	}
-	return 0
+	n := len(w.callers(s.Func, whyDepth))
+	for bi, b := range w.Boundaries {
+		if w.Entries[w.EntryIndex(b.To)].Reach[s.Func] {
+			n += len(w.senders(bi))
+		}
+	}
+	return n
 }
 
 // shardsOf cuts items of the given weights, in their order, into at most
@@ -476,12 +485,9 @@ func (w *whyRun) handOffs(t *target.Target) {
 		ei, ok := w.added[to]
 		if !ok {
 			ei = len(w.Entries)
-			name := callpath.Name(to)
-			w.Entries = append(w.Entries, study.EntryPoint{
-				Entry: study.Entry{Name: report.ShortName(name), Function: name,
-					Doc: "the receiving side of the " + h.Name + ": " + h.Doc},
-				Func: to, Pos: w.Graph.Prog.Fset.Position(to.Pos()), Found: "target", Kind: w.rootKind(to),
-			})
+			e := receiverEntry(w.Graph, h, to)
+			e.Kind = w.rootKind(to)
+			w.Entries = append(w.Entries, e)
 			w.added[to] = ei
 		}
 		if w.Entries[ei].Reach == nil || len(w.Entries[ei].Reach) < 2 {

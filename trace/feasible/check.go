@@ -230,6 +230,12 @@ func (v *Value) Literal() bool {
 	return v != nil && v.v.kind == kObj
 }
 
+// Input reports whether the value is the path's input (what its first
+// function was given), not a literal the path made.
+func (v *Value) Input() bool {
+	return v != nil && v.v.org == input && v.v.kind != kObj
+}
+
 // At is where the value was made or fixed.
 func (v *Value) At() token.Pos {
 	if v == nil {
@@ -762,6 +768,15 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 	c.Whole = w.c.text.whole(pos, text)
 	if loopHeads[ifi.Block().Comment] {
 		c.Class = Ordinary
+		// A counted loop whose bound the path fixes (a loop over a slice
+		// the path leaves empty) is settled: a way that needs a pass it
+		// cannot make, or an end it cannot reach, cannot run. Its test is
+		// not listed as a condition either way.
+		if b, ok := ifi.Cond.(*ssa.BinOp); ok && b.Op == token.LSS {
+			if _, fixed := intConst(fr.eval(b.Y)); fixed {
+				w.settle(fr, ifi, want, &c)
+			}
+		}
 		return c
 	}
 	// An assertion: the branch the path does not take only panics, so

@@ -4,6 +4,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strconv"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -366,6 +367,20 @@ func (w *walk) prepare(ws []*world, terms ...string) []*world {
 	for _, t := range terms {
 		if t == "" {
 			continue
+		}
+		if ti := w.terms[t]; ti.counter != nil {
+			// A loop's counter is never below where it starts.
+			why := &reason{kind: ReasonValue, text: "counter|" + strconv.FormatInt(ti.start, 10), pos: ti.at}
+			var out []*world
+			for _, wd := range ws {
+				c := wd.clone()
+				if r := c.addDiff("", t, -ti.least, why); r != nil {
+					w.kill(r...)
+					continue
+				}
+				out = append(out, c)
+			}
+			ws = out
 		}
 		for _, se := range w.elements(t) {
 			ws = w.addElem(ws, se[0], se[1])

@@ -204,6 +204,15 @@ func (f *frame) eval1(v ssa.Value) *value {
 	case *ssa.Call:
 		return f.call(v, v.Common())
 	case *ssa.Phi:
+		if least, ok := countsUp(v); ok {
+			ti := termInfo{counter: v, least: least, start: least}
+			if ifi, ok := v.Block().Instrs[len(v.Block().Instrs)-1].(*ssa.If); ok {
+				if _, over, ok := rangeIndex(ifi); ok {
+					ti.at, ti.start = over.Expr.Pos(), least+1
+				}
+			}
+			f.p.note(f.termOf(v), ti)
+		}
 		var vs []*value
 		for _, e := range v.Edges {
 			vs = append(vs, f.eval(e))
@@ -404,6 +413,10 @@ func (f *frame) callResult(c *ssa.CallCommon) *value {
 		}
 		if (b.Name() == "len" || b.Name() == "cap") && len(xs) == 1 && xs[0].org == input {
 			return opaque(input)
+		}
+		// A nil slice, map or channel has no elements.
+		if (b.Name() == "len" || b.Name() == "cap") && len(xs) == 1 && xs[0].kind == kConst && xs[0].isNil {
+			return constVal(constant.MakeInt64(0))
 		}
 		return derived(xs...)
 	}

@@ -1,6 +1,8 @@
 package feasible
 
 import (
+	"go/constant"
+	"go/token"
 	"go/types"
 	"strconv"
 
@@ -14,6 +16,58 @@ type termInfo struct {
 	parent string
 	elemOf string    // the term is one element of this slice
 	read   *readInfo // the term is one read of a field of shared state
+	// counter is the phi of a loop's counter, which starts at least and
+	// only grows (countsUp): the term is never below least.
+	counter *ssa.Phi
+	least   int64
+	// at is what the loop ranges over, when it is a range loop, and
+	// start the first value of its index (least+1: go/ssa adds one before
+	// the test); else start is least.
+	at    token.Pos
+	start int64
+}
+
+// countsUp reports whether phi is a loop's counter: each of its edges is
+// an integer constant (where the loop starts) or phi plus a constant that
+// is not negative (a pass); least is the smallest start. (A counter that
+// overflows its type is not considered: no loop of the server's runs that
+// long.)
+func countsUp(phi *ssa.Phi) (least int64, ok bool) {
+	if !isInteger(phi.Type()) {
+		return 0, false
+	}
+	for _, e := range phi.Edges {
+		switch x := e.(type) {
+		case *ssa.Const:
+			c, exact := constInt(x)
+			if !exact {
+				return 0, false
+			}
+			if !ok || c < least {
+				least, ok = c, true
+			}
+		case *ssa.BinOp:
+			k, ok := x.Y.(*ssa.Const)
+			if x.Op != token.ADD || x.X != phi || !ok {
+				return 0, false
+			}
+			if c, exact := constInt(k); !exact || c < 0 {
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+	}
+	return least, ok
+}
+
+// constInt is an integer constant's value; exact is false when it is
+// not one or does not fit an int64.
+func constInt(c *ssa.Const) (int64, bool) {
+	if c.Value == nil || c.Value.Kind() != constant.Int {
+		return 0, false
+	}
+	return constant.Int64Val(c.Value)
 }
 
 // readInfo is one read of a field of shared state: a value of its own,

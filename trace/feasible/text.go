@@ -165,6 +165,9 @@ func (t *texts) condText1(ifi *ssa.If) (string, token.Pos, bool) {
 	// The program is built with debug information: the expression the
 	// condition was evaluated from is recorded just before the branch.
 	blk := ifi.Block()
+	if key, over, ok := rangeIndex(ifi); ok {
+		return key + " < len(" + t.src(over.Expr) + ")", over.Expr.Pos(), false
+	}
 	for i := len(blk.Instrs) - 1; i >= 0; i-- {
 		if d, ok := blk.Instrs[i].(*ssa.DebugRef); ok && d.X == ifi.Cond {
 			return t.src(d.Expr), d.Expr.Pos(), false
@@ -221,6 +224,36 @@ func (t *texts) whole(pos token.Pos, text string) string {
 		}
 	}
 	return ""
+}
+
+// rangeIndex reads the test of a range loop over a slice, `key < len(x)`:
+// the name of the key (or "index" where the loop names none) and the
+// expression the loop ranges over.
+func rangeIndex(ifi *ssa.If) (key string, over *ssa.DebugRef, ok bool) {
+	b, isBin := ifi.Cond.(*ssa.BinOp)
+	if ifi.Block().Comment != "rangeindex.loop" || !isBin || b.Op != token.LSS {
+		return "", nil, false
+	}
+	n, isCall := b.Y.(*ssa.Call)
+	if !isCall || len(n.Call.Args) != 1 {
+		return "", nil, false
+	}
+	key = "index"
+	for _, blk := range ifi.Parent().Blocks {
+		for _, ins := range blk.Instrs {
+			d, isRef := ins.(*ssa.DebugRef)
+			if !isRef {
+				continue
+			}
+			if d.X == n.Call.Args[0] && over == nil {
+				over = d
+			}
+			if v, isVar := d.Object().(*types.Var); isVar && d.X == b.X && key == "index" {
+				key = v.Name()
+			}
+		}
+	}
+	return key, over, over != nil
 }
 
 // valuePos is the position go/ssa records for a condition value: the

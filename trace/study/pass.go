@@ -131,7 +131,8 @@ type EntryPoint struct {
 	Pos   token.Position
 	Reach map[*ssa.Function]bool
 	// Found is "study" for the study's entries, "code" for a root found
-	// from the code; Kind is what starts it (grpc, http, goroutine), when
+	// from the code, "target" for the receiving side of a hand-off of the
+	// target that is no other entry's; Kind is what starts it (grpc, http, goroutine), when
 	// the code says.
 	Found string
 	Kind  roots.Kind
@@ -142,13 +143,16 @@ type HandOff struct {
 	Boundary
 	From  *ssa.Function
 	Calls []token.Position // the calls in From that match Via
-	// Instrs are those calls; Msg and Dispatch the typed message and the
-	// receiver's dispatch function, when the study names them; Param is
-	// From's parameter that holds the message.
+	// Instrs are those calls (or channel sends), Sent the values a
+	// channel hand-off's sends send; Msg and Dispatch the typed message
+	// and the receiver's dispatch function, when the study names them;
+	// Param is what holds the message at the first of Instrs: From's
+	// parameter of its type, or the value a channel send sends.
 	Instrs   []ssa.Instruction
+	Sent     []ssa.Value
 	Msg      types.Type
 	Dispatch *ssa.Function
-	Param    *ssa.Parameter
+	Param    ssa.Value
 	// Carried is false for a closure hand-off when no closure From makes
 	// calls the receiving entry's function.
 	Carried bool

@@ -198,6 +198,10 @@ var Etcd = &Target{
 			Via:  ChannelSend,
 			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
 			Doc:  "the store sends a watcher's events on the watcher's channel; the watch stream's send loop receives them and sends them to the client",
+			// The store's response to the watcher; the send loop's
+			// select hands each it receives on to the client.
+			Message:  "go.etcd.io/etcd/server/v3/storage/mvcc.WatchResponse",
+			Dispatch: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
 		},
 		{
 			Name: "watch eviction",
@@ -205,6 +209,10 @@ var Etcd = &Target{
 			Via:  ChannelSend,
 			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
 			Doc:  "the sync loop sends a watcher behind the compaction a response with the compaction revision on the watcher's channel; the send loop receives it and cancels the watch",
+			// The store's response to the watcher; the send loop's
+			// select hands each it receives on to the client.
+			Message:  "go.etcd.io/etcd/server/v3/storage/mvcc.WatchResponse",
+			Dispatch: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
 		},
 		{
 			Name: "watch control stream",

@@ -1,0 +1,102 @@
+package feasible
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"testing"
+
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+)
+
+// TestCountsUp: a range loop's index and a counted loop's counter start at
+// a constant and only grow; a value a loop halves, or one that starts
+// from a parameter, is no counter. The test of a range loop over a slice
+// reads as `key < len(x)`.
+func TestCountsUp(t *testing.T) {
+	const src = `package p
+
+type R struct{ Events []int }
+
+func ranges(r R) (n int) {
+	for i := range r.Events {
+		n += i
+	}
+	return
+}
+
+func counts() (n int) {
+	for k := 3; k < 10; k += 2 {
+		n++
+	}
+	return
+}
+
+func halves(x int) int {
+	for x > 1 {
+		x /= 2
+	}
+	return x
+}
+
+func fromParam(x int) int {
+	for ; x < 10; x++ {
+	}
+	return x
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.SanityCheckFunctions|ssa.GlobalDebug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phis := func(fn string) (out []*ssa.Phi) {
+		for _, b := range pkg.Func(fn).Blocks {
+			for _, ins := range b.Instrs {
+				if p, ok := ins.(*ssa.Phi); ok && isInteger(p.Type()) {
+					out = append(out, p)
+				}
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		fn      string
+		counter bool
+		least   int64
+	}{
+		{"ranges", true, -1}, // go/ssa starts a range index at -1 and adds 1 before the test
+		{"counts", true, 3},
+		{"halves", false, 0},
+		{"fromParam", false, 0},
+	} {
+		found, least := false, int64(0)
+		for _, p := range phis(c.fn) {
+			if l, ok := countsUp(p); ok {
+				found, least = true, l
+			}
+		}
+		if found != c.counter || found && least != c.least {
+			t.Errorf("%s: counter %v from %d, want %v from %d", c.fn, found, least, c.counter, c.least)
+		}
+	}
+	// The range loop's test names its key and what it ranges over.
+	var got string
+	for _, b := range pkg.Func("ranges").Blocks {
+		if ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
+			if key, over, ok := rangeIndex(ifi); ok {
+				got = key + " over " + types.ExprString(over.Expr)
+			}
+		}
+	}
+	if got != "i over r.Events" {
+		t.Errorf("range loop's test: %q, want i over r.Events", got)
+	}
+}
