@@ -240,7 +240,7 @@ func (r *Result) intoDispatch(bi int) []int {
 
 // sentSet is what a typed boundary's own senders make: their requests,
 // and whether those are all (every sender's way that can run hands off a
-// literal).
+// literal); when they are not, no request is kept.
 type sentSet struct {
 	ss  []sender
 	all bool
@@ -319,9 +319,10 @@ func (r *Result) findSenders(b study.HandOff) sentSet {
 				if !val.Literal() {
 					// The hand-off's own function, handing on what it was
 					// given, is covered by the makers above it; any other
-					// way that hands off no literal is a request missed.
+					// way that hands off no literal is a request missed,
+					// and the requests found are then not used (allSent).
 					if !(fn == b.From && len(path) == 0 && val.Input()) {
-						out.all = false
+						return sentSet{all: false}
 					}
 					continue
 				}
