@@ -454,6 +454,10 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 	if c.Inside != "" {
 		return fmt.Sprintf(", in `%s`, whose result the way tests", c.Inside)
 	}
+	if c.Entry != "" {
+		// `ok` of `v, ok := m[k]`: what it asks.
+		return fmt.Sprintf(", whether `%s` finds an entry", c.Entry)
+	}
 	if m := c.Made; m != nil {
 		// A branch no step of the way takes: the one under which the
 		// value the way calls a method of was made.

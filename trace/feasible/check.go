@@ -113,6 +113,10 @@ type Cond struct {
 	// is the call whose result the path tests that the branch is in (as
 	// written): the way needs the value it returns under that branch.
 	Inside string
+	// Entry, on a test of the second result of a map lookup (`v, ok :=
+	// m[k]`), is the lookup as written: the condition asks whether the
+	// map holds the key.
+	Entry string
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
 }
@@ -766,6 +770,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 		c.taken = ifi.Block().Succs[1]
 	}
 	c.Whole = w.c.text.whole(pos, text)
+	c.Entry = w.c.text.lookupOf(ifi.Cond)
 	if loopHeads[ifi.Block().Comment] {
 		c.Class = Ordinary
 		// A counted loop whose bound the path fixes (a loop over a slice

@@ -100,3 +100,40 @@ func fromParam(x int) int {
 		t.Errorf("range loop's test: %q, want i over r.Events", got)
 	}
 }
+
+// TestLookupOf: the test of a map lookup's comma-ok, or of its negation,
+// names the lookup as written; a test of another boolean names none.
+func TestLookupOf(t *testing.T) {
+	const src = `package p
+
+func f(wb map[int]string, w int, b bool) int {
+	eb, ok := wb[w]
+	if !ok {
+		return 0
+	}
+	if b {
+		return 1
+	}
+	return len(eb)
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.SanityCheckFunctions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := &texts{file: func(token.Pos) *ast.File { return f }, data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}}
+	var got []string
+	for _, b := range pkg.Func("f").Blocks {
+		if ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
+			got = append(got, tx.lookupOf(ifi.Cond))
+		}
+	}
+	if len(got) != 2 || got[0] != "wb[w]" || got[1] != "" {
+		t.Errorf("lookups = %q, want [wb[w] \"\"]", got)
+	}
+}

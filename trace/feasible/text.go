@@ -226,6 +226,38 @@ func (t *texts) whole(pos token.Pos, text string) string {
 	return ""
 }
 
+// lookupOf is the map lookup as written (`m[k]`) whose second result,
+// the comma-ok, v is (or is the negation of); "" otherwise.
+func (t *texts) lookupOf(v ssa.Value) string {
+	for {
+		u, ok := v.(*ssa.UnOp)
+		if !ok || u.Op != token.NOT {
+			break
+		}
+		v = u.X
+	}
+	x, ok := v.(*ssa.Extract)
+	if !ok || x.Index != 1 {
+		return ""
+	}
+	l, ok := x.Tuple.(*ssa.Lookup)
+	if !ok || !l.CommaOk {
+		return ""
+	}
+	f := t.file(l.Pos())
+	if f == nil {
+		return ""
+	}
+	var text string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if ix, ok := n.(*ast.IndexExpr); ok && ix.Lbrack == l.Pos() {
+			text = t.src(ix)
+		}
+		return text == "" && (n == nil || n.Pos() <= l.Pos() && l.Pos() < n.End())
+	})
+	return text
+}
+
 // rangeIndex reads the test of a range loop over a slice, `key < len(x)`:
 // the name of the key (or "index" where the loop names none) and the
 // expression the loop ranges over.
