@@ -470,8 +470,7 @@ func (r *Result) resolveEntries() error {
 func (r *Result) resolveBoundaries() error {
 	for _, h := range r.Study.Tgt().HandOffs {
 		ei := r.entryOf(h.To)
-		switch {
-		case ei < 0:
+		if ei < 0 {
 			if _, err := r.Graph.Func(h.From); err != nil {
 				continue
 			}
@@ -481,8 +480,6 @@ func (r *Result) resolveBoundaries() error {
 			}
 			ei = len(r.Entries)
 			r.Entries = append(r.Entries, receiverEntry(r.Graph, h, to))
-		case r.Entries[ei].Found == "target":
-			r.Entries[ei].Doc = receivesAlso(r.Entries[ei].Doc, h.Name)
 		}
 		if err := r.addBoundary(boundaryOf(h, r.Entries[ei].Name)); err != nil {
 			return err
@@ -509,28 +506,24 @@ func receiverEntry(g *callpath.Graph, h target.HandOff, to *ssa.Function) study.
 	}
 }
 
-// receivesAlso is the doc of a receiving side's entry (receiverEntry's)
-// that receives hand-off name too: the hand-offs it receives, by name.
-func receivesAlso(doc, name string) string {
-	const lead = "the receiving side of the "
-	names := strings.TrimPrefix(doc, lead)
-	if i := strings.Index(names, ": "); i >= 0 {
-		names = names[:i] // the first hand-off's own doc goes
-	}
-	parts := strings.Split(strings.ReplaceAll(names, " and the ", ", the "), ", the ")
-	parts = append(parts, name)
-	if len(parts) == 2 {
-		return lead + parts[0] + " and the " + parts[1]
-	}
-	return lead + strings.Join(parts[:len(parts)-1], ", the ") + " and the " + parts[len(parts)-1]
-}
-
 // startedDoc says, in the doc of each entry of a hand-off's receiving
-// side that a root found from the code starts, what starts it.
+// side, which hand-offs it receives, when more than one (by name, the
+// first's own doc then left out), and what starts it, when a root found
+// from the code does.
 func (r *Result) startedDoc() {
 	for i, e := range r.Entries {
 		if e.Found != "target" {
 			continue
+		}
+		var names []string
+		for _, b := range r.Boundaries {
+			if b.To == e.Name {
+				names = append(names, "the "+b.Name)
+			}
+		}
+		if n := len(names); n > 1 {
+			e.Doc = "the receiving side of " + strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+			r.Entries[i].Doc = e.Doc
 		}
 		for _, x := range r.Roots {
 			// The root is the function, or a function literal that calls

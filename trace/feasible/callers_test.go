@@ -38,15 +38,7 @@ func use(g Getter) { g.Get(1) }
 
 func mk() (*View, *Snapshot) { return &View{Rev: 1}, &Snapshot{Keys: 2} }
 `
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.SanityCheckFunctions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg, _ := buildSource(t, src, ssa.SanityCheckFunctions)
 	named := func(name string) types.Type { return pkg.Pkg.Scope().Lookup(name).Type() }
 	getter := named("Getter").Underlying().(*types.Interface).Method(0)
 	viewGet := pkg.Prog.LookupMethod(types.NewPointer(named("View")), pkg.Pkg, "Get")
@@ -96,4 +88,19 @@ func mk() (*View, *Snapshot) { return &View{Rev: 1}, &Snapshot{Keys: 2} }
 	if len(v.alts) != 1 || v.alts[0].val.obj.typ != named("View") {
 		t.Errorf("kept %v, want the view", v.alts)
 	}
+}
+
+// buildSource type-checks and builds package p of one file, src.
+func buildSource(t *testing.T, src string, mode ssa.BuilderMode) (*ssa.Package, *ast.File) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkg, f
 }

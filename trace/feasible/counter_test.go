@@ -2,14 +2,11 @@ package feasible
 
 import (
 	"go/ast"
-	"go/importer"
-	"go/parser"
 	"go/token"
 	"go/types"
 	"testing"
 
 	"golang.org/x/tools/go/ssa"
-	"golang.org/x/tools/go/ssa/ssautil"
 )
 
 // TestCountsUp: a range loop's index and a counted loop's counter start at
@@ -48,15 +45,7 @@ func fromParam(x int) int {
 	return x
 }
 `
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.SanityCheckFunctions|ssa.GlobalDebug)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg, _ := buildSource(t, src, ssa.SanityCheckFunctions|ssa.GlobalDebug)
 	phis := func(fn string) (out []*ssa.Phi) {
 		for _, b := range pkg.Func(fn).Blocks {
 			for _, ins := range b.Instrs {
@@ -117,15 +106,7 @@ func f(wb map[int]string, w int, b bool) int {
 	return len(eb)
 }
 `
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.SanityCheckFunctions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg, f := buildSource(t, src, ssa.SanityCheckFunctions)
 	tx := &texts{file: func(token.Pos) *ast.File { return f }, data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}}
 	var got []string
 	for _, b := range pkg.Func("f").Blocks {

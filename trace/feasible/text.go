@@ -51,6 +51,8 @@ type fileIndex struct {
 	// operands are a binary expression's operands, by its operator's
 	// position.
 	operands map[token.Pos][2]string
+	// indexes are the index expressions (m[k]), by their bracket.
+	indexes map[token.Pos]string
 }
 
 // span is an expression's extent and text.
@@ -73,9 +75,11 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	if ix, ok := t.index[f]; ok {
 		return ix
 	}
-	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}}
+	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}, indexes: map[token.Pos]string{}}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch x := n.(type) {
+		case *ast.IndexExpr:
+			ix.indexes[x.Lbrack] = t.src(x)
 		case *ast.BinaryExpr:
 			ix.exprs[x.OpPos] = t.src(x)
 			if _, ok := ix.operands[x.OpPos]; !ok {
@@ -244,18 +248,10 @@ func (t *texts) lookupOf(v ssa.Value) string {
 	if !ok || !l.CommaOk {
 		return ""
 	}
-	f := t.file(l.Pos())
-	if f == nil {
-		return ""
+	if ix := t.of(l.Pos()); ix != nil {
+		return ix.indexes[l.Pos()]
 	}
-	var text string
-	ast.Inspect(f, func(n ast.Node) bool {
-		if ix, ok := n.(*ast.IndexExpr); ok && ix.Lbrack == l.Pos() {
-			text = t.src(ix)
-		}
-		return text == "" && (n == nil || n.Pos() <= l.Pos() && l.Pos() < n.End())
-	})
-	return text
+	return ""
 }
 
 // rangeIndex reads the test of a range loop over a slice, `key < len(x)`:

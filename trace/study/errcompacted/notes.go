@@ -1432,23 +1432,19 @@ func (n *notes) matrix() report.Section {
 		}
 		s.Blocks = append(s.Blocks, report.Block{Para: t("Where a cell of the exercise's own entries (" + strings.Join(names, ", ") + ") teaches something; the other cells' conditions are in the JSON (`paths`):")}, report.Block{List: &report.List{Items: details}})
 	}
-	var found []report.Text
-	for _, e := range r.Entries {
-		if e.Found == "code" {
-			found = append(found, t(code(e.Name), " (", report.Loc{File: e.File, Line: e.Line}, "): "+e.Doc+"."))
+	for _, g := range []struct{ found, lead string }{
+		{"code", "Roots found from the code, shown where they are a use's nearest root that can reach it:"},
+		{"target", "Entries of etcd's architecture, each the function that receives a hand-off where no other entry is it (a way across the hand-off, shown in the column of the entry that reaches its sending side, goes on from there):"},
+	} {
+		var items []report.Text
+		for _, e := range r.Entries {
+			if e.Found == g.found {
+				items = append(items, t(code(e.Name), " (", report.Loc{File: e.File, Line: e.Line}, "): "+e.Doc+"."))
+			}
 		}
-	}
-	if len(found) > 0 {
-		s.Blocks = append(s.Blocks, report.Block{Para: t("Roots found from the code, shown where they are a use's nearest root that can reach it:")}, report.Block{List: &report.List{Items: found}})
-	}
-	var recv []report.Text
-	for _, e := range r.Entries {
-		if e.Found == "target" {
-			recv = append(recv, t(code(e.Name), " (", report.Loc{File: e.File, Line: e.Line}, "): "+e.Doc+"."))
+		if len(items) > 0 {
+			s.Blocks = append(s.Blocks, report.Block{Para: t(g.lead)}, report.Block{List: &report.List{Items: items}})
 		}
-	}
-	if len(recv) > 0 {
-		s.Blocks = append(s.Blocks, report.Block{Para: t("Entries of etcd's architecture, each the function that receives a hand-off where no other entry is it (a way across the hand-off, shown in the column of the entry that reaches its sending side, goes on from there):")}, report.Block{List: &report.List{Items: recv}})
 	}
 	return s
 }
