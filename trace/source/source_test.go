@@ -478,3 +478,72 @@ func TestResolveWith(t *testing.T) {
 		t.Errorf("the failed work module is left behind: %v", err)
 	}
 }
+
+func TestMissingRoots(t *testing.T) {
+	pkgs := []*packages.Package{{PkgPath: "a/b"}, {PkgPath: "a/c"}}
+	got := missingRoots(pkgs, []string{"a/b", "a/d", "a/d", "./x", "a/...", "f.go", "a/c", "a/e"})
+	if want := []string{"a/d", "a/e"}; !cmp.Equal(got, want) {
+		t.Errorf("missingRoots = %v, want %v", got, want)
+	}
+	if got := missingRoots(pkgs, []string{"a/c", "a/b"}); len(got) != 0 {
+		t.Errorf("missingRoots of loaded roots = %v, want none", got)
+	}
+}
+
+// A work module whose go.sum lacks a module's checksum cannot verify it
+// under GOPROXY=off, and go list, asked for export data, then fails with
+// nothing on its standard output: go/packages returns no package and no
+// error. A go command that fails so (a script in front of the real one)
+// stands for it: Load tries again through the proxy, and when that fails
+// too, names the package it could not list and where.
+func TestLoadWhenListingFails(t *testing.T) {
+	const pkg = "github.com/google/go-cmp/cmp"
+	realGo, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(realGo, "list", "-m", "-f", "{{.Version}}", "github.com/google/go-cmp").Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v", err)
+	}
+	bin := t.TempDir()
+	write(t, filepath.Join(bin, "go"), `#!/bin/sh
+case " $* " in
+*" -export=true "*)
+	if [ "$GOPROXY" = off ] || [ -n "$SRCTRACE_TEST_FAIL" ]; then
+		echo "verifying module: checksum database unreachable" >&2
+		exit 1
+	fi;;
+esac
+exec `+realGo+` "$@"
+`)
+	if err := os.Chmod(filepath.Join(bin, "go"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, fail := range []bool{false, true} {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "go.mod"), "module example.com/w\n\ngo 1.24\n\nrequire github.com/google/go-cmp "+strings.TrimSpace(string(out))+"\n")
+		env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTMPDIR="+t.TempDir())
+		if fail {
+			env = append(env, "SRCTRACE_TEST_FAIL=1")
+		}
+		s := &Source{Version: "vtest", Dir: dir, Env: append(env, "GOPROXY=off")}
+		pkgs, err := s.Load(context.Background(), packages.NeedName|packages.NeedTypes, pkg)
+		if fail {
+			if err == nil || !strings.Contains(err.Error(), "listed no package for "+pkg) || !strings.Contains(err.Error(), dir) {
+				t.Errorf("Load when every listing fails: err = %v, want one naming %s and %s", err, pkg, dir)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Load: %v", err)
+		}
+		if len(pkgs) != 1 || pkgs[0].PkgPath != pkg || pkgs[0].Types == nil {
+			t.Fatalf("Load = %v, want %s with its types", pkgs, pkg)
+		}
+		if s.Offline() {
+			t.Errorf("Load did not go on through the proxy: Env still has GOPROXY=off")
+		}
+	}
+}
