@@ -24,7 +24,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 		report.Plain(" ("), report.CodeSpan(o.Text), report.Plain(fmt.Sprintf("). Found in etcd %s by type identity, in the %d packages that import its package, loaded from source; ", w.Etcd.Version, len(w.Packages))),
 		report.Plain("a call that reaches it through an interface method or a function value (as the call graph resolves it) is a use too, marked dynamic. "),
 		report.Plain(fmt.Sprintf("Roots are where the code is entered or started (%s); for each use the %d nearest that reach it by a path that can run are kept: by calls; when fewer, across the hand-offs of etcd's architecture that calls do not show (a proposal to raft and its apply, a scheduled job, a watch channel), with the message each hands off; when none, from a program's main function in its own goroutine (start-up). ", rootKinds(w.Roots), w.Nearest)),
-		report.Plain("A path can run when no branch on it is refuted by what the path fixes or already needs: a value it fixes, an earlier branch, what an earlier call whose result it tests returned, what a function a defer statement runs finds in a field its maker writes (what one of the maker's writes left there, under the branches that lead to it, or the literal's value), a relation the store keeps between two of its fields, a lock held between two reads, a loop that counts up to a bound the path fixes (over a slice a message leaves empty, it makes no pass), and, across a hand-off, what the sender tested of the request it hands off (a field it does not change after the test). What a typed hand-off's receiver dispatches is a request one of its senders made, so a way through the dispatch that is handed no request (the raft loop's scheduled apply job) is checked with each request a sender makes, and can run when one of them can take it (when every sender's way hands off a literal the analysis follows; where one hands on a value it changed, the way takes whatever a sender may hand it; a request this release's code does not make, such as one from a member or a log of another release, or one written into the log by hand, is not considered). An entry of a map that a struct the path made holds is the client's choice, not server state, when only the client's requests fill it (each write stores a value of the request, or a constant under a branch on the request). A branch that compares a part of the request with server state is the client's choice, unless, on the runs that take it, what the path checked earlier leaves that part one value: then it is a condition of state, and the only-if says the value, what fixes it and what the branch then asks of the state. When a value the way reads can come from several places (the returns of a call whose result the way tests, or the writes a deferred function may find), each is possible only under the branches that lead to it; if the way can run with only one of them, the branches of server state that lead to that one are listed among its conditions, marked \"in `call(...)`, whose result the way tests\" when they lie inside that call (a branch that calls a function given part of the request is not: what it computes of the request is not followed). A way that calls a method through an interface, of a type the program makes in one place only and only under a branch of state, needs that branch to have been taken when the value was made: it is listed with the way's conditions, though no step of the way takes it. These are all it uses: which goroutine runs what (that one loop applies requests one after another, say), what a map or another structure keeps true across requests (that an ID one map holds is always a key of another, say) and what a value read back from stored data can be (a revision a restore decodes from the store's keys) are not, so a way may still be shown, or an only-if name a condition, that never holds; where the analysis cannot decide, it says so."),
+		report.Plain("A path can run when no branch on it is refuted by what the path fixes or already needs: a value it fixes, an earlier branch, what an earlier call whose result it tests returned, what a function a defer statement runs finds in a field its maker writes (what one of the maker's writes left there, under the branches that lead to it, or the literal's value), a relation the store keeps between two of its fields, or of one field, that it is never below 0 (every write of it stores a constant not below 0, adds to its own value, or raises it to a value a branch found above it), a lock held between two reads, a loop that counts up to a bound the path fixes (over a slice a message leaves empty, it makes no pass), and, across a hand-off, what the sender tested of the request it hands off (a field it does not change after the test). What a typed hand-off's receiver dispatches is a request one of its senders made, so a way through the dispatch that is handed no request (the raft loop's scheduled apply job) is checked with each request a sender makes, and can run when one of them can take it (when every sender's way hands off a literal the analysis follows; where one hands on a value it changed, the way takes whatever a sender may hand it; a request this release's code does not make, such as one from a member or a log of another release, or one written into the log by hand, is not considered). An entry of a map that a struct the path made holds is the client's choice, not server state, when only the client's requests fill it (each write stores a value of the request, or a constant under a branch on the request). A branch that compares a part of the request with server state is the client's choice, unless, on the runs that take it, what the path checked earlier leaves that part one value: then it is a condition of state, and the only-if says the value, what fixes it and what the branch then asks of the state. When a value the way reads can come from several places (the returns of a call whose result the way tests, or the writes a deferred function may find), each is possible only under the branches that lead to it; if the way can run with only one of them, the branches of server state that lead to that one are listed among its conditions, marked \"in `call(...)`, whose result the way tests\" when they lie inside that call (a branch that calls a function given part of the request is not: what it computes of the request is not followed). A way that calls a method through an interface, of a type the program makes in one place only and only under a branch of state, needs that branch to have been taken when the value was made: it is listed with the way's conditions, though no step of the way takes it. These are all it uses: which goroutine runs what (that one loop applies requests one after another, say), what a map or another structure keeps true across requests (that an ID one map holds is always a key of another, say) and what a value read back from stored data can be (a revision a restore decodes from the store's keys) are not, so a way may still be shown, or an only-if name a condition, that never holds; where the analysis cannot decide, it says so, and a way that can run only with a field below 0 that every other write keeps at or above 0 is not decided: it names the writes whose value the analysis does not bound."),
 	}
 	entry := map[string]report.Entry{}
 	for _, e := range w.Entries {
@@ -56,6 +56,16 @@ func WhyDoc(w *report.Why) *report.Doc {
 				rs = append(rs, report.Plain(", only if"))
 			}
 			rs = append(rs, report.Plain(")"))
+		}
+		for _, u := range s.Undecided {
+			if len(rs) > 0 {
+				rs = append(rs, report.Plain("; "))
+			}
+			how := "by calls"
+			if u.By == "hand-off" {
+				how = "across the " + u.HandOff
+			}
+			rs = append(rs, report.CodeSpan(u.Root), report.Plain(" ("+how+", not decided)"))
 		}
 		cell := report.Cell{Text: rs}
 		switch {
@@ -102,7 +112,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 	waysSec := report.Section{ID: "ways", Title: "The way in to each use"}
 	for i, s := range w.Sites {
 		ps := pairs[i]
-		if len(ps) == 0 {
+		if len(ps) == 0 && len(s.Undecided) == 0 {
 			continue
 		}
 		sec := report.Section{ID: fmt.Sprintf("use-%d", i+1), Title: fmt.Sprintf("%s:%d", s.File, s.Line)}
@@ -146,6 +156,22 @@ func WhyDoc(w *report.Why) *report.Doc {
 			if len(items) > 0 {
 				sec.Blocks = append(sec.Blocks, report.Block{List: &report.List{Ordered: true, Items: items}})
 			}
+		}
+		for _, u := range s.Undecided {
+			how := "by calls"
+			if u.By == "hand-off" {
+				how = "across the " + u.HandOff
+			}
+			head := report.Text{report.StrongSpan(u.Root), report.Plain(" (" + how + "): ")}
+			if u.Because != nil {
+				head = append(head, report.CodeText(u.Because.Text)...)
+				if u.Because.File != "" {
+					head = append(head, report.Plain(" ("), report.Cite(report.Loc{File: u.Because.File, Line: u.Because.Line}), report.Plain(")"))
+				}
+			} else {
+				head = append(head, report.Plain("not decided"))
+			}
+			sec.Blocks = append(sec.Blocks, report.Block{Para: head})
 		}
 		waysSec.Sections = append(waysSec.Sections, sec)
 	}

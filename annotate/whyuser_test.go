@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,6 +87,44 @@ func TestNoWayCell(t *testing.T) {
 	}
 	if len(cells) != 2 || cells[0] != want[0] || !strings.HasPrefix(cells[1], want[1]) {
 		t.Errorf("cells %q, want %q", cells, want)
+	}
+}
+
+// TestUndecidedRoots: a root whose way to a use the analysis could not
+// decide is named in the use's cell after the roots that reach it, with
+// how, and in the use's section with why not.
+func TestUndecidedRoots(t *testing.T) {
+	w := &report.Why{Symbol: "mvcc.ErrX", Object: report.Object{Name: "mvcc.ErrX", Kind: "var", File: "kv.go", Line: 5},
+		Sites: []report.Site{
+			{File: "kv.go", Line: 76, Function: "example.com/mvcc.rangeKeys", Kind: "return",
+				Undecided: []report.NoWay{{Root: "v3rpc.(*kvServer).Txn", By: "calls",
+					Because: &report.Because{Text: "not decided: the way can run only if `currentRev` is below 0", File: "kv.go", Line: 377}}}},
+		}}
+	d := WhyDoc(w)
+	var cells, paras []string
+	var walk func(secs []report.Section)
+	walk = func(secs []report.Section) {
+		for _, sec := range secs {
+			for _, b := range sec.Blocks {
+				if b.Table != nil && len(b.Table.Head) == 4 {
+					for _, r := range b.Table.Rows {
+						cells = append(cells, plain(r[3].Text))
+					}
+				}
+				if b.Para != nil {
+					paras = append(paras, plain(b.Para))
+				}
+			}
+			walk(sec.Sections)
+		}
+	}
+	walk(d.Sections)
+	if want := "v3rpc.(*kvServer).Txn (by calls, not decided)"; len(cells) != 1 || cells[0] != want {
+		t.Errorf("cells %q, want %q", cells, want)
+	}
+	want := "v3rpc.(*kvServer).Txn (by calls): not decided: the way can run only if currentRev is below 0 (kv.go:377)"
+	if !slices.Contains(paras, want) {
+		t.Errorf("paragraphs %q, want one %q", paras, want)
 	}
 }
 

@@ -86,6 +86,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.Text += fmt.Sprintf(": the path needs `%s` earlier", c.Why)
 		}
 	case feasible.Gave:
+		if c.Why == feasible.Floored && c.Floor != nil {
+			b.Text = r.flooredText(c)
+			break
+		}
 		if c.Why == feasible.Bounded {
 			b.Text = "not decided: the analysis reached its bound of work on this path before it could show whether what the path checks earlier rules out the rest"
 			break
@@ -243,6 +247,10 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 		case feasible.ReasonInvariant:
 			if inv := x.Invariant; inv != nil {
 				text := fmt.Sprintf("the store keeps %s", invText(inv))
+				if inv.Floor() {
+					add(text + " (" + r.floorWrites(inv.Writes) + ")")
+					break
+				}
 				if inv.Lock != nil {
 					l := inv.Lock.Name()
 					file, line := r.position(x.Pos)
@@ -339,9 +347,68 @@ func (r *Result) viaText(vs []feasible.Via) string {
 	return s
 }
 
+// floorWrites says how the writes of a floor keep its field at or above
+// 0: "every write of it stores a constant not below 0 (…:104, …:315) or
+// its own value plus a value not below 0 (…:214)".
+func (r *Result) floorWrites(ws []feasible.InvariantWrite) string {
+	var whys []string
+	at := map[string][]token.Pos{}
+	for _, w := range ws {
+		if _, ok := at[w.Why]; !ok {
+			whys = append(whys, w.Why)
+		}
+		at[w.Why] = append(at[w.Why], w.Pos)
+	}
+	var parts []string
+	for _, why := range whys {
+		parts = append(parts, why+" ("+r.lineList(at[why])+")")
+	}
+	return "every write of it stores " + joinList(parts, "or")
+}
+
+// flooredText says why a way that needs a field below 0 is not decided.
+func (r *Result) flooredText(c *feasible.Cond) string {
+	inv := c.Floor
+	name := inv.A.Name()
+	text := fmt.Sprintf("not decided: the way can run only if `%s` is below 0", name)
+	if n := c.Near; n != nil && n.Text != "" {
+		if n.Want {
+			text += fmt.Sprintf(" (it needs `%s`%s)", n.Text, r.pinNote(n))
+		} else {
+			text += fmt.Sprintf(" (it needs not `%s`%s)", n.Text, r.pinNote(n))
+		}
+	}
+	if len(inv.Writes) > 0 {
+		text += fmt.Sprintf("; every other write of `%s` %s", name, strings.TrimPrefix(r.floorWrites(inv.Writes), "every write of it "))
+	}
+	var un []string
+	for _, w := range inv.Unbounded {
+		file, line := r.position(w.Pos)
+		s := fmt.Sprintf("%s:%d", file, line)
+		if w.Text != "" {
+			s = fmt.Sprintf("`%s` (%s)", w.Text, s)
+		}
+		un = append(un, s+", "+w.Why)
+	}
+	return text + "; the analysis does not bound the value stored by " + joinList(un, "and")
+}
+
+// joinList joins parts as a sentence does: "a, b and c".
+func joinList(parts []string, conj string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " " + conj + " " + parts[len(parts)-1]
+}
+
 // invText is an invariant as a comparison of its fields.
 func invText(inv *feasible.Invariant) string {
 	switch {
+	case inv.Floor():
+		return fmt.Sprintf("`%s >= 0`", inv.A.Name())
 	case inv.C == 0:
 		return fmt.Sprintf("`%s <= %s`", inv.A.Name(), inv.B.Name())
 	case inv.C < 0:

@@ -146,6 +146,8 @@ func marks(t *testing.T, dir string) (sites, comparisons []string) {
 //	cross ENTRY SITE BOUNDARY TO                   only across one hand-off
 //	path ENTRY SITE HOP...                         the shortest path's hops
 //	feasible ENTRY SITE VERDICT [WORDS]            the pair's verdict and reason
+//	invariant RELATION [FILE:LINE...]              an invariant found, with the lines of its writes
+//	noinvariant RELATION                           one not found (or only assumed)
 //	root KIND NAME                                 a root found from the code
 //	siteroot SITE ROOT                             a nearest feasible root of a use
 //	grep FILE:LINE site|text                       a line of the citation's grep
@@ -271,6 +273,36 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 				words := strings.Join(f[4:], " ")
 				if p.Because == nil || !strings.Contains(p.Because.Text, words) {
 					t.Errorf("%s: because = %+v, want it to say %q", sc.Text(), p.Because, words)
+				}
+			}
+		case "invariant", "noinvariant":
+			// The relation is the words up to the first FILE:LINE.
+			var rel, lines []string
+			for _, x := range f[1:] {
+				if strings.Contains(x, ".go:") {
+					lines = append(lines, x)
+				} else {
+					rel = append(rel, x)
+				}
+			}
+			relation := strings.Join(rel, " ")
+			var found *report.Invariant
+			for i := range rep.Invariants {
+				if rep.Invariants[i].Relation == relation {
+					found = &rep.Invariants[i]
+				}
+			}
+			if (found != nil) != (f[0] == "invariant") {
+				t.Errorf("%s: invariants are %+v", sc.Text(), rep.Invariants)
+				continue
+			}
+			if found != nil {
+				var got []string
+				for _, w := range found.Writes {
+					got = append(got, fmt.Sprintf("%s:%d", w.File, w.Line))
+				}
+				if !slices.Equal(got, lines) {
+					t.Errorf("%s: writes are %v", sc.Text(), got)
 				}
 			}
 		case "onlyif":

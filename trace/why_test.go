@@ -121,16 +121,18 @@ func TestWhyReleases(t *testing.T) {
 			// and checkRange passes revision 0 untested (range.go:176);
 			// rangeKeys runs on the same view (NewReadOnlyTxnWrite wraps
 			// it, kv.go:103), so only a range at revision 0 can be past
-			// it: that needs a current revision below 0, which the
-			// analysis cannot exclude (restore sets it from what the index
-			// read, kvstore.go:377; the store never makes one, so the if
-			// never holds, but showing that needs the revisions' byte
-			// order): an if of state. The raft loop's way through the
-			// Compaction's header read (apply/backend.go:78) passes
-			// revision 0 in a literal: the same if.
+			// it: that needs a current revision below 0. Every write of
+			// currentRev keeps it at or above 0 (its literal's 1,
+			// kvstore.go:104; restore's 1, :315; the write transaction's
+			// ++, kvstore_txn.go:214; restore's raises to the compaction
+			// revisions, kvstore.go:383 and 394) but restore's, which
+			// stores what the index read from the store's keys, received
+			// from a channel (kvstore.go:377): the store never makes one
+			// below 0, but showing that needs the revisions' byte order,
+			// so the way is not decided, with that write named.
 			verdicts: map[string]string{
 				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*kvServer).Range":    "yes|",
-				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "only-if|where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/range.go:176 and 178)): so only if `0 > curRev`",
+				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "unknown|not decided: the way can run only if `currentRev` is below 0 (it needs `rev > curRev`, where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/range.go:176 and 178)): so only if `0 > curRev`); every other write of `currentRev` stores a constant not below 0 (server/storage/mvcc/kvstore.go:104 and 315), a value a branch it is under found at or above the field's value, or at or above a constant not below 0 (server/storage/mvcc/kvstore.go:383 and 394) or its own value plus a value not below 0 (server/storage/mvcc/kvstore_txn.go:214); the analysis does not bound the value stored by `s.currentRev = <-revc` (server/storage/mvcc/kvstore.go:377), a value received from a channel",
 			},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/etcdserver/errors.ErrNoSpace",
@@ -257,9 +259,10 @@ func TestWhyReleases(t *testing.T) {
 			all: []string{"server/etcdserver/api/v3rpc/util.go:46", "server/etcdserver/corrupt.go:609", "server/etcdserver/txn/txn.go:437",
 				"server/storage/mvcc/kvstore.go:180", "server/storage/mvcc/kvstore.go:207", "server/storage/mvcc/kvstore_txn.go:75"},
 			// The same as v3.7.3's: checkRange (txn.go:432) passes only
-			// revision 0 (txn.go:434) without testing it against the view.
+			// revision 0 (txn.go:434) without testing it against the view,
+			// and restore stores what the index read (kvstore.go:366).
 			verdicts: map[string]string{
-				"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*quotaKVServer).Txn": "only-if|where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/txn.go:434 and 436)): so only if `0 > curRev`",
+				"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*quotaKVServer).Txn": "unknown|where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/txn.go:434 and 436)): so only if `0 > curRev`); every other write of `currentRev` stores",
 			},
 		}},
 	} {
@@ -337,6 +340,25 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 			}
 			if p.Feasible != verdict || !strings.Contains(text, words) {
 				t.Errorf("%s: %s, because %q; want %s, saying %q", key, p.Feasible, text, verdict, words)
+			}
+		}
+		// A root whose way was not decided is listed with the use.
+		for _, s := range w.Sites {
+			if fmt.Sprintf("%s:%d", s.File, s.Line) != f[0] {
+				continue
+			}
+			for _, u := range s.Undecided {
+				if u.Root != f[1] {
+					continue
+				}
+				found = true
+				text := ""
+				if u.Because != nil {
+					text = u.Because.Text
+				}
+				if verdict != "unknown" || !strings.Contains(text, words) {
+					t.Errorf("%s: not decided, because %q; want %s, saying %q", key, text, verdict, words)
+				}
 			}
 		}
 		if !found {

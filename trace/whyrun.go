@@ -256,6 +256,7 @@ type forked struct {
 	by      []string
 	roots   [][]int // per use
 	noWay   []*study.NoWay
+	undec   [][]*study.NoWay
 	grpc    map[int][]roots.Root
 	// grpcEntered, when answer was asked to keep them apart, are the
 	// roots asked entry for while finding the gRPC roots (entered then
@@ -301,6 +302,7 @@ func (f *whyRun) answer(ctx context.Context, lo, hi int, grpc, apart bool) (fork
 	for si := lo; si < hi; si++ {
 		out.roots = append(out.roots, f.Sites[si].Roots)
 		out.noWay = append(out.noWay, f.Sites[si].NoWay)
+		out.undec = append(out.undec, f.Sites[si].Undecided)
 	}
 	return out, nil
 }
@@ -354,6 +356,9 @@ func (w *whyRun) adopt(a forked) {
 		}
 		if a.noWay != nil {
 			w.Sites[si].NoWay = a.noWay[si-a.lo]
+		}
+		if a.undec != nil {
+			w.Sites[si].Undecided = a.undec[si-a.lo]
 		}
 	}
 }
@@ -532,6 +537,14 @@ func (w *whyRun) use(si int) {
 	// noWay is the nearest candidate that reaches the use only by ways
 	// that cannot run, for the answer when none can.
 	var noWay *study.NoWay
+	// undecided are the candidates whose best way was not decided, by
+	// rank.
+	type undecidedRoot struct {
+		nw   *study.NoWay
+		fn   *ssa.Function
+		rank int
+	}
+	var undecided []undecidedRoot
 	searched := make([]bool, len(cands))
 	search := func(i int) {
 		searched[i] = true
@@ -542,9 +555,12 @@ func (w *whyRun) use(si int) {
 		ways, _, _ := w.bestWays(rootEntry(w.Graph, c), s.Func, s.Instr, nil)
 		if p, n, ok := pairOf(si, ways); ok {
 			got = append(got, found{root: c, p: p, n: n, by: byCalls, rank: i})
-		} else if len(ways) > 0 && noWay == nil {
-			if b := bestWay(ways); b.Res.Verdict == feasible.No {
+		} else if len(ways) > 0 {
+			switch b := bestWay(ways); {
+			case b.Res.Verdict == feasible.No && noWay == nil:
 				noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because}
+			case b.Res.Verdict == feasible.Unknown:
+				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because}, c.Func, i})
 			}
 		}
 	}
@@ -606,6 +622,9 @@ func (w *whyRun) use(si int) {
 				if len(p.Crossing) > 0 && p.Verdict == feasible.No && noWay == nil {
 					noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because}
 				}
+				if len(p.Crossing) > 0 && p.Verdict == feasible.Unknown {
+					undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because}, c.Func, len(cands) + len(undecided)})
+				}
 				continue
 			}
 			n := len(bestOf(p.Ways).Path)
@@ -665,6 +684,18 @@ func (w *whyRun) use(si int) {
 	}
 	if len(got) == 0 {
 		w.Sites[si].NoWay = noWay
+	}
+	// The undecided roots that no kept root starts, nearest first, as
+	// many as roots are kept.
+	sort.SliceStable(undecided, func(i, j int) bool { return undecided[i].rank < undecided[j].rank })
+	for _, u := range undecided {
+		if len(w.Sites[si].Undecided) >= w.nearest {
+			break
+		}
+		if slices.ContainsFunc(got, func(f found) bool { return f.root.Func == u.fn || w.reachable(f.root.Func)[u.fn] }) {
+			continue
+		}
+		w.Sites[si].Undecided = append(w.Sites[si].Undecided, u.nw)
 	}
 	for _, f := range got {
 		ei := w.entry(f.root)

@@ -113,6 +113,11 @@ type Cond struct {
 	// is the call whose result the path tests that the branch is in (as
 	// written): the way needs the value it returns under that branch.
 	Inside string
+	// Floor, on a condition of class Gave with Why Floored, is the
+	// assumed floor the way would need broken: a field never set below 0
+	// but through writes the analysis does not bound, which every world
+	// of the way needs below 0.
+	Floor *Invariant
 	// Entry, on a test of the second result of a map lookup (`v, ok :=
 	// m[k]`), is the lookup as written: the condition asks whether the
 	// map holds the key.
@@ -148,6 +153,15 @@ type Pin struct {
 	// calls it tests returned (the returns that let it through, and those
 	// that refuse the other values), what a loop checked of every element.
 	Because []Reason
+	// terms are the operand's terms in the worlds, each the value plus
+	// off (one per value the operand can be).
+	terms []termOff
+}
+
+// termOff is a term plus a constant.
+type termOff struct {
+	t   string
+	off int64
 }
 
 // Result is the verdict on one path.
@@ -432,6 +446,12 @@ func (c *Checker) check(p Path) (Result, *Value) {
 	return best, val
 }
 
+// Floored is the Why of a path's condition of class Gave when the way
+// can run only with a field below 0 that every write the analysis bounds
+// keeps at or above 0 (Cond.Floor): whether the others can set it below 0
+// is not decided.
+const Floored = "floored"
+
 // Bounded is the Why of a path's condition of class Gave when the
 // analysis reached its bound of work on the path (Checker.Budget) before
 // it could show that what the path checks earlier leaves the rest
@@ -467,6 +487,9 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		}
 		cs := append(append([]Cond{}, conds...), w.conds(fr, blk)...)
 		res := w.result(cs, sites)
+		if res.Verdict == OnlyIf {
+			res = w.assumedFloors(res)
+		}
 		var val *Value
 		if w.p.Want != nil {
 			v := freeze(fr, fr.eval(w.p.Want), 2)
@@ -1183,6 +1206,7 @@ func (w *walk) pinned(ws []*world, fr *frame, v ssa.Value, c *Cond) []Pin {
 		}
 		var k int64
 		var rs []*reason
+		var terms []termOff
 		mark := len(w.deaths)
 		chs := w.expand(ws, fr, x, val, nil)
 		if len(chs) == 0 {
@@ -1194,6 +1218,7 @@ func (w *walk) pinned(ws []*world, fr *frame, v ssa.Value, c *Cond) []Pin {
 			if !ok || t == "" {
 				return nil
 			}
+			terms = append(terms, termOff{t, off})
 			for _, nw := range w.narrowTerm(ch.w, t) {
 				n, ok := nw.d.value(t)
 				if !ok || seen && n+off != k {
@@ -1226,7 +1251,7 @@ func (w *walk) pinned(ws []*world, fr *frame, v ssa.Value, c *Cond) []Pin {
 				}
 			}
 		}
-		out = append(out, Pin{Name: names[i], Value: k, Because: explain(w.c.text.fset, rs, c)})
+		out = append(out, Pin{Name: names[i], Value: k, Because: explain(w.c.text.fset, rs, c), terms: terms})
 	}
 	if !free {
 		return nil

@@ -4,6 +4,8 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
+	"sort"
 	"strconv"
 
 	"golang.org/x/tools/go/ssa"
@@ -386,8 +388,168 @@ func (w *walk) prepare(ws []*world, terms ...string) []*world {
 			ws = w.addElem(ws, se[0], se[1])
 		}
 		ws = w.relate(ws, t)
+		if ti := w.terms[t]; ti.read != nil && isInteger(ti.read.field.Type()) {
+			if inv := w.c.floor(ti.read.field); inv != nil && len(inv.Unbounded) == 0 {
+				ws = w.floorOf(ws, t, inv)
+			}
+		}
 	}
 	return ws
+}
+
+// floorOf says in each world, once, that read t of a field the store
+// never sets below 0 is not below 0.
+func (w *walk) floorOf(ws []*world, t string, inv *Invariant) []*world {
+	k := [2]string{">=0", t}
+	var out []*world
+	for _, wd := range ws {
+		if wd.related[k] {
+			out = append(out, wd)
+			continue
+		}
+		c := wd.clone()
+		c.setRelated(k)
+		if r := c.addDiff("", t, 0, &reason{kind: ReasonInvariant, inv: inv, pos: w.terms[t].read.at.Pos()}); r != nil {
+			w.kill(r...)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// narrowAll is world wd narrowed by what every element of a slice passes,
+// said of every element the path names (see narrowTerm).
+func (w *walk) narrowAll(wd *world) []*world {
+	ws := []*world{wd}
+	slices := make([]string, 0, len(wd.forall))
+	for s := range wd.forall {
+		slices = append(slices, s)
+	}
+	sort.Strings(slices)
+	for _, s := range slices {
+		for _, e := range wd.elems[s] {
+			var next []*world
+			for _, x := range ws {
+				next = append(next, w.narrow(x, wd.forall[s], e)...)
+			}
+			ws = next
+		}
+	}
+	return ws
+}
+
+// assumedFloors turns an OnlyIf verdict into Unknown when no world of the
+// way is left once the reads of fields never set below 0 but through
+// writes the analysis does not bound (an assumed floor) are taken not to
+// be below 0: the way needs such a field below 0, which the analysis can
+// neither show possible nor rule out. (A field none of whose writes the
+// analysis bounds has no floor to assume: a condition on it stays one of
+// state.)
+func (w *walk) assumedFloors(res Result) Result {
+	type floorRead struct {
+		t   string
+		inv *Invariant
+	}
+	var reads []floorRead
+	for t, ti := range w.terms {
+		if ti.read == nil || !isInteger(ti.read.field.Type()) {
+			continue
+		}
+		if inv := w.c.floor(ti.read.field); inv != nil && len(inv.Unbounded) > 0 && len(inv.Writes) > 0 {
+			reads = append(reads, floorRead{t, inv})
+		}
+	}
+	if len(reads) == 0 || len(w.worlds) == 0 {
+		return res
+	}
+	sort.Slice(reads, func(i, j int) bool { return reads[i].t < reads[j].t })
+	saved, budget := w.deaths, w.budget
+	defer func() { w.deaths, w.budget = saved, budget }()
+	// The parts of the request that what the path checked earlier leaves
+	// one value (Cond.Pinned) are that value in every world.
+	var pins []Pin
+	for _, c := range res.Conds {
+		for _, p := range c.Pinned {
+			if !p.Fixed && len(p.terms) > 0 {
+				pins = append(pins, p)
+			}
+		}
+	}
+	var ws []*world
+	for _, wd := range w.worlds {
+		for _, x := range w.narrowAll(wd) {
+			x = x.clone()
+			ok := true
+			for _, p := range pins {
+				for _, to := range p.terms {
+					if !x.d.has(to.t) {
+						continue
+					}
+					v := p.Value - to.off
+					if x.addDiff(to.t, "", v, nil) != nil || x.addDiff("", to.t, -v, nil) != nil {
+						ok = false
+					}
+				}
+			}
+			if ok {
+				ws = append(ws, x)
+			}
+		}
+	}
+	var named *Invariant
+	// needs are the conditions of the way that, with the floor, leave no
+	// world.
+	var needs []*Cond
+	for _, wd := range ws {
+		c := wd.clone()
+		dead := false
+		for _, fr := range reads {
+			if !c.d.has(fr.t) {
+				continue
+			}
+			if r := c.addDiff("", fr.t, 0, &reason{kind: ReasonInvariant, inv: fr.inv}); r != nil {
+				dead = true
+				if named == nil {
+					named = fr.inv
+					for _, x := range r {
+						if x != nil && x.cond != nil && x.kind == ReasonCond {
+							needs = append(needs, x.cond)
+						}
+					}
+				}
+				break
+			}
+		}
+		if !dead {
+			return res
+		}
+	}
+	cond := Cond{Class: Gave, Why: Floored, Text: named.A.Name(), Pos: named.Unbounded[0].Pos, Func: named.Unbounded[0].Func, Floor: named}
+	// The condition of state that needs the field below 0: the last of the
+	// way's that the floor contradicts, or else the last that reads the
+	// field, or else the last of all.
+	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
+		c := &res.Conds[i]
+		for _, n := range needs {
+			if c.Class == State && c.Pos == n.Pos && c.Text == n.Text && c.Want == n.Want {
+				cond.Near = c
+			}
+		}
+	}
+	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
+		if c := &res.Conds[i]; c.Class == State && slices.Contains(c.Fields, named.A) {
+			cond.Near = c
+		}
+	}
+	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
+		if c := &res.Conds[i]; c.Class == State {
+			cond.Near = c
+		}
+	}
+	res.Conds = append(append([]Cond(nil), res.Conds...), cond)
+	res.Verdict, res.Because = Unknown, &res.Conds[len(res.Conds)-1]
+	return res
 }
 
 // addElem notes that elem is an element of slice, and checks it against

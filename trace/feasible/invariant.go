@@ -8,7 +8,8 @@ import (
 )
 
 // Invariant is a relation between two fields of one struct that the
-// store keeps true for every reader that holds Lock: A - B <= C.
+// store keeps true for every reader that holds Lock: A - B <= C; or,
+// with B nil (a floor), that field A is never below 0 (see floor.go).
 type Invariant struct {
 	A, B *types.Var
 	C    int64
@@ -17,13 +18,22 @@ type Invariant struct {
 	// Writes are the writes of A and B, each with why it keeps the
 	// relation.
 	Writes []InvariantWrite
+	// Unbounded, for a floor, are the writes of A whose value the
+	// analysis does not bound: when there are any, the floor is assumed
+	// (a way that needs A below 0 is not decided), not found.
+	Unbounded []InvariantWrite
 }
+
+// Floor reports whether the invariant is a floor: A is never below 0.
+func (inv *Invariant) Floor() bool { return inv.B == nil }
 
 // InvariantWrite is one write of a field of an invariant.
 type InvariantWrite struct {
 	Pos  token.Pos
 	Func *ssa.Function
 	Why  string
+	// Text is the write as written (a floor's writes).
+	Text string
 }
 
 type invKey struct {

@@ -108,7 +108,7 @@ func (c *Checker) Invariants() []*Invariant {
 	var out []*Invariant
 	c.shared.mu.Lock()
 	for _, inv := range c.shared.m {
-		if inv != nil {
+		if inv != nil && len(inv.Unbounded) == 0 {
 			out = append(out, inv)
 		}
 	}
@@ -118,6 +118,9 @@ func (c *Checker) Invariants() []*Invariant {
 		a, b := out[i], out[j]
 		if a.A.Pos() != b.A.Pos() {
 			return posLess(fset, a.A.Pos(), b.A.Pos())
+		}
+		if a.Floor() || b.Floor() {
+			return a.Floor() && !b.Floor()
 		}
 		if a.B.Pos() != b.B.Pos() {
 			return posLess(fset, a.B.Pos(), b.B.Pos())

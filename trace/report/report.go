@@ -194,6 +194,10 @@ type Site struct {
 	// NoWay, when no root reaches the use by a way that can run (srctrace
 	// why), is the nearest root that reaches it only by ways that cannot.
 	NoWay *NoWay `json:"no_way,omitempty"`
+	// Undecided are the nearest roots that reach the use by ways the
+	// analysis could not decide (srctrace why), with why not: they are
+	// not among Roots, and not refuted.
+	Undecided []NoWay `json:"undecided,omitempty"`
 }
 
 // NoWay is a root that reaches a use only by ways that cannot run: how

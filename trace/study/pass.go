@@ -112,6 +112,10 @@ type Site struct {
 	// NoWay, when no root reaches the use by a way that can run, is the
 	// nearest root found that reaches it by ways none of which can.
 	NoWay *NoWay
+	// Undecided are the nearest roots searched whose best way to the use
+	// the analysis could not decide (at most the number of roots kept),
+	// nearest first: they are not among the roots, and not refuted.
+	Undecided []*NoWay
 }
 
 // NoWay is a root that reaches a use only by ways that cannot run: how

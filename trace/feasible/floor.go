@@ -1,0 +1,255 @@
+package feasible
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// What the store keeps true of one integer field: that it is never below
+// 0. A field is never below 0 when every write of it in the loaded
+// program stores a value that is not (by induction over the writes: a
+// read of the field gives what an earlier write stored, or the zero
+// value): a constant that is not negative, the field's own value plus
+// one that is not negative (a counter), a value that a branch the write
+// is under has just found at or above the field's value or at or above
+// a constant that is not negative (a raise: `if x < y { x = y }`), the
+// length of something, or a choice (a phi) of such values. A write of a
+// negative constant refutes the floor; a write of any other value (one
+// received from a channel, decoded from stored data, returned by a call)
+// the analysis does not bound: the floor is then assumed, not found, and
+// a way that could run only with the field below 0 is not decided
+// (Unknown), not listed with a condition that may never hold.
+
+// floorKey names a field's floor among the invariants the checkers share.
+func floorKey(f *types.Var) invKey { return invKey{a: f} }
+
+// floor is the floor of integer field f (A >= 0, B nil): nil when a write
+// refutes it or the analysis cannot see every write; one with Unbounded
+// writes when the analysis cannot bound some of them.
+func (c *Checker) floor(f *types.Var) *Invariant {
+	key := floorKey(f)
+	if inv, ok := c.shared.get(key); ok {
+		return inv
+	}
+	inv := c.findFloor(f)
+	c.shared.put(key, inv)
+	return inv
+}
+
+func (c *Checker) findFloor(f *types.Var) *Invariant {
+	if !isInteger(f.Type()) || isUnsigned(f.Type()) || !c.seesAllWrites(f) {
+		return nil
+	}
+	ws := c.index().writes[f]
+	if len(ws) == 0 {
+		return nil
+	}
+	inv := &Invariant{A: f}
+	// In the order of the writes' positions: the index lists them in the
+	// order of a map.
+	ws = append([]*ssa.Store(nil), ws...)
+	fset := c.text.fset
+	sort.Slice(ws, func(i, j int) bool { return posLess(fset, ws[i].Pos(), ws[j].Pos()) })
+	for _, st := range ws {
+		why, ok, bounded := c.floorWrite(f, st)
+		w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Why: why, Text: c.text.stmtText(st.Pos())}
+		if !ok {
+			return nil
+		}
+		if bounded {
+			inv.Writes = append(inv.Writes, w)
+		} else {
+			inv.Unbounded = append(inv.Unbounded, w)
+		}
+	}
+	return inv
+}
+
+// floorWrite says how write st of f keeps f at or above 0: ok false when
+// it stores a negative constant; bounded false when the analysis cannot
+// bound what it stores (why then says what the value is).
+func (c *Checker) floorWrite(f *types.Var, st *ssa.Store) (why string, ok, bounded bool) {
+	if w, yes := nonNeg(f, st.Val, st.Block(), map[*ssa.Phi]bool{}, 0); yes {
+		return w, true, true
+	}
+	switch x := st.Val.(type) {
+	case *ssa.Const:
+		return "a negative constant", false, false
+	case *ssa.UnOp:
+		if x.Op == token.ARROW {
+			return "a value received from a channel", true, false
+		}
+	case *ssa.Call:
+		if t := c.text.callText(x); t != "" {
+			return "what `" + t + "` returns", true, false
+		}
+		return "what a call returns", true, false
+	case *ssa.Parameter:
+		return "its function's parameter `" + x.Name() + "`", true, false
+	}
+	return "a value the analysis does not bound", true, false
+}
+
+// nonNeg reports whether v, at the end of block at, is never below 0
+// when no read of f is, and says why.
+func nonNeg(f *types.Var, v ssa.Value, at *ssa.BasicBlock, phis map[*ssa.Phi]bool, depth int) (string, bool) {
+	if depth > 8 {
+		return "", false
+	}
+	switch x := v.(type) {
+	case *ssa.Const:
+		if c, exact := constInt(x); exact && c >= 0 {
+			return "a constant not below 0", true
+		}
+		if x.Value == nil && isInteger(x.Type()) {
+			return "a constant not below 0", true // the zero value
+		}
+		return "", false
+	case *ssa.UnOp:
+		if readsField(x, f) {
+			return "the field's own value", true
+		}
+	case *ssa.BinOp:
+		if x.Op == token.ADD {
+			_, a := nonNeg(f, x.X, at, phis, depth+1)
+			_, b := nonNeg(f, x.Y, at, phis, depth+1)
+			if a && b {
+				if readsField(x.X, f) || readsField(x.Y, f) {
+					return "its own value plus a value not below 0", true
+				}
+				return "a sum of values not below 0", true
+			}
+		}
+	case *ssa.Call:
+		if b, isB := x.Call.Value.(*ssa.Builtin); isB && (b.Name() == "len" || b.Name() == "cap") {
+			return "a length", true
+		}
+	case *ssa.Phi:
+		if phis[x] {
+			return "a value not below 0", true // a loop: by induction
+		}
+		phis[x] = true
+		for i, e := range x.Edges {
+			if _, ok := nonNeg(f, e, x.Block().Preds[i], phis, depth+1); !ok {
+				return "", false
+			}
+		}
+		return "one of several values not below 0", true
+	}
+	if at != nil && raised(f, v, at) {
+		return "a value a branch it is under found at or above the field's value, or at or above a constant not below 0", true
+	}
+	return "", false
+}
+
+// readsField reports whether v is a load of field f (of any struct).
+func readsField(v ssa.Value, f *types.Var) bool {
+	u, ok := v.(*ssa.UnOp)
+	if !ok || u.Op != token.MUL {
+		return false
+	}
+	fa, ok := u.X.(*ssa.FieldAddr)
+	return ok && fieldVar(fa.X.Type(), fa.Field) == f
+}
+
+// sameRead reports whether a and b are one value: the same SSA value, or
+// loads of the same field of the same struct pointer.
+func sameRead(a, b ssa.Value) bool {
+	if a == b {
+		return true
+	}
+	ua, ok1 := a.(*ssa.UnOp)
+	ub, ok2 := b.(*ssa.UnOp)
+	if !ok1 || !ok2 || ua.Op != token.MUL || ub.Op != token.MUL {
+		return false
+	}
+	fa, ok1 := ua.X.(*ssa.FieldAddr)
+	fb, ok2 := ub.X.(*ssa.FieldAddr)
+	return ok1 && ok2 && fa.X == fb.X && fa.Field == fb.Field
+}
+
+// raised reports whether, at the end of block at, a branch of a block
+// that dominates it has found v at or above a read of f, or at or above
+// a constant that is not negative.
+func raised(f *types.Var, v ssa.Value, at *ssa.BasicBlock) bool {
+	for b, k := at, 0; b != nil && k < 32; b, k = b.Idom(), k+1 {
+		d := b.Idom()
+		if d == nil {
+			return false
+		}
+		ifi, ok := d.Instrs[len(d.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		cmp, ok := ifi.Cond.(*ssa.BinOp)
+		if !ok {
+			continue
+		}
+		var want bool
+		switch {
+		case d.Succs[0] == b && len(b.Preds) == 1:
+			want = true
+		case d.Succs[1] == b && len(b.Preds) == 1:
+			want = false
+		default:
+			continue
+		}
+		op := cmp.Op
+		if !want {
+			op = negate(op)
+		}
+		// v >= y or v > y, with y a read of f or a constant not below 0
+		// (or -1, for >).
+		if y, ok := orient(op, cmp.X, cmp.Y, v); ok {
+			if readsField(y, f) {
+				return true
+			}
+			if c, isC := y.(*ssa.Const); isC {
+				if n, exact := constInt(c); exact && (n >= 0 || (op == token.GTR || op == token.LSS) && n >= -1) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// orient returns the other operand when op, over operands a and b, says
+// v >= it or v > it; ok false otherwise.
+func orient(op token.Token, a, b, v ssa.Value) (ssa.Value, bool) {
+	switch {
+	case sameRead(a, v) && (op == token.GEQ || op == token.GTR):
+		return b, true
+	case sameRead(b, v) && (op == token.LEQ || op == token.LSS):
+		return a, true
+	}
+	return nil, false
+}
+
+// stmtText is the source text of the innermost assignment, increment or
+// keyed element of a composite literal at pos.
+func (t *texts) stmtText(pos token.Pos) string {
+	f := t.file(pos)
+	if f == nil || t.fset == nil {
+		return ""
+	}
+	var best ast.Node
+	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil || pos < n.Pos() || pos >= n.End() {
+			return false
+		}
+		switch n.(type) {
+		case *ast.AssignStmt, *ast.IncDecStmt, *ast.KeyValueExpr:
+			best = n // the innermost, as the walk goes down
+		}
+		return true
+	})
+	if best == nil {
+		return ""
+	}
+	return t.src(best)
+}
