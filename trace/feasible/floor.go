@@ -17,8 +17,10 @@ import (
 // one that is not negative (a counter), a value that a branch the write
 // is under has just found at or above the field's value or at or above
 // a constant that is not negative (a raise: `if x < y { x = y }`), the
-// length of something, or a choice (a phi) of such values. A write of a
-// negative constant refutes the floor; a write of any other value (one
+// length of something, or a choice (a phi) of such values. A field whose
+// address is used otherwise than to load or store it (handed to a call
+// such as atomic.AddInt64) may be written where no store to it shows:
+// it has no floor. A write of a negative constant refutes the floor; a write of any other value (one
 // received from a channel, decoded from stored data, returned by a call)
 // the analysis does not bound: the floor is then assumed, not found, and
 // a way that could run only with the field below 0 is not decided
@@ -41,7 +43,7 @@ func (c *Checker) floor(f *types.Var) *Invariant {
 }
 
 func (c *Checker) findFloor(f *types.Var) *Invariant {
-	if !isInteger(f.Type()) || isUnsigned(f.Type()) || !c.seesAllWrites(f) {
+	if !isInteger(f.Type()) || isUnsigned(f.Type()) || !c.seesAllWrites(f) || c.index().addrTaken[f] {
 		return nil
 	}
 	ws := c.index().writes[f]

@@ -93,13 +93,17 @@ type index struct {
 	// an element held by value), which no allocation of their own shows.
 	made  map[*types.TypeName][]*ssa.Alloc
 	inner map[*types.TypeName]bool
+	// addrTaken are the integer fields whose address is used otherwise
+	// than to load or store the field (passed to a call, kept): a write
+	// through it is no store to the field's address that writes lists.
+	addrTaken map[*types.Var]bool
 }
 
 func (c *Checker) index() *index {
 	if c.ix != nil {
 		return c.ix
 	}
-	ix := &index{writes: map[*types.Var][]*ssa.Store{}, releases: map[*types.Var][]*ssa.Function{}, events: map[*ssa.Function][]lockEv{}, mapWrites: map[*types.Var][]*ssa.MapUpdate{}, mapReads: map[*types.Var][]*ssa.UnOp{}, made: map[*types.TypeName][]*ssa.Alloc{}, inner: map[*types.TypeName]bool{}}
+	ix := &index{writes: map[*types.Var][]*ssa.Store{}, releases: map[*types.Var][]*ssa.Function{}, events: map[*ssa.Function][]lockEv{}, mapWrites: map[*types.Var][]*ssa.MapUpdate{}, mapReads: map[*types.Var][]*ssa.UnOp{}, made: map[*types.TypeName][]*ssa.Alloc{}, inner: map[*types.TypeName]bool{}, addrTaken: map[*types.Var]bool{}}
 	for fn := range c.g.CG.Nodes {
 		if fn == nil {
 			continue
@@ -131,6 +135,11 @@ func (c *Checker) index() *index {
 					if tn := pointee(x.(ssa.Value).Type()); tn != nil {
 						ix.inner[tn] = true
 					}
+					if fa, ok := x.(*ssa.FieldAddr); ok {
+						if fv := fieldVar(fa.X.Type(), fa.Field); fv != nil && isInteger(fv.Type()) && !onlyLoadStore(fa) {
+							ix.addrTaken[fv] = true
+						}
+					}
 				case *ssa.MapUpdate:
 					if fv := heldIn(x.Map); fv != nil {
 						ix.mapWrites[fv] = append(ix.mapWrites[fv], x)
@@ -149,6 +158,27 @@ func (c *Checker) index() *index {
 	}
 	c.ix = ix
 	return ix
+}
+
+// onlyLoadStore reports whether the address fa is only loaded from and
+// stored to.
+func onlyLoadStore(fa *ssa.FieldAddr) bool {
+	for _, r := range *fa.Referrers() {
+		switch u := r.(type) {
+		case *ssa.UnOp:
+			if u.Op != token.MUL || u.X != fa {
+				return false
+			}
+		case *ssa.Store:
+			if u.Addr != fa || u.Val == fa {
+				return false
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // mayRelease reports whether a call of fn may release a mutex field L
