@@ -165,7 +165,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			head := report.Text{report.StrongSpan(u.Root), report.Plain(" (" + how + "): ")}
 			if u.Because != nil {
 				head = append(head, report.CodeText(u.Because.Text)...)
-				if u.Because.File != "" {
+				if b := u.Because; b.File != "" && !strings.Contains(b.Text, fmt.Sprintf("%s:%d", b.File, b.Line)) {
 					head = append(head, report.Plain(" ("), report.Cite(report.Loc{File: u.Because.File, Line: u.Because.Line}), report.Plain(")"))
 				}
 			} else {

@@ -388,7 +388,16 @@ func (r *Result) flooredText(c *feasible.Cond) string {
 		if w.Text != "" {
 			s = fmt.Sprintf("`%s` (%s)", w.Text, s)
 		}
-		un = append(un, s+", "+w.Why)
+		s += ", " + w.Why
+		if len(w.Sends) > 0 {
+			var sends []string
+			for _, x := range w.Sends {
+				file, line := r.position(x.Pos)
+				sends = append(sends, fmt.Sprintf("`%s` (%s:%d)", x.Text, file, line))
+			}
+			s += ", sent only by " + joinList(sends, "and")
+		}
+		un = append(un, s)
 	}
 	return text + "; the analysis does not bound the value stored by " + joinList(un, "and")
 }

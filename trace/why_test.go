@@ -127,12 +127,15 @@ func TestWhyReleases(t *testing.T) {
 			// ++, kvstore_txn.go:214; restore's raises to the compaction
 			// revisions, kvstore.go:383 and 394) but restore's, which
 			// stores what the index read from the store's keys, received
-			// from a channel (kvstore.go:377): the store never makes one
-			// below 0, but showing that needs the revisions' byte order,
-			// so the way is not decided, with that write named.
+			// from a channel (kvstore.go:377) that restoreIntoIndex makes and
+			// hands back receive-only, sent only by its goroutine's deferred
+			// send (kvstore.go:448), of a revision decoded from a key: the
+			// store never makes one below 0, but showing that needs the
+			// revisions' byte order, so the way is not decided, with that
+			// write and its send named.
 			verdicts: map[string]string{
 				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*kvServer).Range":    "yes|",
-				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "unknown|not decided: the way can run only if `currentRev` is below 0 (it needs `rev > curRev`, where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/range.go:176 and 178)): so only if `0 > curRev`); every other write of `currentRev` stores a constant not below 0 (server/storage/mvcc/kvstore.go:104 and 315), a value a branch it is under found at or above the field's value, or at or above a constant not below 0 (server/storage/mvcc/kvstore.go:383 and 394) or its own value plus a value not below 0 (server/storage/mvcc/kvstore_txn.go:214); the analysis does not bound the value stored by `s.currentRev = <-revc` (server/storage/mvcc/kvstore.go:377), a value received from a channel",
+				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "unknown|not decided: the way can run only if `currentRev` is below 0 (it needs `rev > curRev`, where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/range.go:176 and 178)): so only if `0 > curRev`); every other write of `currentRev` stores a constant not below 0 (server/storage/mvcc/kvstore.go:104 and 315), a value a branch it is under found above the field's value (server/storage/mvcc/kvstore.go:383 and 394) or its own value plus a value not below 0 (server/storage/mvcc/kvstore_txn.go:214); the analysis does not bound the value stored by `s.currentRev = <-revc` (server/storage/mvcc/kvstore.go:377), a value received from a channel, sent only by `revc <- currentRev` (server/storage/mvcc/kvstore.go:448)",
 			},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/etcdserver/errors.ErrNoSpace",

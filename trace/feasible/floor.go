@@ -59,6 +59,11 @@ func (c *Checker) findFloor(f *types.Var) *Invariant {
 	for _, st := range ws {
 		why, ok, bounded := c.floorWrite(f, st)
 		w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Why: why, Text: c.text.stmtText(st.Pos())}
+		if u, isRecv := st.Val.(*ssa.UnOp); isRecv && u.Op == token.ARROW && !bounded {
+			for _, s := range sendsOn(u.X) {
+				w.Sends = append(w.Sends, InvariantSend{Pos: s.Pos(), Text: c.text.stmtText(s.Pos())})
+			}
+		}
 		if !ok {
 			return nil
 		}
@@ -142,8 +147,10 @@ func nonNeg(f *types.Var, v ssa.Value, at *ssa.BasicBlock, phis map[*ssa.Phi]boo
 		}
 		return "one of several values not below 0", true
 	}
-	if at != nil && raised(f, v, at) {
-		return "a value a branch it is under found at or above the field's value, or at or above a constant not below 0", true
+	if at != nil {
+		if why := raised(f, v, at); why != "" {
+			return why, true
+		}
 	}
 	return "", false
 }
@@ -174,14 +181,14 @@ func sameRead(a, b ssa.Value) bool {
 	return ok1 && ok2 && fa.X == fb.X && fa.Field == fb.Field
 }
 
-// raised reports whether, at the end of block at, a branch of a block
-// that dominates it has found v at or above a read of f, or at or above
-// a constant that is not negative.
-func raised(f *types.Var, v ssa.Value, at *ssa.BasicBlock) bool {
+// raised says how, at the end of block at, a branch of a block that
+// dominates it has found v above (or at or above) a read of f, or at or
+// above a constant that is not negative; "" when none has.
+func raised(f *types.Var, v ssa.Value, at *ssa.BasicBlock) string {
 	for b, k := at, 0; b != nil && k < 32; b, k = b.Idom(), k+1 {
 		d := b.Idom()
 		if d == nil {
-			return false
+			return ""
 		}
 		ifi, ok := d.Instrs[len(d.Instrs)-1].(*ssa.If)
 		if !ok {
@@ -207,17 +214,21 @@ func raised(f *types.Var, v ssa.Value, at *ssa.BasicBlock) bool {
 		// v >= y or v > y, with y a read of f or a constant not below 0
 		// (or -1, for >).
 		if y, ok := orient(op, cmp.X, cmp.Y, v); ok {
+			strict := op == token.GTR || op == token.LSS
 			if readsField(y, f) {
-				return true
+				if strict {
+					return "a value a branch it is under found above the field's value"
+				}
+				return "a value a branch it is under found at or above the field's value"
 			}
 			if c, isC := y.(*ssa.Const); isC {
-				if n, exact := constInt(c); exact && (n >= 0 || (op == token.GTR || op == token.LSS) && n >= -1) {
-					return true
+				if n, exact := constInt(c); exact && (n >= 0 || strict && n >= -1) {
+					return "a value a branch it is under found not below 0"
 				}
 			}
 		}
 	}
-	return false
+	return ""
 }
 
 // orient returns the other operand when op, over operands a and b, says
@@ -245,7 +256,7 @@ func (t *texts) stmtText(pos token.Pos) string {
 			return false
 		}
 		switch n.(type) {
-		case *ast.AssignStmt, *ast.IncDecStmt, *ast.KeyValueExpr:
+		case *ast.AssignStmt, *ast.IncDecStmt, *ast.KeyValueExpr, *ast.SendStmt:
 			best = n // the innermost, as the walk goes down
 		}
 		return true
@@ -254,4 +265,171 @@ func (t *texts) stmtText(pos token.Pos) string {
 		return ""
 	}
 	return t.src(best)
+}
+
+// sendsOn are the sends on channel ch, when it is one a function makes
+// (here, or in a function that returns it) and every use of it is seen:
+// a send, a receive, a conversion, a variable that holds it (a closure's
+// captured variable too, whose uses are followed), a return of it as a
+// receive-only channel; nil otherwise.
+func sendsOn(ch ssa.Value) []*ssa.Send {
+	mc := chanMade(ch, 0)
+	if mc == nil {
+		return nil
+	}
+	var out []*ssa.Send
+	seen := map[ssa.Value]bool{}
+	// visit follows channel value v, or, with cell, a variable that holds
+	// the channel (an Alloc, or a closure's free variable bound to one).
+	var visit func(v ssa.Value, cell bool, depth int) bool
+	visit = func(v ssa.Value, cell bool, depth int) bool {
+		if seen[v] {
+			return true
+		}
+		if depth > 12 {
+			return false
+		}
+		seen[v] = true
+		refs := v.Referrers()
+		if refs == nil {
+			return true
+		}
+		for _, r := range *refs {
+			switch x := r.(type) {
+			case *ssa.DebugRef:
+			case *ssa.MakeClosure:
+				fn := x.Fn.(*ssa.Function)
+				for i, b := range x.Bindings {
+					if b == v && !visit(fn.FreeVars[i], cell, depth+1) {
+						return false
+					}
+				}
+			case *ssa.UnOp:
+				switch {
+				case cell && x.Op == token.MUL:
+					if !visit(x, false, depth+1) {
+						return false
+					}
+				case !cell && x.Op == token.ARROW:
+				default:
+					return false
+				}
+			case *ssa.Store:
+				switch {
+				case cell && x.Addr == v:
+					if x.Val != mc && !seen[x.Val] {
+						return false // another channel in the variable
+					}
+				case !cell && x.Val == v:
+					a, isAlloc := x.Addr.(*ssa.Alloc)
+					if !isAlloc || !visit(a, true, depth+1) {
+						return false
+					}
+				default:
+					return false
+				}
+			case *ssa.Send:
+				if cell || x.Chan != v {
+					return false // the channel itself is sent
+				}
+				out = append(out, x)
+			case *ssa.Select:
+				if cell {
+					return false
+				}
+				for _, st := range x.States {
+					if st.Chan == v && st.Dir == types.SendOnly {
+						return false // a send the analysis does not list
+					}
+				}
+			case *ssa.ChangeType:
+				if cell || !visit(x, false, depth+1) {
+					return false
+				}
+			case *ssa.Return:
+				// Returned receive-only: no caller can send on it.
+				if t, ok := v.Type().Underlying().(*types.Chan); cell || !ok || t.Dir() != types.RecvOnly {
+					return false
+				}
+			case *ssa.Call:
+				if b, ok := x.Call.Value.(*ssa.Builtin); !cell && ok && (b.Name() == "close" || b.Name() == "len" || b.Name() == "cap") {
+					continue
+				}
+				return false
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !visit(mc, false, 0) || len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// chanMade is the MakeChan that channel value v is, through conversions,
+// a variable that holds it and the returns of a function it is a result
+// of; nil when it is none or several.
+func chanMade(v ssa.Value, depth int) *ssa.MakeChan {
+	if depth > 6 {
+		return nil
+	}
+	switch x := v.(type) {
+	case *ssa.MakeChan:
+		return x
+	case *ssa.ChangeType:
+		return chanMade(x.X, depth+1)
+	case *ssa.UnOp:
+		// A load of a variable stored once.
+		a, ok := x.X.(*ssa.Alloc)
+		if x.Op != token.MUL || !ok {
+			return nil
+		}
+		var made *ssa.MakeChan
+		for _, r := range *a.Referrers() {
+			if st, isSt := r.(*ssa.Store); isSt && st.Addr == a {
+				if made != nil {
+					return nil
+				}
+				if made = chanMade(st.Val, depth+1); made == nil {
+					return nil
+				}
+			}
+		}
+		return made
+	case *ssa.Extract:
+		if call, ok := x.Tuple.(*ssa.Call); ok {
+			return returnedChan(call, x.Index, depth)
+		}
+	case *ssa.Call:
+		return returnedChan(x, 0, depth)
+	}
+	return nil
+}
+
+// returnedChan is the channel a static call returns as result i, made in
+// the callee.
+func returnedChan(call *ssa.Call, i int, depth int) *ssa.MakeChan {
+	fn := call.Call.StaticCallee()
+	if fn == nil || fn.Blocks == nil {
+		return nil
+	}
+	var made *ssa.MakeChan
+	for _, b := range fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
+			if i >= len(ret.Results) {
+				return nil
+			}
+			m := chanMade(ret.Results[i], depth+1)
+			if m == nil || made != nil && m != made {
+				return nil
+			}
+			made = m
+		}
+	}
+	return made
 }

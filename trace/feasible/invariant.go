@@ -34,6 +34,16 @@ type InvariantWrite struct {
 	Why  string
 	// Text is the write as written (a floor's writes).
 	Text string
+	// Sends, for a write of a value received from a channel, are the
+	// statements that send on that channel (when the analysis finds them
+	// all: a channel a function makes and hands on), each as written.
+	Sends []InvariantSend
+}
+
+// InvariantSend is a send statement.
+type InvariantSend struct {
+	Pos  token.Pos
+	Text string
 }
 
 type invKey struct {
