@@ -64,6 +64,9 @@ func WhyDoc(w *report.Why) *report.Doc {
 			how := "by calls"
 			if u.By == "hand-off" {
 				how = "across the " + u.HandOff
+				if u.Message != "" {
+					how += " of a " + u.Message + " request"
+				}
 			}
 			rs = append(rs, report.CodeSpan(u.Root), report.Plain(" ("+how+", not decided)"))
 		}
@@ -161,6 +164,9 @@ func WhyDoc(w *report.Why) *report.Doc {
 			how := "by calls"
 			if u.By == "hand-off" {
 				how = "across the " + u.HandOff
+				if u.Message != "" {
+					how += " of a " + u.Message + " request"
+				}
 			}
 			head := report.Text{report.StrongSpan(u.Root), report.Plain(" (" + how + "): ")}
 			if u.Because != nil {

@@ -98,7 +98,9 @@ func TestUndecidedRoots(t *testing.T) {
 		Sites: []report.Site{
 			{File: "kv.go", Line: 76, Function: "example.com/mvcc.rangeKeys", Kind: "return",
 				Undecided: []report.NoWay{{Root: "v3rpc.(*kvServer).Txn", By: "calls",
-					Because: &report.Because{Text: "not decided: the way can run only if `currentRev` is below 0", File: "kv.go", Line: 377}}}},
+					Because: &report.Because{Text: "not decided: the way can run only if `currentRev` is below 0", File: "kv.go", Line: 377}},
+					{Root: "v3compactor.(*Periodic).Run$1", By: "hand-off", HandOff: "raft proposal", Message: "Compaction",
+						Because: &report.Because{Text: "not decided: the way can run only if `currentRev` is below 0 (kv.go:377)", File: "kv.go", Line: 377}}}},
 		}}
 	d := WhyDoc(w)
 	var cells, paras []string
@@ -119,12 +121,17 @@ func TestUndecidedRoots(t *testing.T) {
 		}
 	}
 	walk(d.Sections)
-	if want := "v3rpc.(*kvServer).Txn (by calls, not decided)"; len(cells) != 1 || cells[0] != want {
+	if want := "v3rpc.(*kvServer).Txn (by calls, not decided); v3compactor.(*Periodic).Run$1 (across the raft proposal of a Compaction request, not decided)"; len(cells) != 1 || cells[0] != want {
 		t.Errorf("cells %q, want %q", cells, want)
 	}
-	want := "v3rpc.(*kvServer).Txn (by calls): not decided: the way can run only if currentRev is below 0 (kv.go:377)"
-	if !slices.Contains(paras, want) {
-		t.Errorf("paragraphs %q, want one %q", paras, want)
+	// The line is cited after the reason, unless the reason names it.
+	for _, want := range []string{
+		"v3rpc.(*kvServer).Txn (by calls): not decided: the way can run only if currentRev is below 0 (kv.go:377)",
+		"v3compactor.(*Periodic).Run$1 (across the raft proposal of a Compaction request): not decided: the way can run only if currentRev is below 0 (kv.go:377)",
+	} {
+		if !slices.Contains(paras, want) {
+			t.Errorf("paragraphs %q, want one %q", paras, want)
+		}
 	}
 }
 

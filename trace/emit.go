@@ -127,7 +127,7 @@ func (r *Result) reportSites() ([]report.Site, error) {
 			rs.NoWay = &report.NoWay{Root: report.ShortName(nw.Root), By: nw.By, HandOff: nw.HandOff, Because: r.because(nw.Because)}
 		}
 		for _, u := range s.Undecided {
-			rs.Undecided = append(rs.Undecided, report.NoWay{Root: report.ShortName(u.Root), By: u.By, HandOff: u.HandOff, Because: r.because(u.Because)})
+			rs.Undecided = append(rs.Undecided, report.NoWay{Root: report.ShortName(u.Root), By: u.By, HandOff: u.HandOff, Message: u.Message, Because: r.because(u.Because)})
 		}
 		out = append(out, rs)
 	}

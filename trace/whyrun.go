@@ -623,7 +623,11 @@ func (w *whyRun) use(si int) {
 					noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because}
 				}
 				if len(p.Crossing) > 0 && p.Verdict == feasible.Unknown {
-					undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because}, c.Func, len(cands) + len(undecided)})
+					nw := &study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because}
+					if m := p.Crossing[0].Message; m != nil {
+						nw.Message = strings.Join(m.Fields(), "+")
+					}
+					undecided = append(undecided, undecidedRoot{nw, c.Func, len(cands) + len(undecided)})
 				}
 				continue
 			}

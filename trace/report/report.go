@@ -204,9 +204,11 @@ type Site struct {
 // (by "calls" or across a "hand-off", named), and what refutes its best
 // way.
 type NoWay struct {
-	Root    string   `json:"root"` // short name
-	By      string   `json:"by"`
-	HandOff string   `json:"hand_off,omitempty"`
+	Root    string `json:"root"` // short name
+	By      string `json:"by"`
+	HandOff string `json:"hand_off,omitempty"`
+	// Message is the fields the hand-off's message sets ("Compaction").
+	Message string   `json:"message,omitempty"`
 	Because *Because `json:"because"`
 }
 

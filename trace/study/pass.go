@@ -124,6 +124,9 @@ type NoWay struct {
 	Root    string // qualified function
 	By      string
 	HandOff string // the first hand-off crossed, when By is one
+	// Message is the fields the first hand-off's message sets (a typed
+	// hand-off's request kind), when it is a literal.
+	Message string
 	Because *feasible.Cond
 }
 
