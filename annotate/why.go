@@ -128,25 +128,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			head := report.Text{report.StrongSpan(p.Entry), report.Plain(" (" + kind + ", "), report.Cite(report.Loc{File: e.File, Line: e.Line}), report.Plain("): ")}
 			head = append(head, pairVerdict(p)...)
 			sec.Blocks = append(sec.Blocks, report.Block{Para: head})
-			var items []report.Text
-			for _, c := range p.Crossing {
-				for _, h := range c.Hops {
-					items = append(items, hopItem(h))
-				}
-				hand := report.Text{report.Plain("hands off by the " + c.Boundary + " at "), report.Cite(report.Loc{File: c.File, Line: c.Line})}
-				if len(c.Message) > 0 {
-					hand = append(hand, report.Plain(", a message that sets "), report.CodeSpan(strings.Join(c.Message, ", ")))
-					if c.MessageAt != nil {
-						hand = append(hand, report.Plain(" (made at "), report.Cite(*c.MessageAt), report.Plain(")"))
-					}
-				}
-				if c.Feasible == "no" || c.Feasible == "unknown" {
-					hand = append(hand, report.Plain(": "))
-					hand = append(hand, verdictSpans(c.Feasible, c.Because)...)
-				}
-				hand = append(hand, report.Plain("; "), report.CodeSpan(c.To), report.Plain(" runs it"))
-				items = append(items, hand)
-			}
+			items := crossingItems(p.Crossing)
 			if len(p.Ways) > 0 {
 				best := p.Ways[0]
 				if p.Best > 0 && p.Best < len(p.Ways) {
@@ -178,6 +160,13 @@ func WhyDoc(w *report.Why) *report.Doc {
 				head = append(head, report.Plain("not decided"))
 			}
 			sec.Blocks = append(sec.Blocks, report.Block{Para: head})
+			items := crossingItems(u.Crossing)
+			for _, h := range u.Hops {
+				items = append(items, hopItem(h))
+			}
+			if len(items) > 0 {
+				sec.Blocks = append(sec.Blocks, report.Block{List: &report.List{Ordered: true, Items: items}})
+			}
 		}
 		waysSec.Sections = append(waysSec.Sections, sec)
 	}
@@ -197,6 +186,31 @@ func WhyDoc(w *report.Why) *report.Doc {
 				{List: &report.List{Items: items}}}})
 	}
 	return d
+}
+
+// crossingItems are the steps of a chain of hand-offs: each leg's calls,
+// then the hand-off, with what it hands off and who runs it.
+func crossingItems(cs []report.Crossing) []report.Text {
+	var items []report.Text
+	for _, c := range cs {
+		for _, h := range c.Hops {
+			items = append(items, hopItem(h))
+		}
+		hand := report.Text{report.Plain("hands off by the " + c.Boundary + " at "), report.Cite(report.Loc{File: c.File, Line: c.Line})}
+		if len(c.Message) > 0 {
+			hand = append(hand, report.Plain(", a message that sets "), report.CodeSpan(strings.Join(c.Message, ", ")))
+			if c.MessageAt != nil {
+				hand = append(hand, report.Plain(" (made at "), report.Cite(*c.MessageAt), report.Plain(")"))
+			}
+		}
+		if c.Feasible == "no" || c.Feasible == "unknown" {
+			hand = append(hand, report.Plain(": "))
+			hand = append(hand, verdictSpans(c.Feasible, c.Because)...)
+		}
+		hand = append(hand, report.Plain("; "), report.CodeSpan(c.To), report.Plain(" runs it"))
+		items = append(items, hand)
+	}
+	return items
 }
 
 // hopItem is one call of a way.

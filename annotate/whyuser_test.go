@@ -98,12 +98,13 @@ func TestUndecidedRoots(t *testing.T) {
 		Sites: []report.Site{
 			{File: "kv.go", Line: 76, Function: "example.com/mvcc.rangeKeys", Kind: "return",
 				Undecided: []report.NoWay{{Root: "v3rpc.(*kvServer).Txn", By: "calls",
-					Because: &report.Because{Text: "not decided: the way can run only if `currentRev` is below 0", File: "kv.go", Line: 377}},
+					Because: &report.Because{Text: "not decided: the way can run only if `currentRev` is below 0", File: "kv.go", Line: 377},
+					Hops:    []report.Hop{{Function: "example.com/mvcc.rangeKeys", File: "kv.go", Line: 70}}},
 					{Root: "v3compactor.(*Periodic).Run$1", By: "hand-off", HandOff: "raft proposal", Message: "Compaction",
 						Because: &report.Because{Text: "not decided: the way can run only if `currentRev` is below 0 (kv.go:377)", File: "kv.go", Line: 377}}}},
 		}}
 	d := WhyDoc(w)
-	var cells, paras []string
+	var cells, paras, items []string
 	var walk func(secs []report.Section)
 	walk = func(secs []report.Section) {
 		for _, sec := range secs {
@@ -116,6 +117,11 @@ func TestUndecidedRoots(t *testing.T) {
 				if b.Para != nil {
 					paras = append(paras, plain(b.Para))
 				}
+				if b.List != nil {
+					for _, it := range b.List.Items {
+						items = append(items, plain(it))
+					}
+				}
 			}
 			walk(sec.Sections)
 		}
@@ -123,6 +129,10 @@ func TestUndecidedRoots(t *testing.T) {
 	walk(d.Sections)
 	if want := "v3rpc.(*kvServer).Txn (by calls, not decided); v3compactor.(*Periodic).Run$1 (across the raft proposal of a Compaction request, not decided)"; len(cells) != 1 || cells[0] != want {
 		t.Errorf("cells %q, want %q", cells, want)
+	}
+	// The way's steps follow its reason.
+	if want := "mvcc.rangeKeys, called at kv.go:70"; !slices.Contains(items, want) {
+		t.Errorf("list items %q, want one %q", items, want)
 	}
 	// The line is cited after the reason, unless the reason names it.
 	for _, want := range []string{

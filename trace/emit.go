@@ -127,7 +127,12 @@ func (r *Result) reportSites() ([]report.Site, error) {
 			rs.NoWay = &report.NoWay{Root: report.ShortName(nw.Root), By: nw.By, HandOff: nw.HandOff, Because: r.because(nw.Because)}
 		}
 		for _, u := range s.Undecided {
-			rs.Undecided = append(rs.Undecided, report.NoWay{Root: report.ShortName(u.Root), By: u.By, HandOff: u.HandOff, Message: u.Message, Because: r.because(u.Because)})
+			nw := report.NoWay{Root: report.ShortName(u.Root), By: u.By, HandOff: u.HandOff, Message: u.Message, Because: r.because(u.Because),
+				Crossing: r.crossings(u.Legs)}
+			if len(u.Path) > 0 {
+				nw.Hops = r.hops(u.Path)
+			}
+			rs.Undecided = append(rs.Undecided, nw)
 		}
 		out = append(out, rs)
 	}

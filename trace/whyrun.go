@@ -560,7 +560,7 @@ func (w *whyRun) use(si int) {
 			case b.Res.Verdict == feasible.No && noWay == nil:
 				noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because}
 			case b.Res.Verdict == feasible.Unknown:
-				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because}, c.Func, i})
+				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because, Path: b.Path}, c.Func, i})
 			}
 		}
 	}
@@ -623,7 +623,8 @@ func (w *whyRun) use(si int) {
 					noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because}
 				}
 				if len(p.Crossing) > 0 && p.Verdict == feasible.Unknown {
-					nw := &study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because}
+					nw := &study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because,
+						Legs: p.Crossing, Path: bestOf(p.Ways).Path}
 					if m := p.Crossing[0].Message; m != nil {
 						nw.Message = strings.Join(m.Fields(), "+")
 					}

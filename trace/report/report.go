@@ -210,6 +210,10 @@ type NoWay struct {
 	// Message is the fields the hand-off's message sets ("Compaction").
 	Message string   `json:"message,omitempty"`
 	Because *Because `json:"because"`
+	// Crossing and Hops are the way, of a root not decided (undecided):
+	// the legs to its hand-offs, then the calls after the last.
+	Crossing []Crossing `json:"crossing,omitempty"`
+	Hops     []Hop      `json:"hops,omitempty"`
 }
 
 // Excerpt is a few numbered source lines.

@@ -128,6 +128,11 @@ type NoWay struct {
 	// hand-off's request kind), when it is a literal.
 	Message string
 	Because *feasible.Cond
+	// Legs and Path are the way (of a root not decided): the legs to the
+	// hand-offs it crosses, then the calls from the last one's receiving
+	// side (or from the root, by calls).
+	Legs []Leg
+	Path callpath.Path
 }
 
 // EntryPoint is a resolved entry point: one the study names, or a root
