@@ -86,8 +86,18 @@ func Positions(rep *report.Report) []Position {
 	}
 	for _, s := range rep.Sites {
 		w.pos("site", s.Kind, s.Function, s.File, s.Line, s.Text)
+		nws := s.Undecided
 		if s.NoWay != nil {
-			w.because(s.NoWay.Because)
+			nws = append([]report.NoWay{*s.NoWay}, nws...)
+		}
+		for _, u := range nws {
+			w.because(u.Because)
+			w.crossings(u.Crossing)
+			caller := u.Root
+			if n := len(u.Crossing); n > 0 {
+				caller = u.Crossing[n-1].To
+			}
+			w.hops(caller, u.Hops)
 		}
 	}
 	for _, g := range rep.Citation.Lines {
