@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/srctrace/srctrace/trace/callpath"
@@ -247,6 +248,11 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 		case feasible.ReasonInvariant:
 			if inv := x.Invariant; inv != nil {
 				text := fmt.Sprintf("the store keeps %s", invText(inv))
+				if first, ok := strings.CutPrefix(x.Text, "order|"); ok && inv.Grows {
+					n, _ := strconv.Atoi(first)
+					add(fmt.Sprintf("the store never lets `%s` go down (%s), and the path reads it at %s before it reads it again at %s", inv.A.Name(), r.floorWrites(inv.Writes), r.lineList([]token.Pos{token.Pos(n)}), r.lineList([]token.Pos{x.Pos})))
+					break
+				}
 				if inv.Floor() {
 					add(text + " (" + r.floorWrites(inv.Writes) + ")")
 					break
@@ -371,6 +377,15 @@ func (r *Result) flooredText(c *feasible.Cond) string {
 	inv := c.Floor
 	name := inv.A.Name()
 	text := fmt.Sprintf("not decided: the way can run only if `%s` is below 0", name)
+	if inv.Grows {
+		text = fmt.Sprintf("not decided: the way can run only if `%s` went down between two reads of it", name)
+		if len(c.Reads) == 2 {
+			text = fmt.Sprintf("not decided: the way can run only if `%s` went down between its read at %s and its read at %s", name, r.lineList(c.Reads[:1]), r.lineList(c.Reads[1:]))
+		}
+		if c.OrBelow {
+			text += ", or is below 0"
+		}
+	}
 	if n := c.Near; n != nil && n.Text != "" {
 		if n.Want {
 			text += fmt.Sprintf(" (it needs `%s`%s)", n.Text, r.pinNote(n))
@@ -381,8 +396,26 @@ func (r *Result) flooredText(c *feasible.Cond) string {
 	if len(inv.Writes) > 0 {
 		text += fmt.Sprintf("; every other write of `%s` %s", name, strings.TrimPrefix(r.floorWrites(inv.Writes), "every write of it "))
 	}
+	if inv.Grows {
+		what := "cannot lower it where the way reads it"
+		if c.OrBelow {
+			what = "cannot lower it where the way reads it, or set it below 0"
+		}
+		these := "these writes"
+		if len(inv.Unbounded) == 1 {
+			these = "this write"
+		}
+		return text + "; the analysis does not show that " + these + " " + what + ": " + r.unboundedWrites(inv.Unbounded, "; ")
+	}
+	return text + "; the analysis does not bound the value stored by " + r.unboundedWrites(inv.Unbounded, "")
+}
+
+// unboundedWrites lists writes with what each stores: "`x = <-c`
+// (file:line), a value received from a channel, sent only by …", joined
+// as a sentence does, or by sep when it is set.
+func (r *Result) unboundedWrites(ws []feasible.InvariantWrite, sep string) string {
 	var un []string
-	for _, w := range inv.Unbounded {
+	for _, w := range ws {
 		file, line := r.position(w.Pos)
 		s := fmt.Sprintf("%s:%d", file, line)
 		if w.Text != "" {
@@ -399,7 +432,10 @@ func (r *Result) flooredText(c *feasible.Cond) string {
 		}
 		un = append(un, s)
 	}
-	return text + "; the analysis does not bound the value stored by " + joinList(un, "and")
+	if sep != "" {
+		return strings.Join(un, sep)
+	}
+	return joinList(un, "and")
 }
 
 // joinList joins parts as a sentence does: "a, b and c".
@@ -418,6 +454,8 @@ func invText(inv *feasible.Invariant) string {
 	switch {
 	case inv.Floor():
 		return fmt.Sprintf("`%s >= 0`", inv.A.Name())
+	case inv.Grows:
+		return fmt.Sprintf("`%s` never goes down", inv.A.Name())
 	case inv.C == 0:
 		return fmt.Sprintf("`%s <= %s`", inv.A.Name(), inv.B.Name())
 	case inv.C < 0:
@@ -460,7 +498,7 @@ func (r *Result) reportReasons(rs []feasible.Reason) []report.Reason {
 			rr.Returned = x.Via[len(x.Via)-1].Returned
 		}
 		if x.Invariant != nil {
-			rr.Invariant = strings.Trim(invText(x.Invariant), "`")
+			rr.Invariant = strings.ReplaceAll(invText(x.Invariant), "`", "")
 		}
 		out = append(out, rr)
 	}
@@ -471,7 +509,7 @@ func (r *Result) reportReasons(rs []feasible.Reason) []report.Reason {
 func (r *Result) invariants(invs []*feasible.Invariant) []report.Invariant {
 	var out []report.Invariant
 	for _, inv := range invs {
-		ri := report.Invariant{Relation: strings.Trim(invText(inv), "`")}
+		ri := report.Invariant{Relation: strings.ReplaceAll(invText(inv), "`", "")}
 		if s := structOf(inv.A); s != "" {
 			ri.Struct = s
 		}

@@ -518,7 +518,14 @@ func TestForkSharesInvariants(t *testing.T) {
 	names := func(invs []*feasible.Invariant) []string {
 		var out []string
 		for _, inv := range invs {
-			out = append(out, fmt.Sprintf("%s - %s <= %d", inv.A.Name(), inv.B.Name(), inv.C))
+			switch {
+			case inv.Grows:
+				out = append(out, inv.A.Name()+" never goes down")
+			case inv.Floor():
+				out = append(out, inv.A.Name()+" >= 0")
+			default:
+				out = append(out, fmt.Sprintf("%s - %s <= %d", inv.A.Name(), inv.B.Name(), inv.C))
+			}
 		}
 		return out
 	}

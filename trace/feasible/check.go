@@ -118,6 +118,13 @@ type Cond struct {
 	// but through writes the analysis does not bound, which every world
 	// of the way needs below 0.
 	Floor *Invariant
+	// Reads, when Floor is an order (Grows), are the two reads of its
+	// field, first and then, that the way needs the second below the
+	// first.
+	Reads []token.Pos
+	// OrBelow, with an order, says that some of the way's worlds need
+	// the field below 0 instead (an assumed floor of the same field).
+	OrBelow bool
 	// Entry, on a test of the second result of a map lookup (`v, ok :=
 	// m[k]`), is the lookup as written: the condition asks whether the
 	// map holds the key.
@@ -369,7 +376,10 @@ type walk struct {
 	// field); holds what acquisitions hold at each read.
 	reads      map[readKey][]string
 	readFields map[string][]readKey
-	holds      map[string][]holding
+	// readsOf are the read terms of each field by the struct's term as
+	// stableTerm names it.
+	readsOf map[*types.Var]map[string][]string
+	holds   map[string][]holding
 	// inlined are the frames of the calls the path followed, by caller
 	// frame, call and callee.
 	inlined map[inlineKey]*frame
@@ -425,7 +435,7 @@ func pathKey(p Path) string {
 }
 
 func (c *Checker) check(p Path) (Result, *Value) {
-	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: checkBudget}
+	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: checkBudget}
 	root := w.newFrame(p.Root, nil, nil)
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)
@@ -487,7 +497,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		}
 		cs := append(append([]Cond{}, conds...), w.conds(fr, blk)...)
 		res := w.result(cs, sites)
-		if res.Verdict == OnlyIf {
+		if res.Verdict == OnlyIf || res.Verdict == Yes {
 			res = w.assumedFloors(res)
 		}
 		var val *Value

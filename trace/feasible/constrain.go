@@ -384,14 +384,22 @@ func (w *walk) prepare(ws []*world, terms ...string) []*world {
 			}
 			ws = out
 		}
-		for _, se := range w.elements(t) {
-			ws = w.addElem(ws, se[0], se[1])
-		}
 		ws = w.relate(ws, t)
 		if ti := w.terms[t]; ti.read != nil && isInteger(ti.read.field.Type()) {
 			if inv := w.c.floor(ti.read.field); inv != nil && len(inv.Unbounded) == 0 {
 				ws = w.floorOf(ws, t, inv)
 			}
+			ws = w.order(ws, t, ti.read)
+		}
+	}
+	// The elements last, so that their check sees what the store keeps
+	// true of every term.
+	for _, t := range terms {
+		if t == "" {
+			continue
+		}
+		for _, se := range w.elements(t) {
+			ws = w.addElem(ws, se[0], se[1])
 		}
 	}
 	return ws
@@ -445,25 +453,37 @@ func (w *walk) narrowAll(wd *world) []*world {
 // be below 0: the way needs such a field below 0, which the analysis can
 // neither show possible nor rule out. (A field none of whose writes the
 // analysis bounds has no floor to assume: a condition on it stays one of
-// state.)
+// state.) It does the same, for an OnlyIf or a Yes verdict, when no world
+// is left once, besides, two reads of a field that only grows but
+// through writes that may lower it are taken in the order the path makes
+// them (an assumed order, see order.go).
 func (w *walk) assumedFloors(res Result) Result {
-	type floorRead struct {
-		t   string
-		inv *Invariant
-	}
-	var reads []floorRead
+	var floors, orders []assumed
+	terms := make([]string, 0, len(w.terms))
 	for t, ti := range w.terms {
-		if ti.read == nil || !isInteger(ti.read.field.Type()) {
-			continue
-		}
-		if inv := w.c.floor(ti.read.field); inv != nil && len(inv.Unbounded) > 0 && len(inv.Writes) > 0 {
-			reads = append(reads, floorRead{t, inv})
+		if ti.read != nil && isInteger(ti.read.field.Type()) {
+			terms = append(terms, t)
 		}
 	}
-	if len(reads) == 0 || len(w.worlds) == 0 {
+	sort.Strings(terms)
+	seen := map[[2]string]bool{}
+	for _, t := range terms {
+		rd := w.terms[t].read
+		if inv := w.c.floor(rd.field); inv != nil && len(inv.Unbounded) > 0 && len(inv.Writes) > 0 {
+			floors = append(floors, assumed{a: "", b: t, inv: inv})
+		}
+		if inv := w.c.grows(rd.field); inv != nil && len(inv.Unbounded) > 0 {
+			for _, p := range w.orderedPairs(t, rd) {
+				if k := [2]string{p.first, p.then}; !seen[k] {
+					seen[k] = true
+					orders = append(orders, assumed{a: p.first, b: p.then, inv: inv, reads: p.at[:]})
+				}
+			}
+		}
+	}
+	if len(w.worlds) == 0 || len(orders) == 0 && (len(floors) == 0 || res.Verdict != OnlyIf) {
 		return res
 	}
-	sort.Slice(reads, func(i, j int) bool { return reads[i].t < reads[j].t })
 	saved, budget := w.deaths, w.budget
 	defer func() { w.deaths, w.budget = saved, budget }()
 	// The parts of the request that what the path checked earlier leaves
@@ -497,48 +517,39 @@ func (w *walk) assumedFloors(res Result) Result {
 			}
 		}
 	}
-	var named *Invariant
-	// needs are the conditions of the way that, with the floor, leave no
-	// world.
+	// First the floors alone (an OnlyIf verdict), then with the orders.
+	var floor, order *assumed
 	var needs []*Cond
-	for _, wd := range ws {
-		c := wd.clone()
-		dead := false
-		for _, fr := range reads {
-			if !c.d.has(fr.t) {
-				continue
-			}
-			if r := c.addDiff("", fr.t, 0, &reason{kind: ReasonInvariant, inv: fr.inv}); r != nil {
-				dead = true
-				if named == nil {
-					named = fr.inv
-					for _, x := range r {
-						if x != nil && x.cond != nil && x.kind == ReasonCond {
-							needs = append(needs, x.cond)
-						}
-					}
-				}
-				break
-			}
-		}
-		if !dead {
-			return res
-		}
+	if res.Verdict == OnlyIf && len(floors) > 0 {
+		floor, _, needs = w.noWorldWith(ws, floors)
 	}
-	cond := Cond{Class: Gave, Why: Floored, Text: named.A.Name(), Pos: named.Unbounded[0].Pos, Func: named.Unbounded[0].Func, Floor: named}
-	// The condition of state that needs the field below 0: the last of the
-	// way's that the floor contradicts, or else the last that reads the
-	// field, or else the last of all.
+	if floor == nil && len(orders) > 0 {
+		floor, order, needs = w.noWorldWith(ws, append(append([]assumed(nil), floors...), orders...))
+	}
+	named := floor
+	if order != nil {
+		named = order
+	}
+	if named == nil {
+		return res
+	}
+	inv := named.inv
+	cond := Cond{Class: Gave, Why: Floored, Text: inv.A.Name(), Pos: inv.Unbounded[0].Pos, Func: inv.Unbounded[0].Func, Floor: inv, Reads: named.reads}
+	cond.OrBelow = order != nil && floor != nil && floor.inv.A == order.inv.A
+	// The condition that needs the field below 0 (or the later read below
+	// the earlier): the last of the way's that the assumption
+	// contradicts, or else the last of state that reads the field, or
+	// else the last of state.
 	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
 		c := &res.Conds[i]
 		for _, n := range needs {
-			if c.Class == State && c.Pos == n.Pos && c.Text == n.Text && c.Want == n.Want {
+			if c.Pos == n.Pos && c.Text == n.Text && c.Want == n.Want {
 				cond.Near = c
 			}
 		}
 	}
 	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
-		if c := &res.Conds[i]; c.Class == State && slices.Contains(c.Fields, named.A) {
+		if c := &res.Conds[i]; c.Class == State && slices.Contains(c.Fields, inv.A) {
 			cond.Near = c
 		}
 	}
@@ -550,6 +561,53 @@ func (w *walk) assumedFloors(res Result) Result {
 	res.Conds = append(append([]Cond(nil), res.Conds...), cond)
 	res.Verdict, res.Because = Unknown, &res.Conds[len(res.Conds)-1]
 	return res
+}
+
+// assumed is an assumption about the path's reads: a - b <= 0 (a floor
+// when a is "", an order of two reads otherwise).
+type assumed struct {
+	a, b  string
+	inv   *Invariant
+	reads []token.Pos
+}
+
+// noWorldWith reports, when no world of ws is left once the assumptions
+// are added, the first floor and the first order that ended a world, and
+// the way's conditions that, with them, left none; nils when a world is
+// left.
+func (w *walk) noWorldWith(ws []*world, as []assumed) (floor, order *assumed, needs []*Cond) {
+	for _, wd := range ws {
+		c := wd.clone()
+		dead := false
+		for i := range as {
+			x := &as[i]
+			if x.a != "" && !c.d.has(x.a) || !c.d.has(x.b) {
+				continue
+			}
+			if r := c.addDiff(x.a, x.b, 0, &reason{kind: ReasonInvariant, inv: x.inv}); r != nil {
+				dead = true
+				first := false
+				if x.a == "" && floor == nil {
+					floor, first = x, true
+				}
+				if x.a != "" && order == nil {
+					order, first = x, true
+				}
+				if first {
+					for _, y := range r {
+						if y != nil && y.cond != nil && y.kind == ReasonCond {
+							needs = append(needs, y.cond)
+						}
+					}
+				}
+				break
+			}
+		}
+		if !dead {
+			return nil, nil, nil
+		}
+	}
+	return floor, order, needs
 }
 
 // addElem notes that elem is an element of slice, and checks it against

@@ -9,10 +9,13 @@ import (
 
 // Invariant is a relation between two fields of one struct that the
 // store keeps true for every reader that holds Lock: A - B <= C; or,
-// with B nil (a floor), that field A is never below 0 (see floor.go).
+// with B nil (a floor), that field A is never below 0 (see floor.go);
+// or, with Grows, that field A never goes down: a read of it is never
+// below an earlier read of the same struct's (see order.go).
 type Invariant struct {
-	A, B *types.Var
-	C    int64
+	A, B  *types.Var
+	C     int64
+	Grows bool
 	// Lock is the mutex field under which readers see it.
 	Lock *types.Var
 	// Writes are the writes of A and B, each with why it keeps the
@@ -20,12 +23,14 @@ type Invariant struct {
 	Writes []InvariantWrite
 	// Unbounded, for a floor, are the writes of A whose value the
 	// analysis does not bound: when there are any, the floor is assumed
-	// (a way that needs A below 0 is not decided), not found.
+	// (a way that needs A below 0 is not decided), not found. For an
+	// order (Grows), they are the writes the analysis does not show to
+	// keep A from going down.
 	Unbounded []InvariantWrite
 }
 
 // Floor reports whether the invariant is a floor: A is never below 0.
-func (inv *Invariant) Floor() bool { return inv.B == nil }
+func (inv *Invariant) Floor() bool { return inv.B == nil && !inv.Grows }
 
 // InvariantWrite is one write of a field of an invariant.
 type InvariantWrite struct {

@@ -119,8 +119,18 @@ func (c *Checker) Invariants() []*Invariant {
 		if a.A.Pos() != b.A.Pos() {
 			return posLess(fset, a.A.Pos(), b.A.Pos())
 		}
-		if a.Floor() || b.Floor() {
-			return a.Floor() && !b.Floor()
+		if a.B == nil || b.B == nil {
+			// A floor, then an order, then the relations.
+			rank := func(x *Invariant) int {
+				switch {
+				case x.Floor():
+					return 0
+				case x.Grows:
+					return 1
+				}
+				return 2
+			}
+			return rank(a) < rank(b)
 		}
 		if a.B.Pos() != b.B.Pos() {
 			return posLess(fset, a.B.Pos(), b.B.Pos())

@@ -110,6 +110,11 @@ func (w *walk) read(f *frame, base *value, name string, fv *types.Var, at ssa.Va
 				w.readFields[base.term] = append(w.readFields[base.term], k)
 			}
 			w.reads[k] = append(w.reads[k], t)
+			sb := w.stableTerm(base.term)
+			if w.readsOf[fv] == nil {
+				w.readsOf[fv] = map[string][]string{}
+			}
+			w.readsOf[fv][sb] = append(w.readsOf[fv][sb], t)
 		}
 	}
 	w.note(t, ti)

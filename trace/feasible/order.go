@@ -1,0 +1,327 @@
+package feasible
+
+import (
+	"go/token"
+	"go/types"
+	"sort"
+	"strconv"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// What the store keeps true of the order of one integer field's values:
+// that it never goes down. A field never goes down when every write of
+// it in the loaded program stores the field's own value plus one that is
+// not negative (a counter), a value that a branch the write is under has
+// just found above, or at or above, the field's value of the same struct
+// (a raise: `if x < y { x = y }`), or a value into a struct its function
+// has just made (the field's first value). Then a read of the field is
+// never below an earlier read of the same struct's field on the same run:
+// a revision checked against a read view, then used in a write
+// transaction begun after the view, is never past the transaction's
+// revision.
+//
+// A write of any other value (a constant into a struct made elsewhere, a
+// value received from a channel or decoded from stored data) may lower
+// the field: the order is then assumed, not found, and a way that could
+// run only with a later read below an earlier one is not decided
+// (Unknown). The analysis does not ask whether a reader can see the
+// field between such a write and the next raise (a restore that holds
+// the store's lock throughout, say).
+//
+// Which read comes first is decided by where the path makes them: both
+// in calls (or the path's own steps) of one function's frame, the first
+// read in a call that returns before the second's begins, its block
+// dominating the second's. Reads of one struct are reads through the
+// same term of the path, where a field on the way to the struct that is
+// set only when its struct is made is the same value at every read (the
+// store a wrapper embeds).
+
+// growsKey names a field's order among the invariants the checkers
+// share.
+func growsKey(f *types.Var) invKey { return invKey{a: f, b: f} }
+
+// grows is the order of integer field f (it never goes down): nil when
+// the analysis cannot see every write, or no write of it grows it; one
+// with Unbounded writes when some writes may lower it.
+func (c *Checker) grows(f *types.Var) *Invariant {
+	key := growsKey(f)
+	if inv, ok := c.shared.get(key); ok {
+		return inv
+	}
+	inv := c.findGrows(f)
+	c.shared.put(key, inv)
+	return inv
+}
+
+func (c *Checker) findGrows(f *types.Var) *Invariant {
+	if !isInteger(f.Type()) || !c.seesAllWrites(f) || c.index().addrTaken[f] || c.structStored(f) {
+		return nil
+	}
+	ws := c.index().writes[f]
+	if len(ws) == 0 {
+		return nil
+	}
+	ws = append([]*ssa.Store(nil), ws...)
+	fset := c.text.fset
+	sort.Slice(ws, func(i, j int) bool { return posLess(fset, ws[i].Pos(), ws[j].Pos()) })
+	inv := &Invariant{A: f, Grows: true}
+	grew := false
+	for _, st := range ws {
+		why, keeps, grows := c.orderWrite(f, st)
+		w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Why: why, Text: c.text.stmtText(st.Pos())}
+		if u, isRecv := st.Val.(*ssa.UnOp); isRecv && u.Op == token.ARROW {
+			for _, s := range sendsOn(u.X) {
+				w.Sends = append(w.Sends, InvariantSend{Pos: s.Pos(), Text: c.text.stmtText(s.Pos())})
+			}
+		}
+		grew = grew || grows
+		if keeps {
+			inv.Writes = append(inv.Writes, w)
+		} else {
+			inv.Unbounded = append(inv.Unbounded, w)
+		}
+	}
+	if !grew {
+		return nil
+	}
+	return inv
+}
+
+// structStored reports whether a whole value of the struct that declares
+// f is stored anywhere (`*s = T{}`): a write of f that no field store
+// shows.
+func (c *Checker) structStored(f *types.Var) bool {
+	owner := c.owner(f)
+	if owner == nil {
+		return true
+	}
+	for _, st := range c.index().structs {
+		if rootAlloc(st.Addr) == nil && containsByValue(st.Val.Type(), owner, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// orderWrite says how write st of f keeps it from going down: keeps is
+// false when the analysis does not show that it does (why then says what
+// the value is); grows is true for a write that adds to the field or
+// raises it.
+func (c *Checker) orderWrite(f *types.Var, st *ssa.Store) (why string, keeps, grows bool) {
+	fa, _ := st.Addr.(*ssa.FieldAddr)
+	if fa == nil {
+		return "a value the analysis does not bound", false, false
+	}
+	if rootAlloc(fa) != nil {
+		return "its first value when its struct is made", true, false
+	}
+	if x, ok := st.Val.(*ssa.BinOp); ok && x.Op == token.ADD {
+		for _, p := range [][2]ssa.Value{{x.X, x.Y}, {x.Y, x.X}} {
+			if readsFieldOf(p[0], f, fa.X) {
+				if _, nn := nonNeg(f, p[1], st.Block(), map[*ssa.Phi]bool{}, 0); nn {
+					return "its own value plus a value not below 0", true, true
+				}
+			}
+		}
+	}
+	if why := raisedOver(f, fa.X, st.Val, st.Block()); why != "" {
+		return why, true, true
+	}
+	switch x := st.Val.(type) {
+	case *ssa.Const:
+		return "a constant, which may be below the field's value", false, false
+	case *ssa.UnOp:
+		if x.Op == token.ARROW {
+			return "a value received from a channel", false, false
+		}
+	case *ssa.Call:
+		if t := c.text.callText(x); t != "" {
+			return "what `" + t + "` returns", false, false
+		}
+		return "what a call returns", false, false
+	case *ssa.Parameter:
+		return "its function's parameter `" + x.Name() + "`", false, false
+	}
+	return "a value the analysis does not bound", false, false
+}
+
+// readsFieldOf reports whether v is a load of field f of struct pointer
+// base.
+func readsFieldOf(v ssa.Value, f *types.Var, base ssa.Value) bool {
+	u, ok := v.(*ssa.UnOp)
+	if !ok || u.Op != token.MUL {
+		return false
+	}
+	fa, ok := u.X.(*ssa.FieldAddr)
+	return ok && fieldVar(fa.X.Type(), fa.Field) == f && canon(fa.X) == canon(base)
+}
+
+// raisedOver says how, at the end of block at, a branch of a block that
+// dominates it has found v above (or at or above) field f of base; ""
+// when none has.
+func raisedOver(f *types.Var, base, v ssa.Value, at *ssa.BasicBlock) string {
+	for b, k := at, 0; b != nil && k < 32; b, k = b.Idom(), k+1 {
+		d := b.Idom()
+		if d == nil {
+			return ""
+		}
+		ifi, ok := d.Instrs[len(d.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		cmp, ok := ifi.Cond.(*ssa.BinOp)
+		if !ok {
+			continue
+		}
+		var want bool
+		switch {
+		case d.Succs[0] == b && len(b.Preds) == 1:
+			want = true
+		case d.Succs[1] == b && len(b.Preds) == 1:
+			want = false
+		default:
+			continue
+		}
+		op := cmp.Op
+		if !want {
+			op = negate(op)
+		}
+		if y, ok := orient(op, cmp.X, cmp.Y, v); ok && readsFieldOf(y, f, base) {
+			if op == token.GTR || op == token.LSS {
+				return "a value a branch it is under found above the field's value"
+			}
+			return "a value a branch it is under found at or above the field's value"
+		}
+	}
+	return ""
+}
+
+// stableTerm is term t with each read of a field that is set only when
+// its struct is made named without the read: the same value wherever it
+// is read (the store a wrapper embeds); an embedded one is left out.
+func (w *walk) stableTerm(t string) string {
+	for k := 0; k < 8; k++ {
+		ti, ok := w.terms[t]
+		if !ok || ti.read == nil || !w.c.constructionOnly(ti.read.field) {
+			return t
+		}
+		if ti.read.field.Anonymous() {
+			// A method promoted through the embedded field is called
+			// on the outer struct's term (the wrapper's read is not
+			// made): the same struct for the order of its reads.
+			return w.stableTerm(ti.read.base)
+		}
+		return w.stableTerm(ti.read.base) + "." + ti.read.field.Name()
+	}
+	return t
+}
+
+// before reports whether read a happens before read b on every run of the
+// path that makes both: in the frame where their ways from the path part,
+// a's is a call (of calls) that returns before b's instruction runs, in a
+// block that dominates b's (or earlier in the same block).
+func before(a, b *readInfo) bool {
+	type step struct {
+		fr  *frame
+		ins ssa.Instruction
+	}
+	chain := func(r *readInfo) []step {
+		ins, ok := r.at.(ssa.Instruction)
+		if !ok {
+			return nil
+		}
+		var out []step
+		for f, k := r.fr, 0; f != nil && k < 64; f, k = f.parent, k+1 {
+			out = append(out, step{f, ins})
+			if f.callAt == nil {
+				break
+			}
+			ins = f.callAt
+		}
+		return out
+	}
+	ca, cb := chain(a), chain(b)
+	if len(ca) == 0 || len(cb) == 0 {
+		return false
+	}
+	at := map[*frame]int{}
+	for i, s := range ca {
+		at[s.fr] = i
+	}
+	for _, sb := range cb {
+		i, ok := at[sb.fr]
+		if !ok {
+			continue
+		}
+		ia, ib := ca[i].ins, sb.ins
+		// a's way down from the common frame is of calls that return.
+		for _, s := range ca[1 : i+1] {
+			if _, isCall := s.ins.(*ssa.Call); !isCall {
+				return false
+			}
+		}
+		if ia == ib || ia.Block() == nil || ib.Block() == nil || ia.Parent() != ib.Parent() {
+			return false
+		}
+		if ia.Block() == ib.Block() {
+			return instrIndex(ia) < instrIndex(ib)
+		}
+		return ia.Block().Dominates(ib.Block())
+	}
+	return false
+}
+
+// order adds to the worlds, for read t of a field that never goes down,
+// that it is at or above every read of the same struct's field before it
+// and at or below every read after it; assumed says whether to add the
+// order found only with writes that may lower the field (see
+// assumedOrders).
+func (w *walk) order(ws []*world, t string, rd *readInfo) []*world {
+	inv := w.c.grows(rd.field)
+	if inv == nil || len(inv.Unbounded) > 0 {
+		return ws
+	}
+	for _, p := range w.orderedPairs(t, rd) {
+		ws = w.bound(ws, p.first, p.then, 0, p.why(inv))
+	}
+	return ws
+}
+
+// orderPair is two reads of one field of one struct, first before then.
+type orderPair struct {
+	first, then string
+	at          [2]token.Pos
+}
+
+func (p orderPair) why(inv *Invariant) *reason {
+	return &reason{kind: ReasonInvariant, inv: inv, pos: p.at[1], text: "order|" + strconv.Itoa(int(p.at[0]))}
+}
+
+// orderedPairs are the pairs of read t with the other reads of its field
+// of the same struct whose order the path fixes.
+func (w *walk) orderedPairs(t string, rd *readInfo) []orderPair {
+	base := w.stableTerm(rd.base)
+	var out []orderPair
+	for _, o := range w.readsOf[rd.field][base] {
+		{
+			if o == t {
+				continue
+			}
+			od := w.terms[o].read
+			switch {
+			case before(od, rd):
+				out = append(out, orderPair{first: o, then: t, at: [2]token.Pos{od.at.Pos(), rd.at.Pos()}})
+			case before(rd, od):
+				out = append(out, orderPair{first: t, then: o, at: [2]token.Pos{rd.at.Pos(), od.at.Pos()}})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].first != out[j].first {
+			return out[i].first < out[j].first
+		}
+		return out[i].then < out[j].then
+	})
+	return out
+}
