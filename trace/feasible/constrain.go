@@ -472,7 +472,10 @@ func (w *walk) assumedFloors(res Result) Result {
 		if inv := w.c.floor(rd.field); inv != nil && len(inv.Unbounded) > 0 && len(inv.Writes) > 0 {
 			floors = append(floors, assumed{a: "", b: t, inv: inv})
 		}
-		if inv := w.c.grows(rd.field); inv != nil && len(inv.Unbounded) > 0 {
+		// An order can end a world only when one of its two reads is
+		// constrained there already (the other may come in with what the
+		// elements of a slice pass).
+		if inv := w.c.grows(rd.field); inv != nil && len(inv.Unbounded) > 0 && w.inSomeWorld(t) {
 			for _, p := range w.orderedPairs(t, rd) {
 				if k := [2]string{p.first, p.then}; !seen[k] {
 					seen[k] = true
@@ -561,6 +564,16 @@ func (w *walk) assumedFloors(res Result) Result {
 	res.Conds = append(append([]Cond(nil), res.Conds...), cond)
 	res.Verdict, res.Because = Unknown, &res.Conds[len(res.Conds)-1]
 	return res
+}
+
+// inSomeWorld reports whether a world of the path constrains term t.
+func (w *walk) inSomeWorld(t string) bool {
+	for _, wd := range w.worlds {
+		if wd.d.has(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // assumed is an assumption about the path's reads: a - b <= 0 (a floor
