@@ -383,7 +383,7 @@ func (r *Result) flooredText(c *feasible.Cond) string {
 			text = fmt.Sprintf("not decided: the way can run only if `%s` went down between its read at %s and its read at %s", name, r.lineList(c.Reads[:1]), r.lineList(c.Reads[1:]))
 		}
 		if c.OrBelow {
-			text += ", or is below 0"
+			text += ", or was below 0 there"
 		}
 	}
 	if n := c.Near; n != nil && n.Text != "" {

@@ -294,6 +294,7 @@ type Checker struct {
 	shared    *invStore // the invariants read by this checker and its forks
 	ctorOnly  map[*types.Var]bool
 	madeMemo  map[*types.TypeName][]Cond // madeConds' answers
+	whenMade  map[*types.Var]bool        // setWhenMade's answers
 	tables    map[*ssa.Global]bool       // table's answers
 	// globalLoads are the loads of each package-level variable;
 	// globalKept those whose address is stored somewhere.

@@ -113,19 +113,19 @@ func (c *Checker) orderWrite(f *types.Var, st *ssa.Store) (why string, keeps, gr
 	if fa == nil {
 		return "a value the analysis does not bound", false, false
 	}
-	if rootAlloc(fa) != nil {
+	if madeWrite(st) {
 		return "its first value when its struct is made", true, false
 	}
 	if x, ok := st.Val.(*ssa.BinOp); ok && x.Op == token.ADD {
 		for _, p := range [][2]ssa.Value{{x.X, x.Y}, {x.Y, x.X}} {
-			if readsFieldOf(p[0], f, fa.X) {
+			if readsFieldOf(p[0], f, fa.X) && nothingBetween(p[0], st) {
 				if _, nn := nonNeg(f, p[1], st.Block(), map[*ssa.Phi]bool{}, 0); nn {
 					return "its own value plus a value not below 0", true, true
 				}
 			}
 		}
 	}
-	if why := raisedOver(f, fa.X, st.Val, st.Block()); why != "" {
+	if why := raisedOver(f, fa.X, st, st.Block()); why != "" {
 		return why, true, true
 	}
 	switch x := st.Val.(type) {
@@ -146,6 +146,103 @@ func (c *Checker) orderWrite(f *types.Var, st *ssa.Store) (why string, keeps, gr
 	return "a value the analysis does not bound", false, false
 }
 
+// madeWrite reports whether st stores into a struct its function has
+// just allocated, before anything could see it: in the allocation's
+// block, after it, with no instruction between them that hands the
+// struct's address on (a call, a send, a store of it, a conversion to an
+// interface). A later write into it, once others may hold it, may lower
+// a field.
+func madeWrite(st *ssa.Store) bool {
+	a := rootAlloc(st.Addr)
+	if a == nil || a.Block() != st.Block() {
+		return false
+	}
+	seen := false
+	for _, ins := range st.Block().Instrs {
+		if ins == ssa.Instruction(a) {
+			seen = true
+			continue
+		}
+		if ins == ssa.Instruction(st) {
+			return seen
+		}
+		if !seen {
+			continue
+		}
+		for _, op := range ins.Operands(nil) {
+			if op == nil || *op == nil || rootAllocOf(*op) != a {
+				continue
+			}
+			switch x := ins.(type) {
+			case *ssa.FieldAddr:
+			case *ssa.Store:
+				if x.Addr != *op {
+					return false // the address is stored somewhere
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// rootAllocOf is the allocation v is the address of (or of a field of).
+func rootAllocOf(v ssa.Value) *ssa.Alloc {
+	switch x := v.(type) {
+	case *ssa.Alloc:
+		return x
+	case *ssa.FieldAddr:
+		return rootAlloc(x)
+	}
+	return nil
+}
+
+// nothingBetween reports whether, from the load read to the store st, a
+// run passes nothing that could let another write of the field in: read
+// is in st's block or in a block on a chain of single predecessors above
+// it, and no call, channel operation or select lies between them (a lock
+// released and taken again is a call).
+func nothingBetween(read ssa.Value, st *ssa.Store) bool {
+	ri, ok := read.(ssa.Instruction)
+	if !ok || ri.Block() == nil {
+		return false
+	}
+	blocks := []*ssa.BasicBlock{st.Block()}
+	for b := st.Block(); b != ri.Block(); {
+		if len(b.Preds) != 1 || len(blocks) > 16 {
+			return false
+		}
+		b = b.Preds[0]
+		blocks = append(blocks, b)
+	}
+	for i := len(blocks) - 1; i >= 0; i-- {
+		b := blocks[i]
+		started := i != len(blocks)-1
+		for _, ins := range b.Instrs {
+			if ins == ri {
+				started = true
+				continue
+			}
+			if ins == ssa.Instruction(st) {
+				return started
+			}
+			if !started {
+				continue
+			}
+			switch x := ins.(type) {
+			case ssa.CallInstruction, *ssa.Send, *ssa.Select:
+				return false
+			case *ssa.UnOp:
+				if x.Op == token.ARROW {
+					return false
+				}
+			}
+		}
+	}
+	return false
+}
+
 // readsFieldOf reports whether v is a load of field f of struct pointer
 // base.
 func readsFieldOf(v ssa.Value, f *types.Var, base ssa.Value) bool {
@@ -157,10 +254,12 @@ func readsFieldOf(v ssa.Value, f *types.Var, base ssa.Value) bool {
 	return ok && fieldVar(fa.X.Type(), fa.Field) == f && canon(fa.X) == canon(base)
 }
 
-// raisedOver says how, at the end of block at, a branch of a block that
-// dominates it has found v above (or at or above) field f of base; ""
+// raisedOver says how a branch of a block that dominates st's has found
+// the value st stores above (or at or above) field f of base, read with
+// nothing between the read and st that could let another write in; ""
 // when none has.
-func raisedOver(f *types.Var, base, v ssa.Value, at *ssa.BasicBlock) string {
+func raisedOver(f *types.Var, base ssa.Value, st *ssa.Store, at *ssa.BasicBlock) string {
+	v := st.Val
 	for b, k := at, 0; b != nil && k < 32; b, k = b.Idom(), k+1 {
 		d := b.Idom()
 		if d == nil {
@@ -187,7 +286,7 @@ func raisedOver(f *types.Var, base, v ssa.Value, at *ssa.BasicBlock) string {
 		if !want {
 			op = negate(op)
 		}
-		if y, ok := orient(op, cmp.X, cmp.Y, v); ok && readsFieldOf(y, f, base) {
+		if y, ok := orient(op, cmp.X, cmp.Y, v); ok && readsFieldOf(y, f, base) && nothingBetween(y, st) {
 			if op == token.GTR || op == token.LSS {
 				return "a value a branch it is under found above the field's value"
 			}
@@ -200,21 +299,77 @@ func raisedOver(f *types.Var, base, v ssa.Value, at *ssa.BasicBlock) string {
 // stableTerm is term t with each read of a field that is set only when
 // its struct is made named without the read: the same value wherever it
 // is read (the store a wrapper embeds); an embedded one is left out.
-func (w *walk) stableTerm(t string) string {
-	for k := 0; k < 8; k++ {
-		ti, ok := w.terms[t]
-		if !ok || ti.read == nil || !w.c.constructionOnly(ti.read.field) {
-			return t
-		}
-		if ti.read.field.Anonymous() {
-			// A method promoted through the embedded field is called
-			// on the outer struct's term (the wrapper's read is not
-			// made): the same struct for the order of its reads.
-			return w.stableTerm(ti.read.base)
-		}
-		return w.stableTerm(ti.read.base) + "." + ti.read.field.Name()
+func (w *walk) stableTerm(t string, owner *types.Named) string {
+	return w.stableTerm1(t, owner, 0)
+}
+
+func (w *walk) stableTerm1(t string, owner *types.Named, depth int) string {
+	ti, ok := w.terms[t]
+	if !ok || ti.read == nil || depth > 8 || !w.c.setWhenMade(ti.read.field) {
+		return t
 	}
-	return t
+	f := ti.read.field
+	if f.Anonymous() && owner != nil {
+		// A method promoted through the embedded field is called on the
+		// outer struct's term (the wrapper's read is not made): the same
+		// struct for the order of its reads, when the outer struct
+		// embeds the reads' struct by one way only.
+		if outer := w.c.owner(f); outer != nil && embedPaths(outer, owner, 0) == 1 {
+			return w.stableTerm1(ti.read.base, owner, depth+1)
+		}
+	}
+	return w.stableTerm1(ti.read.base, nil, depth+1) + "." + f.Name()
+}
+
+// embedPaths counts the ways struct type s embeds named type n, through
+// its embedded fields (by value or by pointer).
+func embedPaths(s, n *types.Named, depth int) int {
+	st, ok := s.Underlying().(*types.Struct)
+	if !ok || depth > 6 {
+		return 0
+	}
+	count := 0
+	for i := 0; i < st.NumFields(); i++ {
+		fd := st.Field(i)
+		if !fd.Anonymous() {
+			continue
+		}
+		t := fd.Type()
+		if p, isP := t.Underlying().(*types.Pointer); isP {
+			t = p.Elem()
+		}
+		m, isN := types.Unalias(t).(*types.Named)
+		if !isN {
+			continue
+		}
+		if m.Obj() == n.Obj() {
+			count++
+			continue
+		}
+		count += embedPaths(m, n, depth+1)
+	}
+	return count
+}
+
+// setWhenMade reports whether every write of field f stores into a
+// struct its function has just made, before anything could see it
+// (madeWrite): the same value at every read of one struct's.
+func (c *Checker) setWhenMade(f *types.Var) bool {
+	if v, ok := c.whenMade[f]; ok {
+		return v
+	}
+	ok := c.seesAllWrites(f) && !c.index().addrTaken[f] && !c.structStored(f) && len(c.index().writes[f]) > 0
+	for _, st := range c.index().writes[f] {
+		if !ok {
+			break
+		}
+		ok = madeWrite(st)
+	}
+	if c.whenMade == nil {
+		c.whenMade = map[*types.Var]bool{}
+	}
+	c.whenMade[f] = ok
+	return ok
 }
 
 // before reports whether read a happens before read b on every run of the
@@ -301,7 +456,7 @@ func (p orderPair) why(inv *Invariant) *reason {
 // orderedPairs are the pairs of read t with the other reads of its field
 // of the same struct whose order the path fixes.
 func (w *walk) orderedPairs(t string, rd *readInfo) []orderPair {
-	base := w.stableTerm(rd.base)
+	base := w.stableTerm(rd.base, w.c.owner(rd.field))
 	var out []orderPair
 	for _, o := range w.readsOf[rd.field][base] {
 		{

@@ -110,7 +110,7 @@ func (w *walk) read(f *frame, base *value, name string, fv *types.Var, at ssa.Va
 				w.readFields[base.term] = append(w.readFields[base.term], k)
 			}
 			w.reads[k] = append(w.reads[k], t)
-			sb := w.stableTerm(base.term)
+			sb := w.stableTerm(base.term, w.c.owner(fv))
 			if w.readsOf[fv] == nil {
 				w.readsOf[fv] = map[string][]string{}
 			}
