@@ -408,22 +408,7 @@ func (w *walk) prepare(ws []*world, terms ...string) []*world {
 // floorOf says in each world, once, that read t of a field the store
 // never sets below 0 is not below 0.
 func (w *walk) floorOf(ws []*world, t string, inv *Invariant) []*world {
-	k := [2]string{">=0", t}
-	var out []*world
-	for _, wd := range ws {
-		if wd.related[k] {
-			out = append(out, wd)
-			continue
-		}
-		c := wd.clone()
-		c.setRelated(k)
-		if r := c.addDiff("", t, 0, &reason{kind: ReasonInvariant, inv: inv, pos: w.terms[t].read.at.Pos()}); r != nil {
-			w.kill(r...)
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
+	return w.bound(ws, "", t, 0, &reason{kind: ReasonInvariant, inv: inv, pos: w.terms[t].read.at.Pos()})
 }
 
 // narrowAll is world wd narrowed by what every element of a slice passes,

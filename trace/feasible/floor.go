@@ -46,34 +46,45 @@ func (c *Checker) findFloor(f *types.Var) *Invariant {
 	if !isInteger(f.Type()) || isUnsigned(f.Type()) || !c.seesAllWrites(f) || c.index().addrTaken[f] {
 		return nil
 	}
-	ws := c.index().writes[f]
+	ws := c.sortedWrites(f)
 	if len(ws) == 0 {
 		return nil
 	}
 	inv := &Invariant{A: f}
-	// In the order of the writes' positions: the index lists them in the
-	// order of a map.
-	ws = append([]*ssa.Store(nil), ws...)
-	fset := c.text.fset
-	sort.Slice(ws, func(i, j int) bool { return posLess(fset, ws[i].Pos(), ws[j].Pos()) })
 	for _, st := range ws {
 		why, ok, bounded := c.floorWrite(f, st)
-		w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Why: why, Text: c.text.stmtText(st.Pos())}
-		if u, isRecv := st.Val.(*ssa.UnOp); isRecv && u.Op == token.ARROW && !bounded {
-			for _, s := range sendsOn(u.X) {
-				w.Sends = append(w.Sends, InvariantSend{Pos: s.Pos(), Text: c.text.stmtText(s.Pos())})
-			}
-		}
 		if !ok {
 			return nil
 		}
 		if bounded {
-			inv.Writes = append(inv.Writes, w)
+			inv.Writes = append(inv.Writes, c.invariantWrite(st, why, false))
 		} else {
-			inv.Unbounded = append(inv.Unbounded, w)
+			inv.Unbounded = append(inv.Unbounded, c.invariantWrite(st, why, true))
 		}
 	}
 	return inv
+}
+
+// sortedWrites are the writes of field f in the order of their positions
+// (the index lists them in the order of a map).
+func (c *Checker) sortedWrites(f *types.Var) []*ssa.Store {
+	ws := append([]*ssa.Store(nil), c.index().writes[f]...)
+	fset := c.text.fset
+	sort.Slice(ws, func(i, j int) bool { return posLess(fset, ws[i].Pos(), ws[j].Pos()) })
+	return ws
+}
+
+// invariantWrite is write st of an invariant with why it is listed;
+// with sends, a write of a value received from a channel names the sends
+// on that channel when the analysis finds them all.
+func (c *Checker) invariantWrite(st *ssa.Store, why string, sends bool) InvariantWrite {
+	w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Why: why, Text: c.text.stmtText(st.Pos())}
+	if u, isRecv := st.Val.(*ssa.UnOp); sends && isRecv && u.Op == token.ARROW {
+		for _, s := range sendsOn(u.X) {
+			w.Sends = append(w.Sends, InvariantSend{Pos: s.Pos(), Text: c.text.stmtText(s.Pos())})
+		}
+	}
+	return w
 }
 
 // floorWrite says how write st of f keeps f at or above 0: ok false when
@@ -83,22 +94,30 @@ func (c *Checker) floorWrite(f *types.Var, st *ssa.Store) (why string, ok, bound
 	if w, yes := nonNeg(f, st.Val, st.Block(), map[*ssa.Phi]bool{}, 0); yes {
 		return w, true, true
 	}
-	switch x := st.Val.(type) {
-	case *ssa.Const:
+	if _, isConst := st.Val.(*ssa.Const); isConst {
 		return "a negative constant", false, false
+	}
+	return c.valueText(st.Val), true, false
+}
+
+// valueText says what a value a write stores is, when the analysis does
+// not bound it: one received from a channel, what a call returns, a
+// parameter.
+func (c *Checker) valueText(v ssa.Value) string {
+	switch x := v.(type) {
 	case *ssa.UnOp:
 		if x.Op == token.ARROW {
-			return "a value received from a channel", true, false
+			return "a value received from a channel"
 		}
 	case *ssa.Call:
 		if t := c.text.callText(x); t != "" {
-			return "what `" + t + "` returns", true, false
+			return "what `" + t + "` returns"
 		}
-		return "what a call returns", true, false
+		return "what a call returns"
 	case *ssa.Parameter:
-		return "its function's parameter `" + x.Name() + "`", true, false
+		return "its function's parameter `" + x.Name() + "`"
 	}
-	return "a value the analysis does not bound", true, false
+	return "a value the analysis does not bound"
 }
 
 // nonNeg reports whether v, at the end of block at, is never below 0
@@ -185,6 +204,35 @@ func sameRead(a, b ssa.Value) bool {
 // dominates it has found v above (or at or above) a read of f, or at or
 // above a constant that is not negative; "" when none has.
 func raised(f *types.Var, v ssa.Value, at *ssa.BasicBlock) string {
+	return dominatingTest(at, func(cmp *ssa.BinOp, op token.Token) string {
+		// v >= y or v > y, with y a read of f or a constant not below 0
+		// (or -1, for >).
+		y, ok := orient(op, cmp.X, cmp.Y, v)
+		if !ok {
+			return ""
+		}
+		strict := op == token.GTR || op == token.LSS
+		if readsField(y, f) {
+			if strict {
+				return "a value a branch it is under found above the field's value"
+			}
+			return "a value a branch it is under found at or above the field's value"
+		}
+		if c, isC := y.(*ssa.Const); isC {
+			if n, exact := constInt(c); exact && (n >= 0 || strict && n >= -1) {
+				return "a value a branch it is under found not below 0"
+			}
+		}
+		return ""
+	})
+}
+
+// dominatingTest calls visit with each comparison an if of a block that
+// dominates block at tests, nearest first, and the comparison as the way
+// to at takes it (negated on the false edge), until visit says something;
+// only the edges a run to at must take (into a block with one
+// predecessor) count.
+func dominatingTest(at *ssa.BasicBlock, visit func(cmp *ssa.BinOp, op token.Token) string) string {
 	for b, k := at, 0; b != nil && k < 32; b, k = b.Idom(), k+1 {
 		d := b.Idom()
 		if d == nil {
@@ -211,21 +259,8 @@ func raised(f *types.Var, v ssa.Value, at *ssa.BasicBlock) string {
 		if !want {
 			op = negate(op)
 		}
-		// v >= y or v > y, with y a read of f or a constant not below 0
-		// (or -1, for >).
-		if y, ok := orient(op, cmp.X, cmp.Y, v); ok {
-			strict := op == token.GTR || op == token.LSS
-			if readsField(y, f) {
-				if strict {
-					return "a value a branch it is under found above the field's value"
-				}
-				return "a value a branch it is under found at or above the field's value"
-			}
-			if c, isC := y.(*ssa.Const); isC {
-				if n, exact := constInt(c); exact && (n >= 0 || strict && n >= -1) {
-					return "a value a branch it is under found not below 0"
-				}
-			}
+		if why := visit(cmp, op); why != "" {
+			return why
 		}
 	}
 	return ""

@@ -58,28 +58,19 @@ func (c *Checker) findGrows(f *types.Var) *Invariant {
 	if !isInteger(f.Type()) || !c.seesAllWrites(f) || c.index().addrTaken[f] || c.structStored(f) {
 		return nil
 	}
-	ws := c.index().writes[f]
+	ws := c.sortedWrites(f)
 	if len(ws) == 0 {
 		return nil
 	}
-	ws = append([]*ssa.Store(nil), ws...)
-	fset := c.text.fset
-	sort.Slice(ws, func(i, j int) bool { return posLess(fset, ws[i].Pos(), ws[j].Pos()) })
 	inv := &Invariant{A: f, Grows: true}
 	grew := false
 	for _, st := range ws {
 		why, keeps, grows := c.orderWrite(f, st)
-		w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Why: why, Text: c.text.stmtText(st.Pos())}
-		if u, isRecv := st.Val.(*ssa.UnOp); isRecv && u.Op == token.ARROW {
-			for _, s := range sendsOn(u.X) {
-				w.Sends = append(w.Sends, InvariantSend{Pos: s.Pos(), Text: c.text.stmtText(s.Pos())})
-			}
-		}
 		grew = grew || grows
 		if keeps {
-			inv.Writes = append(inv.Writes, w)
+			inv.Writes = append(inv.Writes, c.invariantWrite(st, why, false))
 		} else {
-			inv.Unbounded = append(inv.Unbounded, w)
+			inv.Unbounded = append(inv.Unbounded, c.invariantWrite(st, why, true))
 		}
 	}
 	if !grew {
@@ -128,22 +119,10 @@ func (c *Checker) orderWrite(f *types.Var, st *ssa.Store) (why string, keeps, gr
 	if why := raisedOver(f, fa.X, st, st.Block()); why != "" {
 		return why, true, true
 	}
-	switch x := st.Val.(type) {
-	case *ssa.Const:
+	if _, isConst := st.Val.(*ssa.Const); isConst {
 		return "a constant, which may be below the field's value", false, false
-	case *ssa.UnOp:
-		if x.Op == token.ARROW {
-			return "a value received from a channel", false, false
-		}
-	case *ssa.Call:
-		if t := c.text.callText(x); t != "" {
-			return "what `" + t + "` returns", false, false
-		}
-		return "what a call returns", false, false
-	case *ssa.Parameter:
-		return "its function's parameter `" + x.Name() + "`", false, false
 	}
-	return "a value the analysis does not bound", false, false
+	return c.valueText(st.Val), false, false
 }
 
 // madeWrite reports whether st stores into a struct its function has
@@ -259,41 +238,16 @@ func readsFieldOf(v ssa.Value, f *types.Var, base ssa.Value) bool {
 // nothing between the read and st that could let another write in; ""
 // when none has.
 func raisedOver(f *types.Var, base ssa.Value, st *ssa.Store, at *ssa.BasicBlock) string {
-	v := st.Val
-	for b, k := at, 0; b != nil && k < 32; b, k = b.Idom(), k+1 {
-		d := b.Idom()
-		if d == nil {
+	return dominatingTest(at, func(cmp *ssa.BinOp, op token.Token) string {
+		y, ok := orient(op, cmp.X, cmp.Y, st.Val)
+		if !ok || !readsFieldOf(y, f, base) || !nothingBetween(y, st) {
 			return ""
 		}
-		ifi, ok := d.Instrs[len(d.Instrs)-1].(*ssa.If)
-		if !ok {
-			continue
+		if op == token.GTR || op == token.LSS {
+			return "a value a branch it is under found above the field's value"
 		}
-		cmp, ok := ifi.Cond.(*ssa.BinOp)
-		if !ok {
-			continue
-		}
-		var want bool
-		switch {
-		case d.Succs[0] == b && len(b.Preds) == 1:
-			want = true
-		case d.Succs[1] == b && len(b.Preds) == 1:
-			want = false
-		default:
-			continue
-		}
-		op := cmp.Op
-		if !want {
-			op = negate(op)
-		}
-		if y, ok := orient(op, cmp.X, cmp.Y, v); ok && readsFieldOf(y, f, base) && nothingBetween(y, st) {
-			if op == token.GTR || op == token.LSS {
-				return "a value a branch it is under found above the field's value"
-			}
-			return "a value a branch it is under found at or above the field's value"
-		}
-	}
-	return ""
+		return "a value a branch it is under found at or above the field's value"
+	})
 }
 
 // stableTerm is term t with each read of a field that is set only when
@@ -429,9 +383,8 @@ func before(a, b *readInfo) bool {
 
 // order adds to the worlds, for read t of a field that never goes down,
 // that it is at or above every read of the same struct's field before it
-// and at or below every read after it; assumed says whether to add the
-// order found only with writes that may lower the field (see
-// assumedOrders).
+// and at or below every read after it, when the order is found (one only
+// assumed is tried at the way's end: see assumedFloors).
 func (w *walk) order(ws []*world, t string, rd *readInfo) []*world {
 	inv := w.c.grows(rd.field)
 	if inv == nil || len(inv.Unbounded) > 0 {
