@@ -91,6 +91,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.Text = r.flooredText(c)
 			break
 		}
+		if c.Why == feasible.Carried && c.Carry != nil {
+			b.Text = r.carriedText(c)
+			break
+		}
 		if c.Why == feasible.Bounded {
 			b.Text = "not decided: the analysis reached its bound of work on this path before it could show whether what the path checks earlier rules out the rest"
 			break
@@ -408,6 +412,64 @@ func (r *Result) flooredText(c *feasible.Cond) string {
 		return text + "; the analysis does not show that " + these + " " + what + ": " + r.unboundedWrites(inv.Unbounded, "; ")
 	}
 	return text + "; the analysis does not bound the value stored by " + r.unboundedWrites(inv.Unbounded, "")
+}
+
+// carriedText says why a way that needs a field's read above what its
+// writes carry of a field that never goes down is not decided.
+func (r *Result) carriedText(c *feasible.Cond) string {
+	cr := c.Carry
+	a, from := cr.A.Name(), cr.From.Name()
+	plus := ""
+	switch {
+	case cr.Off > 0:
+		plus = fmt.Sprintf(" plus %d", cr.Off)
+	case cr.Off < 0:
+		plus = fmt.Sprintf(" minus %d", -cr.Off)
+	}
+	text := fmt.Sprintf("not decided: the way can run only if `%s` is above `%s`%s", a, from, plus)
+	if len(c.Reads) == 2 {
+		text = fmt.Sprintf("not decided: the way can run only if `%s`, read at %s, is above `%s`, read after it at %s,%s", a, r.lineList(c.Reads[:1]), from, r.lineList(c.Reads[1:]), plus)
+	}
+	if n := c.Near; n != nil && n.Text != "" {
+		if n.Want {
+			text += fmt.Sprintf(" (it needs `%s`%s)", n.Text, r.pinNote(n))
+		} else {
+			text += fmt.Sprintf(" (it needs not `%s`%s)", n.Text, r.pinNote(n))
+		}
+	}
+	var at []token.Pos
+	for _, w := range cr.Writes {
+		at = append(at, w.Pos)
+	}
+	most := fmt.Sprintf("plus at most %d", cr.Off)
+	if cr.Off < 0 {
+		most = fmt.Sprintf("minus at least %d", -cr.Off)
+	}
+	these, leave := "the writes of `"+a+"` at "+r.lineList(at)+" store", "a value they leave"
+	if len(at) == 1 {
+		these, leave = "the write of `"+a+"` at "+r.lineList(at)+" stores", "a value it leaves"
+	}
+	text += fmt.Sprintf("; %s a read of `%s` %s, made before, and `%s` never goes down", these, from, most, from)
+	if len(cr.Order.Unbounded) > 0 {
+		text += " (assumed: the analysis does not show that " + r.unboundedWrites(cr.Order.Unbounded, "") + " keep it so)"
+	}
+	text += fmt.Sprintf(", so %s cannot be if it carries the same struct's `%s`; the analysis does not decide which write left the value read", leave, from)
+	var more []string
+	if len(cr.Others) > 0 {
+		var ws []string
+		for _, w := range cr.Others {
+			file, line := r.position(w.Pos)
+			ws = append(ws, fmt.Sprintf("%s:%d (`%s`)", file, line, w.Text))
+		}
+		more = append(more, fmt.Sprintf("`%s` is also written at %s, with values it does not follow to a read of `%s`", a, joinList(ws, "and"), from))
+	}
+	if cr.Unseen {
+		more = append(more, "code outside the loaded packages may write it")
+	}
+	if len(more) > 0 {
+		text += ": " + strings.Join(more, ", and ")
+	}
+	return text
 }
 
 // unboundedWrites lists writes with what each stores: "`x = <-c`

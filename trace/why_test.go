@@ -145,7 +145,21 @@ func TestWhyReleases(t *testing.T) {
 				// the value it receives (kvstore.go:377). A compaction's
 				// header read (backend.go:78, revision 0) needs it below 0.
 				"server/storage/mvcc/kvstore_txn.go:76 etcdserver.(*EtcdServer).run": "unknown|not decided",
-				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn":   "unknown|not decided: the way can run only if `currentRev` is below 0 (it needs `rev > curRev`, where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/range.go:176 and 178)): so only if `0 > curRev`); every other write of `currentRev` stores a constant not below 0 (server/storage/mvcc/kvstore.go:104 and 315), a value a branch it is under found above the field's value (server/storage/mvcc/kvstore.go:383 and 394) or its own value plus a value not below 0 (server/storage/mvcc/kvstore_txn.go:214); the analysis does not bound the value stored by `s.currentRev = <-revc` (server/storage/mvcc/kvstore.go:377), a value received from a channel, sent only by `revc <- currentRev` (server/storage/mvcc/kvstore.go:448)",
+				// The watch stream's send loop ranges at the revision before
+				// an event's (watch.go:451, `ModRevision - 1`) for a watcher
+				// that asked for the previous value. A put records its change
+				// at the write transaction's revision plus one (`ModRevision:
+				// rev`, kvstore_txn.go:245, rev being beginRev + 1, read from
+				// currentRev when the write began), before the event is sent
+				// and the send loop's view reads currentRev again
+				// (kvstore_txn.go:61): that revision is never past the view's
+				// while currentRev does not go down. ModRevision has other
+				// writes (a delete's event, watchable_store_txn.go:35, and
+				// those decoded from the store's keys, kvstore_txn.go:100 and
+				// watchable_store.go:459) and restore may lower currentRev, so
+				// the way is not decided, not "only if rev > curRev".
+				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*watchServer).Watch": "unknown|not decided: the way can run only if `ModRevision`, read at server/etcdserver/api/v3rpc/watch.go:451, is above `currentRev`, read after it at server/storage/mvcc/kvstore_txn.go:61, plus 1 (it needs `rev > curRev`); the write of `ModRevision` at server/storage/mvcc/kvstore_txn.go:245 stores a read of `currentRev` plus at most 1",
+				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "unknown|not decided: the way can run only if `currentRev` is below 0 (it needs `rev > curRev`, where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/range.go:176 and 178)): so only if `0 > curRev`); every other write of `currentRev` stores a constant not below 0 (server/storage/mvcc/kvstore.go:104 and 315), a value a branch it is under found above the field's value (server/storage/mvcc/kvstore.go:383 and 394) or its own value plus a value not below 0 (server/storage/mvcc/kvstore_txn.go:214); the analysis does not bound the value stored by `s.currentRev = <-revc` (server/storage/mvcc/kvstore.go:377), a value received from a channel, sent only by `revc <- currentRev` (server/storage/mvcc/kvstore.go:448)",
 			},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/etcdserver/errors.ErrNoSpace",
@@ -277,6 +291,8 @@ func TestWhyReleases(t *testing.T) {
 			// (kvstore.go:304, 366).
 			verdicts: map[string]string{
 				"server/storage/mvcc/kvstore_txn.go:75 etcdserver.(*EtcdServer).run": "unknown|not decided",
+				// As v3.7.3's, at v3.6.0's lines (watch.go:423 and 424).
+				"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*watchServer).Watch": "unknown|is above `currentRev`, read after it at server/storage/mvcc/kvstore_txn.go:",
 			},
 		}},
 	} {

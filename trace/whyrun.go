@@ -690,14 +690,18 @@ func (w *whyRun) use(si int) {
 	if len(got) == 0 {
 		w.Sites[si].NoWay = noWay
 	}
-	// The undecided roots that no kept root starts, nearest first, as
-	// many as roots are kept.
+	// The undecided roots that no kept root starts, nor another
+	// undecided one (the goroutine an undecided gRPC method starts is its
+	// way in), nearest first, as many as roots are kept.
 	sort.SliceStable(undecided, func(i, j int) bool { return undecided[i].rank < undecided[j].rank })
 	for _, u := range undecided {
 		if len(w.Sites[si].Undecided) >= w.nearest {
 			break
 		}
 		if slices.ContainsFunc(got, func(f found) bool { return f.root.Func == u.fn || w.reachable(f.root.Func)[u.fn] }) {
+			continue
+		}
+		if slices.ContainsFunc(undecided, func(o undecidedRoot) bool { return w.starts(o.fn, u.fn) }) {
 			continue
 		}
 		w.Sites[si].Undecided = append(w.Sites[si].Undecided, u.nw)

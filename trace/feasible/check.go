@@ -122,6 +122,10 @@ type Cond struct {
 	// field, first and then, that the way needs the second below the
 	// first.
 	Reads []token.Pos
+	// Carry, on a condition of class Gave with Why Carried, is what the
+	// writes of the field read first (at Reads[0]) carry from earlier
+	// reads of the field read after it (at Reads[1]).
+	Carry *Carry
 	// OrBelow, with an order, says that some of the way's worlds need
 	// the field below 0 instead (an assumed floor of the same field).
 	OrBelow bool
@@ -295,6 +299,7 @@ type Checker struct {
 	ctorOnly  map[*types.Var]bool
 	madeMemo  map[*types.TypeName][]Cond // madeConds' answers
 	whenMade  map[*types.Var]bool        // setWhenMade's answers
+	carries   map[*types.Var]*Carry      // carried's answers
 	tables    map[*ssa.Global]bool       // table's answers
 	// globalLoads are the loads of each package-level variable;
 	// globalKept those whose address is stored somewhere.
@@ -462,6 +467,13 @@ func (c *Checker) check(p Path) (Result, *Value) {
 // keeps at or above 0 (Cond.Floor): whether the others can set it below 0
 // is not decided.
 const Floored = "floored"
+
+// Carried is the Why of a path's condition of class Gave when the way
+// can run only with a field's read above a later read of a field that
+// never goes down, plus what the first field's writes add to the read
+// they carry of it (Cond.Carry): whether the value read is one of theirs
+// is not decided.
+const Carried = "carried"
 
 // Bounded is the Why of a path's condition of class Gave when the
 // analysis reached its bound of work on the path (Checker.Budget) before

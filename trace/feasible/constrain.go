@@ -443,7 +443,7 @@ func (w *walk) narrowAll(wd *world) []*world {
 // through writes that may lower it are taken in the order the path makes
 // them (an assumed order, see order.go).
 func (w *walk) assumedFloors(res Result) Result {
-	var floors, orders []assumed
+	var floors, orders, carries []assumed
 	terms := make([]string, 0, len(w.terms))
 	for t, ti := range w.terms {
 		if ti.read != nil && isInteger(ti.read.field.Type()) {
@@ -468,8 +468,9 @@ func (w *walk) assumedFloors(res Result) Result {
 				}
 			}
 		}
+		carries = append(carries, w.carriedReads(t, rd)...)
 	}
-	if len(w.worlds) == 0 || len(orders) == 0 && (len(floors) == 0 || res.Verdict != OnlyIf) {
+	if len(w.worlds) == 0 || len(orders) == 0 && len(carries) == 0 && (len(floors) == 0 || res.Verdict != OnlyIf) {
 		return res
 	}
 	saved, budget := w.deaths, w.budget
@@ -517,6 +518,17 @@ func (w *walk) assumedFloors(res Result) Result {
 	named := floor
 	if order != nil {
 		named = order
+	}
+	if named == nil && len(carries) > 0 {
+		var carry *assumed
+		var all []assumed
+		if res.Verdict == OnlyIf {
+			all = append(all, floors...)
+		}
+		all = append(append(all, orders...), carries...)
+		if _, _, carry, needs = w.noWorldWith3(ws, all); carry != nil {
+			return w.gaveCarried(res, carry, needs)
+		}
 	}
 	if named == nil {
 		return res
@@ -567,6 +579,10 @@ type assumed struct {
 	a, b  string
 	inv   *Invariant
 	reads []token.Pos
+	// A carried read (carry set) is a - b <= k, read a in function fn.
+	k     int64
+	carry *Carry
+	fn    *ssa.Function
 }
 
 // noWorldWith reports, when no world of ws is left once the assumptions
@@ -574,6 +590,13 @@ type assumed struct {
 // the way's conditions that, with them, left none; nils when a world is
 // left.
 func (w *walk) noWorldWith(ws []*world, as []assumed) (floor, order *assumed, needs []*Cond) {
+	floor, order, _, needs = w.noWorldWith3(ws, as)
+	return floor, order, needs
+}
+
+// noWorldWith3 is noWorldWith that also says the first carried read
+// that ended a world.
+func (w *walk) noWorldWith3(ws []*world, as []assumed) (floor, order, carry *assumed, needs []*Cond) {
 	for _, wd := range ws {
 		c := wd.clone()
 		dead := false
@@ -582,13 +605,19 @@ func (w *walk) noWorldWith(ws []*world, as []assumed) (floor, order *assumed, ne
 			if x.a != "" && !c.d.has(x.a) || !c.d.has(x.b) {
 				continue
 			}
-			if r := c.addDiff(x.a, x.b, 0, &reason{kind: ReasonInvariant, inv: x.inv}); r != nil {
+			if r := c.addDiff(x.a, x.b, x.k, &reason{kind: ReasonInvariant, inv: x.inv}); r != nil {
 				dead = true
 				first := false
-				if x.a == "" && floor == nil {
-					floor, first = x, true
-				}
-				if x.a != "" && order == nil {
+				switch {
+				case x.carry != nil:
+					if carry == nil {
+						carry, first = x, true
+					}
+				case x.a == "":
+					if floor == nil {
+						floor, first = x, true
+					}
+				case order == nil:
 					order, first = x, true
 				}
 				if first {
@@ -602,10 +631,10 @@ func (w *walk) noWorldWith(ws []*world, as []assumed) (floor, order *assumed, ne
 			}
 		}
 		if !dead {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
 	}
-	return floor, order, needs
+	return floor, order, carry, needs
 }
 
 // addElem notes that elem is an element of slice, and checks it against
