@@ -419,16 +419,23 @@ func (r *Result) flooredText(c *feasible.Cond) string {
 func (r *Result) carriedText(c *feasible.Cond) string {
 	cr := c.Carry
 	a, from := cr.A.Name(), cr.From.Name()
-	plus := ""
+	above := "above"
 	switch {
 	case cr.Off > 0:
-		plus = fmt.Sprintf(" plus %d", cr.Off)
+		above = fmt.Sprintf("more than %d above", cr.Off)
 	case cr.Off < 0:
-		plus = fmt.Sprintf(" minus %d", -cr.Off)
+		above = fmt.Sprintf("less than %d below", -cr.Off)
 	}
-	text := fmt.Sprintf("not decided: the way can run only if `%s` is above `%s`%s", a, from, plus)
-	if len(c.Reads) == 2 {
-		text = fmt.Sprintf("not decided: the way can run only if `%s`, read at %s, is above `%s`, read after it at %s,%s", a, r.lineList(c.Reads[:1]), from, r.lineList(c.Reads[1:]), plus)
+	what := "`" + a + "`"
+	if cr.Elem {
+		what = "an element of `" + a + "`"
+	}
+	text := fmt.Sprintf("not decided: the way can run only if %s is %s `%s`", what, above, from)
+	switch {
+	case len(c.Reads) == 2 && c.Sent:
+		text = fmt.Sprintf("not decided: the way can run only if the value its sender handed off, %s read at %s, is %s `%s` read after the hand-off at %s", what, r.lineList(c.Reads[:1]), above, from, r.lineList(c.Reads[1:]))
+	case len(c.Reads) == 2:
+		text = fmt.Sprintf("not decided: the way can run only if %s, read at %s, is %s `%s` read after it at %s", what, r.lineList(c.Reads[:1]), above, from, r.lineList(c.Reads[1:]))
 	}
 	if n := c.Near; n != nil && n.Text != "" {
 		if n.Want {
@@ -437,23 +444,32 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 			text += fmt.Sprintf(" (it needs not `%s`%s)", n.Text, r.pinNote(n))
 		}
 	}
-	var at []token.Pos
+	var at []string
 	for _, w := range cr.Writes {
-		at = append(at, w.Pos)
+		file, line := r.position(w.Pos)
+		at = append(at, fmt.Sprintf("%s:%d", file, line))
 	}
-	most := fmt.Sprintf("plus at most %d", cr.Off)
-	if cr.Off < 0 {
-		most = fmt.Sprintf("minus at least %d", -cr.Off)
+	most := fmt.Sprintf("at most an earlier read of `%s`", from)
+	switch {
+	case cr.Off > 0:
+		most += fmt.Sprintf(" plus %d", cr.Off)
+	case cr.Off < 0:
+		most += fmt.Sprintf(" minus %d", -cr.Off)
 	}
-	these, leave := "the writes of `"+a+"` at "+r.lineList(at)+" store", "a value they leave"
-	if len(at) == 1 {
-		these, leave = "the write of `"+a+"` at "+r.lineList(at)+" stores", "a value it leaves"
+	these, leave := "the writes of `"+a+"` at "+joinList(at, "and")+" store", "a value they leave"
+	switch {
+	case cr.Elem && len(at) == 1:
+		these, leave = "the append to `"+a+"` at "+at[0]+" adds", "an element it adds"
+	case cr.Elem:
+		these, leave = "the appends to `"+a+"` at "+joinList(at, "and")+" add", "an element they add"
+	case len(at) == 1:
+		these, leave = "the write of `"+a+"` at "+at[0]+" stores", "a value it leaves"
 	}
-	text += fmt.Sprintf("; %s a read of `%s` %s, made before, and `%s` never goes down", these, from, most, from)
+	text += fmt.Sprintf("; %s %s, and `%s` never goes down", these, most, from)
 	if len(cr.Order.Unbounded) > 0 {
 		text += " (assumed: the analysis does not show that " + r.unboundedWrites(cr.Order.Unbounded, "") + " keep it so)"
 	}
-	text += fmt.Sprintf(", so %s cannot be if it carries the same struct's `%s`; the analysis does not decide which write left the value read", leave, from)
+	text += fmt.Sprintf(", so %s cannot be if it carries the same struct's `%s`", leave, from)
 	var more []string
 	if len(cr.Others) > 0 {
 		var ws []string
@@ -461,15 +477,19 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 			file, line := r.position(w.Pos)
 			ws = append(ws, fmt.Sprintf("%s:%d (`%s`)", file, line, w.Text))
 		}
-		more = append(more, fmt.Sprintf("`%s` is also written at %s, with values it does not follow to a read of `%s`", a, joinList(ws, "and"), from))
+		kind := "values"
+		if cr.Elem {
+			kind = "elements"
+		}
+		more = append(more, fmt.Sprintf("`%s` is also written at %s, with %s it does not follow to a read of `%s`", a, joinList(ws, "and"), kind, from))
 	}
 	if cr.Unseen {
 		more = append(more, "code outside the loaded packages may write it")
 	}
 	if len(more) > 0 {
-		text += ": " + strings.Join(more, ", and ")
+		return text + "; the analysis does not decide which write left the value read: " + strings.Join(more, ", and ")
 	}
-	return text
+	return text + fmt.Sprintf("; the analysis does not decide that the read it carries is of the same struct's `%s`", from)
 }
 
 // unboundedWrites lists writes with what each stores: "`x = <-c`

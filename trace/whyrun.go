@@ -852,7 +852,7 @@ func (w *whyRun) legKinds(ei int) []string {
 			if !feasibleVerdict(l.Res.Verdict) {
 				return nil
 			}
-			keys = appendUnique(keys, fmt.Sprint(bi, l.Message.At(), l.Message.Fields()))
+			keys = appendUnique(keys, fmt.Sprint(bi, l.Message.At(), l.Message.Fields(), l.Message.SentReads()))
 		}
 	}
 	return keys

@@ -24,10 +24,12 @@ import (
 // does not decide which write left the value the way reads, nor that the
 // read it carries is of the same struct's F. It never makes a way No.
 
-// Carry is what the writes of integer field A carry from reads of
-// field From, which never goes down (Order, found or assumed).
+// Carry is what the writes of integer field A (with Elem, the elements
+// put into the slices A holds) carry from reads of field From, which
+// never goes down (Order, found or assumed).
 type Carry struct {
 	A, From *types.Var
+	Elem    bool
 	Off     int64
 	Order   *Invariant
 	// Writes store a read of From plus at most Off; Others store other
@@ -55,6 +57,115 @@ func (c *Checker) carried(a *types.Var) *Carry {
 	return out
 }
 
+// carriedElems is what the elements put into the slices slice field a
+// holds carry from reads of an ordered field: each write of a stores an
+// append to a's own slice (its elements carried), a part of a's own
+// slice, or nil.
+func (c *Checker) carriedElems(a *types.Var) *Carry {
+	if x, ok := c.elemCarries[a]; ok {
+		return x
+	}
+	if c.elemCarries == nil {
+		c.elemCarries = map[*types.Var]*Carry{}
+	}
+	var out *Carry
+	if sl, ok := a.Type().Underlying().(*types.Slice); ok && isInteger(sl.Elem()) {
+		out = c.findElemCarry(a)
+	}
+	c.elemCarries[a] = out
+	return out
+}
+
+func (c *Checker) findElemCarry(a *types.Var) *Carry {
+	type found struct {
+		st   *ssa.Store
+		from *types.Var
+		off  int64
+		ok   bool
+	}
+	var fs []found
+	count := map[*types.Var]int{}
+	for _, st := range c.sortedWrites(a) {
+		f := found{st: st}
+		switch x := st.Val.(type) {
+		case *ssa.Const:
+			continue // nil: no element
+		case *ssa.Slice:
+			if loadsField(x.X, a) {
+				continue // a part of its own elements
+			}
+			if k, isK := x.High.(*ssa.Const); isK {
+				if n, exact := constInt(k); exact && n == 0 {
+					continue // no element (a make of length 0)
+				}
+			}
+		case *ssa.MakeSlice:
+			if k, isK := x.Len.(*ssa.Const); isK {
+				if n, exact := constInt(k); exact && n == 0 {
+					continue // no element
+				}
+			}
+		case *ssa.Call:
+			if vs, ok := appended(x, a); ok {
+				r := c.carryAll(vs, 0, 0, map[ssa.Value]int64{})
+				if r.ok && !r.cycle && r.from != nil {
+					f.from, f.off, f.ok = r.from, r.off, true
+					count[r.from]++
+				}
+			}
+		}
+		fs = append(fs, f)
+	}
+	return c.carryOut(a, true, len(fs), func(i int) (*ssa.Store, *types.Var, int64, bool) {
+		return fs[i].st, fs[i].from, fs[i].off, fs[i].ok
+	}, count)
+}
+
+// loadsField reports whether v is a load of field f.
+func loadsField(v ssa.Value, f *types.Var) bool {
+	u, ok := v.(*ssa.UnOp)
+	if !ok || u.Op != token.MUL {
+		return false
+	}
+	fa, ok := u.X.(*ssa.FieldAddr)
+	return ok && fieldVar(fa.X.Type(), fa.Field) == f
+}
+
+// appended are the values call adds, when it is an append to field a's
+// own slice (or to nil): the elements of the array its variadic
+// arguments make.
+func appended(call *ssa.Call, a *types.Var) ([]ssa.Value, bool) {
+	b, ok := call.Call.Value.(*ssa.Builtin)
+	if !ok || b.Name() != "append" || len(call.Call.Args) != 2 {
+		return nil, false
+	}
+	base := call.Call.Args[0]
+	if k, isK := base.(*ssa.Const); !(isK && k.IsNil()) && !loadsField(base, a) {
+		return nil, false
+	}
+	sl, ok := call.Call.Args[1].(*ssa.Slice)
+	if !ok {
+		return nil, false
+	}
+	arr, ok := sl.X.(*ssa.Alloc)
+	if !ok {
+		return nil, false
+	}
+	var vs []ssa.Value
+	for _, r := range *arr.Referrers() {
+		ia, isIA := r.(*ssa.IndexAddr)
+		if !isIA {
+			continue
+		}
+		for _, rr := range *ia.Referrers() {
+			if st, isSt := rr.(*ssa.Store); isSt && st.Addr == ia {
+				vs = append(vs, st.Val)
+			}
+		}
+	}
+	return vs, len(vs) > 0
+}
+
 func (c *Checker) findCarry(a *types.Var) *Carry {
 	type found struct {
 		st   *ssa.Store
@@ -66,37 +177,45 @@ func (c *Checker) findCarry(a *types.Var) *Carry {
 	for _, st := range c.sortedWrites(a) {
 		r := c.carryOf(st.Val, 0, 0, map[ssa.Value]int64{})
 		f := found{st: st, from: r.from, off: r.off}
-		if !r.ok || r.cycle {
+		if !r.ok || r.cycle || r.from == nil {
 			f.from = nil
 		} else {
 			count[r.from]++
 		}
 		fs = append(fs, f)
 	}
-	// The field most writes carry (by name, when as many).
+	return c.carryOut(a, false, len(fs), func(i int) (*ssa.Store, *types.Var, int64, bool) {
+		return fs[i].st, fs[i].from, fs[i].off, fs[i].from != nil
+	}, count)
+}
+
+// carryOut makes the Carry of field a from its n writes (at gives each
+// write, the field it carries, what it adds, and whether it carries
+// one): of the field most of them carry (by name, when as many).
+func (c *Checker) carryOut(a *types.Var, elem bool, n int, at func(int) (*ssa.Store, *types.Var, int64, bool), count map[*types.Var]int) *Carry {
 	var from *types.Var
-	for f, n := range count {
-		if from == nil || n > count[from] || n == count[from] && f.Name() < from.Name() {
+	for f, k := range count {
+		if from == nil || k > count[from] || k == count[from] && f.Name() < from.Name() {
 			from = f
 		}
 	}
 	if from == nil {
 		return nil
 	}
-	out := &Carry{A: a, From: from, Order: c.grows(from), Unseen: !c.seesAllWrites(a) || c.index().addrTaken[a] || c.structStored(a)}
+	out := &Carry{A: a, Elem: elem, From: from, Order: c.grows(from), Unseen: !c.seesAllWrites(a) || c.index().addrTaken[a] || c.structStored(a)}
 	first := true
-	for _, f := range fs {
-		if f.from == from {
-			if first || f.off > out.Off {
-				out.Off = f.off
+	for i := 0; i < n; i++ {
+		st, f, off, ok := at(i)
+		if ok && f == from {
+			if first || off > out.Off {
+				out.Off = off
 			}
 			first = false
-			out.Writes = append(out.Writes, c.invariantWrite(f.st, "", false))
+			out.Writes = append(out.Writes, c.invariantWrite(st, "", false))
 			continue
 		}
-		out.Others = append(out.Others, c.invariantWrite(f.st, "", false))
+		out.Others = append(out.Others, c.invariantWrite(st, "", false))
 	}
-	sort.SliceStable(out.Others, func(i, j int) bool { return posLess(c.text.fset, out.Others[i].Pos, out.Others[j].Pos) })
 	return out
 }
 
@@ -109,6 +228,9 @@ type carried1 struct {
 	off   int64
 	cycle bool
 	ok    bool
+	// konst says that a constant is among the values: with from nil,
+	// the values are all constants, the largest off.
+	konst bool
 }
 
 var noCarry = carried1{}
@@ -130,6 +252,10 @@ func (c *Checker) carryOf(v ssa.Value, acc int64, depth int, seen map[ssa.Value]
 	seen[v] = acc
 	defer delete(seen, v)
 	switch x := v.(type) {
+	case *ssa.Const:
+		if k, exact := constInt(x); exact {
+			return carried1{off: k, ok: true, konst: true}
+		}
 	case *ssa.Convert:
 		if isInteger(x.X.Type()) {
 			return c.carryOf(x.X, acc, depth, seen)
@@ -162,6 +288,11 @@ func (c *Checker) carryOf(v ssa.Value, acc int64, depth int, seen map[ssa.Value]
 		if fa, isFA := x.X.(*ssa.FieldAddr); isFA && x.Op == token.MUL {
 			return c.carryField(fieldVar(fa.X.Type(), fa.Field), acc, depth, seen)
 		}
+		if a, isA := x.X.(*ssa.Alloc); isA && x.Op == token.MUL {
+			if vs, ok := localStores(a); ok {
+				return c.carryAll(vs, acc, depth, seen)
+			}
+		}
 	case *ssa.Field:
 		return c.carryField(fieldVar(x.X.Type(), x.Field), acc, depth, seen)
 	case *ssa.Phi:
@@ -174,6 +305,33 @@ func (c *Checker) carryOf(v ssa.Value, acc int64, depth int, seen map[ssa.Value]
 		}
 	}
 	return noCarry
+}
+
+// localStores are the values stored in local a (a function's result
+// that a defer statement makes it keep in memory, say), when a is only
+// stored to and loaded.
+func localStores(a *ssa.Alloc) ([]ssa.Value, bool) {
+	if a.Heap {
+		return nil, false
+	}
+	var vs []ssa.Value
+	for _, r := range *a.Referrers() {
+		switch x := r.(type) {
+		case *ssa.Store:
+			if x.Addr != a {
+				return nil, false
+			}
+			vs = append(vs, x.Val)
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				return nil, false
+			}
+		case *ssa.DebugRef:
+		default:
+			return nil, false
+		}
+	}
+	return vs, len(vs) > 0
 }
 
 // carryField follows a read of field f: a read of one that never goes
@@ -208,14 +366,23 @@ func (c *Checker) carryAll(vs []ssa.Value, acc int64, depth int, seen map[ssa.Va
 			return noCarry
 		case r.cycle:
 			continue
-		case !out.cycle && r.from != out.from:
+		case out.cycle:
+			out = r
+			continue
+		case r.from != nil && out.from != nil && r.from != out.from:
 			return noCarry
-		case out.cycle || r.off > out.off:
-			out.from, out.off = r.from, r.off
 		}
-		out.cycle = false
+		if out.from == nil {
+			out.from = r.from
+		}
+		out.off = max(out.off, r.off)
+		out.konst = out.konst || r.konst
 	}
 	if len(vs) == 0 {
+		return noCarry
+	}
+	// A constant is at most a read of a field never below 0 plus itself.
+	if out.from != nil && out.konst && c.floor(out.from) == nil {
 		return noCarry
 	}
 	return out
@@ -242,7 +409,9 @@ func (c *Checker) carryReturns(call *ssa.Call, i int, acc int64, depth int, seen
 			return noCarry
 		}
 		for _, b := range fn.Blocks {
-			if len(b.Instrs) == 0 {
+			// The block a recovered panic returns by is not a way: the
+			// analysis takes it that the server does not panic.
+			if len(b.Instrs) == 0 || b == fn.Recover {
 				continue
 			}
 			if r, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return); isRet && i < len(r.Results) {
@@ -284,12 +453,62 @@ func (w *walk) carriedReads(t string, rd *readInfo) []assumed {
 	return out
 }
 
+// sentReads are the carried reads of term t, a value handed to the path
+// that its sender read (src): every read of the ordered field the path
+// makes comes after the hand-off.
+func (w *walk) sentReads(t string, src *readSrc) []assumed {
+	cr := w.c.carried(src.field)
+	if src.elem {
+		cr = w.c.carriedElems(src.field)
+	}
+	if cr == nil || cr.Order == nil || len(cr.Writes) == 0 || !w.inSomeWorld(t) {
+		return nil
+	}
+	bases := make([]string, 0, len(w.readsOf[cr.From]))
+	for b := range w.readsOf[cr.From] {
+		bases = append(bases, b)
+	}
+	sort.Strings(bases)
+	var out []assumed
+	for _, b := range bases {
+		for _, u := range w.readsOf[cr.From][b] {
+			if ud := w.terms[u].read; ud != nil {
+				out = append(out, assumed{a: t, b: u, k: cr.Off, inv: cr.Order, carry: cr, fn: src.fn, sent: true, reads: []token.Pos{src.pos, ud.at.Pos()}})
+			}
+		}
+	}
+	return out
+}
+
+// noteSent notes the terms of message v (to depth levels of its frozen
+// fields) that its sender read.
+func (w *walk) noteSent(v *value, depth int) {
+	if v == nil || depth < 0 {
+		return
+	}
+	if v.kind == kTerm && v.sent != nil {
+		if _, known := w.terms[v.term]; !known {
+			w.terms[v.term] = termInfo{sent: v.sent}
+		}
+	}
+	switch v.kind {
+	case kObj:
+		if v.obj != nil {
+			for _, f := range v.obj.frozen {
+				w.noteSent(f, depth-1)
+			}
+		}
+	case kNonNil:
+		w.noteSent(v.inner, depth)
+	}
+}
+
 // gaveCarried makes res Unknown for carried read x, which no world of
 // the way allows: the way needs the value read above what the writes
 // that carry a read of the ordered field can leave.
 func (w *walk) gaveCarried(res Result, x *assumed, needs []*Cond) Result {
 	cr := x.carry
-	cond := Cond{Class: Gave, Why: Carried, Text: cr.A.Name(), Func: x.fn, Pos: x.reads[0], Carry: cr, Reads: x.reads}
+	cond := Cond{Class: Gave, Why: Carried, Text: cr.A.Name(), Func: x.fn, Pos: x.reads[0], Carry: cr, Reads: x.reads, Sent: x.sent}
 	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
 		c := &res.Conds[i]
 		for _, n := range needs {

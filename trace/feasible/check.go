@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -124,8 +125,10 @@ type Cond struct {
 	Reads []token.Pos
 	// Carry, on a condition of class Gave with Why Carried, is what the
 	// writes of the field read first (at Reads[0]) carry from earlier
-	// reads of the field read after it (at Reads[1]).
+	// reads of the field read after it (at Reads[1]). Sent says that the
+	// first read is the sender's, of a value handed off to the path.
 	Carry *Carry
+	Sent  bool
 	// OrBelow, with an order, says that some of the way's worlds need
 	// the field below 0 instead (an assumed floor of the same field).
 	OrBelow bool
@@ -273,6 +276,42 @@ func (v *Value) At() token.Pos {
 	return v.v.at
 }
 
+// SentReads names the reads of shared state the sender made that the
+// value's fields (to three levels) hold, sorted: what a receiver given
+// the value may learn of them (see carried.go) depends on them.
+func (v *Value) SentReads() []string {
+	if v == nil {
+		return nil
+	}
+	var out []string
+	var walk func(x *value, depth int)
+	walk = func(x *value, depth int) {
+		if x == nil || depth < 0 {
+			return
+		}
+		if x.kind == kTerm && x.sent != nil {
+			s := x.sent.field.Name() + "@" + itoa(int(x.sent.pos))
+			if x.sent.elem {
+				s = x.sent.field.Name() + "[]@" + itoa(int(x.sent.pos))
+			}
+			out = append(out, s)
+		}
+		switch x.kind {
+		case kObj:
+			if x.obj != nil {
+				for _, f := range x.obj.frozen {
+					walk(f, depth-1)
+				}
+			}
+		case kNonNil:
+			walk(x.inner, depth)
+		}
+	}
+	walk(v.v, 3)
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
 // Checker checks paths of one program.
 type Checker struct {
 	sites func(caller, callee *ssa.Function) []ssa.CallInstruction
@@ -300,7 +339,9 @@ type Checker struct {
 	madeMemo  map[*types.TypeName][]Cond // madeConds' answers
 	whenMade  map[*types.Var]bool        // setWhenMade's answers
 	carries   map[*types.Var]*Carry      // carried's answers
-	tables    map[*ssa.Global]bool       // table's answers
+	// elemCarries are carriedElems' answers.
+	elemCarries map[*types.Var]*Carry
+	tables      map[*ssa.Global]bool // table's answers
 	// globalLoads are the loads of each package-level variable;
 	// globalKept those whose address is stored somewhere.
 	globalLoads map[*ssa.Global][]*ssa.UnOp
@@ -447,6 +488,7 @@ func (c *Checker) check(p Path) (Result, *Value) {
 	root.msg = w.messageFor(p.Root)
 	if m := p.Message; m != nil && m.Value != nil {
 		m.Value.carry.receive(w.worlds[0], paramTerms(p.Root))
+		w.noteSent(m.Value.v, 3)
 	}
 	best, val := w.dfs(root, 0, nil, nil)
 	if w.budget < 0 && (best.Verdict == Yes || best.Verdict == OnlyIf) {

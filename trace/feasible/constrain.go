@@ -445,10 +445,18 @@ func (w *walk) narrowAll(wd *world) []*world {
 func (w *walk) assumedFloors(res Result) Result {
 	var floors, orders, carries []assumed
 	terms := make([]string, 0, len(w.terms))
+	var sent []string
 	for t, ti := range w.terms {
 		if ti.read != nil && isInteger(ti.read.field.Type()) {
 			terms = append(terms, t)
 		}
+		if ti.sent != nil {
+			sent = append(sent, t)
+		}
+	}
+	sort.Strings(sent)
+	for _, t := range sent {
+		carries = append(carries, w.sentReads(t, w.terms[t].sent)...)
 	}
 	sort.Strings(terms)
 	seen := map[[2]string]bool{}
@@ -579,10 +587,12 @@ type assumed struct {
 	a, b  string
 	inv   *Invariant
 	reads []token.Pos
-	// A carried read (carry set) is a - b <= k, read a in function fn.
+	// A carried read (carry set) is a - b <= k, read a in function fn
+	// (by the sender of a message handed to the path, when sent).
 	k     int64
 	carry *Carry
 	fn    *ssa.Function
+	sent  bool
 }
 
 // noWorldWith reports, when no world of ws is left once the assumptions

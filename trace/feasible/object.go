@@ -411,6 +411,13 @@ func (o *object) field1(f *frame, i int, fv *types.Var) *value {
 // levels) evaluated now, as the end of the path sees them: a value kept
 // beyond its path (a message handed off) no longer depends on it.
 func freeze(f *frame, v *value, depth int) *value {
+	if v.kind == kTerm && v.org == state && v.sent == nil {
+		if src := f.p.readSrcOf(v.term); src != nil {
+			r := *v
+			r.sent = src
+			return &r
+		}
+	}
 	if v.kind != kObj || depth == 0 {
 		return v
 	}

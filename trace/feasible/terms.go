@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"strconv"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -16,6 +17,9 @@ type termInfo struct {
 	parent string
 	elemOf string    // the term is one element of this slice
 	read   *readInfo // the term is one read of a field of shared state
+	// sent is, for a term of a message handed to the path, the read the
+	// sender made of it.
+	sent *readSrc
 	// counter is the phi of a loop's counter, which starts at least and
 	// only grows (countsUp): the term is never below least.
 	counter *ssa.Phi
@@ -78,6 +82,35 @@ type readInfo struct {
 	field *types.Var
 	fr    *frame
 	at    ssa.Value // the load
+}
+
+// readSrcOf is the field read term t is on the path, or whose slice t
+// is an element of; nil when it is neither.
+func (w *walk) readSrcOf(t string) *readSrc {
+	ti, ok := w.terms[t]
+	if !ok {
+		return nil
+	}
+	if ti.read != nil {
+		return &readSrc{field: ti.read.field, pos: ti.read.at.Pos(), fn: instrFunc(ti.read.at)}
+	}
+	if ti.parent == "" || !strings.HasPrefix(t, ti.parent+"[") {
+		return nil
+	}
+	if pr := w.terms[ti.parent].read; pr != nil {
+		if _, isSlice := pr.field.Type().Underlying().(*types.Slice); isSlice {
+			return &readSrc{field: pr.field, elem: true, pos: pr.at.Pos(), fn: instrFunc(pr.at)}
+		}
+	}
+	return nil
+}
+
+// instrFunc is the function of v, when it is an instruction.
+func instrFunc(v ssa.Value) *ssa.Function {
+	if ins, ok := v.(ssa.Instruction); ok {
+		return ins.Parent()
+	}
+	return nil
 }
 
 type readKey struct {

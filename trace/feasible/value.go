@@ -77,6 +77,19 @@ type value struct {
 	key  altKey
 	// zs marks the zero value of a struct: each field is its zero.
 	zs bool
+	// sent, on a term of state frozen into a message (freeze), is the
+	// field read it is, or whose slice it is an element of, on the
+	// sender's path.
+	sent *readSrc
+}
+
+// readSrc is a read of a field on a sender's path: of the field itself,
+// or (elem) of an element of the slice the field holds.
+type readSrc struct {
+	field *types.Var
+	elem  bool
+	pos   token.Pos
+	fn    *ssa.Function
 }
 
 func constVal(c constant.Value) *value {
