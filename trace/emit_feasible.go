@@ -484,7 +484,19 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 		more = append(more, fmt.Sprintf("`%s` is also written at %s, with %s it does not follow to a read of `%s`", a, joinList(ws, "and"), kind, from))
 	}
 	if cr.Unseen {
-		more = append(more, "code outside the loaded packages may write it")
+		m := "code outside the loaded packages may write it"
+		if len(cr.Handed) > 0 {
+			var ws []string
+			for _, w := range cr.Handed {
+				file, line := r.position(w.Pos)
+				ws = append(ws, fmt.Sprintf("`%s` (%s:%d)", w.Text, file, line))
+			}
+			m += ", such as the calls " + joinList(ws, "and") + ", which hand it an empty struct to fill"
+			if len(cr.Handed) == 1 {
+				m = "code outside the loaded packages may write it, such as the call " + ws[0] + ", which hands it an empty struct to fill"
+			}
+		}
+		more = append(more, m)
 	}
 	if len(more) > 0 {
 		return text + "; the analysis does not decide which write left the value read: " + strings.Join(more, ", and ")

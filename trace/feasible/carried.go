@@ -35,8 +35,11 @@ type Carry struct {
 	// Writes store a read of From plus at most Off; Others store other
 	// values (Why says what).
 	Writes, Others []InvariantWrite
-	// Unseen says that code outside the loaded packages may write A.
+	// Unseen says that code outside the loaded packages may write A;
+	// Handed are calls of the loaded code that hand a pointer to A's
+	// struct to such code (a decoder, say), the first few by position.
 	Unseen bool
+	Handed []InvariantWrite
 }
 
 // carried is what A's writes carry from reads of an ordered field: nil
@@ -203,6 +206,9 @@ func (c *Checker) carryOut(a *types.Var, elem bool, n int, at func(int) (*ssa.St
 		return nil
 	}
 	out := &Carry{A: a, Elem: elem, From: from, Order: c.grows(from), Unseen: !c.seesAllWrites(a) || c.index().addrTaken[a] || c.structStored(a)}
+	if out.Unseen {
+		out.Handed = c.handedOut(declaringStruct(a), 3)
+	}
 	first := true
 	for i := 0; i < n; i++ {
 		st, f, off, ok := at(i)
@@ -530,4 +536,129 @@ func (w *walk) gaveCarried(res Result, x *assumed, needs []*Cond) Result {
 	res.Conds = append(append([]Cond(nil), res.Conds...), cond)
 	res.Verdict, res.Because = Unknown, &res.Conds[len(res.Conds)-1]
 	return res
+}
+
+// handedOut are the calls of the loaded code (at most n, by position)
+// that hand a struct of type t they made empty (`&T{}`) to a function
+// whose code is not loaded, which gives its fields their values (a
+// decoder): writes that no store of the loaded code shows.
+func (c *Checker) handedOut(t *types.Named, n int) []InvariantWrite {
+	if t == nil {
+		return nil
+	}
+	var calls []*ssa.Call
+	for fn := range c.g.CG.Nodes {
+		if fn == nil || fn.Pkg == nil || !c.withSyntaxOf(fn.Pkg.Pkg) {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				call, ok := ins.(*ssa.Call)
+				if !ok {
+					continue
+				}
+				callee := call.Call.StaticCallee()
+				if callee == nil || len(callee.Blocks) > 0 && callee.Pkg != nil && c.withSyntaxOf(callee.Pkg.Pkg) {
+					continue
+				}
+				for _, arg := range call.Call.Args {
+					if a, ok := pointsTo(arg, t).(*ssa.Alloc); ok && emptyAt(a, call) {
+						calls = append(calls, call)
+						break
+					}
+				}
+			}
+		}
+	}
+	sort.Slice(calls, func(i, j int) bool { return posLess(c.text.fset, calls[i].Pos(), calls[j].Pos()) })
+	var out []InvariantWrite
+	for _, call := range calls {
+		if len(out) == n {
+			break
+		}
+		text := c.text.stmtText(call.Pos())
+		if text == "" {
+			text = c.text.callText(call)
+		}
+		out = append(out, InvariantWrite{Pos: call.Pos(), Func: call.Parent(), Text: text})
+	}
+	return out
+}
+
+// pointsTo is v seen through interface conversions, when that is a
+// pointer to a struct of type t; nil otherwise.
+func pointsTo(v ssa.Value, t *types.Named) ssa.Value {
+	for k := 0; k < 4; k++ {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+			continue
+		case *ssa.ChangeType:
+			v = x.X
+			continue
+		}
+		break
+	}
+	p, ok := v.Type().Underlying().(*types.Pointer)
+	if !ok {
+		return nil
+	}
+	if n, ok := types.Unalias(p.Elem()).(*types.Named); ok && n.Obj() == t.Obj() {
+		return v
+	}
+	return nil
+}
+
+// emptyAt reports whether the struct a makes is still empty at call: no
+// store to it, or to a field of it, comes before call in its block or in
+// a block that dominates call's.
+func emptyAt(a *ssa.Alloc, call ssa.Instruction) bool {
+	before := func(st *ssa.Store) bool {
+		if st.Block() == call.Block() {
+			return instrIndex(st) < instrIndex(call)
+		}
+		return st.Block().Dominates(call.Block())
+	}
+	for _, r := range *a.Referrers() {
+		switch x := r.(type) {
+		case *ssa.Store:
+			if x.Addr == a && before(x) {
+				return false
+			}
+		case *ssa.FieldAddr:
+			for _, rr := range *x.Referrers() {
+				if st, ok := rr.(*ssa.Store); ok && st.Addr == x && before(st) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// declaringStruct is the named struct type of fv's package that declares
+// field fv (loaded from source or not); nil when none does.
+func declaringStruct(fv *types.Var) *types.Named {
+	if fv.Pkg() == nil {
+		return nil
+	}
+	sc := fv.Pkg().Scope()
+	for _, name := range sc.Names() {
+		tn, ok := sc.Lookup(name).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		n, ok := tn.Type().(*types.Named)
+		if !ok {
+			continue
+		}
+		if st, ok := n.Underlying().(*types.Struct); ok {
+			for i := 0; i < st.NumFields(); i++ {
+				if st.Field(i) == fv {
+					return n
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -541,15 +541,7 @@ func (c *Checker) seesAllWrites(fv *types.Var) bool {
 	if fv == nil || fv.Pkg() == nil {
 		return false
 	}
-	if c.withSyntax == nil {
-		c.withSyntax = map[*types.Package]bool{}
-		for _, p := range c.g.Pkgs {
-			if p != nil {
-				c.withSyntax[p.Pkg] = true
-			}
-		}
-	}
-	if !c.withSyntax[fv.Pkg()] {
+	if !c.withSyntaxOf(fv.Pkg()) {
 		return false
 	}
 	if !fv.Exported() {
@@ -560,6 +552,19 @@ func (c *Checker) seesAllWrites(fv *types.Var) bool {
 		return false
 	}
 	return !c.exposed(owner)
+}
+
+// withSyntaxOf reports whether package p's code is loaded.
+func (c *Checker) withSyntaxOf(p *types.Package) bool {
+	if c.withSyntax == nil {
+		c.withSyntax = map[*types.Package]bool{}
+		for _, p := range c.g.Pkgs {
+			if p != nil {
+				c.withSyntax[p.Pkg] = true
+			}
+		}
+	}
+	return c.withSyntax[p]
 }
 
 // owner is the named struct type that declares field fv.
