@@ -195,6 +195,7 @@ const (
 	FactComparesProgress   = "compares-progress"
 	FactComparesStart      = "compares-start"
 	FactCurrentNotCompared = "current-not-compared"
+	FactCurrentCanBeMoved  = "current-can-be-moved"
 	// current: what terminal 2 is told of the compaction, and what it
 	// prints after it.
 	FactSyncedNotTold      = "synced-not-told"
@@ -240,7 +241,7 @@ const (
 // verdictFacts are the facts each verdict can establish, by verdict ID.
 var verdictFacts = map[string][]string{
 	"evict":    {FactComparesProgress, FactComparesStart, FactSetBeforeRemoval},
-	"current":  {FactCurrentNotCompared, FactSyncedNotTold, FactSyncedPrintsWrites},
+	"current":  {FactCurrentNotCompared, FactCurrentCanBeMoved, FactSyncedNotTold, FactSyncedPrintsWrites},
 	"replay":   {FactReplayOutlastsTyping, FactReplayDoneBeforeTyping, FactByHand, FactBehindDiesByHand, FactBothSurviveByHand, FactDiesIfEarly},
 	"reopen":   {FactCheckedAtOpen, FactAcceptedThenCanceled, FactRefusedSameText},
 	"boundary": {FactWatchBoundaryIsC, FactWatchBoundaryNotC, FactReadBoundaryIsC, FactReadBoundaryNotC, FactOneComparison, FactSeparateComparisons, FactOneValue},
@@ -992,7 +993,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 			fed = append(fed, w)
 		}
 	}
-	v.add(fmt.Sprintf("The current watcher survives because the decision never looks at it: `%s` runs only over the watchers the sync loop takes from `%s` (`%s`, %%L). A watch opened at the current revision is put in `%s` instead (`%s` in `%s`, %%L", r.decisionText(), fieldName(sg.Behind), strings.TrimSpace(rd.Text), synced, strings.TrimSpace(syncedAdd.Text), short(syncedAdd.Func)), rd.Pos, syncedAdd.Pos)
+	v.add(fmt.Sprintf("The current watcher survives because the decision never looks at it: `%s` runs only over the watchers the sync loop takes from `%s` (`%s`, %%L). A watch that asks for no history is put in `%s` instead (`%s` in `%s`, %%L", r.decisionText(), fieldName(sg.Behind), strings.TrimSpace(rd.Text), synced, strings.TrimSpace(syncedAdd.Text), short(syncedAdd.Func)), rd.Pos, syncedAdd.Pos)
 	at := []signal.Pos{rd.Pos, syncedAdd.Pos}
 	if syncedAdd.Cond != "" {
 		v.add(fmt.Sprintf(", when `%s`", syncedAdd.Cond))
@@ -1038,7 +1039,16 @@ func (r *analysis) currentWatcher(v *sentence) {
 		}
 		v.add(".")
 	}
-	v.fact(FactCurrentNotCompared, fmt.Sprintf("`%s` runs only over the watchers taken from `%s`; a watch opened at the current revision is put in `%s`, where new events are sent to it as they are written: it needs no history while it stays there%s", r.decisionText(), fieldName(sg.Behind), synced, rewritten), at...)
+	v.fact(FactCurrentNotCompared, fmt.Sprintf("`%s` runs only over the watchers taken from `%s`; a watch that asks for no history is put in `%s`, where new events are sent to it as they are written: it needs no history while it stays there%s", r.decisionText(), fieldName(sg.Behind), synced, rewritten), at...)
+	if len(into) > 0 {
+		var moved []string
+		var lines []signal.Pos
+		for _, a := range into {
+			moved = append(moved, fmt.Sprintf("`%s`", short(a.Func)))
+			lines = append(lines, a.Pos)
+		}
+		v.fact(FactCurrentCanBeMoved, fmt.Sprintf("A watcher in `%s` can be moved into `%s` (by %s): there a compaction past its progress cancels it like a behind watcher", synced, fieldName(sg.Behind), strings.Join(moved, ", ")), lines...)
+	}
 	r.quietFacts(v, synced, fed)
 }
 

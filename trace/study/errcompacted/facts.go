@@ -924,14 +924,14 @@ func (r *analysis) retryVerdict() {
 		r.verdict("retry", "", q, v)
 		return
 	}
-	text := fmt.Sprintf("Before %s's own line, the client library logs %q at %s level after each failed attempt of a unary call, as the read's is (%%L).", r.Study.Signal.Tool.Name, x.Msg, strings.ToLower(x.Level))
+	text := fmt.Sprintf("Before %s's own line, the client library logs %q at %s level (when its logger prints that level) after each failed attempt of a unary call, as the read's is (%%L).", r.Study.Signal.Tool.Name, x.Msg, strings.ToLower(x.Level))
 	at := []signal.Pos{x.Log}
 	if code := s.Read.Wire.Code; code != "" && code != x.Code {
 		text += fmt.Sprintf(" It does not try again: it returns the error (`%s`, %%L) unless its code is `%s` (`%s`, %%L), and the read's is %s.", x.Stop.Text, x.Code, x.Only.Text, code)
 		at = append(at, x.Stop, x.Only)
 	}
 	v.say(FactClientWarns, text, at...)
-	v.fact(FactClientWarnLine, fmt.Sprintf("the client library first logs a line at %s level with %q ({0})", strings.ToLower(x.Level), x.Msg), x.Log)
+	v.fact(FactClientWarnLine, fmt.Sprintf("the client library first logs a line at %s level with %q ({0}), when its logger prints that level", strings.ToLower(x.Level), x.Msg), x.Log)
 	r.verdict("retry", "", q, v)
 }
 

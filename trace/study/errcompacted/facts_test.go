@@ -367,8 +367,12 @@ func TestFacts(t *testing.T) {
 			// terminal 2 is told nothing and
 			// prints nothing; one value at the client, not on the server.
 			want := map[string]string{
-				"compares-progress":      report.OutcomePartly,
-				"current-not-compared":   report.OutcomeYes,
+				"compares-progress": report.OutcomePartly,
+				// Survives while it stays synced: moveVictims (a watcher
+				// whose channel was full, watchable_store.go:322) and Restore
+				// (:217) move it into unsynced, where a compaction past its
+				// progress cancels it.
+				"current-not-compared":   report.OutcomePartly,
 				"torn-down-and-refused":  report.OutcomePartly, // the client ends the stream
 				"replay-outlasts-typing": report.OutcomeOnlyIf,
 				"behind-dies-by-hand":    report.OutcomeOnlyIf,
