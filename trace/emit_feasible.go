@@ -469,7 +469,7 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 	if len(cr.Order.Unbounded) > 0 {
 		text += " (assumed: the analysis does not show that " + r.unboundedWrites(cr.Order.Unbounded, "") + " keep it so)"
 	}
-	text += fmt.Sprintf(", so %s cannot be if it carries the same struct's `%s`", leave, from)
+	text += fmt.Sprintf(", so %s is never %s a later read of the same struct's `%s`", leave, above, from)
 	var more []string
 	if len(cr.Others) > 0 {
 		var ws []string
