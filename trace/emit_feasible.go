@@ -666,6 +666,10 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		// `ok` of `v, ok := m[k]`: what it asks.
 		return fmt.Sprintf(", whether `%s` finds an entry", c.Entry)
 	}
+	if c.Ranged != "" {
+		// A pass of a range loop over a slice of state.
+		return fmt.Sprintf(", a pass of the loop over `%s`, which is then not empty", c.Ranged)
+	}
 	if m := c.Made; m != nil {
 		// A branch no step of the way takes: the one under which the
 		// value the way calls a method of was made.

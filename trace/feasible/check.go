@@ -136,6 +136,10 @@ type Cond struct {
 	// m[k]`), is the lookup as written: the condition asks whether the
 	// map holds the key.
 	Entry string
+	// Ranged, on the test of a range loop over a slice of server state
+	// that the way makes a pass of, is the slice as written: the way
+	// needs it not empty.
+	Ranged string
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
 }
@@ -642,6 +646,16 @@ func (w *walk) result(cs []Cond, sites []ssa.CallInstruction) Result {
 		return r
 	}
 	if pick(OnlyIf, State) {
+		// A pass of a loop over state says little of the way: the first
+		// other condition of state decides, when there is one.
+		if r.Because.Ranged != "" {
+			for i := range cs {
+				if cs[i].Class == State && cs[i].Ranged == "" {
+					r.Because = &cs[i]
+					break
+				}
+			}
+		}
 		for j := len(cs) - 1; j >= 0; j-- {
 			if cs[j].Class == State {
 				if &cs[j] != r.Because {
@@ -864,10 +878,18 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 		// A counted loop whose bound the path fixes (a loop over a slice
 		// the path leaves empty) is settled: a way that needs a pass it
 		// cannot make, or an end it cannot reach, cannot run. Its test is
-		// not listed as a condition either way.
+		// not listed as a condition either way. A pass of a loop over a
+		// slice of server state needs the slice not empty: a condition of
+		// state.
 		if b, ok := ifi.Cond.(*ssa.BinOp); ok && b.Op == token.LSS {
-			if _, fixed := intConst(fr.eval(b.Y)); fixed {
+			y := fr.eval(b.Y)
+			if _, fixed := intConst(y); fixed {
 				w.settle(fr, ifi, want, &c)
+			} else if want != flip && y.org == state && ifi.Block().Comment == "rangeindex.loop" {
+				if _, x, ok := strings.Cut(text, "< len("); ok && strings.HasSuffix(x, ")") {
+					c.Class, c.Ranged = State, strings.TrimSuffix(x, ")")
+					c.Fields = fieldsRead(b.Y)
+				}
 			}
 		}
 		return c
