@@ -26,7 +26,7 @@ func (r *Result) position(p token.Pos) (string, int) {
 
 func (r *Result) cond(c *feasible.Cond) report.Cond {
 	file, line := r.position(c.Pos)
-	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c)}
+	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != ""}
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
 	}
@@ -101,9 +101,12 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 		}
 		b.Text = fmt.Sprintf("the analysis could not decide %s: %s", text, c.Why)
 	case feasible.State:
-		if c.Want {
+		switch {
+		case c.Ranged != "":
+			b.Text = "only if " + text + " is not empty"
+		case c.Want:
 			b.Text = "only if " + text
-		} else {
+		default:
 			b.Text = "only if not " + text
 		}
 		if c.Whole != "" {
@@ -334,7 +337,10 @@ func (r *Result) lineList(ps []token.Pos) string {
 // "not `a < b`", and where it is.
 func (r *Result) needs(c *feasible.Cond, lead string) string {
 	s := "`" + c.Text + "`"
-	if !c.Want {
+	switch {
+	case c.Ranged != "":
+		s += " not empty"
+	case !c.Want:
 		s = "not " + s
 	}
 	if file, line := r.position(c.Pos); file != "" {
@@ -391,11 +397,7 @@ func (r *Result) flooredText(c *feasible.Cond) string {
 		}
 	}
 	if n := c.Near; n != nil && n.Text != "" {
-		if n.Want {
-			text += fmt.Sprintf(" (it needs `%s`%s)", n.Text, r.pinNote(n))
-		} else {
-			text += fmt.Sprintf(" (it needs not `%s`%s)", n.Text, r.pinNote(n))
-		}
+		text += " (it needs " + r.nearText(n) + ")"
 	}
 	if len(inv.Writes) > 0 {
 		text += fmt.Sprintf("; every other write of `%s` %s", name, strings.TrimPrefix(r.floorWrites(inv.Writes), "every write of it "))
@@ -438,11 +440,7 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 		text = fmt.Sprintf("not decided: the way can run only if %s, read at %s, is %s `%s` read after it at %s", what, r.lineList(c.Reads[:1]), above, from, r.lineList(c.Reads[1:]))
 	}
 	if n := c.Near; n != nil && n.Text != "" {
-		if n.Want {
-			text += fmt.Sprintf(" (it needs `%s`%s)", n.Text, r.pinNote(n))
-		} else {
-			text += fmt.Sprintf(" (it needs not `%s`%s)", n.Text, r.pinNote(n))
-		}
+		text += " (it needs " + r.nearText(n) + ")"
 	}
 	var at []string
 	for _, w := range cr.Writes {
@@ -502,6 +500,19 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 		return text + "; the analysis does not decide which write left the value read: " + strings.Join(more, ", and ")
 	}
 	return text + fmt.Sprintf("; the analysis does not decide that the read it carries is of the same struct's `%s`", from)
+}
+
+// nearText is what a way needs of condition n, said after "it needs":
+// "`a < b`", "not `a < b`", "`x` not empty", with what the condition's
+// note adds.
+func (r *Result) nearText(n *feasible.Cond) string {
+	switch {
+	case n.Ranged != "":
+		return fmt.Sprintf("`%s` not empty%s", n.Text, r.pinNote(n))
+	case n.Want:
+		return fmt.Sprintf("`%s`%s", n.Text, r.pinNote(n))
+	}
+	return fmt.Sprintf("not `%s`%s", n.Text, r.pinNote(n))
 }
 
 // unboundedWrites lists writes with what each stores: "`x = <-c`
@@ -668,7 +679,7 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 	}
 	if c.Ranged != "" {
 		// A pass of a range loop over a slice of state.
-		return fmt.Sprintf(", a pass of the loop over `%s`, which is then not empty", c.Ranged)
+		return ", which a loop the way makes a pass of ranges over"
 	}
 	if m := c.Made; m != nil {
 		// A branch no step of the way takes: the one under which the

@@ -137,8 +137,8 @@ type Cond struct {
 	// map holds the key.
 	Entry string
 	// Ranged, on the test of a range loop over a slice of server state
-	// that the way makes a pass of, is the slice as written: the way
-	// needs it not empty.
+	// that the way makes a pass of, is the slice as written (Text too):
+	// the way needs it not empty.
 	Ranged string
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
@@ -888,6 +888,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 			} else if want != flip && y.org == state && ifi.Block().Comment == "rangeindex.loop" {
 				if _, x, ok := strings.Cut(text, "< len("); ok && strings.HasSuffix(x, ")") {
 					c.Class, c.Ranged = State, strings.TrimSuffix(x, ")")
+					c.Text = c.Ranged // as written where the slice is had
 					c.Fields = fieldsRead(b.Y)
 				}
 			}

@@ -206,6 +206,9 @@ func OnlyIf(c Cond) Text {
 		not = "not "
 	}
 	out := Text{Plain("only if " + not), CodeSpan(c.Text), Plain(" (")}
+	if c.NotEmpty {
+		out = Text{Plain("only if "), CodeSpan(c.Text), Plain(" is not empty (")}
+	}
 	if c.Whole != "" {
 		out = append(out, Plain("part of "), CodeSpan(c.Whole), Plain(", "))
 	}

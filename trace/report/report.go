@@ -420,6 +420,10 @@ type Cond struct {
 	// asking (", where `rev` can only be 0 on this path (…): so only if
 	// `0 > curRev`"); text that quotes code in backticks.
 	Note string `json:"note,omitempty"`
+	// NotEmpty says that Text is a slice of server state a range loop
+	// the path makes a pass of ranges over: the path needs it not empty
+	// (Want is then true).
+	NotEmpty bool `json:"not_empty,omitempty"`
 }
 
 // AlsoCrossing is another crossing of a pair: its legs and its verdict.

@@ -1617,6 +1617,8 @@ func (r *analysis) readVerdict() {
 				v.add(fmt.Sprintf(" only when %s`%s` (%%L)", not, c.Whole), r.condPos(c))
 			} else if c.Whole != "" {
 				v.add(fmt.Sprintf(" only when %s`%s` (part of `%s`, %%L)", not, c.Text, c.Whole), r.condPos(c))
+			} else if c.Ranged != "" {
+				v.add(fmt.Sprintf(" only when `%s` is not empty (%%L)", c.Text), r.condPos(c))
 			} else {
 				v.add(fmt.Sprintf(" only when %s`%s` (%%L)", not, c.Text), r.condPos(c))
 			}
