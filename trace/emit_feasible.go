@@ -432,12 +432,10 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 	if cr.Elem {
 		what = "an element of `" + a + "`"
 	}
-	text := fmt.Sprintf("not decided: the way can run only if %s is %s `%s`", what, above, from)
-	switch {
-	case len(c.Reads) == 2 && c.Sent:
+	// Reads are the value's read and the later read of From.
+	text := fmt.Sprintf("not decided: the way can run only if %s, read at %s, is %s `%s` read after it at %s", what, r.lineList(c.Reads[:1]), above, from, r.lineList(c.Reads[1:]))
+	if c.Sent {
 		text = fmt.Sprintf("not decided: the way can run only if the value its sender handed off, %s read at %s, is %s `%s` read after the hand-off at %s", what, r.lineList(c.Reads[:1]), above, from, r.lineList(c.Reads[1:]))
-	case len(c.Reads) == 2:
-		text = fmt.Sprintf("not decided: the way can run only if %s, read at %s, is %s `%s` read after it at %s", what, r.lineList(c.Reads[:1]), above, from, r.lineList(c.Reads[1:]))
 	}
 	if n := c.Near; n != nil && n.Text != "" {
 		text += " (it needs " + r.nearText(n) + ")"

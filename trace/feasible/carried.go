@@ -3,7 +3,6 @@ package feasible
 import (
 	"go/token"
 	"go/types"
-	"slices"
 	"sort"
 
 	"golang.org/x/tools/go/ssa"
@@ -42,86 +41,78 @@ type Carry struct {
 	Handed []InvariantWrite
 }
 
+// carryKey names a Carry: a field's, or (elem) that of the elements put
+// into the slices the field holds.
+type carryKey struct {
+	a    *types.Var
+	elem bool
+}
+
 // carried is what A's writes carry from reads of an ordered field: nil
 // when none of them carries one.
-func (c *Checker) carried(a *types.Var) *Carry {
-	if x, ok := c.carries[a]; ok {
-		return x
-	}
-	if c.carries == nil {
-		c.carries = map[*types.Var]*Carry{}
-	}
-	c.carries[a] = nil // a field whose writes read it carries nothing of itself
-	var out *Carry
-	if isInteger(a.Type()) && c.grows(a) == nil {
-		out = c.findCarry(a)
-	}
-	c.carries[a] = out
-	return out
-}
+func (c *Checker) carried(a *types.Var) *Carry { return c.carry(carryKey{a: a}) }
 
 // carriedElems is what the elements put into the slices slice field a
 // holds carry from reads of an ordered field: each write of a stores an
 // append to a's own slice (its elements carried), a part of a's own
 // slice, or nil.
-func (c *Checker) carriedElems(a *types.Var) *Carry {
-	if x, ok := c.elemCarries[a]; ok {
-		return x
-	}
-	if c.elemCarries == nil {
-		c.elemCarries = map[*types.Var]*Carry{}
-	}
-	var out *Carry
-	if sl, ok := a.Type().Underlying().(*types.Slice); ok && isInteger(sl.Elem()) {
-		out = c.findElemCarry(a)
-	}
-	c.elemCarries[a] = out
-	return out
+func (c *Checker) carriedElems(a *types.Var) *Carry { return c.carry(carryKey{a: a, elem: true}) }
+
+func (c *Checker) carry(k carryKey) *Carry {
+	return c.shared.carry(k, func() *Carry {
+		if !k.elem && isInteger(k.a.Type()) && c.grows(k.a) == nil {
+			return c.findCarry(k.a)
+		}
+		if sl, ok := k.a.Type().Underlying().(*types.Slice); k.elem && ok && isInteger(sl.Elem()) {
+			return c.findElemCarry(k.a)
+		}
+		return nil
+	})
+}
+
+// carryWrite is one write of a field and the read it carries (from nil
+// when it carries none), plus at most off.
+type carryWrite struct {
+	st   *ssa.Store
+	from *types.Var
+	off  int64
 }
 
 func (c *Checker) findElemCarry(a *types.Var) *Carry {
-	type found struct {
-		st   *ssa.Store
-		from *types.Var
-		off  int64
-		ok   bool
-	}
-	var fs []found
-	count := map[*types.Var]int{}
+	var ws []carryWrite
 	for _, st := range c.sortedWrites(a) {
-		f := found{st: st}
+		w := carryWrite{st: st}
 		switch x := st.Val.(type) {
 		case *ssa.Const:
 			continue // nil: no element
 		case *ssa.Slice:
-			if loadsField(x.X, a) {
-				continue // a part of its own elements
-			}
-			if k, isK := x.High.(*ssa.Const); isK {
-				if n, exact := constInt(k); exact && n == 0 {
-					continue // no element (a make of length 0)
-				}
+			if loadsField(x.X, a) || isZero(x.High) {
+				continue // a part of its own elements, or none (a make of length 0)
 			}
 		case *ssa.MakeSlice:
-			if k, isK := x.Len.(*ssa.Const); isK {
-				if n, exact := constInt(k); exact && n == 0 {
-					continue // no element
-				}
+			if isZero(x.Len) {
+				continue // no element
 			}
 		case *ssa.Call:
 			if vs, ok := appended(x, a); ok {
-				r := c.carryAll(vs, 0, 0, map[ssa.Value]int64{})
-				if r.ok && !r.cycle && r.from != nil {
-					f.from, f.off, f.ok = r.from, r.off, true
-					count[r.from]++
+				if r := c.carryAll(vs, 0, 0, map[ssa.Value]int64{}); r.ok && !r.cycle {
+					w.from, w.off = r.from, r.off
 				}
 			}
 		}
-		fs = append(fs, f)
+		ws = append(ws, w)
 	}
-	return c.carryOut(a, true, len(fs), func(i int) (*ssa.Store, *types.Var, int64, bool) {
-		return fs[i].st, fs[i].from, fs[i].off, fs[i].ok
-	}, count)
+	return c.carryOut(a, true, ws)
+}
+
+// isZero reports whether v is the integer constant 0.
+func isZero(v ssa.Value) bool {
+	k, ok := v.(*ssa.Const)
+	if !ok {
+		return false
+	}
+	n, exact := constInt(k)
+	return exact && n == 0
 }
 
 // loadsField reports whether v is a load of field f.
@@ -170,32 +161,26 @@ func appended(call *ssa.Call, a *types.Var) ([]ssa.Value, bool) {
 }
 
 func (c *Checker) findCarry(a *types.Var) *Carry {
-	type found struct {
-		st   *ssa.Store
-		from *types.Var
-		off  int64
-	}
-	var fs []found
-	count := map[*types.Var]int{}
+	var ws []carryWrite
 	for _, st := range c.sortedWrites(a) {
-		r := c.carryOf(st.Val, 0, 0, map[ssa.Value]int64{})
-		f := found{st: st, from: r.from, off: r.off}
-		if !r.ok || r.cycle || r.from == nil {
-			f.from = nil
-		} else {
-			count[r.from]++
+		w := carryWrite{st: st}
+		if r := c.carryOf(st.Val, 0, 0, map[ssa.Value]int64{}); r.ok && !r.cycle {
+			w.from, w.off = r.from, r.off
 		}
-		fs = append(fs, f)
+		ws = append(ws, w)
 	}
-	return c.carryOut(a, false, len(fs), func(i int) (*ssa.Store, *types.Var, int64, bool) {
-		return fs[i].st, fs[i].from, fs[i].off, fs[i].from != nil
-	}, count)
+	return c.carryOut(a, false, ws)
 }
 
-// carryOut makes the Carry of field a from its n writes (at gives each
-// write, the field it carries, what it adds, and whether it carries
-// one): of the field most of them carry (by name, when as many).
-func (c *Checker) carryOut(a *types.Var, elem bool, n int, at func(int) (*ssa.Store, *types.Var, int64, bool), count map[*types.Var]int) *Carry {
+// carryOut makes the Carry of field a from its writes: of the field most
+// of them carry (by name, when as many).
+func (c *Checker) carryOut(a *types.Var, elem bool, ws []carryWrite) *Carry {
+	count := map[*types.Var]int{}
+	for _, w := range ws {
+		if w.from != nil {
+			count[w.from]++
+		}
+	}
 	var from *types.Var
 	for f, k := range count {
 		if from == nil || k > count[from] || k == count[from] && f.Name() < from.Name() {
@@ -210,17 +195,16 @@ func (c *Checker) carryOut(a *types.Var, elem bool, n int, at func(int) (*ssa.St
 		out.Handed = c.handedOut(declaringStruct(a), 3)
 	}
 	first := true
-	for i := 0; i < n; i++ {
-		st, f, off, ok := at(i)
-		if ok && f == from {
-			if first || off > out.Off {
-				out.Off = off
+	for _, w := range ws {
+		if w.from == from {
+			if first || w.off > out.Off {
+				out.Off = w.off
 			}
 			first = false
-			out.Writes = append(out.Writes, c.invariantWrite(st, "", false))
+			out.Writes = append(out.Writes, c.invariantWrite(w.st, "", false))
 			continue
 		}
-		out.Others = append(out.Others, c.invariantWrite(st, "", false))
+		out.Others = append(out.Others, c.invariantWrite(w.st, "", false))
 	}
 	return out
 }
@@ -433,30 +417,8 @@ func (c *Checker) carryReturns(call *ssa.Call, i int, acc int64, depth int, seen
 // that field the path makes after rd, t is at most that read plus Off.
 // Only a term a world constrains is tried.
 func (w *walk) carriedReads(t string, rd *readInfo) []assumed {
-	cr := w.c.carried(rd.field)
-	if cr == nil || cr.Order == nil || len(cr.Writes) == 0 || !w.inSomeWorld(t) {
-		return nil
-	}
-	bases := make([]string, 0, len(w.readsOf[cr.From]))
-	for b := range w.readsOf[cr.From] {
-		bases = append(bases, b)
-	}
-	sort.Strings(bases)
-	var out []assumed
-	for _, b := range bases {
-		for _, u := range w.readsOf[cr.From][b] {
-			ud := w.terms[u].read
-			if ud == nil || !before(rd, ud) {
-				continue
-			}
-			x := assumed{a: t, b: u, k: cr.Off, inv: cr.Order, carry: cr, reads: []token.Pos{rd.at.Pos(), ud.at.Pos()}}
-			if ins, ok := rd.at.(ssa.Instruction); ok {
-				x.fn = ins.Parent()
-			}
-			out = append(out, x)
-		}
-	}
-	return out
+	at := assumed{a: t, fn: instrFunc(rd.at), reads: []token.Pos{rd.at.Pos()}}
+	return w.carryAssumptions(at, w.c.carried(rd.field), func(ud *readInfo) bool { return before(rd, ud) })
 }
 
 // sentReads are the carried reads of term t, a value handed to the path
@@ -467,7 +429,15 @@ func (w *walk) sentReads(t string, src *readSrc) []assumed {
 	if src.elem {
 		cr = w.c.carriedElems(src.field)
 	}
-	if cr == nil || cr.Order == nil || len(cr.Writes) == 0 || !w.inSomeWorld(t) {
+	at := assumed{a: t, fn: src.fn, sent: true, reads: []token.Pos{src.pos}}
+	return w.carryAssumptions(at, cr, func(*readInfo) bool { return true })
+}
+
+// carryAssumptions are x (its term, function and first read set) said
+// of each read of cr's ordered field that after accepts, by base, when
+// a world of the path constrains x's term.
+func (w *walk) carryAssumptions(x assumed, cr *Carry, after func(*readInfo) bool) []assumed {
+	if cr == nil || cr.Order == nil || len(cr.Writes) == 0 || !w.inSomeWorld(x.a) {
 		return nil
 	}
 	bases := make([]string, 0, len(w.readsOf[cr.From]))
@@ -478,8 +448,11 @@ func (w *walk) sentReads(t string, src *readSrc) []assumed {
 	var out []assumed
 	for _, b := range bases {
 		for _, u := range w.readsOf[cr.From][b] {
-			if ud := w.terms[u].read; ud != nil {
-				out = append(out, assumed{a: t, b: u, k: cr.Off, inv: cr.Order, carry: cr, fn: src.fn, sent: true, reads: []token.Pos{src.pos, ud.at.Pos()}})
+			if ud := w.terms[u].read; ud != nil && after(ud) {
+				y := x
+				y.b, y.k, y.inv, y.carry = u, cr.Off, cr.Order, cr
+				y.reads = []token.Pos{x.reads[0], ud.at.Pos()}
+				out = append(out, y)
 			}
 		}
 	}
@@ -489,23 +462,31 @@ func (w *walk) sentReads(t string, src *readSrc) []assumed {
 // noteSent notes the terms of message v (to depth levels of its frozen
 // fields) that its sender read.
 func (w *walk) noteSent(v *value, depth int) {
+	eachSent(v, depth, func(x *value) {
+		if _, known := w.terms[x.term]; !known {
+			w.terms[x.term] = termInfo{sent: x.sent}
+		}
+	})
+}
+
+// eachSent calls f with each term of v (to depth levels of its frozen
+// fields) that the path that made v read.
+func eachSent(v *value, depth int, f func(*value)) {
 	if v == nil || depth < 0 {
 		return
 	}
 	if v.kind == kTerm && v.sent != nil {
-		if _, known := w.terms[v.term]; !known {
-			w.terms[v.term] = termInfo{sent: v.sent}
-		}
+		f(v)
 	}
 	switch v.kind {
 	case kObj:
 		if v.obj != nil {
-			for _, f := range v.obj.frozen {
-				w.noteSent(f, depth-1)
+			for _, x := range v.obj.frozen {
+				eachSent(x, depth-1, f)
 			}
 		}
 	case kNonNil:
-		w.noteSent(v.inner, depth)
+		eachSent(v.inner, depth, f)
 	}
 }
 
@@ -515,27 +496,7 @@ func (w *walk) noteSent(v *value, depth int) {
 func (w *walk) gaveCarried(res Result, x *assumed, needs []*Cond) Result {
 	cr := x.carry
 	cond := Cond{Class: Gave, Why: Carried, Text: cr.A.Name(), Func: x.fn, Pos: x.reads[0], Carry: cr, Reads: x.reads, Sent: x.sent}
-	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
-		c := &res.Conds[i]
-		for _, n := range needs {
-			if c.Pos == n.Pos && c.Text == n.Text && c.Want == n.Want {
-				cond.Near = c
-			}
-		}
-	}
-	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
-		if c := &res.Conds[i]; c.Class == State && (slices.Contains(c.Fields, cr.From) || slices.Contains(c.Fields, cr.A)) {
-			cond.Near = c
-		}
-	}
-	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
-		if c := &res.Conds[i]; c.Class == State {
-			cond.Near = c
-		}
-	}
-	res.Conds = append(append([]Cond(nil), res.Conds...), cond)
-	res.Verdict, res.Because = Unknown, &res.Conds[len(res.Conds)-1]
-	return res
+	return gaveOn(res, cond, needs, cr.From, cr.A)
 }
 
 // handedOut are the calls of the loaded code (at most n, by position)
@@ -639,26 +600,13 @@ func emptyAt(a *ssa.Alloc, call ssa.Instruction) bool {
 // declaringStruct is the named struct type of fv's package that declares
 // field fv (loaded from source or not); nil when none does.
 func declaringStruct(fv *types.Var) *types.Named {
-	if fv.Pkg() == nil {
-		return nil
-	}
-	sc := fv.Pkg().Scope()
-	for _, name := range sc.Names() {
-		tn, ok := sc.Lookup(name).(*types.TypeName)
-		if !ok {
-			continue
-		}
-		n, ok := tn.Type().(*types.Named)
-		if !ok {
-			continue
-		}
-		if st, ok := n.Underlying().(*types.Struct); ok {
-			for i := 0; i < st.NumFields(); i++ {
-				if st.Field(i) == fv {
-					return n
-				}
+	var out *types.Named
+	if fv.Pkg() != nil {
+		eachStructField(fv.Pkg(), func(n *types.Named, f *types.Var) {
+			if f == fv {
+				out = n
 			}
-		}
+		})
 	}
-	return nil
+	return out
 }

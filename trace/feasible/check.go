@@ -288,30 +288,13 @@ func (v *Value) SentReads() []string {
 		return nil
 	}
 	var out []string
-	var walk func(x *value, depth int)
-	walk = func(x *value, depth int) {
-		if x == nil || depth < 0 {
-			return
+	eachSent(v.v, 3, func(x *value) {
+		s := x.sent.field.Name() + "@" + itoa(int(x.sent.pos))
+		if x.sent.elem {
+			s = x.sent.field.Name() + "[]@" + itoa(int(x.sent.pos))
 		}
-		if x.kind == kTerm && x.sent != nil {
-			s := x.sent.field.Name() + "@" + itoa(int(x.sent.pos))
-			if x.sent.elem {
-				s = x.sent.field.Name() + "[]@" + itoa(int(x.sent.pos))
-			}
-			out = append(out, s)
-		}
-		switch x.kind {
-		case kObj:
-			if x.obj != nil {
-				for _, f := range x.obj.frozen {
-					walk(f, depth-1)
-				}
-			}
-		case kNonNil:
-			walk(x.inner, depth)
-		}
-	}
-	walk(v.v, 3)
+		out = append(out, s)
+	})
 	sort.Strings(out)
 	return slices.Compact(out)
 }
@@ -342,10 +325,7 @@ type Checker struct {
 	ctorOnly  map[*types.Var]bool
 	madeMemo  map[*types.TypeName][]Cond // madeConds' answers
 	whenMade  map[*types.Var]bool        // setWhenMade's answers
-	carries   map[*types.Var]*Carry      // carried's answers
-	// elemCarries are carriedElems' answers.
-	elemCarries map[*types.Var]*Carry
-	tables      map[*ssa.Global]bool // table's answers
+	tables    map[*ssa.Global]bool       // table's answers
 	// globalLoads are the loads of each package-level variable;
 	// globalKept those whose address is stored somewhere.
 	globalLoads map[*ssa.Global][]*ssa.UnOp
@@ -885,10 +865,10 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 			y := fr.eval(b.Y)
 			if _, fixed := intConst(y); fixed {
 				w.settle(fr, ifi, want, &c)
-			} else if want != flip && y.org == state && ifi.Block().Comment == "rangeindex.loop" {
-				if _, x, ok := strings.Cut(text, "< len("); ok && strings.HasSuffix(x, ")") {
-					c.Class, c.Ranged = State, strings.TrimSuffix(x, ")")
-					c.Text = c.Ranged // as written where the slice is had
+			} else if want != flip && y.org == state {
+				if x, ok := w.c.text.rangedOver(ifi); ok {
+					c.Class, c.Ranged = State, x
+					c.Text = x // as written where the slice is had
 					c.Fields = fieldsRead(b.Y)
 				}
 			}

@@ -544,10 +544,15 @@ func (w *walk) assumedFloors(res Result) Result {
 	inv := named.inv
 	cond := Cond{Class: Gave, Why: Floored, Text: inv.A.Name(), Pos: inv.Unbounded[0].Pos, Func: inv.Unbounded[0].Func, Floor: inv, Reads: named.reads}
 	cond.OrBelow = order != nil && floor != nil && floor.inv.A == order.inv.A
-	// The condition that needs the field below 0 (or the later read below
-	// the earlier): the last of the way's that the assumption
-	// contradicts, or else the last of state that reads the field, or
-	// else the last of state.
+	return gaveOn(res, cond, needs, inv.A)
+}
+
+// gaveOn makes res Unknown for cond, which says what the way needs that
+// the analysis assumed away. Its Near is the condition that needs it:
+// the last of the way's that the assumption contradicts (needs), or
+// else the last of state that reads one of fields, or else the last of
+// state.
+func gaveOn(res Result, cond Cond, needs []*Cond, fields ...*types.Var) Result {
 	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
 		c := &res.Conds[i]
 		for _, n := range needs {
@@ -557,7 +562,7 @@ func (w *walk) assumedFloors(res Result) Result {
 		}
 	}
 	for i := len(res.Conds) - 1; i >= 0 && cond.Near == nil; i-- {
-		if c := &res.Conds[i]; c.Class == State && slices.Contains(c.Fields, inv.A) {
+		if c := &res.Conds[i]; c.Class == State && slices.ContainsFunc(fields, func(f *types.Var) bool { return slices.Contains(c.Fields, f) }) {
 			cond.Near = c
 		}
 	}

@@ -33,13 +33,7 @@ func floorKey(f *types.Var) invKey { return invKey{a: f} }
 // refutes it or the analysis cannot see every write; one with Unbounded
 // writes when the analysis cannot bound some of them.
 func (c *Checker) floor(f *types.Var) *Invariant {
-	key := floorKey(f)
-	if inv, ok := c.shared.get(key); ok {
-		return inv
-	}
-	inv := c.findFloor(f)
-	c.shared.put(key, inv)
-	return inv
+	return c.shared.once(floorKey(f), func() *Invariant { return c.findFloor(f) })
 }
 
 func (c *Checker) findFloor(f *types.Var) *Invariant {

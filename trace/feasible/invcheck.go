@@ -56,13 +56,7 @@ type fnInv struct {
 // invariant returns A - B <= C for readers holding L, when every write of
 // A and B keeps it; nil otherwise.
 func (c *Checker) invariant(A, B *types.Var, C int64, L *types.Var) *Invariant {
-	key := invKey{A, B, C, L}
-	if inv, ok := c.shared.get(key); ok {
-		return inv
-	}
-	inv := c.findInvariant(A, B, C, L)
-	c.shared.put(key, inv)
-	return inv
+	return c.shared.once(invKey{A, B, C, L}, func() *Invariant { return c.findInvariant(A, B, C, L) })
 }
 
 // findInvariant reads every write of A and B for the invariant A - B <=
@@ -85,6 +79,31 @@ func (c *Checker) findInvariant(A, B *types.Var, C int64, L *types.Var) *Invaria
 type invStore struct {
 	mu sync.Mutex
 	m  map[invKey]*Invariant
+	// carries are the carries found (carried.go), shared the same way:
+	// what they say depends on the program only.
+	carries map[carryKey]*Carry
+}
+
+// carry is the Carry under k, found by find the first time it is asked
+// for (by this checker or a fork).
+func (s *invStore) carry(k carryKey, find func() *Carry) *Carry {
+	s.mu.Lock()
+	x, ok := s.carries[k]
+	s.mu.Unlock()
+	if ok {
+		return x
+	}
+	x = find()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if y, ok := s.carries[k]; ok {
+		return y
+	}
+	if s.carries == nil {
+		s.carries = map[carryKey]*Carry{}
+	}
+	s.carries[k] = x
+	return x
 }
 
 func (s *invStore) get(k invKey) (*Invariant, bool) {
@@ -92,6 +111,17 @@ func (s *invStore) get(k invKey) (*Invariant, bool) {
 	defer s.mu.Unlock()
 	inv, ok := s.m[k]
 	return inv, ok
+}
+
+// once is the invariant under k, found by find the first time it is
+// asked for (by this checker or a fork).
+func (s *invStore) once(k invKey, find func() *Invariant) *Invariant {
+	if inv, ok := s.get(k); ok {
+		return inv
+	}
+	inv := find()
+	s.put(k, inv)
+	return inv
 }
 
 func (s *invStore) put(k invKey, inv *Invariant) {

@@ -572,28 +572,33 @@ func (c *Checker) owner(fv *types.Var) *types.Named {
 	if c.owners == nil {
 		c.owners = map[*types.Var]*types.Named{}
 		for _, p := range c.g.Pkgs {
-			if p == nil {
-				continue
-			}
-			sc := p.Pkg.Scope()
-			for _, name := range sc.Names() {
-				tn, ok := sc.Lookup(name).(*types.TypeName)
-				if !ok {
-					continue
-				}
-				n, ok := tn.Type().(*types.Named)
-				if !ok {
-					continue
-				}
-				if st, ok := n.Underlying().(*types.Struct); ok {
-					for i := 0; i < st.NumFields(); i++ {
-						c.owners[st.Field(i)] = n
-					}
-				}
+			if p != nil {
+				eachStructField(p.Pkg, func(n *types.Named, f *types.Var) { c.owners[f] = n })
 			}
 		}
 	}
 	return c.owners[fv]
+}
+
+// eachStructField calls f with each field of each named struct type
+// package p declares at package level, and the type.
+func eachStructField(p *types.Package, f func(*types.Named, *types.Var)) {
+	sc := p.Scope()
+	for _, name := range sc.Names() {
+		tn, ok := sc.Lookup(name).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		n, ok := tn.Type().(*types.Named)
+		if !ok {
+			continue
+		}
+		if st, ok := n.Underlying().(*types.Struct); ok {
+			for i := 0; i < st.NumFields(); i++ {
+				f(n, st.Field(i))
+			}
+		}
+	}
 }
 
 // exposed reports whether the exported API of t's package names t: an

@@ -45,13 +45,7 @@ func growsKey(f *types.Var) invKey { return invKey{a: f, b: f} }
 // the analysis cannot see every write, or no write of it grows it; one
 // with Unbounded writes when some writes may lower it.
 func (c *Checker) grows(f *types.Var) *Invariant {
-	key := growsKey(f)
-	if inv, ok := c.shared.get(key); ok {
-		return inv
-	}
-	inv := c.findGrows(f)
-	c.shared.put(key, inv)
-	return inv
+	return c.shared.once(growsKey(f), func() *Invariant { return c.findGrows(f) })
 }
 
 func (c *Checker) findGrows(f *types.Var) *Invariant {

@@ -254,6 +254,15 @@ func (t *texts) lookupOf(v ssa.Value) string {
 	return ""
 }
 
+// rangedOver is the slice a range loop's test ifi asks about, as
+// written where it is had.
+func (t *texts) rangedOver(ifi *ssa.If) (string, bool) {
+	if _, over, ok := rangeIndex(ifi); ok {
+		return t.src(over.Expr), true
+	}
+	return "", false
+}
+
 // rangeIndex reads the test of a range loop over a slice, `key < len(x)`:
 // the name of the key (or "index" where the loop names none) and the
 // expression the loop ranges over.
