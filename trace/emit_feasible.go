@@ -95,6 +95,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.Text = r.carriedText(c)
 			break
 		}
+		if c.Why == feasible.Referenced && c.Ref != nil {
+			b.Text = r.referencedText(c)
+			break
+		}
 		if c.Why == feasible.Bounded {
 			b.Text = "not decided: the analysis reached its bound of work on this path before it could show whether what the path checks earlier rules out the rest"
 			break
@@ -498,6 +502,55 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 		return text + "; the analysis does not decide which write left the value read: " + strings.Join(more, ", and ")
 	}
 	return text + fmt.Sprintf("; the analysis does not decide that the read it carries is of the same struct's `%s`", from)
+}
+
+// referencedText says why a way that needs a key missing from a map,
+// where the key is a value another map holds, is not decided.
+func (r *Result) referencedText(c *feasible.Cond) string {
+	mr := c.Ref
+	a, b := mr.A.Name(), mr.B.Name()
+	text := fmt.Sprintf("not decided: the way can run only if `%s` has no entry for the key it looks up at %s", b, r.lineList(c.Reads[1:]))
+	if n := c.Near; n != nil && n.Text != "" {
+		text += " (it needs " + r.nearText(n) + ")"
+	}
+	text += fmt.Sprintf(", a value of `%s` read at %s", a, r.lineList(c.Reads[:1]))
+	if n := c.NotZero; n != nil {
+		text += ", which the way needs not zero (" + r.nearText(n) + ")"
+	}
+	var puts []string
+	for _, w := range mr.Puts {
+		file, line := r.position(w.Pos)
+		puts = append(puts, fmt.Sprintf("%s:%d", file, line))
+	}
+	var parts []string
+	parts = append(parts, "every put into `"+a+"` ("+joinList(puts, "and")+") puts a value that a branch before it found to be a key of `"+b+"` ("+r.lineList(mr.Guards)+")")
+	if mr.Fresh {
+		parts = append(parts, "`"+a+"` is otherwise only given new, empty maps")
+	}
+	entry := ""
+	if c.RefNil {
+		parts = append(parts, "every put into `"+b+"` stores a value that is not nil")
+		entry = ", with an entry that is not nil,"
+	}
+	text += "; " + joinList(parts, "and")
+	text += fmt.Sprintf("; so each value put into `%s` was a key of `%s`%s when that branch tested it; whether it still is one when the way looks it up is not decided", a, b, entry)
+	if len(mr.Removes) == 0 {
+		return text + fmt.Sprintf(": nothing in the loaded code removes a key from `%s`, but the analysis does not decide that the two maps are of the same struct", b)
+	}
+	var rm []string
+	for _, w := range mr.Removes {
+		file, line := r.position(w.Pos)
+		if w.Text != "" {
+			rm = append(rm, fmt.Sprintf("`%s` (%s:%d)", w.Text, file, line))
+		} else {
+			rm = append(rm, fmt.Sprintf("%s:%d", file, line))
+		}
+	}
+	verb := "removes"
+	if len(rm) > 1 {
+		verb = "remove"
+	}
+	return text + fmt.Sprintf(": the analysis does not show that %s %s only keys that no value of `%s` names (nor that the two maps are of the same struct)", joinList(rm, "and"), verb, a)
 }
 
 // nearText is what a way needs of condition n, said after "it needs":

@@ -199,6 +199,21 @@ func TestWhyReleases(t *testing.T) {
 				// and the LeaseGrant branch (uber_applier.go:146) takes only
 				// that handler's, never with ID 0. No root remains.
 				"server/lease/lessor.go:283 return": nil,
+				// Detach's refusal (lessor.go:588) needs the lease it is
+				// given missing from leaseMap (:586); every way in gives it
+				// what GetLease read from itemMap (:575), tested not NoLease
+				// (kvstore_txn.go:269 in put, :337 in delete), and Attach
+				// puts an ID into itemMap (:567) only after finding it in
+				// leaseMap (:559-560). Revoke deletes the lease (:355)
+				// after deleting its keys (:349-351), whose delete detaches
+				// them; that is what the analysis does not show, so no way
+				// is decided and no root is kept.
+				"server/lease/lessor.go:588 return": nil,
+			},
+			verdicts: map[string]string{
+				"server/lease/lessor.go:588 v3rpc.(*quotaKVServer).Put":    "unknown|`leaseMap` has no entry for the key it looks up at server/lease/lessor.go:586",
+				"server/lease/lessor.go:588 v3rpc.(*kvServer).DeleteRange": "unknown|a value of `itemMap` read at server/lease/lessor.go:575, which the way needs not zero (`leaseID != lease.NoLease`)",
+				"server/lease/lessor.go:588 etcdserver.(*EtcdServer).run":  "unknown|the analysis does not show that `delete(le.leaseMap, l.ID)` (server/lease/lessor.go:355) removes only keys that no value of `itemMap` names",
 			},
 			// The gRPC Txn handler reaches checkLease (txn/put.go:84) and
 			// the lessor's Attach (lessor.go:561) only through raft: its
@@ -265,6 +280,12 @@ func TestWhyReleases(t *testing.T) {
 		{"v3.6.0", whyCase{symbol: "lease.ErrLeaseNotFound",
 			uses: map[string][]string{
 				"server/lease/lessor.go:283 return": nil,
+				// As v3.7.3's, at lessor.go:578-580 (Detach), :567
+				// (GetLease), :559 (Attach's put into itemMap).
+				"server/lease/lessor.go:580 return": nil,
+			},
+			verdicts: map[string]string{
+				"server/lease/lessor.go:580 v3rpc.(*quotaKVServer).Put": "unknown|a value of `itemMap` read at server/lease/lessor.go:567, which the way needs not zero (`oldLease != lease.NoLease`)",
 			},
 		}},
 		{"v3.6.0", whyCase{symbol: "mvcc.(*store).Compact",

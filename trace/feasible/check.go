@@ -129,6 +129,14 @@ type Cond struct {
 	// first read is the sender's, of a value handed off to the path.
 	Carry *Carry
 	Sent  bool
+	// Ref, on a condition of class Gave with Why Referenced, is what the
+	// values of the map read first (at Reads[0]) name in the map the way
+	// needs a key missing from (looked up at Reads[1]); NotZero is the
+	// way's condition that needs the key not zero. RefNil says that the
+	// way tests the value looked up for nil (not the ok of the lookup).
+	Ref     *MapRef
+	NotZero *Cond
+	RefNil  bool
 	// OrBelow, with an order, says that some of the way's worlds need
 	// the field below 0 instead (an assumed floor of the same field).
 	OrBelow bool
@@ -538,6 +546,9 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		res := w.result(cs, sites)
 		if res.Verdict == OnlyIf || res.Verdict == Yes {
 			res = w.assumedFloors(res)
+		}
+		if res.Verdict == OnlyIf || res.Verdict == Yes {
+			res = w.refNeeded(res)
 		}
 		var val *Value
 		if w.p.Want != nil {

@@ -82,6 +82,30 @@ type invStore struct {
 	// carries are the carries found (carried.go), shared the same way:
 	// what they say depends on the program only.
 	carries map[carryKey]*Carry
+	// refs are the map references found (refs.go).
+	refs map[refKey]*MapRef
+}
+
+// ref is the MapRef under k, found by find the first time it is asked
+// for (by this checker or a fork).
+func (s *invStore) ref(k refKey, find func() *MapRef) *MapRef {
+	s.mu.Lock()
+	x, ok := s.refs[k]
+	s.mu.Unlock()
+	if ok {
+		return x
+	}
+	x = find()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if y, ok := s.refs[k]; ok {
+		return y
+	}
+	if s.refs == nil {
+		s.refs = map[refKey]*MapRef{}
+	}
+	s.refs[k] = x
+	return x
 }
 
 // carry is the Carry under k, found by find the first time it is asked
