@@ -95,6 +95,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.Text = r.carriedText(c)
 			break
 		}
+		if c.Why == feasible.Stilled && c.Still != nil {
+			b.Text = r.stilledText(c)
+			break
+		}
 		if c.Why == feasible.Referenced && c.Ref != nil {
 			b.Text = r.referencedText(c)
 			break
@@ -276,6 +280,12 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 					text += " (every write of the two fields keeps it)"
 				}
 				add(text)
+			}
+		case feasible.ReasonStill:
+			if st := x.Still; st != nil {
+				first, _ := strconv.Atoi(x.Text)
+				add(fmt.Sprintf("`%s` does not change between its reads at %s and %s: every write of it (%s) is made within a run of `%s`, which runs one job at a time, and the path, in one such run, writes it nowhere between them",
+					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S))))
 			}
 		case feasible.ReasonLock:
 			if a, l, ok := strings.Cut(x.Text, "|"); ok {
@@ -502,6 +512,48 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 		return text + "; the analysis does not decide which write left the value read: " + strings.Join(more, ", and ")
 	}
 	return text + fmt.Sprintf("; the analysis does not decide that the read it carries is of the same struct's `%s`", from)
+}
+
+// stilledText says why a way that needs a field to change between two
+// reads within one run of a serial function is not decided.
+func (r *Result) stilledText(c *feasible.Cond) string {
+	st := c.Still
+	text := fmt.Sprintf("not decided: the way can run only if `%s` changes between its reads at %s and %s", st.A.Name(), r.lineList(c.Reads[:1]), r.lineList(c.Reads[1:]))
+	if n := c.Near; n != nil && n.Text != "" {
+		text += " (it needs " + r.nearText(n) + ")"
+	}
+	text += fmt.Sprintf("; the path reads both within one run of `%s`, which runs one job at a time, and writes it nowhere between them", report.ShortName(callpath.Name(st.S)))
+	if len(st.In) > 0 {
+		text += fmt.Sprintf(", and the writes of it at %s are made only within such runs", r.writeLines(st.In))
+	}
+	var out []string
+	for i, w := range st.Out {
+		file, line := r.position(w.Pos)
+		x := fmt.Sprintf("%s:%d", file, line)
+		if w.Text != "" {
+			x = fmt.Sprintf("`%s` (%s:%d", w.Text, file, line)
+			var from []string
+			for _, f := range st.From[i] {
+				from = append(from, "`"+report.ShortName(callpath.Name(f))+"`")
+			}
+			if len(from) > 0 {
+				x += ", reached from " + joinList(from, "and") + " too"
+			}
+			x += ")"
+		}
+		out = append(out, x)
+	}
+	return text + "; the analysis does not show that " + joinList(out, "and") + " cannot run between the two reads"
+}
+
+// writeLines lists writes as file:line, joined as a sentence does.
+func (r *Result) writeLines(ws []feasible.InvariantWrite) string {
+	var at []string
+	for _, w := range ws {
+		file, line := r.position(w.Pos)
+		at = append(at, fmt.Sprintf("%s:%d", file, line))
+	}
+	return joinList(at, "and")
 }
 
 // referencedText says why a way that needs a key missing from a map,

@@ -148,6 +148,20 @@ var releases = []struct {
 			{entry: "kv-compact", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "invariant"},
 			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "invariant"},
 			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "invariant"},
+			// The apply job's write transaction checks its ranges on a read
+			// view first (txn.Txn: checkTxn at txn.go:54, checkRange's
+			// ErrCompacted at range.go:180 against rv.FirstRev(), the
+			// compactMainRev read at kvstore_txn.go:61), ends the view
+			// (txn.go:66) and opens a write (txn.go:67), whose rangeKeys
+			// reads compactMainRev again (kvstore_txn.go:81). Only the apply
+			// job, which the FIFO scheduler's one worker runs, writes it
+			// (updateCompactRev, kvstore.go:221; Restore, :316), and the
+			// transaction does not; but restore also writes it when the
+			// store is made at start-up (kvstore.go:343, and :221 through
+			// compactLockfree), which the analysis does not order before
+			// the apply job: not decided (it was "only if shouldApplyV3").
+			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "unknown", because: "changes between its reads at server/storage/mvcc/kvstore_txn.go:61 and server/storage/mvcc/kvstore_txn.go:81"},
+			{entry: "raft-loop", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "unknown", because: "(server/storage/mvcc/kvstore.go:343, reached from `etcdserver.NewServer` too) cannot run between the two reads"},
 			// What must stay feasible: the read at an old revision.
 			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "yes"},
 			// The apply's deferred result check compares ar.Err with
@@ -224,6 +238,8 @@ var releases = []struct {
 			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
 			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
 			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "yes"},
+			// As at v3.7.3, at v3.6.0's lines.
+			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "unknown", because: "changes between its reads at server/storage/mvcc/kvstore_txn.go:"},
 			// The deferred result check (uber_applier.go:128 here): the
 			// corruption alarm's ar.Err is always nil.
 			{entry: "kv-hash-check", site: "server/etcdserver/apply/uber_applier.go:128", verdict: "no", refutedBy: "value"},

@@ -143,6 +143,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		r.Graph = g
 		r.Feas = feasible.New(g)
+		setSerial(r.Feas, g, st.Tgt())
 		return nil
 	})
 	if err != nil {

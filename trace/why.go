@@ -277,7 +277,24 @@ func (b *whyBase) load(ctx context.Context, ph *progress.Phase, pkgPaths []strin
 		return fmt.Errorf("analysing %s %s: %w", b.t.Name, b.src.Version, err)
 	}
 	b.g, b.feas, b.roots = g, feasible.New(g), roots.Find(g)
+	setSerial(b.feas, g, b.t)
 	return nil
+}
+
+// setSerial tells checker c which functions of g run one call at a
+// time: the receiving sides of target t's serial hand-offs.
+func setSerial(c *feasible.Checker, g *callpath.Graph, t *target.Target) {
+	if t == nil {
+		return
+	}
+	for _, h := range t.HandOffs {
+		if !h.Serial {
+			continue
+		}
+		if fn, err := g.Func(h.To); err == nil {
+			c.SetSerial(fn)
+		}
+	}
 }
 
 // lookup finds a member of a loaded package.

@@ -137,6 +137,10 @@ type Cond struct {
 	Ref     *MapRef
 	NotZero *Cond
 	RefNil  bool
+	// Still, on a condition of class Gave with Why Stilled, is what keeps
+	// the field read at Reads[0] and again at Reads[1] still between
+	// them, but for the writes it makes outside the serial function's runs.
+	Still *Still
 	// OrBelow, with an order, says that some of the way's worlds need
 	// the field below 0 instead (an assumed floor of the same field).
 	OrBelow bool
@@ -348,6 +352,11 @@ type Checker struct {
 	checked map[string]Result
 	loads   map[loadKey]*ssa.UnOp // sameLoad's answers
 	tstr    map[types.Type]string
+	// serial are the functions that run one call at a time (SetSerial);
+	// stills and writers are stillOf's and mayWrite's answers.
+	serial  []*ssa.Function
+	stills  map[stillKey]*Still
+	writers map[*types.Var]map[*ssa.Function]bool
 }
 
 // typeString is types.TypeString(t, nil), once per type.
@@ -393,6 +402,7 @@ func (c *Checker) Fork() *Checker {
 	f := New(c.g)
 	f.MaxLeaves = c.MaxLeaves
 	f.shared = c.shared
+	f.serial = c.serial
 	return f
 }
 
@@ -440,6 +450,9 @@ type walk struct {
 	alts map[altKey]*value
 	// one holds expand's result when it is a single way.
 	one [1]choice
+	// refutedMemo are refutedIn's answers, by world state, frame and
+	// block.
+	refutedMemo map[refutedKey]bool
 }
 
 // Check decides whether the path can run. With Path.Want set, it also

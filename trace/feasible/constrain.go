@@ -478,7 +478,8 @@ func (w *walk) assumedFloors(res Result) Result {
 		}
 		carries = append(carries, w.carriedReads(t, rd)...)
 	}
-	if len(w.worlds) == 0 || len(orders) == 0 && len(carries) == 0 && (len(floors) == 0 || res.Verdict != OnlyIf) {
+	stills := w.stillPairs()
+	if len(w.worlds) == 0 || len(orders) == 0 && len(carries) == 0 && len(stills) == 0 && (len(floors) == 0 || res.Verdict != OnlyIf) {
 		return res
 	}
 	saved, budget := w.deaths, w.budget
@@ -534,8 +535,18 @@ func (w *walk) assumedFloors(res Result) Result {
 			all = append(all, floors...)
 		}
 		all = append(append(all, orders...), carries...)
-		if _, _, carry, needs = w.noWorldWith3(ws, all); carry != nil {
+		if _, _, carry, _, needs = w.noWorldWith3(ws, all); carry != nil {
 			return w.gaveCarried(res, carry, needs)
+		}
+	}
+	if named == nil && len(stills) > 0 {
+		var all []assumed
+		if res.Verdict == OnlyIf {
+			all = append(all, floors...)
+		}
+		all = append(append(append(all, stills...), orders...), carries...)
+		if _, _, _, still, needs := w.noWorldWith3(ws, all); still != nil {
+			return w.gaveStill(res, still, needs)
 		}
 	}
 	if named == nil {
@@ -598,6 +609,9 @@ type assumed struct {
 	carry *Carry
 	fn    *ssa.Function
 	sent  bool
+	// A still pair (still set) is a - b <= 0, one of the two halves of
+	// a == b: two reads a serial run keeps still.
+	still *Still
 }
 
 // noWorldWith reports, when no world of ws is left once the assumptions
@@ -605,13 +619,13 @@ type assumed struct {
 // the way's conditions that, with them, left none; nils when a world is
 // left.
 func (w *walk) noWorldWith(ws []*world, as []assumed) (floor, order *assumed, needs []*Cond) {
-	floor, order, _, needs = w.noWorldWith3(ws, as)
+	floor, order, _, _, needs = w.noWorldWith3(ws, as)
 	return floor, order, needs
 }
 
 // noWorldWith3 is noWorldWith that also says the first carried read
-// that ended a world.
-func (w *walk) noWorldWith3(ws []*world, as []assumed) (floor, order, carry *assumed, needs []*Cond) {
+// and the first still pair that ended a world.
+func (w *walk) noWorldWith3(ws []*world, as []assumed) (floor, order, carry, still *assumed, needs []*Cond) {
 	for _, wd := range ws {
 		c := wd.clone()
 		dead := false
@@ -624,6 +638,10 @@ func (w *walk) noWorldWith3(ws []*world, as []assumed) (floor, order, carry *ass
 				dead = true
 				first := false
 				switch {
+				case x.still != nil:
+					if still == nil {
+						still, first = x, true
+					}
 				case x.carry != nil:
 					if carry == nil {
 						carry, first = x, true
@@ -646,10 +664,10 @@ func (w *walk) noWorldWith3(ws []*world, as []assumed) (floor, order, carry *ass
 			}
 		}
 		if !dead {
-			return nil, nil, nil, nil
+			return nil, nil, nil, nil, nil
 		}
 	}
-	return floor, order, carry, needs
+	return floor, order, carry, still, needs
 }
 
 // addElem notes that elem is an element of slice, and checks it against

@@ -354,6 +354,14 @@ func (c *Checker) coversLocal(fn *ssa.Function, ev lockEv, at ssa.Instruction, r
 	if ab == nil || tb == nil || !ab.Dominates(tb) {
 		return false
 	}
+	return c.coversFrom(fn, ev, at, refuted)
+}
+
+// coversFrom is coversLocal once ev's block is known to come first on
+// every way to at (it dominates at's, or does where the world's refuted
+// blocks are taken away).
+func (c *Checker) coversFrom(fn *ssa.Function, ev lockEv, at ssa.Instruction, refuted func(*ssa.BasicBlock) bool) bool {
+	ab, tb := ev.ins.Block(), at.Block()
 	ai, ti := instrIndex(ev.ins), instrIndex(at)
 	if ab == tb && ai > ti {
 		return false
@@ -514,10 +522,22 @@ func (w *walk) held(f *frame, at ssa.Instruction) []holding {
 			out = append(out, holding{field: ev.field, base: t, write: ev.op == opLock, id: id})
 		}
 	}
-	// Calls earlier in f that return holding a lock.
+	// Calls earlier in f that return holding a lock (in a block every
+	// run of the world reaches at through).
+	refuted := w.refutedIn(f)
+	var reach map[*ssa.BasicBlock]bool
 	for _, b := range f.fn.Blocks {
-		if !b.Dominates(at.Block()) {
+		dom := b.Dominates(at.Block())
+		if !dom && refuted == nil {
 			continue
+		}
+		if !dom {
+			if reach == nil {
+				reach = reachesTo(at.Block())
+			}
+			if !reach[b] {
+				continue
+			}
 		}
 		for _, ins := range b.Instrs {
 			if b == at.Block() && instrIndex(ins) >= instrIndex(at) {
@@ -527,8 +547,12 @@ func (w *walk) held(f *frame, at ssa.Instruction) []holding {
 			if !ok {
 				continue
 			}
-			for _, h := range w.returnedHoldings(f, call) {
-				if w.c.coversLocal(f.fn, lockEv{ins: call, field: h.field}, at, w.refutedIn(f)) {
+			hs := w.returnedHoldings(f, call)
+			if len(hs) == 0 || !dom && !domIn(f.fn, b, at.Block(), refuted) {
+				continue
+			}
+			for _, h := range hs {
+				if w.c.coversFrom(f.fn, lockEv{ins: call, field: h.field}, at, refuted) {
 					out = append(out, h)
 				}
 			}
@@ -540,6 +564,43 @@ func (w *walk) held(f *frame, at ssa.Instruction) []holding {
 	return out
 }
 
+// domIn reports whether block a dominates block b of fn once the blocks
+// refuted rules out are taken away: every way from the entry to b that
+// avoids them goes through a. False when refuted is nil.
+func domIn(fn *ssa.Function, a, b *ssa.BasicBlock, refuted func(*ssa.BasicBlock) bool) bool {
+	if refuted == nil || len(fn.Blocks) == 0 || a == b {
+		return false
+	}
+	entry := fn.Blocks[0]
+	if entry == a {
+		return true
+	}
+	// The ways that avoid a, through blocks that can reach b: structural
+	// first (a way around a that no block of it is refuted on), then
+	// asking only of those blocks whether the world rules them out.
+	reach := reachesTo(b)
+	if !reach[a] {
+		return false
+	}
+	seen := map[*ssa.BasicBlock]bool{entry: true}
+	stack := []*ssa.BasicBlock{entry}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == b {
+			return false
+		}
+		for _, s := range x.Succs {
+			if s == a || seen[s] || !reach[s] || refuted(s) {
+				continue
+			}
+			seen[s] = true
+			stack = append(stack, s)
+		}
+	}
+	return true
+}
+
 // refutedIn says which blocks of frame f cannot run in the world being
 // read (w.inWorld): those whose branches the world rules out. Nil when no
 // world is being read: every block is taken as one a run may go through.
@@ -549,18 +610,39 @@ func (w *walk) refutedIn(f *frame) func(*ssa.BasicBlock) bool {
 		return nil
 	}
 	return func(b *ssa.BasicBlock) bool {
-		saved, refining := w.deaths, w.refining
-		w.refining = true
-		defer func() { w.deaths, w.refining = saved, refining }()
-		test := []*world{wd}
-		for _, e := range w.c.domEdges(f.fn, b) {
-			test = w.constrain(test, f, e.ifi.Cond, e.want, nil)
-			if len(test) == 0 {
-				return true
-			}
+		k := refutedKey{wd.ver, f.id, b}
+		if v, ok := w.refutedMemo[k]; ok {
+			return v
 		}
-		return false
+		v := w.refutedBlock(wd, f, b)
+		if w.refutedMemo == nil {
+			w.refutedMemo = map[refutedKey]bool{}
+		}
+		w.refutedMemo[k] = v
+		return v
 	}
+}
+
+// refutedKey names a block of a frame in one state of a world.
+type refutedKey struct {
+	ver   uint64
+	frame int
+	b     *ssa.BasicBlock
+}
+
+// refutedBlock reports whether block b of frame f cannot run in world wd.
+func (w *walk) refutedBlock(wd *world, f *frame, b *ssa.BasicBlock) bool {
+	saved, refining := w.deaths, w.refining
+	w.refining = true
+	defer func() { w.deaths, w.refining = saved, refining }()
+	test := []*world{wd}
+	for _, e := range w.c.domEdges(f.fn, b) {
+		test = w.constrain(test, f, e.ifi.Cond, e.want, nil)
+		if len(test) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // returnsHolding reports whether acquisition ev in fn is still held at

@@ -19,6 +19,7 @@ const (
 	ReasonInvariant ReasonKind = "invariant" // what the store keeps true
 	ReasonLock      ReasonKind = "lock"      // a lock that keeps a field still between two reads
 	ReasonSent      ReasonKind = "sent"      // what the sender's path checked of its request before the hand-off
+	ReasonStill     ReasonKind = "still"     // a field that only a serial function's runs write, read twice in one run
 )
 
 // Reason is one part of why a condition cannot hold (or must): an earlier
@@ -37,6 +38,9 @@ type Reason struct {
 	// first: "checkTxn(...) returned nil".
 	Via       []Via
 	Invariant *Invariant
+	// Still, for a reason of kind still, is what keeps the field still
+	// between its reads at token.Pos(Text) and Pos.
+	Still *Still
 }
 
 // Via is a call the path tests the result of.

@@ -127,6 +127,11 @@ type HandOff struct {
 	// Closure says the hand-off carries a function value (a scheduled
 	// job): it connects only when a closure that From makes calls To.
 	Closure bool
+	// Serial says that To runs one hand-off at a time: each run ends
+	// before the next begins (one worker takes the jobs in turn), so
+	// what only To's runs write does not change within one run but by
+	// the run itself.
+	Serial bool
 }
 
 // ChannelSend as a HandOff's Via means a send statement on a channel.
@@ -191,6 +196,9 @@ var Etcd = &Target{
 			To:      "go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).applyAll",
 			Doc:     "the raft loop hands committed entries to a FIFO scheduler, whose worker runs the apply job",
 			Closure: true,
+			// The scheduler has one worker, which runs the jobs one after
+			// another (pkg/schedule's FIFO scheduler).
+			Serial: true,
 		},
 		{
 			Name: "watch channel",

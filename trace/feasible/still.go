@@ -1,0 +1,508 @@
+package feasible
+
+import (
+	"go/token"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/callgraph"
+	"golang.org/x/tools/go/ssa"
+)
+
+// What one goroutine keeps still. A function the target says runs one
+// call at a time (Checker.SetSerial: the apply job, which a FIFO
+// scheduler's one worker runs) is serial: while one of its runs goes on,
+// no other runs. A field that only code within such a run writes (reached
+// from the serial function by calls, never through a go statement) does
+// not change between two reads of a path inside one run, unless the path
+// itself writes it between them.
+//
+// A way that needs such a field to change between two reads, where the
+// path writes it nowhere between them, is No when every write of the
+// field is made within the serial function's runs, and not decided
+// (Unknown) when some are made elsewhere too (at start-up, say, before
+// the serial function can run): the reason names those writes and where
+// they are reached from.
+
+// SetSerial says that each of fns runs one call at a time.
+func (c *Checker) SetSerial(fns ...*ssa.Function) {
+	for _, fn := range fns {
+		if fn != nil && !c.isSerial(fn) {
+			c.serial = append(c.serial, fn)
+		}
+	}
+}
+
+func (c *Checker) isSerial(fn *ssa.Function) bool {
+	for _, s := range c.serial {
+		if s == fn {
+			return true
+		}
+	}
+	return false
+}
+
+// Still is what keeps a field still between two reads of a path that
+// runs within serial function S: In are the writes of A made only within
+// S's runs, Out the others, each with the functions without callers that
+// reach it (From).
+type Still struct {
+	A    *types.Var
+	S    *ssa.Function
+	In   []InvariantWrite
+	Out  []InvariantWrite
+	From [][]*ssa.Function
+}
+
+type stillKey struct {
+	a *types.Var
+	s *ssa.Function
+}
+
+// stillOf classifies the writes of field a by whether they run only
+// within serial function s; nil when the analysis does not see every
+// write of a (or a has none but the ones that make a struct).
+func (c *Checker) stillOf(a *types.Var, s *ssa.Function) *Still {
+	k := stillKey{a, s}
+	if x, ok := c.stills[k]; ok {
+		return x
+	}
+	var out *Still
+	if c.seesAllWrites(a) && !c.index().addrTaken[a] && !c.structStored(a) {
+		out = &Still{A: a, S: s}
+		for _, st := range c.sortedWrites(a) {
+			if madeWrite(st) {
+				continue // a struct's making: nothing else sees it yet
+			}
+			w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Text: c.text.stmtText(st.Pos())}
+			if tops, ok := c.within(st.Parent(), s); ok {
+				out.In = append(out.In, w)
+			} else {
+				out.Out = append(out.Out, w)
+				out.From = append(out.From, tops)
+			}
+		}
+		if len(out.In)+len(out.Out) == 0 {
+			out = nil
+		}
+	}
+	if c.stills == nil {
+		c.stills = map[stillKey]*Still{}
+	}
+	c.stills[k] = out
+	return out
+}
+
+// within reports whether fn runs only within runs of s: every way that
+// calls it comes from s by calls (not through a go statement). When not,
+// tops are the functions without callers that reach it, the first few by
+// name, or the functions a go statement starts it from.
+func (c *Checker) within(fn *ssa.Function, s *ssa.Function) (tops []*ssa.Function, ok bool) {
+	seen := map[*ssa.Function]bool{fn: true}
+	queue := []*ssa.Function{fn}
+	ok = true
+	add := func(f *ssa.Function) {
+		for _, t := range tops {
+			if t == f {
+				return
+			}
+		}
+		tops = append(tops, f)
+	}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		if f == s {
+			continue
+		}
+		n := c.g.CG.Nodes[f]
+		if n == nil || len(n.In) == 0 {
+			ok = false
+			add(f)
+			continue
+		}
+		for _, e := range n.In {
+			if e.Caller == nil || e.Caller.Func == nil {
+				ok = false
+				add(f)
+				continue
+			}
+			if _, isGo := e.Site.(*ssa.Go); isGo {
+				ok = false
+				add(e.Caller.Func)
+				continue
+			}
+			if g := e.Caller.Func; !seen[g] {
+				seen[g] = true
+				queue = append(queue, g)
+			}
+		}
+	}
+	sort.Slice(tops, func(i, j int) bool { return tops[i].String() < tops[j].String() })
+	if len(tops) > 3 {
+		tops = tops[:3]
+	}
+	return tops, ok
+}
+
+// mayWrite reports whether a call of fn may write field a: fn, or a
+// function it may call or start, writes it.
+func (c *Checker) mayWrite(fn *ssa.Function, a *types.Var) bool {
+	set, ok := c.writers[a]
+	if !ok {
+		set = map[*ssa.Function]bool{}
+		var queue []*ssa.Function
+		for _, st := range c.index().writes[a] {
+			if madeWrite(st) {
+				continue
+			}
+			if f := st.Parent(); !set[f] {
+				set[f] = true
+				queue = append(queue, f)
+			}
+		}
+		for len(queue) > 0 {
+			f := queue[0]
+			queue = queue[1:]
+			n := c.g.CG.Nodes[f]
+			if n == nil {
+				continue
+			}
+			for _, e := range n.In {
+				if g := e.Caller.Func; g != nil && !set[g] {
+					set[g] = true
+					queue = append(queue, g)
+				}
+			}
+		}
+		if c.writers == nil {
+			c.writers = map[*types.Var]map[*ssa.Function]bool{}
+		}
+		c.writers[a] = set
+	}
+	return set[fn]
+}
+
+// insWrites reports whether instruction ins may write field a: a store
+// to it, or a call (deferred, or started in a goroutine) of code that may.
+func (c *Checker) insWrites(ins ssa.Instruction, a *types.Var) bool {
+	switch x := ins.(type) {
+	case *ssa.Store:
+		if fa, ok := x.Addr.(*ssa.FieldAddr); ok && fieldVar(fa.X.Type(), fa.Field) == a && !madeWrite(x) {
+			return true
+		}
+	case ssa.CallInstruction:
+		if fn := x.Common().StaticCallee(); fn != nil {
+			return c.mayWrite(fn, a)
+		}
+		var es []*callgraph.Edge
+		if c.g != nil {
+			es = c.g.EdgesAt(x)
+		}
+		for _, e := range es {
+			if e.Callee != nil && c.mayWrite(e.Callee.Func, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// step is where a read's way up the path is in one frame: the read, or
+// the call that leads to it.
+type step struct {
+	fr  *frame
+	ins ssa.Instruction
+}
+
+// stepsOf is read r's way up the path, from its own frame.
+func stepsOf(r *readInfo) []step {
+	ins, ok := r.at.(ssa.Instruction)
+	if !ok {
+		return nil
+	}
+	var out []step
+	for f, k := r.fr, 0; f != nil && k < 64; f, k = f.parent, k+1 {
+		out = append(out, step{f, ins})
+		if f.callAt == nil {
+			break
+		}
+		ins = f.callAt
+	}
+	return out
+}
+
+// stillBetween is what keeps field a still between reads first and then
+// of the path (first before then), when the path runs within a serial
+// function there and writes a nowhere between them; nil otherwise.
+func (w *walk) stillBetween(first, then *readInfo) *Still {
+	if len(w.c.serial) == 0 {
+		return nil
+	}
+	ca, cb := stepsOf(first), stepsOf(then)
+	at := map[*frame]int{}
+	for i, s := range ca {
+		at[s.fr] = i
+	}
+	ia, ib := -1, -1
+	for j, s := range cb {
+		if i, ok := at[s.fr]; ok {
+			ia, ib = i, j
+			break
+		}
+	}
+	if ia < 0 {
+		return nil
+	}
+	// The serial function whose run holds both: a frame at or above the
+	// one where their ways part, reached from it by calls (a go statement
+	// on the way starts another goroutine).
+	var s *ssa.Function
+	for f := ca[ia].fr; f != nil && s == nil; f = f.parent {
+		if w.c.isSerial(f.fn) {
+			s = f.fn
+			break
+		}
+		if _, isGo := f.callAt.(*ssa.Go); isGo {
+			return nil
+		}
+	}
+	if s == nil {
+		return nil
+	}
+	for _, x := range append(ca[:ia:ia], cb[:ib]...) {
+		if _, isGo := x.fr.callAt.(*ssa.Go); isGo {
+			return nil
+		}
+	}
+	a := first.field
+	st := w.c.stillOf(a, s)
+	if st == nil {
+		return nil
+	}
+	c := w.c
+	// Below the common frame, on first's side: the rest of each function
+	// after its step (and what it defers, run when it returns).
+	for _, x := range ca[:ia] {
+		if c.writesAfter(x.ins, a) {
+			return nil
+		}
+	}
+	// On then's side: each function from its entry to its step.
+	for _, x := range cb[:ib] {
+		if c.writesBefore(x.ins, a) {
+			return nil
+		}
+	}
+	// In the common frame, between the two steps.
+	if c.writesBetweenIns(ca[ia].ins, cb[ib].ins, a) {
+		return nil
+	}
+	return st
+}
+
+// writesAfter reports whether a run of ins's function may write a after
+// ins: in the rest of its block, in a block reachable from it, or in a
+// deferred call.
+func (c *Checker) writesAfter(ins ssa.Instruction, a *types.Var) bool {
+	b := ins.Block()
+	i := instrIndex(ins)
+	for _, x := range b.Instrs[i+1:] {
+		if c.insWrites(x, a) {
+			return true
+		}
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	stack := append([]*ssa.BasicBlock(nil), b.Succs...)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		for _, y := range x.Instrs {
+			if c.insWrites(y, a) {
+				return true
+			}
+		}
+		stack = append(stack, x.Succs...)
+	}
+	for _, x := range ins.Parent().Blocks {
+		for _, y := range x.Instrs {
+			if _, isDefer := y.(*ssa.Defer); isDefer && c.insWrites(y, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writesBefore reports whether a run of ins's function may write a
+// before it reaches ins.
+func (c *Checker) writesBefore(ins ssa.Instruction, a *types.Var) bool {
+	b := ins.Block()
+	reach := reachesTo(b)
+	loops := false
+	for _, s := range b.Succs {
+		loops = loops || reach[s]
+	}
+	for x := range reach {
+		for k, y := range x.Instrs {
+			if x == b && !loops && k >= instrIndex(ins) {
+				break
+			}
+			if _, isDefer := y.(*ssa.Defer); isDefer {
+				continue
+			}
+			if y != ins && c.insWrites(y, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writesBetweenIns reports whether a run of one function may write a
+// after instruction x and before instruction y.
+func (c *Checker) writesBetweenIns(x, y ssa.Instruction, a *types.Var) bool {
+	bx, by := x.Block(), y.Block()
+	reach := reachesTo(by)
+	ix, iy := instrIndex(x), instrIndex(y)
+	if bx == by && ix < iy {
+		for _, z := range bx.Instrs[ix+1 : iy] {
+			if c.insWrites(z, a) {
+				return true
+			}
+		}
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	var stack []*ssa.BasicBlock
+	if bx != by || ix >= iy {
+		for _, z := range bx.Instrs[ix+1:] {
+			if c.insWrites(z, a) {
+				return true
+			}
+		}
+		for _, s := range bx.Succs {
+			if reach[s] {
+				stack = append(stack, s)
+			}
+		}
+	} else {
+		for _, s := range bx.Succs {
+			if reach[s] {
+				stack = append(stack, s) // a loop back to the block
+			}
+		}
+	}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
+		end := len(b.Instrs)
+		if b == by {
+			end = iy
+		}
+		for _, z := range b.Instrs[:end] {
+			if _, isDefer := z.(*ssa.Defer); isDefer {
+				continue
+			}
+			if z != x && z != y && c.insWrites(z, a) {
+				return true
+			}
+		}
+		if b == by {
+			continue
+		}
+		for _, s := range b.Succs {
+			if reach[s] && !seen[s] {
+				stack = append(stack, s)
+			}
+		}
+	}
+	return false
+}
+
+// stillPairs are the assumptions that reads of the path are still
+// between them: for each pair of reads of one struct's integer field,
+// first before then, that a serial run keeps still (stillBetween), the
+// two reads are one value.
+func (w *walk) stillPairs() []assumed {
+	var terms []string
+	for t, ti := range w.terms {
+		if ti.read != nil && isInteger(ti.read.field.Type()) {
+			terms = append(terms, t)
+		}
+	}
+	sort.Strings(terms)
+	var out []assumed
+	seen := map[[2]string]bool{}
+	for _, t := range terms {
+		rd := w.terms[t].read
+		for _, p := range w.orderedPairs(t, rd) {
+			k := [2]string{p.first, p.then}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			st := w.stillBetween(w.terms[p.first].read, w.terms[p.then].read)
+			if st == nil {
+				continue
+			}
+			reads := []token.Pos{p.at[0], p.at[1]}
+			out = append(out,
+				assumed{a: p.first, b: p.then, still: st, reads: reads},
+				assumed{a: p.then, b: p.first, still: st, reads: reads})
+		}
+	}
+	return out
+}
+
+// Stilled is the Why of a path's condition of class Gave when the way
+// can run only if a field changes between two reads, inside a run of a
+// serial function that writes it nowhere between them, and some write of
+// the field is made outside such runs (Cond.Still).
+const Stilled = "stilled"
+
+// gaveStill makes res No when every write of the field is made within
+// the serial function's runs, and Unknown otherwise; the condition the
+// way needs it changed for is the one named.
+func (w *walk) gaveStill(res Result, x *assumed, needs []*Cond) Result {
+	st := x.still
+	if len(st.Out) == 0 {
+		var near *Cond
+		for i := len(res.Conds) - 1; i >= 0 && near == nil; i-- {
+			c := &res.Conds[i]
+			for _, n := range needs {
+				if c.Pos == n.Pos && c.Text == n.Text && c.Want == n.Want {
+					near = c
+				}
+			}
+		}
+		if near == nil {
+			for i := len(res.Conds) - 1; i >= 0 && near == nil; i-- {
+				if c := &res.Conds[i]; c.Class == State {
+					near = c
+				}
+			}
+		}
+		if near != nil {
+			c := *near
+			c.Class = Excluded
+			c.Why = ""
+			c.Refuted = []Reason{{Kind: ReasonStill, Pos: x.reads[1], Text: itoa(int(x.reads[0])), Still: st}}
+			res.Conds = append(append([]Cond(nil), res.Conds...), c)
+			res.Verdict, res.Because = No, &res.Conds[len(res.Conds)-1]
+			return res
+		}
+	}
+	cond := Cond{Class: Gave, Why: Stilled, Pos: st.S.Pos(), Func: st.S, Still: st, Reads: x.reads}
+	if len(st.Out) > 0 {
+		cond.Pos, cond.Func = st.Out[0].Pos, st.Out[0].Func
+	}
+	return gaveOn(res, cond, needs, st.A)
+}
