@@ -284,8 +284,8 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 		case feasible.ReasonStill:
 			if st := x.Still; st != nil {
 				first, _ := strconv.Atoi(x.Text)
-				add(fmt.Sprintf("`%s` does not change between its reads at %s and %s: every write of it (%s) is made within a run of `%s`, which runs one job at a time, and the path, in one such run, writes it nowhere between them",
-					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S))))
+				add(fmt.Sprintf("`%s` does not change between its reads at %s and %s: every write of it (%s) is made within a run of `%s`, %s, and the path, in one such run, writes it nowhere between them",
+					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S)), serialRuns(st)))
 			}
 		case feasible.ReasonLock:
 			if a, l, ok := strings.Cut(x.Text, "|"); ok {
@@ -522,7 +522,7 @@ func (r *Result) stilledText(c *feasible.Cond) string {
 	if n := c.Near; n != nil && n.Text != "" {
 		text += " (it needs " + r.nearText(n) + ")"
 	}
-	text += fmt.Sprintf("; the path reads both within one run of `%s`, which runs one job at a time, and writes it nowhere between them", report.ShortName(callpath.Name(st.S)))
+	text += fmt.Sprintf("; the path reads both within one run of `%s`, %s, and writes it nowhere between them", report.ShortName(callpath.Name(st.S)), serialRuns(st))
 	if len(st.In) > 0 {
 		text += fmt.Sprintf(", and the writes of it at %s are made only within such runs", r.writeLines(st.In))
 	}
@@ -546,6 +546,16 @@ func (r *Result) stilledText(c *feasible.Cond) string {
 	return text + "; the analysis does not show that " + joinList(out, "and") + " cannot run between the two reads"
 }
 
+// serialRuns says how a serial function's runs come: "which the
+// scheduled job hand-off runs one at a time, each run ending before the
+// next begins".
+func serialRuns(st *feasible.Still) string {
+	if st.By == "" {
+		return "whose runs come one at a time, each ending before the next begins"
+	}
+	return "which the " + st.By + " hand-off runs one at a time, each run ending before the next begins"
+}
+
 // writeLines lists writes as file:line, joined as a sentence does.
 func (r *Result) writeLines(ws []feasible.InvariantWrite) string {
 	var at []string
@@ -567,27 +577,34 @@ func (r *Result) referencedText(c *feasible.Cond) string {
 	}
 	text += fmt.Sprintf(", a value of `%s` read at %s", a, r.lineList(c.Reads[:1]))
 	if n := c.NotZero; n != nil {
-		text += ", which the way needs not zero (" + r.nearText(n) + ")"
-	}
-	var puts []string
-	for _, w := range mr.Puts {
-		file, line := r.position(w.Pos)
-		puts = append(puts, fmt.Sprintf("%s:%d", file, line))
+		text += ", which the way needs non-zero (" + r.nearText(n) + ")"
 	}
 	var parts []string
-	parts = append(parts, "every put into `"+a+"` ("+joinList(puts, "and")+") puts a value that a branch before it found to be a key of `"+b+"` ("+r.lineList(mr.Guards)+")")
+	parts = append(parts, "every put into `"+a+"` ("+r.writeLines(mr.Puts)+") puts a value that a branch before it found to be a key of `"+b+"` ("+r.lineList(mr.Guards)+")")
 	if mr.Fresh {
 		parts = append(parts, "`"+a+"` is otherwise only given new, empty maps")
 	}
 	entry := ""
 	if c.RefNil {
-		parts = append(parts, "every put into `"+b+"` stores a value that is not nil")
+		parts = append(parts, "every put into `"+b+"` ("+r.writeLines(mr.BPuts)+") stores a value that is not nil")
 		entry = ", with an entry that is not nil,"
 	}
 	text += "; " + joinList(parts, "and")
 	text += fmt.Sprintf("; so each value put into `%s` was a key of `%s`%s when that branch tested it; whether it still is one when the way looks it up is not decided", a, b, entry)
+	if len(mr.Emptied) > 0 {
+		var at []string
+		for _, w := range mr.Emptied {
+			file, line := r.position(w.Pos)
+			at = append(at, fmt.Sprintf("`%s` (%s:%d)", w.Text, file, line))
+		}
+		which := "which removes every key, gives"
+		if len(at) > 1 {
+			which = "which remove every key, give"
+		}
+		text += fmt.Sprintf(" (%s, %s `%s` a new, empty map too)", joinList(at, "and"), which, a)
+	}
 	if len(mr.Removes) == 0 {
-		return text + fmt.Sprintf(": nothing in the loaded code removes a key from `%s`, but the analysis does not decide that the two maps are of the same struct", b)
+		return text + fmt.Sprintf(": nothing else in the loaded code removes a key from `%s`, but the analysis does not show that both lookups are of one struct's maps", b)
 	}
 	var rm []string
 	for _, w := range mr.Removes {
@@ -602,7 +619,7 @@ func (r *Result) referencedText(c *feasible.Cond) string {
 	if len(rm) > 1 {
 		verb = "remove"
 	}
-	return text + fmt.Sprintf(": the analysis does not show that %s %s only keys that no value of `%s` names (nor that the two maps are of the same struct)", joinList(rm, "and"), verb, a)
+	return text + fmt.Sprintf(": the analysis does not show that %s %s only keys that no value of `%s` names, nor that both lookups are of one struct's maps", joinList(rm, "and"), verb, a)
 }
 
 // nearText is what a way needs of condition n, said after "it needs":

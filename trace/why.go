@@ -292,7 +292,7 @@ func setSerial(c *feasible.Checker, g *callpath.Graph, t *target.Target) {
 			continue
 		}
 		if fn, err := g.Func(h.To); err == nil {
-			c.SetSerial(fn)
+			c.SetSerial(fn, h.Name)
 		}
 	}
 }

@@ -212,7 +212,7 @@ func TestWhyReleases(t *testing.T) {
 			},
 			verdicts: map[string]string{
 				"server/lease/lessor.go:588 v3rpc.(*quotaKVServer).Put":    "unknown|`leaseMap` has no entry for the key it looks up at server/lease/lessor.go:586",
-				"server/lease/lessor.go:588 v3rpc.(*kvServer).DeleteRange": "unknown|a value of `itemMap` read at server/lease/lessor.go:575, which the way needs not zero (`leaseID != lease.NoLease`)",
+				"server/lease/lessor.go:588 v3rpc.(*kvServer).DeleteRange": "unknown|a value of `itemMap` read at server/lease/lessor.go:575, which the way needs non-zero (`leaseID != lease.NoLease`)",
 				"server/lease/lessor.go:588 etcdserver.(*EtcdServer).run":  "unknown|the analysis does not show that `delete(le.leaseMap, l.ID)` (server/lease/lessor.go:355) removes only keys that no value of `itemMap` names",
 			},
 			// The gRPC Txn handler reaches checkLease (txn/put.go:84) and
@@ -285,7 +285,7 @@ func TestWhyReleases(t *testing.T) {
 				"server/lease/lessor.go:580 return": nil,
 			},
 			verdicts: map[string]string{
-				"server/lease/lessor.go:580 v3rpc.(*quotaKVServer).Put": "unknown|a value of `itemMap` read at server/lease/lessor.go:567, which the way needs not zero (`oldLease != lease.NoLease`)",
+				"server/lease/lessor.go:580 v3rpc.(*quotaKVServer).Put": "unknown|a value of `itemMap` read at server/lease/lessor.go:567, which the way needs non-zero (`oldLease != lease.NoLease`)",
 			},
 		}},
 		{"v3.6.0", whyCase{symbol: "mvcc.(*store).Compact",

@@ -354,9 +354,10 @@ type Checker struct {
 	tstr    map[types.Type]string
 	// serial are the functions that run one call at a time (SetSerial);
 	// stills and writers are stillOf's and mayWrite's answers.
-	serial  []*ssa.Function
-	stills  map[stillKey]*Still
-	writers map[*types.Var]map[*ssa.Function]bool
+	serial   []*ssa.Function
+	serialBy []string
+	stills   map[stillKey]*Still
+	writers  map[*types.Var]map[*ssa.Function]bool
 }
 
 // typeString is types.TypeString(t, nil), once per type.
@@ -402,7 +403,7 @@ func (c *Checker) Fork() *Checker {
 	f := New(c.g)
 	f.MaxLeaves = c.MaxLeaves
 	f.shared = c.shared
-	f.serial = c.serial
+	f.serial, f.serialBy = c.serial, c.serialBy
 	return f
 }
 
@@ -767,7 +768,58 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 		}
 		out = append(out[:i], append([]Cond{c}, out[i:]...)...)
 	}
+	return impliedPasses(out)
+}
+
+// impliedPasses drops the pass of a range loop over a slice (Ranged)
+// where a condition of the same function already needs the slice not
+// empty (`if len(keys) == 0 { return }`): the one says what the other
+// does.
+func impliedPasses(cs []Cond) []Cond {
+	var nonEmpty []ssa.Value
+	for _, c := range cs {
+		if c.Class == State && c.Ranged == "" && c.If != nil && c.taken != nil {
+			if x, ok := lenTest(c.If.Cond, c.taken == c.If.Block().Succs[0]); ok {
+				nonEmpty = append(nonEmpty, x)
+			}
+		}
+	}
+	if len(nonEmpty) == 0 {
+		return cs
+	}
+	out := cs[:0:0]
+	for _, c := range cs {
+		if c.Ranged != "" && c.If != nil {
+			if b, ok := c.If.Cond.(*ssa.BinOp); ok {
+				if n, ok := b.Y.(*ssa.Call); ok && len(n.Call.Args) == 1 && slices.Contains(nonEmpty, n.Call.Args[0]) {
+					continue
+				}
+			}
+		}
+		out = append(out, c)
+	}
 	return out
+}
+
+// lenTest reads cond, with outcome want, as a test that len(x) is not 0:
+// `len(x) == 0` false, `len(x) != 0` or `len(x) > 0` true.
+func lenTest(cond ssa.Value, want bool) (ssa.Value, bool) {
+	b, ok := cond.(*ssa.BinOp)
+	if !ok {
+		return nil, false
+	}
+	n, ok := b.X.(*ssa.Call)
+	if !ok || len(n.Call.Args) != 1 || !isZero(b.Y) {
+		return nil, false
+	}
+	if bi, ok := n.Call.Value.(*ssa.Builtin); !ok || bi.Name() != "len" {
+		return nil, false
+	}
+	switch {
+	case b.Op == token.EQL && !want, b.Op == token.NEQ && want, b.Op == token.GTR && want:
+		return n.Call.Args[0], true
+	}
+	return nil, false
 }
 
 // avoided are the early returns of fr's function that a run on to target

@@ -33,8 +33,13 @@ type MapRef struct {
 	// writes of it).
 	Fresh bool
 	// NonNil says that every put into B stores a value that is not nil,
-	// so that a key of B is never looked up as nil.
+	// so that a key of B is never looked up as nil; BPuts are those puts.
 	NonNil bool
+	BPuts  []InvariantWrite
+	// Emptied are the new maps stored in B together with new maps stored
+	// in A (the same function, the same struct): removals that leave no
+	// value of A behind.
+	Emptied []InvariantWrite
 	// Removes are the writes that may remove keys from B: deletes, maps
 	// stored in B, and uses of its map the analysis does not follow.
 	Removes []InvariantWrite
@@ -86,13 +91,17 @@ func (c *Checker) findMapRef(a, b *types.Var) *MapRef {
 		}
 		r.Fresh = true
 	}
-	for _, u := range ix.mapWrites[b] {
+	for _, u := range sortedUpdates(c, ix.mapWrites[b]) {
 		if !neverNil(u.Value, 0) {
 			r.NonNil = false
 		}
+		r.BPuts = append(r.BPuts, InvariantWrite{Pos: u.Pos(), Func: u.Parent(), Text: c.text.stmtText(u.Pos())})
 	}
 	for _, st := range c.sortedWrites(b) {
 		if emptiedWith(st, c.sortedWrites(a)) {
+			if !madeWrite(st) {
+				r.Emptied = append(r.Emptied, InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Text: c.text.stmtText(st.Pos())})
+			}
 			continue
 		}
 		r.Removes = append(r.Removes, InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Text: c.text.stmtText(st.Pos())})

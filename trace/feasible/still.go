@@ -24,12 +24,12 @@ import (
 // the serial function can run): the reason names those writes and where
 // they are reached from.
 
-// SetSerial says that each of fns runs one call at a time.
-func (c *Checker) SetSerial(fns ...*ssa.Function) {
-	for _, fn := range fns {
-		if fn != nil && !c.isSerial(fn) {
-			c.serial = append(c.serial, fn)
-		}
+// SetSerial says that fn runs one call at a time: by (a hand-off's
+// name) starts its runs, each ending before the next begins.
+func (c *Checker) SetSerial(fn *ssa.Function, by string) {
+	if fn != nil && !c.isSerial(fn) {
+		c.serial = append(c.serial, fn)
+		c.serialBy = append(c.serialBy, by)
 	}
 }
 
@@ -42,13 +42,25 @@ func (c *Checker) isSerial(fn *ssa.Function) bool {
 	return false
 }
 
+// serialName is what starts serial function fn's runs.
+func (c *Checker) serialName(fn *ssa.Function) string {
+	for i, s := range c.serial {
+		if s == fn {
+			return c.serialBy[i]
+		}
+	}
+	return ""
+}
+
 // Still is what keeps a field still between two reads of a path that
 // runs within serial function S: In are the writes of A made only within
 // S's runs, Out the others, each with the functions without callers that
 // reach it (From).
 type Still struct {
-	A    *types.Var
-	S    *ssa.Function
+	A *types.Var
+	S *ssa.Function
+	// By is what starts S's runs one at a time (a hand-off's name).
+	By   string
 	In   []InvariantWrite
 	Out  []InvariantWrite
 	From [][]*ssa.Function
@@ -69,7 +81,7 @@ func (c *Checker) stillOf(a *types.Var, s *ssa.Function) *Still {
 	}
 	var out *Still
 	if c.seesAllWrites(a) && !c.index().addrTaken[a] && !c.structStored(a) {
-		out = &Still{A: a, S: s}
+		out = &Still{A: a, S: s, By: c.serialName(s)}
 		for _, st := range c.sortedWrites(a) {
 			if madeWrite(st) {
 				continue // a struct's making: nothing else sees it yet
