@@ -380,16 +380,7 @@ func (c *Checker) carryAll(vs []ssa.Value, acc int64, depth int, seen map[ssa.Va
 
 // carryReturns is what result i of every function call may run returns.
 func (c *Checker) carryReturns(call *ssa.Call, i int, acc int64, depth int, seen map[ssa.Value]int64) carried1 {
-	var fns []*ssa.Function
-	if fn := call.Call.StaticCallee(); fn != nil {
-		fns = append(fns, fn)
-	} else if c.edges != nil {
-		for _, e := range c.edges(call) {
-			if e.Callee != nil && e.Callee.Func != nil {
-				fns = append(fns, e.Callee.Func)
-			}
-		}
-	}
+	fns := c.calleesOf(call)
 	if len(fns) == 0 || len(fns) > 8 {
 		return noCarry
 	}
@@ -410,6 +401,23 @@ func (c *Checker) carryReturns(call *ssa.Call, i int, acc int64, depth int, seen
 		}
 	}
 	return c.carryAll(vs, acc, depth+1, seen)
+}
+
+// calleesOf are the functions call may run: its static callee, or the
+// call graph's callees at it.
+func (c *Checker) calleesOf(call *ssa.Call) []*ssa.Function {
+	if fn := call.Call.StaticCallee(); fn != nil {
+		return []*ssa.Function{fn}
+	}
+	var fns []*ssa.Function
+	if c.edges != nil {
+		for _, e := range c.edges(call) {
+			if e.Callee != nil && e.Callee.Func != nil {
+				fns = append(fns, e.Callee.Func)
+			}
+		}
+	}
+	return fns
 }
 
 // carriedReads are the carried reads of term t (read rd), when the

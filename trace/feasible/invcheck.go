@@ -89,44 +89,34 @@ type invStore struct {
 // ref is the MapRef under k, found by find the first time it is asked
 // for (by this checker or a fork).
 func (s *invStore) ref(k refKey, find func() *MapRef) *MapRef {
-	s.mu.Lock()
-	x, ok := s.refs[k]
-	s.mu.Unlock()
-	if ok {
-		return x
-	}
-	x = find()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if y, ok := s.refs[k]; ok {
-		return y
-	}
-	if s.refs == nil {
-		s.refs = map[refKey]*MapRef{}
-	}
-	s.refs[k] = x
-	return x
+	return onceIn(&s.mu, &s.refs, k, find)
 }
 
 // carry is the Carry under k, found by find the first time it is asked
 // for (by this checker or a fork).
 func (s *invStore) carry(k carryKey, find func() *Carry) *Carry {
-	s.mu.Lock()
-	x, ok := s.carries[k]
-	s.mu.Unlock()
+	return onceIn(&s.mu, &s.carries, k, find)
+}
+
+// onceIn is (*m)[k], found by find the first time it is asked for; mu
+// guards m, not find (two may find it at once: the first stored wins).
+func onceIn[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, find func() V) V {
+	mu.Lock()
+	x, ok := (*m)[k]
+	mu.Unlock()
 	if ok {
 		return x
 	}
 	x = find()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if y, ok := s.carries[k]; ok {
+	mu.Lock()
+	defer mu.Unlock()
+	if y, ok := (*m)[k]; ok {
 		return y
 	}
-	if s.carries == nil {
-		s.carries = map[carryKey]*Carry{}
+	if *m == nil {
+		*m = map[K]V{}
 	}
-	s.carries[k] = x
+	(*m)[k] = x
 	return x
 }
 

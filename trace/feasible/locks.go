@@ -361,32 +361,44 @@ func (c *Checker) coversLocal(fn *ssa.Function, ev lockEv, at ssa.Instruction, r
 // every way to at (it dominates at's, or does where the world's refuted
 // blocks are taken away).
 func (c *Checker) coversFrom(fn *ssa.Function, ev lockEv, at ssa.Instruction, refuted func(*ssa.BasicBlock) bool) bool {
-	ab, tb := ev.ins.Block(), at.Block()
-	ai, ti := instrIndex(ev.ins), instrIndex(at)
-	if ab == tb && ai > ti {
+	if ev.ins.Block() == at.Block() && instrIndex(ev.ins) > instrIndex(at) {
 		return false
 	}
+	return !anyBetween(ev.ins, at, func(ins ssa.Instruction) bool {
+		ci, ok := ins.(ssa.CallInstruction)
+		return ok && c.callMayRelease(ci, ev.field)
+	}, refuted)
+}
+
+// anyBetween reports whether a run of one function may meet an
+// instruction hit holds for after x and before y: in x's block after it,
+// in the blocks a run goes through from there to y's (round a loop back
+// to x's block, up to x), and in y's block before it. A block refuted
+// rules out is no way (nothing after it is reached through it either).
+func anyBetween(x, y ssa.Instruction, hit func(ssa.Instruction) bool, refuted func(*ssa.BasicBlock) bool) bool {
+	ab, tb := x.Block(), y.Block()
+	ai, ti := instrIndex(x), instrIndex(y)
 	reach := reachesTo(tb)
-	releases := func(b *ssa.BasicBlock, from, to int) bool {
+	meets := func(b *ssa.BasicBlock, from, to int) bool {
 		for i := from; i < to && i < len(b.Instrs); i++ {
-			if ci, ok := b.Instrs[i].(ssa.CallInstruction); ok && c.callMayRelease(ci, ev.field) {
+			if hit(b.Instrs[i]) {
 				return true
 			}
 		}
 		return false
 	}
 	if ab == tb {
-		// Straight from ev to at in one block, unless a loop comes back.
-		if releases(ab, ai+1, ti) {
-			return false
+		// Straight from x to y in one block, unless a loop comes back.
+		if meets(ab, ai+1, ti) {
+			return true
 		}
 	}
-	// The blocks a run can go through from ev to at.
+	// The blocks a run can go through from x to y.
 	seen := map[*ssa.BasicBlock]bool{}
 	var stack []*ssa.BasicBlock
 	if ab != tb {
-		if releases(ab, ai+1, len(ab.Instrs)) {
-			return false
+		if meets(ab, ai+1, len(ab.Instrs)) {
+			return true
 		}
 	}
 	for _, s := range ab.Succs {
@@ -407,15 +419,15 @@ func (c *Checker) coversFrom(fn *ssa.Function, ev lockEv, at ssa.Instruction, re
 		}
 		from, to := 0, end
 		if b == ab {
-			to = ai // round a loop back to the acquisition's block
+			to = ai // round a loop back to x's block
 		}
-		if releases(b, from, to) {
-			// A release a run can reach, unless the path rules the block
-			// out (then nothing after it is reached through it either).
+		if meets(b, from, to) {
+			// One a run can reach, unless the path rules the block out
+			// (then nothing after it is reached through it either).
 			if refuted != nil && refuted(b) {
 				continue
 			}
-			return false
+			return true
 		}
 		if b == tb {
 			continue
@@ -426,7 +438,7 @@ func (c *Checker) coversFrom(fn *ssa.Function, ev lockEv, at ssa.Instruction, re
 			}
 		}
 	}
-	return true
+	return false
 }
 
 // canon is the value v names: a local variable's one value when it is

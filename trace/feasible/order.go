@@ -325,26 +325,7 @@ func (c *Checker) setWhenMade(f *types.Var) bool {
 // a's is a call (of calls) that returns before b's instruction runs, in a
 // block that dominates b's (or earlier in the same block).
 func before(a, b *readInfo) bool {
-	type step struct {
-		fr  *frame
-		ins ssa.Instruction
-	}
-	chain := func(r *readInfo) []step {
-		ins, ok := r.at.(ssa.Instruction)
-		if !ok {
-			return nil
-		}
-		var out []step
-		for f, k := r.fr, 0; f != nil && k < 64; f, k = f.parent, k+1 {
-			out = append(out, step{f, ins})
-			if f.callAt == nil {
-				break
-			}
-			ins = f.callAt
-		}
-		return out
-	}
-	ca, cb := chain(a), chain(b)
+	ca, cb := stepsOf(a), stepsOf(b)
 	if len(ca) == 0 || len(cb) == 0 {
 		return false
 	}

@@ -397,16 +397,7 @@ func argOf(fr *frame, p *ssa.Parameter) ssa.Value {
 // lookup of (or the zero value, from a function that has no map), and
 // where the first such lookup is; nil when some return is anything else.
 func (c *Checker) lookupReturns(call *ssa.Call) (*types.Var, token.Pos) {
-	var fns []*ssa.Function
-	if fn := call.Call.StaticCallee(); fn != nil {
-		fns = append(fns, fn)
-	} else if c.edges != nil {
-		for _, e := range c.edges(call) {
-			if e.Callee != nil && e.Callee.Func != nil {
-				fns = append(fns, e.Callee.Func)
-			}
-		}
-	}
+	fns := c.calleesOf(call)
 	if len(fns) == 0 || len(fns) > 8 {
 		return nil, token.NoPos
 	}

@@ -325,20 +325,18 @@ func (c *Checker) writesAfter(ins ssa.Instruction, a *types.Var) bool {
 		}
 	}
 	seen := map[*ssa.BasicBlock]bool{}
-	stack := append([]*ssa.BasicBlock(nil), b.Succs...)
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		for _, y := range x.Instrs {
-			if c.insWrites(y, a) {
-				return true
+	for _, s := range b.Succs {
+		for x := range reachable(s) {
+			if seen[x] {
+				continue
+			}
+			seen[x] = true
+			for _, y := range x.Instrs {
+				if c.insWrites(y, a) {
+					return true
+				}
 			}
 		}
-		stack = append(stack, x.Succs...)
 	}
 	for _, x := range ins.Parent().Blocks {
 		for _, y := range x.Instrs {
@@ -376,67 +374,13 @@ func (c *Checker) writesBefore(ins ssa.Instruction, a *types.Var) bool {
 }
 
 // writesBetweenIns reports whether a run of one function may write a
-// after instruction x and before instruction y.
+// after instruction x and before instruction y (a deferred call runs at
+// the function's end, not there).
 func (c *Checker) writesBetweenIns(x, y ssa.Instruction, a *types.Var) bool {
-	bx, by := x.Block(), y.Block()
-	reach := reachesTo(by)
-	ix, iy := instrIndex(x), instrIndex(y)
-	if bx == by && ix < iy {
-		for _, z := range bx.Instrs[ix+1 : iy] {
-			if c.insWrites(z, a) {
-				return true
-			}
-		}
-	}
-	seen := map[*ssa.BasicBlock]bool{}
-	var stack []*ssa.BasicBlock
-	if bx != by || ix >= iy {
-		for _, z := range bx.Instrs[ix+1:] {
-			if c.insWrites(z, a) {
-				return true
-			}
-		}
-		for _, s := range bx.Succs {
-			if reach[s] {
-				stack = append(stack, s)
-			}
-		}
-	} else {
-		for _, s := range bx.Succs {
-			if reach[s] {
-				stack = append(stack, s) // a loop back to the block
-			}
-		}
-	}
-	for len(stack) > 0 {
-		b := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[b] {
-			continue
-		}
-		seen[b] = true
-		end := len(b.Instrs)
-		if b == by {
-			end = iy
-		}
-		for _, z := range b.Instrs[:end] {
-			if _, isDefer := z.(*ssa.Defer); isDefer {
-				continue
-			}
-			if z != x && z != y && c.insWrites(z, a) {
-				return true
-			}
-		}
-		if b == by {
-			continue
-		}
-		for _, s := range b.Succs {
-			if reach[s] && !seen[s] {
-				stack = append(stack, s)
-			}
-		}
-	}
-	return false
+	return anyBetween(x, y, func(z ssa.Instruction) bool {
+		_, isDefer := z.(*ssa.Defer)
+		return !isDefer && c.insWrites(z, a)
+	}, nil)
 }
 
 // stillPairs are the assumptions that reads of the path are still
