@@ -537,7 +537,7 @@ func (r *Result) stilledText(c *feasible.Cond) string {
 				from = append(from, "`"+report.ShortName(callpath.Name(f))+"`")
 			}
 			if len(from) > 0 {
-				x += ", reached from " + joinList(from, "and") + " too"
+				x += ", reached outside those runs through " + joinList(from, "or")
 			}
 			x += ")"
 		}

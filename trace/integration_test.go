@@ -161,7 +161,7 @@ var releases = []struct {
 			// compactLockfree), which the analysis does not order before
 			// the apply job: not decided (it was "only if shouldApplyV3").
 			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "unknown", because: "changes between its reads at server/storage/mvcc/kvstore_txn.go:61 and server/storage/mvcc/kvstore_txn.go:81"},
-			{entry: "raft-loop", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "unknown", because: "(server/storage/mvcc/kvstore.go:343, reached from `etcdserver.NewServer` too) cannot run between the two reads"},
+			{entry: "raft-loop", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "unknown", because: "(server/storage/mvcc/kvstore.go:343, reached outside those runs through `mvcc.NewStore`) cannot run between the two reads"},
 			// What must stay feasible: the read at an old revision.
 			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "yes"},
 			// The apply's deferred result check compares ar.Err with

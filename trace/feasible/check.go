@@ -353,11 +353,12 @@ type Checker struct {
 	loads   map[loadKey]*ssa.UnOp // sameLoad's answers
 	tstr    map[types.Type]string
 	// serial are the functions that run one call at a time (SetSerial);
-	// stills and writers are stillOf's and mayWrite's answers.
+	// stills, writers and runs are stillOf's, mayWrite's and runsOf's answers.
 	serial   []*ssa.Function
 	serialBy []string
 	stills   map[stillKey]*Still
 	writers  map[*types.Var]map[*ssa.Function]bool
+	runs     map[*ssa.Function]map[*ssa.Function]bool
 }
 
 // typeString is types.TypeString(t, nil), once per type.

@@ -54,8 +54,8 @@ func (c *Checker) serialName(fn *ssa.Function) string {
 
 // Still is what keeps a field still between two reads of a path that
 // runs within serial function S: In are the writes of A made only within
-// S's runs, Out the others, each with the functions without callers that
-// reach it (From).
+// S's runs, Out the others, each with where its ways in leave S's runs
+// (From: callers S's runs never call, or what starts it in a goroutine).
 type Still struct {
 	A *types.Var
 	S *ssa.Function
@@ -107,19 +107,22 @@ func (c *Checker) stillOf(a *types.Var, s *ssa.Function) *Still {
 
 // within reports whether fn runs only within runs of s: every way that
 // calls it comes from s by calls (not through a go statement). When not,
-// tops are the functions without callers that reach it, the first few by
-// name, or the functions a go statement starts it from.
-func (c *Checker) within(fn *ssa.Function, s *ssa.Function) (tops []*ssa.Function, ok bool) {
+// outside are where its ways in leave s's runs, nearest the write first
+// (the first few by name): the callers on them that s's runs never call,
+// or the functions a go statement starts it from.
+func (c *Checker) within(fn *ssa.Function, s *ssa.Function) (outside []*ssa.Function, ok bool) {
+	inS := c.runsOf(s)
 	seen := map[*ssa.Function]bool{fn: true}
 	queue := []*ssa.Function{fn}
 	ok = true
 	add := func(f *ssa.Function) {
-		for _, t := range tops {
+		ok = false
+		for _, t := range outside {
 			if t == f {
 				return
 			}
 		}
-		tops = append(tops, f)
+		outside = append(outside, f)
 	}
 	for len(queue) > 0 {
 		f := queue[0]
@@ -129,32 +132,65 @@ func (c *Checker) within(fn *ssa.Function, s *ssa.Function) (tops []*ssa.Functio
 		}
 		n := c.g.CG.Nodes[f]
 		if n == nil || len(n.In) == 0 {
-			ok = false
 			add(f)
 			continue
 		}
 		for _, e := range n.In {
-			if e.Caller == nil || e.Caller.Func == nil {
-				ok = false
+			g := e.Caller.Func
+			if e.Caller == nil || g == nil {
 				add(f)
 				continue
 			}
 			if _, isGo := e.Site.(*ssa.Go); isGo {
-				ok = false
-				add(e.Caller.Func)
+				add(g)
 				continue
 			}
-			if g := e.Caller.Func; !seen[g] {
+			if !inS[g] {
+				// A caller s's runs never call: the way in leaves them here.
+				add(g)
+				continue
+			}
+			if !seen[g] {
 				seen[g] = true
 				queue = append(queue, g)
 			}
 		}
 	}
-	sort.Slice(tops, func(i, j int) bool { return tops[i].String() < tops[j].String() })
-	if len(tops) > 3 {
-		tops = tops[:3]
+	sort.Slice(outside, func(i, j int) bool { return outside[i].String() < outside[j].String() })
+	if len(outside) > 3 {
+		outside = outside[:3]
 	}
-	return tops, ok
+	return outside, ok
+}
+
+// runsOf are the functions s's runs may call, s among them (by calls, not
+// through a go statement).
+func (c *Checker) runsOf(s *ssa.Function) map[*ssa.Function]bool {
+	if r, ok := c.runs[s]; ok {
+		return r
+	}
+	r := map[*ssa.Function]bool{s: true}
+	queue := []*ssa.Function{s}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		n := c.g.CG.Nodes[f]
+		if n == nil {
+			continue
+		}
+		for _, e := range n.Out {
+			if _, isGo := e.Site.(*ssa.Go); isGo || e.Callee == nil || e.Callee.Func == nil || r[e.Callee.Func] {
+				continue
+			}
+			r[e.Callee.Func] = true
+			queue = append(queue, e.Callee.Func)
+		}
+	}
+	if c.runs == nil {
+		c.runs = map[*ssa.Function]map[*ssa.Function]bool{}
+	}
+	c.runs[s] = r
+	return r
 }
 
 // mayWrite reports whether a call of fn may write field a: fn, or a
