@@ -186,28 +186,67 @@ func onlyLoadStore(fa *ssa.FieldAddr) bool {
 func (c *Checker) mayRelease(fn *ssa.Function, L *types.Var) bool {
 	set, ok := c.releasers[L]
 	if !ok {
-		set = map[*ssa.Function]bool{}
-		queue := append([]*ssa.Function(nil), c.index().releases[L]...)
-		for _, f := range queue {
-			set[f] = true
-		}
-		for len(queue) > 0 {
-			f := queue[0]
-			queue = queue[1:]
-			n := c.g.CG.Nodes[f]
-			if n == nil {
-				continue
-			}
-			for _, e := range n.In {
-				if g := e.Caller.Func; g != nil && !set[g] {
-					set[g] = true
-					queue = append(queue, g)
-				}
-			}
-		}
+		set = c.closure(c.index().releases[L], false, true)
 		c.releasers[L] = set
 	}
 	return set[fn]
+}
+
+// closure is seeds and every function the call graph leads to from them:
+// their callees (forward) or their callers, through go statements too
+// when overGo is set.
+func (c *Checker) closure(seeds []*ssa.Function, forward, overGo bool) map[*ssa.Function]bool {
+	set := map[*ssa.Function]bool{}
+	var queue []*ssa.Function
+	for _, f := range seeds {
+		if !set[f] {
+			set[f] = true
+			queue = append(queue, f)
+		}
+	}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		n := c.g.CG.Nodes[f]
+		if n == nil {
+			continue
+		}
+		es := n.In
+		if forward {
+			es = n.Out
+		}
+		for _, e := range es {
+			if _, isGo := e.Site.(*ssa.Go); isGo && !overGo {
+				continue
+			}
+			g := e.Caller
+			if forward {
+				g = e.Callee
+			}
+			if g != nil && g.Func != nil && !set[g.Func] {
+				set[g.Func] = true
+				queue = append(queue, g.Func)
+			}
+		}
+	}
+	return set
+}
+
+// anyCallee reports whether may holds of a function call may run: its
+// static callee, or one of the call graph's callees at it.
+func (c *Checker) anyCallee(call ssa.CallInstruction, may func(*ssa.Function) bool) bool {
+	if fn := call.Common().StaticCallee(); fn != nil {
+		return may(fn)
+	}
+	if c.g == nil {
+		return false
+	}
+	for _, e := range c.g.EdgesAt(call) {
+		if e.Callee != nil && may(e.Callee.Func) {
+			return true
+		}
+	}
+	return false
 }
 
 // callMayRelease reports whether call instruction ins may release L.
@@ -218,15 +257,7 @@ func (c *Checker) callMayRelease(ins ssa.CallInstruction, L *types.Var) bool {
 	if _, ok := ins.(*ssa.Defer); ok {
 		return false // at the function's end
 	}
-	if fn := ins.Common().StaticCallee(); fn != nil {
-		return c.mayRelease(fn, L)
-	}
-	for _, e := range c.g.EdgesAt(ins) {
-		if c.mayRelease(e.Callee.Func, L) {
-			return true
-		}
-	}
-	return false
+	return c.anyCallee(ins, func(fn *ssa.Function) bool { return c.mayRelease(fn, L) })
 }
 
 // guards are the mutex fields that every write of field F holds in write

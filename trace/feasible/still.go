@@ -5,7 +5,6 @@ import (
 	"go/types"
 	"sort"
 
-	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -169,23 +168,7 @@ func (c *Checker) runsOf(s *ssa.Function) map[*ssa.Function]bool {
 	if r, ok := c.runs[s]; ok {
 		return r
 	}
-	r := map[*ssa.Function]bool{s: true}
-	queue := []*ssa.Function{s}
-	for len(queue) > 0 {
-		f := queue[0]
-		queue = queue[1:]
-		n := c.g.CG.Nodes[f]
-		if n == nil {
-			continue
-		}
-		for _, e := range n.Out {
-			if _, isGo := e.Site.(*ssa.Go); isGo || e.Callee == nil || e.Callee.Func == nil || r[e.Callee.Func] {
-				continue
-			}
-			r[e.Callee.Func] = true
-			queue = append(queue, e.Callee.Func)
-		}
-	}
+	r := c.closure([]*ssa.Function{s}, true, false)
 	if c.runs == nil {
 		c.runs = map[*ssa.Function]map[*ssa.Function]bool{}
 	}
@@ -198,31 +181,13 @@ func (c *Checker) runsOf(s *ssa.Function) map[*ssa.Function]bool {
 func (c *Checker) mayWrite(fn *ssa.Function, a *types.Var) bool {
 	set, ok := c.writers[a]
 	if !ok {
-		set = map[*ssa.Function]bool{}
-		var queue []*ssa.Function
+		var seeds []*ssa.Function
 		for _, st := range c.index().writes[a] {
-			if madeWrite(st) {
-				continue
-			}
-			if f := st.Parent(); !set[f] {
-				set[f] = true
-				queue = append(queue, f)
+			if !madeWrite(st) {
+				seeds = append(seeds, st.Parent())
 			}
 		}
-		for len(queue) > 0 {
-			f := queue[0]
-			queue = queue[1:]
-			n := c.g.CG.Nodes[f]
-			if n == nil {
-				continue
-			}
-			for _, e := range n.In {
-				if g := e.Caller.Func; g != nil && !set[g] {
-					set[g] = true
-					queue = append(queue, g)
-				}
-			}
-		}
+		set = c.closure(seeds, false, true)
 		if c.writers == nil {
 			c.writers = map[*types.Var]map[*ssa.Function]bool{}
 		}
@@ -240,18 +205,7 @@ func (c *Checker) insWrites(ins ssa.Instruction, a *types.Var) bool {
 			return true
 		}
 	case ssa.CallInstruction:
-		if fn := x.Common().StaticCallee(); fn != nil {
-			return c.mayWrite(fn, a)
-		}
-		var es []*callgraph.Edge
-		if c.g != nil {
-			es = c.g.EdgesAt(x)
-		}
-		for _, e := range es {
-			if e.Callee != nil && c.mayWrite(e.Callee.Func, a) {
-				return true
-			}
-		}
+		return c.anyCallee(x, func(fn *ssa.Function) bool { return c.mayWrite(fn, a) })
 	}
 	return false
 }
@@ -424,6 +378,9 @@ func (c *Checker) writesBetweenIns(x, y ssa.Instruction, a *types.Var) bool {
 // first before then, that a serial run keeps still (stillBetween), the
 // two reads are one value.
 func (w *walk) stillPairs() []assumed {
+	if len(w.c.serial) == 0 {
+		return nil
+	}
 	var terms []string
 	for t, ti := range w.terms {
 		if ti.read != nil && isInteger(ti.read.field.Type()) {
