@@ -282,7 +282,11 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 				add(text)
 			}
 		case feasible.ReasonStill:
-			if st := x.Still; st != nil {
+			if st := x.Still; st != nil && st.Entry {
+				first, _ := strconv.Atoi(x.Text)
+				add(fmt.Sprintf("`%s` holds the same entry for the key the path looks up at %s and again at %s: every write of its entries (%s) is made within a run of `%s`, %s, and the path, in one such run, makes none between the two lookups",
+					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S)), serialRuns(st)))
+			} else if st := x.Still; st != nil {
 				first, _ := strconv.Atoi(x.Text)
 				add(fmt.Sprintf("`%s` does not change between its reads at %s and %s: every write of it (%s) is made within a run of `%s`, %s, and the path, in one such run, writes it nowhere between them",
 					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S)), serialRuns(st)))
@@ -518,6 +522,9 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 // reads within one run of a serial function is not decided.
 func (r *Result) stilledText(c *feasible.Cond) string {
 	st := c.Still
+	if st.Entry {
+		return r.stilledEntryText(c)
+	}
 	text := fmt.Sprintf("not decided: the way can run only if `%s` changes between its reads at %s and %s", st.A.Name(), r.lineList(c.Reads[:1]), r.lineList(c.Reads[1:]))
 	if n := c.Near; n != nil && n.Text != "" {
 		text += " (it needs " + r.nearText(n) + ")"
@@ -526,6 +533,52 @@ func (r *Result) stilledText(c *feasible.Cond) string {
 	if len(st.In) > 0 {
 		text += fmt.Sprintf(", and the writes of it at %s are made only within such runs", r.writeLines(st.In))
 	}
+	return text + "; the analysis does not show that " + r.outWrites(st) + " cannot run between the two reads"
+}
+
+// stilledEntryText says why a way that needs a map's entry for a key to
+// change between two lookups of it within one run of a serial function
+// is not decided.
+func (r *Result) stilledEntryText(c *feasible.Cond) string {
+	st := c.Still
+	text := fmt.Sprintf("not decided: the way can run only if `%s`'s entry for the key it looks up at %s", st.A.Name(), r.lineList(c.Reads[1:]))
+	if n := c.Near; n != nil && n.Text != "" {
+		text += " (it needs " + r.nearText(n) + ")"
+	}
+	text += fmt.Sprintf(" is not the one the path found when it looked the same key up at %s", r.lineList(c.Reads[:1]))
+	text += fmt.Sprintf("; the path makes both lookups within one run of `%s`, %s, and changes none of its entries between them", report.ShortName(callpath.Name(st.S)), serialRuns(st))
+	if len(st.In) > 0 {
+		text += fmt.Sprintf(", and the writes of its entries at %s are made only within such runs", r.writeLines(st.In))
+	}
+	var unshown []string
+	if len(st.Out) > 0 {
+		unshown = append(unshown, r.outWrites(st)+" cannot run between the two lookups")
+	}
+	if c.Apart {
+		unshown = append(unshown, fmt.Sprintf("the two lookups, which reach `%s` through different fields, are of one struct's map", st.A.Name()))
+	}
+	if len(c.Unnamed) > 0 {
+		var at []string
+		for _, u := range c.Unnamed {
+			file, line := r.position(u.Pos)
+			x := fmt.Sprintf("%s:%d", file, line)
+			if u.Text != "" {
+				x = fmt.Sprintf("`%s` (%s)", u.Text, x)
+			}
+			at = append(at, x)
+		}
+		unshown = append(unshown, fmt.Sprintf("`%s` has an entry for the key the way looks up second where it is not the first key but the one %s sets, state the analysis does not follow to where it was put", st.A.Name(), joinList(at, "or")))
+	}
+	text += "; the analysis does not show that " + strings.Join(unshown, ", nor that ")
+	if len(c.Refuted) > 0 {
+		text += "; were the entry one at both lookups, the way could not run: " + r.reasons(c.Refuted)
+	}
+	return text
+}
+
+// outWrites lists the writes of a still field made outside the serial
+// function's runs, each with where its ways in leave them.
+func (r *Result) outWrites(st *feasible.Still) string {
 	var out []string
 	for i, w := range st.Out {
 		file, line := r.position(w.Pos)
@@ -543,7 +596,7 @@ func (r *Result) stilledText(c *feasible.Cond) string {
 		}
 		out = append(out, x)
 	}
-	return text + "; the analysis does not show that " + joinList(out, "and") + " cannot run between the two reads"
+	return joinList(out, "and")
 }
 
 // serialRuns says how a serial function's runs come: "which the

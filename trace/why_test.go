@@ -214,6 +214,18 @@ func TestWhyReleases(t *testing.T) {
 				"server/lease/lessor.go:588 v3rpc.(*quotaKVServer).Put":    "unknown|`leaseMap` has no entry for the key it looks up at server/lease/lessor.go:586",
 				"server/lease/lessor.go:588 v3rpc.(*kvServer).DeleteRange": "unknown|a value of `itemMap` read at server/lease/lessor.go:575, which the way needs non-zero (`leaseID != lease.NoLease`)",
 				"server/lease/lessor.go:588 etcdserver.(*EtcdServer).run":  "unknown|the analysis does not show that `delete(le.leaseMap, l.ID)` (server/lease/lessor.go:355) removes only keys that no value of `itemMap` names",
+				// Attach's refusal (lessor.go:561) needs the lease missing
+				// from leaseMap (:559-560). The Put and Txn handlers' ways
+				// (through raft and the apply job) attach the lease the
+				// request names only after checkLease (txn/put.go:80-87;
+				// through checkTxn's loop for a Txn, txn.go:223) found it
+				// with Lookup (lessor.go:461), in the same run of the apply
+				// job, which grants (:311), revokes (:355) and recovers
+				// (:606) every lease but at start-up (newLessor →
+				// initAndRecover, :820); with IgnoreLease they attach the
+				// stored key's lease (txn/put.go:58). Not decided, each.
+				"server/lease/lessor.go:561 v3rpc.(*quotaKVServer).Put": "unknown|is not the one the path found when it looked the same key up at server/lease/lessor.go:461",
+				"server/lease/lessor.go:561 v3rpc.(*quotaKVServer).Txn": "unknown|reached outside those runs through `lease.newLessor`",
 			},
 			// The gRPC Txn handler reaches checkLease (txn/put.go:84) and
 			// the lessor's Attach (lessor.go:561) only through raft: its
@@ -224,7 +236,6 @@ func TestWhyReleases(t *testing.T) {
 			// case (txn.go:213) and the write path need a put.
 			ways: map[string][]string{
 				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Txn": {"hand-off", "raft proposal:Txn", "dynamic"},
-				"server/lease/lessor.go:561 v3rpc.(*quotaKVServer).Txn":      {"hand-off", "raft proposal:Txn", "dynamic"},
 			},
 			// The KV service registered is quotaKVServer (v3rpc/grpc.go:80,
 			// NewQuotaKVServer), which embeds KVServer and declares Put and
@@ -286,6 +297,10 @@ func TestWhyReleases(t *testing.T) {
 			},
 			verdicts: map[string]string{
 				"server/lease/lessor.go:580 v3rpc.(*quotaKVServer).Put": "unknown|a value of `itemMap` read at server/lease/lessor.go:567, which the way needs non-zero (`oldLease != lease.NoLease`)",
+				// As v3.7.3's Attach (lessor.go:553 here), with the check
+				// inline in txn.Put (txn.go:46-51): the way into the write
+				// either names no lease or found it (lessor.go:453).
+				"server/lease/lessor.go:553 v3rpc.(*quotaKVServer).Put": "unknown|is not the one the path found when it looked the same key up at server/lease/lessor.go:453",
 			},
 		}},
 		{"v3.6.0", whyCase{symbol: "mvcc.(*store).Compact",

@@ -31,6 +31,10 @@ type alt struct {
 	// from it is (a field of it, an element).
 	fn     func(*value) *value
 	guards []guard
+	// ways are, when several ways of branches lead to the alternative
+	// (a return that several branches reach), the branches of each: a
+	// recheck (walk.thorough) takes one world for each, besides guards.
+	ways [][]guard
 	// at is where the alternative is fixed: the return, the assignment
 	// of a phi's edge.
 	at   token.Pos
@@ -305,7 +309,13 @@ func (f *frame) element(x *value, v ssa.Value, idx ssa.Value) *value {
 	}
 	if name == "" {
 		name = x.term + "[#" + v.Name() + "@" + itoa(f.id) + "]"
-		f.p.note(name, termInfo{elemOf: x.term, parent: x.term})
+		ti := termInfo{elemOf: x.term, parent: x.term}
+		if lk, ok := v.(*ssa.Lookup); ok && !lk.CommaOk {
+			// An entry of a map: its key, for the lookups of the same key
+			// in a map a serial run keeps still (entryPairs).
+			ti.look = &lookInfo{at: lk, fr: f, key: f.eval(idx)}
+		}
+		f.p.note(name, ti)
 	} else {
 		f.p.note(name, termInfo{parent: x.term})
 	}

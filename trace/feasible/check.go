@@ -140,7 +140,15 @@ type Cond struct {
 	// Still, on a condition of class Gave with Why Stilled, is what keeps
 	// the field read at Reads[0] and again at Reads[1] still between
 	// them, but for the writes it makes outside the serial function's runs.
+	// Apart says, for a map's entries (Still.Entry), that the two lookups
+	// reach the map through different fields, which the analysis does not
+	// show hold one struct.
 	Still *Still
+	Apart bool
+	// Unnamed are, for a map's entries, where the key the way looks up
+	// second is fixed on the ways where it is not the first's but a value
+	// the analysis cannot name (what a call it does not follow returned).
+	Unnamed []InvariantWrite
 	// OrBelow, with an order, says that some of the way's worlds need
 	// the field below 0 instead (an assumed floor of the same field).
 	OrBelow bool
@@ -357,6 +365,9 @@ type Checker struct {
 	serial   []*ssa.Function
 	serialBy []string
 	stills   map[stillKey]*Still
+	entries  map[*types.Var]*entrySites
+	stores   map[loadKey]*ssa.Store
+	looked   map[looksKey]bool
 	writers  map[*types.Var]map[*ssa.Function]bool
 	runs     map[*ssa.Function]map[*ssa.Function]bool
 }
@@ -419,7 +430,14 @@ type walk struct {
 	// deaths the worlds that could not, with why.
 	worlds []*world
 	deaths []death
-	terms  map[string]termInfo
+	// thorough is set while a recheck runs: a loop's element is checked
+	// against what every element passes by its whole conditions, not
+	// first by a quick look that may find the other side possible.
+	thorough bool
+	// settled are the branches the path took that its worlds were
+	// constrained by, in order (see entryRecheck).
+	settled []settledIf
+	terms   map[string]termInfo
 	// clientMaps says whether a map field of an object of the path holds
 	// what clients chose (clientEntry).
 	clientMaps map[clientKey]bool
@@ -588,7 +606,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 			break
 		}
 		fr.site = site
-		savedW, savedD := w.worlds, w.deaths
+		savedW, savedD, savedS := w.worlds, w.deaths, len(w.settled)
 		cs := append(append([]Cond{}, conds...), w.conds(fr, site.Block())...)
 		ss := append(append([]ssa.CallInstruction{}, sites...), site)
 		var res Result
@@ -606,7 +624,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 				res, val = w.dfs(next, i+1, cs, ss)
 			}
 		}
-		w.worlds, w.deaths = savedW, savedD
+		w.worlds, w.deaths, w.settled = savedW, savedD, w.settled[:savedS]
 		if !have || Better(res.Verdict, best.Verdict) {
 			best, bestVal, have = res, val, true
 		}
@@ -974,6 +992,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 // negation, they imply it.
 func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 	self := &reason{cond: c, pos: c.Pos, kind: ReasonCond}
+	w.settled = append(w.settled, settledIf{fr: fr, ifi: ifi, want: want, why: self})
 	before := len(w.deaths)
 	ws := w.constrain(w.worlds, fr, ifi.Cond, want, self)
 	if len(ws) == 0 {

@@ -167,6 +167,13 @@ func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*re
 				c.setChoice(val.key, i)
 				w.noteAlts(val)
 				wds = w.applyGuards([]*world{c}, a)
+				if w.thorough && len(a.ways) > 0 && len(wds) > 0 {
+					var split []*world
+					for i := range a.ways {
+						split = append(split, w.applyWay(wds, a.ways[i])...)
+					}
+					wds = split
+				}
 				if a.at.IsValid() {
 					asrc = append(append([]*reason(nil), src...), w.altReason(a))
 				}
@@ -206,6 +213,22 @@ func (w *walk) applyGuards(ws []*world, a *alt) []*world {
 		if g.tmpl != nil {
 			ws = w.addTemplate(ws, g.tmpl)
 			continue
+		}
+		if g.why == nil {
+			g.why = w.guardReason(g.fr, g.ifi, g.want, g.via, ReasonGuard)
+		}
+		ws = w.constrain(ws, g.fr, g.ifi.Cond, g.want, g.why)
+	}
+	return ws
+}
+
+// applyWay returns the worlds of ws in which the branches of one way
+// into an alternative hold.
+func (w *walk) applyWay(ws []*world, way []guard) []*world {
+	for i := range way {
+		g := &way[i]
+		if len(ws) == 0 {
+			return nil
 		}
 		if g.why == nil {
 			g.why = w.guardReason(g.fr, g.ifi, g.want, g.via, ReasonGuard)
@@ -478,7 +501,7 @@ func (w *walk) assumedFloors(res Result) Result {
 		}
 		carries = append(carries, w.carriedReads(t, rd)...)
 	}
-	stills := w.stillPairs()
+	stills := append(w.stillPairs(), w.entryPairs()...)
 	if len(w.worlds) == 0 || len(orders) == 0 && len(carries) == 0 && len(stills) == 0 && (len(floors) == 0 || res.Verdict != OnlyIf) {
 		return res
 	}
@@ -612,6 +635,25 @@ type assumed struct {
 	// A still pair (still set) is a - b <= 0, one of the two halves of
 	// a == b: two reads a serial run keeps still.
 	still *Still
+	// entry says that a and b are two lookups of a map (the entries
+	// they give), one the same as the other when their keys are one
+	// (entryClash).
+	entry bool
+	// rs are, once the assumption ended a world, the reasons it ended.
+	rs []*reason
+	// apart says that the two lookups of an entry pair reach the map
+	// through different fields: one struct is not shown.
+	apart bool
+	// cands are, for an entry pair, the earlier lookups of its key;
+	// checked and ruled say its check was made, and what it found (it
+	// does not depend on the world: see entryRecheck).
+	cands   []entryCand
+	checked bool
+	ruled   []*reason
+	// unnamed are, for an entry pair, where the later lookup's key is
+	// fixed on the ways where it is not the earlier's but a value the
+	// analysis cannot name: those ways are not decided.
+	unnamed []token.Pos
 }
 
 // noWorldWith reports, when no world of ws is left once the assumptions
@@ -631,16 +673,23 @@ func (w *walk) noWorldWith3(ws []*world, as []assumed) (floor, order, carry, sti
 		dead := false
 		for i := range as {
 			x := &as[i]
-			if x.a != "" && !c.d.has(x.a) || !c.d.has(x.b) {
+			var r []*reason
+			switch {
+			case x.entry:
+				r = w.entryRecheck(c, x)
+			case x.a != "" && !c.d.has(x.a) || !c.d.has(x.b):
 				continue
+			default:
+				r = c.addDiff(x.a, x.b, x.k, &reason{kind: ReasonInvariant, inv: x.inv})
 			}
-			if r := c.addDiff(x.a, x.b, x.k, &reason{kind: ReasonInvariant, inv: x.inv}); r != nil {
+			if r != nil {
 				dead = true
 				first := false
 				switch {
 				case x.still != nil:
 					if still == nil {
 						still, first = x, true
+						x.rs = r
 					}
 				case x.carry != nil:
 					if carry == nil {
@@ -798,8 +847,9 @@ func (w *walk) entailsAll(wd *world, fr *frame, edges []edgeOf) ([]*reason, bool
 		case qNo:
 			return nil, false
 		case qUnknown:
-			// The other side is plainly possible: not taken.
-			if w.quickSat(wd, fr, e.ifi.Cond, !e.want, map[string]bool{}, 0) {
+			// The other side is plainly possible: not taken. (A recheck
+			// asks the whole question: see entryRecheck.)
+			if !w.thorough && w.quickSat(wd, fr, e.ifi.Cond, !e.want, map[string]bool{}, 0) {
 				return nil, false
 			}
 			full = append(full, e)

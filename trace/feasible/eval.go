@@ -142,6 +142,11 @@ func (f *frame) eval1(v ssa.Value) *value {
 					// value as the earlier load.
 					return f.eval(prev)
 				}
+				if st := f.p.c.reachingStore(v, a); st != nil {
+					// The one store every way to the load comes from, with
+					// no other write between: its value.
+					return f.eval(st.Val)
+				}
 			}
 			return f.load(f.eval(v.X), v)
 		case token.NOT:

@@ -40,6 +40,10 @@ type retInfo struct {
 	ret   *ssa.Return
 	edges []edgeOf
 	loops []*loopInfo
+	// ways are, for a return that several branches lead to (a `return
+	// nil` after a check), the branches of each way into its block: a
+	// recheck (walk.thorough) takes one world for each.
+	ways [][]edgeOf
 }
 
 // edgeOf is one edge of a branch: the If and the outcome.
@@ -65,7 +69,7 @@ func (c *Checker) summary(fn *ssa.Function) *summary {
 	}
 	s := &summary{}
 	c.sums[fn] = s
-	if fn.Blocks == nil || fn.Recover != nil || len(fn.Blocks) > maxInlineBlocks {
+	if fn.Blocks == nil || fn.Recover != nil && !(lockedGetter(fn) && c.returnsLookup(fn)) || len(fn.Blocks) > maxInlineBlocks {
 		return s
 	}
 	s.ok = true
@@ -82,22 +86,171 @@ func (c *Checker) summary(fn *ssa.Function) *summary {
 	}
 	loops := c.loops(fn)
 	for _, b := range fn.Blocks {
-		if len(b.Instrs) == 0 {
-			continue
+		if len(b.Instrs) == 0 || b == fn.Recover {
+			continue // no deferred call recovers: a panic goes on up
 		}
 		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
 		if !ok {
 			continue
 		}
-		ri := retInfo{ret: ret, edges: c.domEdges(fn, b)}
+		var lps []*loopInfo
 		for _, l := range loops {
 			if l.head.Succs[1].Dominates(b) {
-				ri.loops = append(ri.loops, l)
+				lps = append(lps, l)
+			}
+		}
+		ri := retInfo{ret: ret, edges: c.domEdges(fn, b), loops: lps}
+		// A return that several branches lead to is reached by one of
+		// them: what a run that reaches it from one predecessor passed.
+		if splitPreds(b, ret) {
+			for _, p := range b.Preds {
+				ri.ways = append(ri.ways, c.edgesBetween(fn, fn.Blocks[0], p, b))
 			}
 		}
 		s.rets = append(s.rets, ri)
 	}
 	return s
+}
+
+// maxSplit bounds how many predecessors of a return are told apart.
+const maxSplit = 4
+
+// splitPreds reports whether return block b is told apart by its
+// predecessors: it has a few, at least one ends in a branch, and it
+// returns constants (`return nil` after a check: what the way into it
+// passed is all there is to tell of it).
+func splitPreds(b *ssa.BasicBlock, ret *ssa.Return) bool {
+	if len(b.Preds) < 2 || len(b.Preds) > maxSplit || len(ret.Results) == 0 {
+		return false
+	}
+	for _, r := range ret.Results {
+		if _, isConst := r.(*ssa.Const); !isConst {
+			return false
+		}
+	}
+	for _, p := range b.Preds {
+		if n := len(p.Instrs); n > 0 {
+			if _, ok := p.Instrs[n-1].(*ssa.If); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lockedGetter reports whether fn, which defers calls, is a getter that
+// reads under a lock it takes and releases (`le.mu.RLock(); defer
+// le.mu.RUnlock(); return le.m[id]`): one block besides the one a
+// recovered panic would run, no call but of the standard library's sync
+// package (or a builtin), and no deferred call that may recover. Of the
+// functions that defer, only such a getter of a map's entry
+// (returnsLookup) is followed: what it finds is what a later lookup of
+// the same key may find again (entry.go); every function that defers,
+// followed on a long path, costs more than its worth.
+func lockedGetter(fn *ssa.Function) bool {
+	if len(fn.Blocks) != 2 || fn.Recover == nil || mayRecover(fn) {
+		return false
+	}
+	for _, b := range fn.Blocks {
+		if b == fn.Recover {
+			continue
+		}
+		for _, ins := range b.Instrs {
+			c, ok := ins.(ssa.CallInstruction)
+			if !ok {
+				continue
+			}
+			if _, isB := c.Common().Value.(*ssa.Builtin); isB {
+				continue
+			}
+			callee := c.Common().StaticCallee()
+			if callee == nil || !syncMethod(callee) && (callee.Pkg == nil || callee.Pkg.Pkg.Path() != "sync") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// returnsLookup reports whether fn returns one result, an entry it looks
+// up in a map (kept in its result's variable while the deferred calls
+// run).
+func (c *Checker) returnsLookup(fn *ssa.Function) bool {
+	found := false
+	for _, b := range fn.Blocks {
+		if b == fn.Recover || len(b.Instrs) == 0 {
+			continue
+		}
+		r, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		if len(r.Results) != 1 {
+			return false
+		}
+		lk, ok := c.stored(r.Results[0]).(*ssa.Lookup)
+		if !ok || lk.CommaOk {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+// mayRecover reports whether a deferred call of fn may recover a panic:
+// recover stops one only when the deferred function calls it itself, so
+// a deferred call of a function whose body does not, or of a method of
+// the standard library's sync package (a lock's release), does not.
+func mayRecover(fn *ssa.Function) bool {
+	for _, b := range fn.Blocks {
+		for _, ins := range b.Instrs {
+			d, ok := ins.(*ssa.Defer)
+			if !ok {
+				continue
+			}
+			callee := d.Call.StaticCallee()
+			if callee == nil {
+				return true
+			}
+			if callee.Blocks == nil {
+				if callee.Pkg != nil && callee.Pkg.Pkg.Path() == "sync" || syncMethod(callee) {
+					continue
+				}
+				return true
+			}
+			if callsRecover(callee) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// syncMethod reports whether fn is a method of a type of package sync.
+func syncMethod(fn *ssa.Function) bool {
+	if fn.Signature.Recv() == nil {
+		return false
+	}
+	t := fn.Signature.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync"
+}
+
+// callsRecover reports whether fn calls the built-in recover.
+func callsRecover(fn *ssa.Function) bool {
+	for _, b := range fn.Blocks {
+		for _, ins := range b.Instrs {
+			if c, ok := ins.(*ssa.Call); ok {
+				if bi, ok := c.Call.Value.(*ssa.Builtin); ok && bi.Name() == "recover" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // domEdges are the branch edges that every run reaching block target in
@@ -460,6 +613,13 @@ func (f *frame) inlineOne(v *ssa.Call, c *ssa.CallCommon, t target, old *value) 
 		}
 		for _, l := range r.loops {
 			a.guards = append(a.guards, guard{fr: nf, tmpl: &template{loop: l, fr: nf, via: []*viaCall{&rv}}})
+		}
+		for _, way := range r.ways {
+			var gs []guard
+			for _, e := range way {
+				gs = append(gs, guard{fr: nf, ifi: e.ifi, want: e.want, via: []*viaCall{&rv}})
+			}
+			a.ways = append(a.ways, gs)
 		}
 		out.alts = append(out.alts, a)
 	}

@@ -136,7 +136,7 @@ func (c *Checker) index() *index {
 						ix.inner[tn] = true
 					}
 					if fa, ok := x.(*ssa.FieldAddr); ok {
-						if fv := fieldVar(fa.X.Type(), fa.Field); fv != nil && isInteger(fv.Type()) && !onlyLoadStore(fa) {
+						if fv := fieldVar(fa.X.Type(), fa.Field); fv != nil && (isInteger(fv.Type()) || isMapType(fv.Type())) && !onlyLoadStore(fa) {
 							ix.addrTaken[fv] = true
 						}
 					}

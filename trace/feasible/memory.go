@@ -1,6 +1,8 @@
 package feasible
 
 import (
+	"go/token"
+
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -53,6 +55,69 @@ func (c *Checker) sameLoad1(load *ssa.UnOp, a *ssa.Alloc) *ssa.UnOp {
 	return best
 }
 
+// reachingStore is the store of local variable a that comes before load
+// on every way to it with no other write of a between; nil when there is
+// none, or a is used otherwise than by its loads and stores (a closure
+// that captures it, a call given its address). Such a variable is a
+// result of a function that defers a call: named, or the slot its value
+// waits in while the deferred calls run.
+func (c *Checker) reachingStore(load *ssa.UnOp, a *ssa.Alloc) *ssa.Store {
+	k := loadKey{load, a}
+	if st, ok := c.stores[k]; ok {
+		return st
+	}
+	var out *ssa.Store
+	if writers, ok := c.varWriters(a); ok && onlyLoadsStores(a) {
+		for w := range writers {
+			st, isStore := w.(*ssa.Store)
+			if isStore && st.Addr == a && precedes(st, load) && noneBetween(st, load, writers) {
+				out = st
+				break
+			}
+		}
+	}
+	if c.stores == nil {
+		c.stores = map[loadKey]*ssa.Store{}
+	}
+	c.stores[k] = out
+	return out
+}
+
+// stored is v, or, for a load of a local variable that one store reaches
+// (a result kept in a variable while deferred calls run), the value that
+// store stores.
+func (c *Checker) stored(v ssa.Value) ssa.Value {
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+		if a, ok := u.X.(*ssa.Alloc); ok {
+			if st := c.reachingStore(u, a); st != nil {
+				return st.Val
+			}
+		}
+	}
+	return v
+}
+
+// onlyLoadsStores reports whether local variable a is used only by
+// loads and stores of it.
+func onlyLoadsStores(a *ssa.Alloc) bool {
+	for _, r := range *a.Referrers() {
+		switch x := r.(type) {
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				return false
+			}
+		case *ssa.Store:
+			if x.Addr != a {
+				return false
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // varWriters are the instructions that may write local variable a; false
 // when a is used in a way the analysis does not follow.
 func (c *Checker) varWriters(a *ssa.Alloc) (map[ssa.Instruction]bool, bool) {
@@ -61,6 +126,7 @@ func (c *Checker) varWriters(a *ssa.Alloc) (map[ssa.Instruction]bool, bool) {
 	}
 	out := map[ssa.Instruction]bool{}
 	ok := true
+	deferred := false
 	for _, r := range *a.Referrers() {
 		switch x := r.(type) {
 		case *ssa.UnOp, *ssa.DebugRef:
@@ -76,6 +142,9 @@ func (c *Checker) varWriters(a *ssa.Alloc) (map[ssa.Instruction]bool, bool) {
 				switch y := cr.(type) {
 				case ssa.CallInstruction:
 					out[y] = true
+					if _, isDefer := y.(*ssa.Defer); isDefer {
+						deferred = true
+					}
 				case *ssa.DebugRef:
 				default:
 					ok = false
@@ -83,8 +152,22 @@ func (c *Checker) varWriters(a *ssa.Alloc) (map[ssa.Instruction]bool, bool) {
 			}
 		case ssa.CallInstruction:
 			out[x] = true
+			if _, isDefer := x.(*ssa.Defer); isDefer {
+				deferred = true
+			}
 		default:
 			ok = false
+		}
+	}
+	if deferred {
+		// A deferred call runs where the deferred calls are run (a named
+		// result's return, a panic's way out), not at its defer statement.
+		for _, b := range a.Parent().Blocks {
+			for _, ins := range b.Instrs {
+				if _, isRun := ins.(*ssa.RunDefers); isRun {
+					out[ins] = true
+				}
+			}
 		}
 	}
 	if !ok {

@@ -325,6 +325,17 @@ func (c *Checker) setWhenMade(f *types.Var) bool {
 // a's is a call (of calls) that returns before b's instruction runs, in a
 // block that dominates b's (or earlier in the same block).
 func before(a, b *readInfo) bool {
+	return ordered(a, b, false)
+}
+
+// runsBefore is before for the runs of the path that make both reads:
+// where their ways part, a's block need not dominate b's, only lead to it
+// without b's leading back (a check made on one way into a join).
+func runsBefore(a, b *readInfo) bool {
+	return ordered(a, b, true)
+}
+
+func ordered(a, b *readInfo, onWay bool) bool {
 	ca, cb := stepsOf(a), stepsOf(b)
 	if len(ca) == 0 || len(cb) == 0 {
 		return false
@@ -350,6 +361,9 @@ func before(a, b *readInfo) bool {
 		}
 		if ia.Block() == ib.Block() {
 			return instrIndex(ia) < instrIndex(ib)
+		}
+		if onWay {
+			return reachesTo(ib.Block())[ia.Block()] && !reachesTo(ia.Block())[ib.Block()]
 		}
 		return ia.Block().Dominates(ib.Block())
 	}

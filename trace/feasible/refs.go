@@ -418,7 +418,7 @@ func (c *Checker) lookupReturns(call *ssa.Call) (*types.Var, token.Pos) {
 			if len(r.Results) != 1 {
 				return nil, token.NoPos
 			}
-			switch x := r.Results[0].(type) {
+			switch x := c.stored(r.Results[0]).(type) {
 			case *ssa.Const:
 				if !isZeroConst(x) {
 					return nil, token.NoPos

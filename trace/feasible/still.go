@@ -4,6 +4,7 @@ import (
 	"go/token"
 	"go/types"
 	"sort"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -63,6 +64,9 @@ type Still struct {
 	In   []InvariantWrite
 	Out  []InvariantWrite
 	From [][]*ssa.Function
+	// Entry says that A holds a map and the writes are of its entries
+	// (puts, deletes, new maps): the two reads are lookups of one key.
+	Entry bool
 }
 
 type stillKey struct {
@@ -80,12 +84,24 @@ func (c *Checker) stillOf(a *types.Var, s *ssa.Function) *Still {
 	}
 	var out *Still
 	if c.seesAllWrites(a) && !c.index().addrTaken[a] && !c.structStored(a) {
-		out = &Still{A: a, S: s, By: c.serialName(s)}
-		for _, st := range c.sortedWrites(a) {
-			if madeWrite(st) {
-				continue // a struct's making: nothing else sees it yet
+		out = &Still{A: a, S: s, By: c.serialName(s), Entry: isMapType(a.Type())}
+		var sites []ssa.Instruction
+		if out.Entry {
+			e := c.entryWrites(a)
+			if !e.ok {
+				c.setStill(k, nil)
+				return nil
 			}
-			w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Text: c.text.stmtText(st.Pos())}
+			sites = e.ws
+		} else {
+			for _, st := range c.sortedWrites(a) {
+				if !madeWrite(st) { // a struct's making: nothing else sees it yet
+					sites = append(sites, st)
+				}
+			}
+		}
+		for _, st := range sites {
+			w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Text: shortStmt(c.text.stmtText(st.Pos()))}
 			if tops, ok := c.within(st.Parent(), s); ok {
 				out.In = append(out.In, w)
 			} else {
@@ -97,11 +113,37 @@ func (c *Checker) stillOf(a *types.Var, s *ssa.Function) *Still {
 			out = nil
 		}
 	}
+	c.setStill(k, out)
+	return out
+}
+
+// shortStmt is an assignment as written, its value cut when long (a
+// literal over many lines): "m[k] = &T{…}".
+func shortStmt(s string) string {
+	if len(s) <= 72 {
+		return s
+	}
+	if lhs, rhs, ok := strings.Cut(s, " = "); ok {
+		if i := strings.IndexAny(rhs, "{("); i >= 0 && i < 40 {
+			return lhs + " = " + rhs[:i+1] + "…" + string(closing(rhs[i]))
+		}
+		return lhs + " = …"
+	}
+	return s
+}
+
+func closing(b byte) byte {
+	if b == '{' {
+		return '}'
+	}
+	return ')'
+}
+
+func (c *Checker) setStill(k stillKey, st *Still) {
 	if c.stills == nil {
 		c.stills = map[stillKey]*Still{}
 	}
-	c.stills[k] = out
-	return out
+	c.stills[k] = st
 }
 
 // within reports whether fn runs only within runs of s: every way that
@@ -187,6 +229,11 @@ func (c *Checker) mayWrite(fn *ssa.Function, a *types.Var) bool {
 				seeds = append(seeds, st.Parent())
 			}
 		}
+		if isMapType(a.Type()) {
+			for _, x := range c.entryWrites(a).ws {
+				seeds = append(seeds, x.Parent())
+			}
+		}
 		set = c.closure(seeds, false, true)
 		if c.writers == nil {
 			c.writers = map[*types.Var]map[*ssa.Function]bool{}
@@ -199,6 +246,9 @@ func (c *Checker) mayWrite(fn *ssa.Function, a *types.Var) bool {
 // insWrites reports whether instruction ins may write field a: a store
 // to it, or a call (deferred, or started in a goroutine) of code that may.
 func (c *Checker) insWrites(ins ssa.Instruction, a *types.Var) bool {
+	if isMapType(a.Type()) && c.entryWrites(a).set[ins] {
+		return true
+	}
 	switch x := ins.(type) {
 	case *ssa.Store:
 		if fa, ok := x.Addr.(*ssa.FieldAddr); ok && fieldVar(fa.X.Type(), fa.Field) == a && !madeWrite(x) {
@@ -422,16 +472,16 @@ const Stilled = "stilled"
 // way needs it changed for is the one named.
 func (w *walk) gaveStill(res Result, x *assumed, needs []*Cond) Result {
 	st := x.still
-	if len(st.Out) == 0 {
-		var near *Cond
-		for i := len(res.Conds) - 1; i >= 0 && near == nil; i-- {
-			c := &res.Conds[i]
-			for _, n := range needs {
-				if c.Pos == n.Pos && c.Text == n.Text && c.Want == n.Want {
-					near = c
-				}
+	var near *Cond
+	for i := len(res.Conds) - 1; i >= 0 && near == nil; i-- {
+		c := &res.Conds[i]
+		for _, n := range needs {
+			if c.Pos == n.Pos && c.Text == n.Text && c.Want == n.Want {
+				near = c
 			}
 		}
+	}
+	if len(st.Out) == 0 && !x.apart && len(x.unnamed) == 0 {
 		if near == nil {
 			for i := len(res.Conds) - 1; i >= 0 && near == nil; i-- {
 				if c := &res.Conds[i]; c.Class == State {
@@ -444,12 +494,24 @@ func (w *walk) gaveStill(res Result, x *assumed, needs []*Cond) Result {
 			c.Class = Excluded
 			c.Why = ""
 			c.Refuted = []Reason{{Kind: ReasonStill, Pos: x.reads[1], Text: itoa(int(x.reads[0])), Still: st}}
+			if x.entry {
+				// What the earlier lookup found: the branches that, with
+				// the entry the later one needs, leave no way.
+				c.Refuted = append(c.Refuted, explain(w.c.text.fset, x.rs, near)...)
+			}
 			res.Conds = append(append([]Cond(nil), res.Conds...), c)
 			res.Verdict, res.Because = No, &res.Conds[len(res.Conds)-1]
 			return res
 		}
 	}
-	cond := Cond{Class: Gave, Why: Stilled, Pos: st.S.Pos(), Func: st.S, Still: st, Reads: x.reads}
+	cond := Cond{Class: Gave, Why: Stilled, Pos: st.S.Pos(), Func: st.S, Still: st, Reads: x.reads, Apart: x.apart}
+	for _, p := range dedupPos(x.unnamed) {
+		cond.Unnamed = append(cond.Unnamed, InvariantWrite{Pos: p, Text: w.c.text.stmtText(p)})
+	}
+	if x.entry {
+		// With the entry unchanged, these leave the way no world.
+		cond.Refuted = explain(w.c.text.fset, x.rs, near)
+	}
 	if len(st.Out) > 0 {
 		cond.Pos, cond.Func = st.Out[0].Pos, st.Out[0].Func
 	}

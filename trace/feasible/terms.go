@@ -29,6 +29,8 @@ type termInfo struct {
 	// the test); else start is least.
 	at    token.Pos
 	start int64
+	// look is, for the entry a map lookup gives, the lookup.
+	look *lookInfo
 }
 
 // countsUp reports whether phi is a loop's counter: each of its edges is
