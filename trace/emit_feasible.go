@@ -284,7 +284,7 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 		case feasible.ReasonStill:
 			if st := x.Still; st != nil && st.Entry {
 				first, _ := strconv.Atoi(x.Text)
-				add(fmt.Sprintf("`%s` holds the same entry for the key the path looks up at %s and again at %s: every write of its entries (%s) is made within a run of `%s`, %s, and the path, in one such run, makes none between the two lookups",
+				add(fmt.Sprintf("`%s` holds the same entry for the key the path looks up at %s and again at %s: every write that changes its entries (%s) is made within a run of `%s`, %s, and the path, in one such run, makes none between the two lookups",
 					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S)), serialRuns(st)))
 			} else if st := x.Still; st != nil {
 				first, _ := strconv.Atoi(x.Text)
@@ -545,10 +545,10 @@ func (r *Result) stilledEntryText(c *feasible.Cond) string {
 	if n := c.Near; n != nil && n.Text != "" {
 		text += " (it needs " + r.nearText(n) + ")"
 	}
-	text += fmt.Sprintf(" is not the one the path found when it looked the same key up at %s", r.lineList(c.Reads[:1]))
+	text += fmt.Sprintf(" is not the one found, on the runs that look the same key up first at %s", r.lineList(c.Reads[:1]))
 	text += fmt.Sprintf("; the path makes both lookups within one run of `%s`, %s, and changes none of its entries between them", report.ShortName(callpath.Name(st.S)), serialRuns(st))
 	if len(st.In) > 0 {
-		text += fmt.Sprintf(", and the writes of its entries at %s are made only within such runs", r.writeLines(st.In))
+		text += fmt.Sprintf(", and the writes that change its entries (puts, deletes, new maps) at %s are made only within such runs", r.writeLines(st.In))
 	}
 	var unshown []string
 	if len(st.Out) > 0 {
@@ -567,7 +567,7 @@ func (r *Result) stilledEntryText(c *feasible.Cond) string {
 			}
 			at = append(at, x)
 		}
-		unshown = append(unshown, fmt.Sprintf("`%s` has an entry for the key the way looks up second where it is not the first key but the one %s sets, state the analysis does not follow to where it was put", st.A.Name(), joinList(at, "or")))
+		unshown = append(unshown, fmt.Sprintf("`%s` has an entry for the key the way looks up second on its runs where that key is the one %s sets (state the path reads, which the analysis does not follow to where it was put) and no lookup of it came first", st.A.Name(), joinList(at, "or")))
 	}
 	text += "; the analysis does not show that " + strings.Join(unshown, ", nor that ")
 	if len(c.Refuted) > 0 {

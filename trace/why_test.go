@@ -224,7 +224,7 @@ func TestWhyReleases(t *testing.T) {
 				// (:606) every lease but at start-up (newLessor →
 				// initAndRecover, :820); with IgnoreLease they attach the
 				// stored key's lease (txn/put.go:58). Not decided, each.
-				"server/lease/lessor.go:561 v3rpc.(*quotaKVServer).Put": "unknown|is not the one the path found when it looked the same key up at server/lease/lessor.go:461",
+				"server/lease/lessor.go:561 v3rpc.(*quotaKVServer).Put": "unknown|is not the one found, on the runs that look the same key up first at server/lease/lessor.go:461",
 				"server/lease/lessor.go:561 v3rpc.(*quotaKVServer).Txn": "unknown|reached outside those runs through `lease.newLessor`",
 			},
 			// The gRPC Txn handler reaches checkLease (txn/put.go:84) and
@@ -300,7 +300,7 @@ func TestWhyReleases(t *testing.T) {
 				// As v3.7.3's Attach (lessor.go:553 here), with the check
 				// inline in txn.Put (txn.go:46-51): the way into the write
 				// either names no lease or found it (lessor.go:453).
-				"server/lease/lessor.go:553 v3rpc.(*quotaKVServer).Put": "unknown|is not the one the path found when it looked the same key up at server/lease/lessor.go:453",
+				"server/lease/lessor.go:553 v3rpc.(*quotaKVServer).Put": "unknown|is not the one found, on the runs that look the same key up first at server/lease/lessor.go:453",
 			},
 		}},
 		{"v3.6.0", whyCase{symbol: "mvcc.(*store).Compact",
