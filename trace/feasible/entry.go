@@ -395,18 +395,35 @@ func (w *walk) refuteWith(c *world, a, b string) ([]*reason, bool) {
 	if fb == nil || fb.nilness == 0 {
 		return nil, false
 	}
+	field := w.terms[w.terms[b].parent].read.field
+	// What ends worlds without the entry said too (an error a check
+	// returns, which the path needs nil) is no reason of this one.
+	mark := len(w.deaths)
+	if _, ok := w.resettle([]*world{c.clone()}, field); !ok {
+		return nil, false
+	}
+	anyway := map[*reason]bool{}
+	for _, d := range w.deaths[mark:] {
+		for _, r := range d.why {
+			anyway[r] = true
+		}
+	}
 	c = c.clone()
 	if r := c.addFact(a, fact{nilness: fb.nilness}, fb.by); r != nil {
 		return r, true
 	}
-	mark := len(w.deaths)
-	left, ok := w.resettle([]*world{c}, w.terms[w.terms[b].parent].read.field)
+	mark = len(w.deaths)
+	left, ok := w.resettle([]*world{c}, field)
 	if !ok || len(left) > 0 {
 		return nil, false
 	}
 	rs := []*reason{fb.by}
 	for _, d := range w.deaths[mark:] {
-		rs = append(rs, d.why...)
+		for _, r := range d.why {
+			if !anyway[r] {
+				rs = append(rs, r)
+			}
+		}
 	}
 	return rs, true
 }
