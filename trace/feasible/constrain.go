@@ -438,12 +438,7 @@ func (w *walk) floorOf(ws []*world, t string, inv *Invariant) []*world {
 // said of every element the path names (see narrowTerm).
 func (w *walk) narrowAll(wd *world) []*world {
 	ws := []*world{wd}
-	slices := make([]string, 0, len(wd.forall))
-	for s := range wd.forall {
-		slices = append(slices, s)
-	}
-	sort.Strings(slices)
-	for _, s := range slices {
+	for _, s := range wd.forallSlices() {
 		for _, e := range wd.elems[s] {
 			var next []*world
 			for _, x := range ws {
@@ -648,6 +643,7 @@ type assumed struct {
 	// checked and ruled say its check was made, and what it found (it
 	// does not depend on the world: see entryRecheck).
 	cands   []entryCand
+	joins   []joinWays // the joins a check of the map leads to (joinAlts)
 	checked bool
 	ruled   []*reason
 	// unnamed are, for an entry pair, where the later lookup's key is

@@ -143,14 +143,14 @@ func (w *walk) entryPairs() []assumed {
 	// The lookups a join's ways in test (a check before the path's call
 	// that returns unless the key is found) are lookups of the path too,
 	// though no branch the path takes dominates them.
-	done := map[*types.Var]bool{}
+	joins := map[*types.Var][]joinWays{}
 	for _, t := range looks {
 		a := w.terms[w.terms[t].parent].read.field
-		if done[a] {
+		if _, done := joins[a]; done {
 			continue
 		}
-		done[a] = true
-		for _, j := range w.joinAlts(a) {
+		joins[a] = w.joinAlts(a)
+		for _, j := range joins[a] {
 			for _, es := range j.ways {
 				for _, e := range es {
 					touch(j.fr, e.ifi.Cond)
@@ -160,14 +160,9 @@ func (w *walk) entryPairs() []assumed {
 	}
 	// So are the lookups of what a loop checked of every element of a
 	// slice, said of each element the path names.
-	if len(done) > 0 {
+	if len(joins) > 0 {
 		for _, wd := range w.worlds {
-			slices := make([]string, 0, len(wd.forall))
-			for s := range wd.forall {
-				slices = append(slices, s)
-			}
-			sort.Strings(slices)
-			for _, s := range slices {
+			for _, s := range wd.forallSlices() {
 				for _, t := range wd.forall[s] {
 					for _, e := range wd.elems[s] {
 						tf := w.templateFrame(t, e)
@@ -214,7 +209,7 @@ func (w *walk) entryPairs() []assumed {
 		}
 		if len(cands) > 0 {
 			c := cands[0]
-			out = append(out, assumed{a: c.a, b: t2, still: c.still, reads: c.reads, apart: c.apart, entry: true, cands: cands})
+			out = append(out, assumed{a: c.a, b: t2, still: c.still, reads: c.reads, apart: c.apart, entry: true, cands: cands, joins: joins[m2.field]})
 		}
 	}
 	return out
@@ -326,11 +321,10 @@ func (w *walk) entryRecheck(wd *world, x *assumed) []*reason {
 }
 
 func (w *walk) entryRecheck1(x *assumed, lb *lookInfo, fb *fact) []*reason {
-	field := w.terms[w.terms[x.b].parent].read.field
 	before, budget := len(w.deaths), w.budget
 	w.budget, w.thorough = recheckBudget, true
 	defer func() { w.deaths, w.budget, w.thorough = w.deaths[:before], budget, false }()
-	ws, ok := w.resettle([]*world{newWorld()}, field)
+	ws, ok := w.resettle([]*world{newWorld()}, x.joins)
 	if !ok {
 		return nil
 	}
@@ -349,7 +343,7 @@ func (w *walk) entryRecheck1(x *assumed, lb *lookInfo, fb *fact) []*reason {
 				continue
 			}
 			same = true
-			r, ok := w.refuteWith(c, cd.a, x.b)
+			r, ok := w.refuteWith(c, cd.a, x.b, x.joins)
 			if !ok {
 				continue // this lookup may have found nothing: another may
 			}
@@ -390,16 +384,15 @@ func (w *walk) entryRecheck1(x *assumed, lb *lookInfo, fb *fact) []*reason {
 // refuteWith takes the path's branches again in world c with lookup a's
 // entry what lookup b's is: the reasons no world is left, ok; ok false
 // when one is.
-func (w *walk) refuteWith(c *world, a, b string) ([]*reason, bool) {
+func (w *walk) refuteWith(c *world, a, b string, joins []joinWays) ([]*reason, bool) {
 	fb := c.facts.get(b)
 	if fb == nil || fb.nilness == 0 {
 		return nil, false
 	}
-	field := w.terms[w.terms[b].parent].read.field
 	// What ends worlds without the entry said too (an error a check
 	// returns, which the path needs nil) is no reason of this one.
 	mark := len(w.deaths)
-	if _, ok := w.resettle([]*world{c.clone()}, field); !ok {
+	if _, ok := w.resettle([]*world{c.clone()}, joins); !ok {
 		return nil, false
 	}
 	anyway := map[*reason]bool{}
@@ -413,7 +406,7 @@ func (w *walk) refuteWith(c *world, a, b string) ([]*reason, bool) {
 		return r, true
 	}
 	mark = len(w.deaths)
-	left, ok := w.resettle([]*world{c}, field)
+	left, ok := w.resettle([]*world{c}, joins)
 	if !ok || len(left) > 0 {
 		return nil, false
 	}
@@ -456,11 +449,11 @@ func dedupPos(ps []token.Pos) []token.Pos {
 }
 
 // resettle constrains ws by the path's branches again, in order, and
-// then by each join of the path that a test of map field a's lookups
-// leads to (joinAlts): one world for each way into the join. ok is false
+// then by each of joins (the joins a test of the map's lookups leads
+// to: joinAlts): one world for each way into the join. ok is false
 // when the worlds grow past what the path keeps, or the work past its
 // bound.
-func (w *walk) resettle(ws []*world, a *types.Var) ([]*world, bool) {
+func (w *walk) resettle(ws []*world, joins []joinWays) ([]*world, bool) {
 	for _, s := range w.settled {
 		ws = w.constrain(ws, s.fr, s.ifi.Cond, s.want, s.why)
 		if len(ws) == 0 {
@@ -470,7 +463,7 @@ func (w *walk) resettle(ws []*world, a *types.Var) ([]*world, bool) {
 			return nil, false
 		}
 	}
-	for _, j := range w.joinAlts(a) {
+	for _, j := range joins {
 		var next []*world
 		for _, edges := range j.ways {
 			alt := ws

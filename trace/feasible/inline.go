@@ -164,7 +164,7 @@ func lockedGetter(fn *ssa.Function) bool {
 				continue
 			}
 			callee := c.Common().StaticCallee()
-			if callee == nil || !syncMethod(callee) && (callee.Pkg == nil || callee.Pkg.Pkg.Path() != "sync") {
+			if callee == nil || !inSync(callee) {
 				return false
 			}
 		}
@@ -213,7 +213,7 @@ func mayRecover(fn *ssa.Function) bool {
 				return true
 			}
 			if callee.Blocks == nil {
-				if callee.Pkg != nil && callee.Pkg.Pkg.Path() == "sync" || syncMethod(callee) {
+				if inSync(callee) {
 					continue
 				}
 				return true
@@ -226,8 +226,12 @@ func mayRecover(fn *ssa.Function) bool {
 	return false
 }
 
-// syncMethod reports whether fn is a method of a type of package sync.
-func syncMethod(fn *ssa.Function) bool {
+// inSync reports whether fn is of the standard library's sync package:
+// a function of it, or a method of one of its types.
+func inSync(fn *ssa.Function) bool {
+	if fn.Pkg != nil && fn.Pkg.Pkg.Path() == "sync" {
+		return true
+	}
 	if fn.Signature.Recv() == nil {
 		return false
 	}

@@ -388,6 +388,17 @@ func shrink(ws []*world) []*world {
 	return out
 }
 
+// forallSlices are the slices a world knows what every element of
+// passes, by term.
+func (w *world) forallSlices() []string {
+	out := make([]string, 0, len(w.forall))
+	for s := range w.forall {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // forallSig names what a world knows of every element of its slices.
 func forallSig(wd *world) string {
 	var parts []string
