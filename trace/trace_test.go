@@ -275,6 +275,20 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 					t.Errorf("%s: because = %+v, want it to say %q", sc.Text(), p.Because, words)
 				}
 			}
+		case "feasibleway":
+			// feasibleway ENTRY SITE VERDICT WORDS: some way of the pair
+			// has the verdict, and its reason says the words.
+			p := pair(f[1], f[2])
+			words := strings.Join(f[4:], " ")
+			found := false
+			for _, x := range p.Ways {
+				if x.Feasible == f[3] && x.Because != nil && strings.Contains(x.Because.Text, words) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: no such way among %d (pair %q because %+v)", sc.Text(), len(p.Ways), p.Feasible, p.Because)
+			}
 		case "invariant", "noinvariant":
 			// The relation is the words up to the first FILE:LINE.
 			var rel, lines []string
@@ -428,7 +442,11 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 				// calls or hand-off, and what refutes it says WORDS.
 				nw := use.NoWay
 				if nw == nil || nw.Root != f[2] || nw.By != f[3] || nw.Because == nil || !strings.Contains(nw.Because.Text, strings.Join(f[4:], " ")) {
-					t.Errorf("%s: no way %+v", sc.Text(), nw)
+					because := ""
+					if nw != nil && nw.Because != nil {
+						because = nw.Because.Text
+					}
+					t.Errorf("%s: no way %+v (because %q)", sc.Text(), nw, because)
 				}
 			case f[0] == "whyimpl":
 				if shortName(use.Impl) != f[2] {

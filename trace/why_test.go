@@ -301,6 +301,13 @@ func TestWhyReleases(t *testing.T) {
 				// inline in txn.Put (txn.go:46-51): the way into the write
 				// either names no lease or found it (lessor.go:453).
 				"server/lease/lessor.go:553 v3rpc.(*quotaKVServer).Put": "unknown|is not the one found, on the runs that look the same key up first at server/lease/lessor.go:453",
+				// From the Txn handler the check is checkTxn's loop
+				// (txn.go:444-474) over the requests executeTxn puts:
+				// checkPut returns an error for a missing lease
+				// (txn.go:425-426) or a missing previous key (txn.go:421,
+				// etcdserver/errors.ErrKeyNotFound, errors.New in a
+				// package read from export data here, never nil).
+				"server/lease/lessor.go:553 v3rpc.(*quotaKVServer).Txn": "unknown|what `checkTxn(txnRead, rt, lessor, txnPath)` checks of every element before it returns",
 			},
 		}},
 		{"v3.6.0", whyCase{symbol: "mvcc.(*store).Compact",

@@ -334,6 +334,9 @@ type Checker struct {
 	// which are never nil.
 	globals map[*ssa.Global][]*ssa.Store
 	nonNil  map[*ssa.Global]bool
+	// dirFiles are the parsed files of packages read from export data,
+	// by directory and package name (declaredMade).
+	dirFiles map[string][]*ast.File
 	// What the program's locks keep (locks.go) and its invariants
 	// (invariant.go).
 	ix        *index

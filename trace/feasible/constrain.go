@@ -167,12 +167,8 @@ func (w *walk) expand(ws []*world, fr *frame, v ssa.Value, val *value, src []*re
 				c.setChoice(val.key, i)
 				w.noteAlts(val)
 				wds = w.applyGuards([]*world{c}, a)
-				if w.thorough && len(a.ways) > 0 && len(wds) > 0 {
-					var split []*world
-					for i := range a.ways {
-						split = append(split, w.applyWay(wds, a.ways[i])...)
-					}
-					wds = split
+				if w.thorough {
+					wds = w.applyWays(wds, a)
 				}
 				if a.at.IsValid() {
 					asrc = append(append([]*reason(nil), src...), w.altReason(a))
@@ -220,6 +216,20 @@ func (w *walk) applyGuards(ws []*world, a *alt) []*world {
 		ws = w.constrain(ws, g.fr, g.ifi.Cond, g.want, g.why)
 	}
 	return ws
+}
+
+// applyWays returns the worlds of ws split by the ways into alternative
+// a (a return that several branches reach): in each, the branches of one
+// way hold. ws itself when a has no ways told apart.
+func (w *walk) applyWays(ws []*world, a *alt) []*world {
+	if len(a.ways) == 0 || len(ws) == 0 {
+		return ws
+	}
+	var split []*world
+	for i := range a.ways {
+		split = append(split, w.applyWay(ws, a.ways[i])...)
+	}
+	return split
 }
 
 // applyWay returns the worlds of ws in which the branches of one way
@@ -981,6 +991,9 @@ func (w *walk) someAlt(ws []*world, val, k *value, left bool, op token.Token, t 
 				c := wd.clone()
 				c.setChoice(val.key, i)
 				wds = w.applyGuards([]*world{c}, a)
+				if w.thorough {
+					wds = w.applyWays(wds, a)
+				}
 			}
 			if len(wds) > 0 && w.someAlt(wds, a.value(), k, left, op, t) {
 				return true

@@ -1,9 +1,14 @@
 package feasible
 
 import (
+	"go/ast"
 	"go/constant"
+	"go/parser"
 	"go/token"
 	"go/types"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -24,6 +29,11 @@ func (c *Checker) neverNil(g *ssa.Global) bool {
 	c.nonNil[g] = false // while deciding: a cycle is not known
 	sts := c.globals[g]
 	ok := len(sts) > 0
+	if g.Pkg != nil && !c.withSyntaxOf(g.Pkg.Pkg) {
+		// Its package is read from export data: its initialiser is
+		// not loaded, so its declaration is read from the source.
+		ok = !c.globalKept[g] && c.declaredMade(g)
+	}
 	for _, st := range sts {
 		w := &walk{c: c, objects: map[*ssa.Alloc]*object{}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: 200}
 		fr := w.newFrame(st.Parent(), nil, nil)
@@ -190,4 +200,128 @@ func (c *Checker) globalIndex() {
 			}
 		}
 	}
+}
+
+// declaredMade reports whether package-level variable g, of a package
+// whose code is not loaded, is declared with an error a library makes
+// (var ErrX = errors.New("…") or fmt.Errorf(…), which always return one
+// they make) and its package never assigns it or takes its address. Its package's files are read
+// from the directory its declaration is in.
+func (c *Checker) declaredMade(g *ssa.Global) bool {
+	fset := c.g.Fset()
+	pos := fset.Position(g.Pos())
+	if !pos.IsValid() || pos.Filename == "" {
+		return false
+	}
+	files := c.dirSyntax(filepath.Dir(pos.Filename), g.Pkg.Pkg.Name())
+	if len(files) == 0 {
+		return false
+	}
+	name := g.Name()
+	declared, other := 0, false
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.GenDecl:
+				if x.Tok != token.VAR {
+					return true
+				}
+				for _, sp := range x.Specs {
+					vs, ok := sp.(*ast.ValueSpec)
+					if !ok {
+						continue
+					}
+					for i, id := range vs.Names {
+						if id.Name != name {
+							continue
+						}
+						if len(vs.Values) == len(vs.Names) && libraryError(f, vs.Values[i]) {
+							declared++
+						} else {
+							other = true
+						}
+					}
+				}
+			case *ast.AssignStmt:
+				for _, l := range x.Lhs {
+					if id, ok := ast.Unparen(l).(*ast.Ident); ok && id.Name == name {
+						other = true
+					}
+				}
+			case *ast.UnaryExpr:
+				if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && x.Op == token.AND && id.Name == name {
+					other = true
+				}
+			case *ast.IncDecStmt, *ast.RangeStmt:
+				// Neither assigns an error variable.
+			}
+			return true
+		})
+	}
+	return declared == 1 && !other
+}
+
+// libraryError reports whether expression e of file f calls errors.New
+// or fmt.Errorf: an error the call makes, never nil.
+func libraryError(f *ast.File, e ast.Expr) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	path := ""
+	for _, im := range f.Imports {
+		p, err := strconv.Unquote(im.Path.Value)
+		if err != nil {
+			continue
+		}
+		local := p[strings.LastIndex(p, "/")+1:]
+		if im.Name != nil {
+			local = im.Name.Name
+		}
+		if local == x.Name {
+			path = p
+		}
+	}
+	return makesError[path+"."+sel.Sel.Name]
+}
+
+// dirSyntax are the files of package pkg in directory dir, without its
+// tests, parsed once.
+func (c *Checker) dirSyntax(dir, pkg string) []*ast.File {
+	key := dir + "\x00" + pkg
+	if fs, ok := c.dirFiles[key]; ok {
+		return fs
+	}
+	if c.dirFiles == nil {
+		c.dirFiles = map[string][]*ast.File{}
+	}
+	var out []*ast.File
+	ents, err := os.ReadDir(dir)
+	if err == nil {
+		fset := token.NewFileSet()
+		for _, e := range ents {
+			n := e.Name()
+			if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
+			if err != nil {
+				out = nil
+				break
+			}
+			if f.Name.Name == pkg {
+				out = append(out, f)
+			}
+		}
+	}
+	c.dirFiles[key] = out
+	return out
 }
