@@ -81,6 +81,11 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 	case feasible.Excluded:
 		b.Refuted = r.reportReasons(c.Refuted)
 		b.Text = fmt.Sprintf("%s cannot be %v on this path", text, c.Want)
+		if c.Why == "dispatch" {
+			// A call through an interface whose value has the callee's
+			// method only on ways the path rules out.
+			b.Text = fmt.Sprintf("%s cannot run `%s` on this path: the value it is called on is one with that method only where the path cannot be", text, callpath.Name(c.Callee))
+		}
 		if rs := r.reasons(c.Refuted); rs != "" {
 			b.Text += ": " + rs
 		} else if c.Why != "" {

@@ -328,6 +328,20 @@ func TestWhyReleases(t *testing.T) {
 			uses: map[string][]string{"server/embed/etcd.go:262 other": {"server/v3.main"}},
 		}},
 		// ErrFutureRev: v3.6.0 checks the range in txn.go (437), not range.go.
+		{"v3.6.0", whyCase{symbol: "mvcc.ErrCompacted",
+			// The Txn handler reaches rangeKeys's refusal (kvstore_txn.go:81)
+			// across raft as a write transaction, not by calls: its read-only
+			// branch (v3_server.go:162) calls txn.Txn, whose IsTxnReadonly
+			// (txn.go:258) gives the same answer, so the transaction's
+			// End (txn.go:296) is the read's (NewReadOnlyTxnWrite,
+			// txn.go:293), never the watchable store's that notifies
+			// watchers (watchable_store_txn.go:44).
+			// Across raft, the apply job's reads of compactMainRev are not
+			// shown still (NewStore's writes at start-up): not decided.
+			verdicts: map[string]string{
+				"server/storage/mvcc/kvstore_txn.go:81 v3rpc.(*quotaKVServer).Txn": "unknown|reached outside those runs through `mvcc.NewStore`",
+			},
+		}},
 		{"v3.6.0", whyCase{symbol: "mvcc.ErrFutureRev",
 			uses: map[string][]string{
 				"server/etcdserver/txn/txn.go:437 return":   {"v3rpc.(*quotaKVServer).Txn", "etcdserver.(*EtcdServer).run"},

@@ -619,6 +619,9 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 			w.leaves++
 		} else {
 			next := w.enter(fr, site, h.Callee)
+			if next.refused == nil {
+				next.refused = w.dispatchTo(fr, site, h.Callee)
+			}
 			if next.refused != nil {
 				cs = append(cs, *next.refused)
 				res = w.result(cs, ss)
@@ -640,6 +643,66 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		return w.result(conds, sites), nil
 	}
 	return best, bestVal
+}
+
+// dispatchTo decides, at a call through an interface, whether the value
+// called can be one that has the callee's method: when it is one of
+// several (a variable assigned on two branches, a call's returns) and
+// some of them cannot run the callee, each world is tried with the
+// others, and the branches they need. When no world can, the call cannot
+// run the callee on this path: the condition that says so, with what
+// rules out each way the value could have the method. Otherwise nil,
+// and the worlds are left as they were.
+func (w *walk) dispatchTo(fr *frame, site ssa.CallInstruction, callee *ssa.Function) *Cond {
+	cc := site.Common()
+	if !cc.IsInvoke() {
+		return nil
+	}
+	recv := fr.eval(cc.Value)
+	if recv.kind != kAlt || !fr.someCannot(recv, cc.Method, callee, 0) {
+		return nil
+	}
+	before := len(w.deaths)
+	var ws []*world
+	for _, ch := range w.expand(w.worlds, fr, cc.Value, recv, nil) {
+		if !fr.canCall(ch.val, cc.Method, callee) {
+			w.kill(append([]*reason{{kind: ReasonValue, text: "dispatch", pos: ch.val.at}}, ch.src...)...)
+			continue
+		}
+		ws = append(ws, ch.w)
+	}
+	if len(ws) > 0 {
+		// The worlds are left as they were: what each survivor chose
+		// of the value is not carried on (it would split the path's
+		// worlds at every such call).
+		w.deaths = w.deaths[:before]
+		return nil
+	}
+	c := &Cond{Func: fr.fn, Text: w.c.text.callText(site), Pos: site.Pos(), Want: true, Class: Excluded, Why: "dispatch", Callee: callee}
+	var rs []*reason
+	for _, d := range w.deaths[before:] {
+		rs = append(rs, d.why...)
+	}
+	c.Refuted = explain(w.c.text.fset, rs, c)
+	w.worlds = nil
+	return c
+}
+
+// someCannot reports whether one of the ways v can be (to a bounded
+// depth) is a value whose type has no method m that is callee.
+func (f *frame) someCannot(v *value, m *types.Func, callee *ssa.Function, depth int) bool {
+	if v == nil || depth > 6 {
+		return false
+	}
+	if v.kind != kAlt {
+		return !f.canCall(v, m, callee)
+	}
+	for _, a := range v.alts {
+		if f.someCannot(a.value(), m, callee, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 func failed(cs []Cond) bool {
