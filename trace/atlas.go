@@ -177,6 +177,7 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 		}
 	}
 	w.dropPairs()
+	w.quietPairs()
 	b.dropped = w.dropped
 	repSites, err := r.reportSites()
 	if err != nil {

@@ -366,8 +366,9 @@ func TestWhyIssueTexts(t *testing.T) {
 			matches:  map[string]string{"errors.ErrTimeout": "exact errors.New", "rpctypes.ErrGRPCTimeout": "exact status", "rpctypes.ErrTimeout": "exact client"},
 			commands: map[string][]string{"errors.ErrTimeout": {"put", "del", "txn"}},
 			// The read index's timeout (read.go:225) comes back to a
-			// waiting read from the linearizable read loop.
-			notes: map[string]string{"errors.ErrTimeout": "only from goroutines (read.(*Read).LinearizableReadLoop)"}},
+			// waiting read from the linearizable read loop, which does not
+			// return it: it notifies the waiting reads (read.go:117-119).
+			notes: map[string]string{"errors.ErrTimeout": "only from goroutines (read.(*Read).LinearizableReadLoop), and along none of their ways that can run (of those checked) is it returned to the goroutine's function: on the first, read.(*Read).LinearizableReadLoop does not return what its call at server/etcdserver/read/read.go:117 returns"}},
 		// The status of error.go:34, returned by the quota check of put
 		// (quota.go:50); the server's errors.ErrNoSpace ("etcdserver: no
 		// space", errors.go:38) is translated into it at util.go:48.

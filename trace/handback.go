@@ -472,6 +472,8 @@ func translated(v ssa.Value, translate map[*ssa.Function]bool) bool {
 type droppedLog struct {
 	mu  sync.Mutex
 	not map[dropKey]back
+	// quiet is the same for goroutine roots (quietPairs).
+	quiet map[dropKey]back
 }
 
 type dropKey struct {
@@ -479,7 +481,9 @@ type dropKey struct {
 	root *ssa.Function
 }
 
-func newDroppedLog() *droppedLog { return &droppedLog{not: map[dropKey]back{}} }
+func newDroppedLog() *droppedLog {
+	return &droppedLog{not: map[dropKey]back{}, quiet: map[dropKey]back{}}
+}
 
 // returnsIt reports whether the error that use si returns can come back
 // to root along one of ways that can run (or that is not decided). When
@@ -524,6 +528,41 @@ func (w *whyRun) returnsIt(si int, root *ssa.Function, e *study.EntryPoint, ways
 		w.dropped.mu.Unlock()
 	}
 	return false
+}
+
+// quietPairs logs, of the pairs of goroutine roots (found from the code)
+// and uses that can hand the error on, those whose error comes back to
+// the root along none of their ways that can run (of those checked), with
+// where the first way back ends. What a goroutine hands a waiting
+// handler (a result it triggers) is not followed: the log says only that
+// no way returns the error to the goroutine's function.
+func (w *whyRun) quietPairs() {
+	for _, p := range w.Pairs {
+		e := w.Entries[p.Entry]
+		if e.Func == nil || e.Found != "code" || e.Kind != roots.Goroutine || !produces(w.Sites[p.Site].Kind) {
+			continue
+		}
+		var first *back
+		returned := false
+		for _, way := range p.Ways {
+			if !feasibleVerdict(way.Res.Verdict) {
+				continue
+			}
+			b := w.handsBack(p.Site, way.Path)
+			if b.v != backNo {
+				returned = true
+				break
+			}
+			if first == nil {
+				first = &b
+			}
+		}
+		if !returned && first != nil {
+			w.dropped.mu.Lock()
+			w.dropped.quiet[dropKey{p.Site, e.Func}] = *first
+			w.dropped.mu.Unlock()
+		}
+	}
 }
 
 // dropPairs logs, of the pairs of gRPC roots (found from the code) and

@@ -354,6 +354,7 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 	}
 	if grpc {
 		w.dropPairs()
+		w.quietPairs()
 	}
 	b.dropped = w.dropped
 	var err error

@@ -348,7 +348,7 @@ func (b *whyBase) user(ctx context.Context, rep *report.Why, grpc map[int][]root
 		}
 	}
 	methods, dropped, err := b.methods(rep, grpc, lo, hi)
-	u.Notes = append(u.Notes, onlyGoroutines(rep, grpc, b.droppedAt, lo, hi)...)
+	u.Notes = append(u.Notes, b.onlyGoroutines(rep, grpc, lo, hi)...)
 	u.Notes = append(u.Notes, dropped...)
 	if err != nil {
 		return nil, err
@@ -618,8 +618,10 @@ func (b *whyBase) droppedNotes(rep *report.Why, lo, hi int, listed map[string]bo
 
 // onlyGoroutines says, of each use that can hand the error on and that
 // only goroutines (and no gRPC root) reach, that what a goroutine hands
-// back to a waiting handler is not followed.
-func onlyGoroutines(rep *report.Why, grpc map[int][]roots.Root, dropped func(si int) bool, lo, hi int) []string {
+// back to a waiting handler is not followed; and, when the error comes
+// back to none of those goroutines along their ways that can run (of
+// those checked: quietPairs), where the first way back ends.
+func (b *whyBase) onlyGoroutines(rep *report.Why, grpc map[int][]roots.Root, lo, hi int) []string {
 	kinds := map[string]string{}
 	for _, e := range rep.Entries {
 		kinds[e.Name] = e.Kind
@@ -627,16 +629,48 @@ func onlyGoroutines(rep *report.Why, grpc map[int][]roots.Root, dropped func(si 
 	var out []string
 	for si := lo; si < hi; si++ {
 		s := rep.Sites[si]
-		if !produces(sites.Kind(s.Kind)) || len(s.Roots) == 0 || len(grpc[si]) > 0 || dropped(si) {
+		if !produces(sites.Kind(s.Kind)) || len(s.Roots) == 0 || len(grpc[si]) > 0 || b.droppedAt(si) {
 			continue
 		}
 		all := true
 		for _, r := range s.Roots {
 			all = all && kinds[r] == string(roots.Goroutine)
 		}
-		if all {
-			out = append(out, fmt.Sprintf("At %s:%d it is reached only from goroutines (%s): a gRPC handler that waits for what such a goroutine hands back (on a channel, or by a notification) can return it to a client, and that is not followed.",
-				s.File, s.Line, strings.Join(s.Roots, ", ")))
+		if !all {
+			continue
+		}
+		quiet := b.quietAt(si)
+		first, none := back{}, true
+		for _, r := range s.Roots {
+			x, ok := quiet[r]
+			none = none && ok
+			if ok && first.fn == nil {
+				first = x
+			}
+		}
+		if none && first.fn != nil {
+			at := b.g.Fset().Position(first.call)
+			out = append(out, fmt.Sprintf("At %s:%d it is reached only from goroutines (%s), and along none of their ways that can run (of those checked) is it returned to the goroutine's function: on the first, %s does not return what its call at %s:%d returns when that is the error. What it does with it instead (a log line, a panic, or a result it hands a waiting gRPC handler, which may return it to a client) is not followed.",
+				s.File, s.Line, strings.Join(s.Roots, ", "), report.ShortName(callpath.Name(first.fn)), b.src.RepoPath(at.Filename), at.Line))
+			continue
+		}
+		out = append(out, fmt.Sprintf("At %s:%d it is reached only from goroutines (%s): a gRPC handler that waits for what such a goroutine hands back (on a channel, or by a notification) may return it to a client, and that is not followed.",
+			s.File, s.Line, strings.Join(s.Roots, ", ")))
+	}
+	return out
+}
+
+// quietAt is, by the short name of each goroutine root of use si whose
+// error comes back to it along none of its ways (quietPairs), where the
+// first way back ends.
+func (b *whyBase) quietAt(si int) map[string]back {
+	out := map[string]back{}
+	if b.dropped == nil {
+		return out
+	}
+	for k, x := range b.dropped.quiet {
+		if k.si == si {
+			out[report.ShortName(callpath.Name(k.root))] = x
 		}
 	}
 	return out
