@@ -112,7 +112,7 @@ var Study = &study.Study{
 		{
 			Name:     "hash-kv",
 			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*maintenanceServer).HashKV",
-			Doc:      "the gRPC HashKV handler: etcdctl endpoint hashkv --rev",
+			Doc:      "the maintenance service's HashKV, which the gRPC handler (authMaintenanceServer.HashKV) calls after its permission check: etcdctl endpoint hashkv --rev",
 		},
 		{
 			Name:     "peer-hash",
