@@ -493,25 +493,15 @@ func newDroppedLog() *droppedLog {
 // back and can run is enough. When none does, the first way's reason is
 // logged.
 func (w *whyRun) returnsIt(si int, root *ssa.Function, e *study.EntryPoint, ways []study.Way) bool {
-	var first *back
-	checked := map[string]bool{}
-	for _, way := range ways {
-		checked[pathKey(way.Path)] = true
-		if !feasibleVerdict(way.Res.Verdict) {
-			continue
-		}
-		b := w.handsBack(si, way.Path)
-		if b.v != backNo {
-			return true
-		}
-		if first == nil {
-			first = &b
-		}
-	}
-	if first == nil {
-		return true // no way that can run: not the question here
+	first, handed := w.firstDrop(si, ways)
+	if handed || first == nil {
+		return true // handed back, or no way that can run: not the question here
 	}
 	if e != nil {
+		checked := map[string]bool{}
+		for _, way := range ways {
+			checked[pathKey(way.Path)] = true
+		}
 		s := w.Sites[si]
 		for _, path := range w.Graph.Paths(e.Func, s.Func, searchBound) {
 			if checked[pathKey(path)] || w.handsBack(si, path).v == backNo {
@@ -530,6 +520,25 @@ func (w *whyRun) returnsIt(si int, root *ssa.Function, e *study.EntryPoint, ways
 	return false
 }
 
+// firstDrop follows the error use si returns back along each of ways
+// that can run: back when one hands it back (or cannot say), and
+// otherwise the first way's end (nil when no way can run).
+func (w *whyRun) firstDrop(si int, ways []study.Way) (first *back, handed bool) {
+	for _, way := range ways {
+		if !feasibleVerdict(way.Res.Verdict) {
+			continue
+		}
+		b := w.handsBack(si, way.Path)
+		if b.v != backNo {
+			return nil, true
+		}
+		if first == nil {
+			first = &b
+		}
+	}
+	return first, false
+}
+
 // quietPairs logs, of the pairs of goroutine roots (found from the code)
 // and uses that can hand the error on, those whose error comes back to
 // the root along none of their ways that can run (of those checked), with
@@ -542,21 +551,7 @@ func (w *whyRun) quietPairs() {
 		if e.Func == nil || e.Found != "code" || e.Kind != roots.Goroutine || !produces(w.Sites[p.Site].Kind) {
 			continue
 		}
-		var first *back
-		returned := false
-		for _, way := range p.Ways {
-			if !feasibleVerdict(way.Res.Verdict) {
-				continue
-			}
-			b := w.handsBack(p.Site, way.Path)
-			if b.v != backNo {
-				returned = true
-				break
-			}
-			if first == nil {
-				first = &b
-			}
-		}
+		first, returned := w.firstDrop(p.Site, p.Ways)
 		if !returned && first != nil {
 			w.dropped.mu.Lock()
 			w.dropped.quiet[dropKey{p.Site, e.Func}] = *first
