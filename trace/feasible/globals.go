@@ -244,21 +244,23 @@ func (c *Checker) declaredMade(g *ssa.Global) bool {
 				}
 			case *ast.AssignStmt:
 				for _, l := range x.Lhs {
-					if id, ok := ast.Unparen(l).(*ast.Ident); ok && id.Name == name {
-						other = true
-					}
+					other = other || isName(l, name)
 				}
+			case *ast.RangeStmt:
+				other = other || x.Tok == token.ASSIGN && (isName(x.Key, name) || isName(x.Value, name))
 			case *ast.UnaryExpr:
-				if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && x.Op == token.AND && id.Name == name {
-					other = true
-				}
-			case *ast.IncDecStmt, *ast.RangeStmt:
-				// Neither assigns an error variable.
+				other = other || x.Op == token.AND && isName(x.X, name)
 			}
 			return true
 		})
 	}
 	return declared == 1 && !other
+}
+
+// isName reports whether e is the identifier name (parenthesised or not).
+func isName(e ast.Expr, name string) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	return e != nil && ok && id.Name == name
 }
 
 // libraryError reports whether expression e of file f calls errors.New
