@@ -40,7 +40,7 @@ func AtlasDoc(a *report.Atlas) *report.Doc {
 		report.Plain("the gRPC code is the one the wire carries it with (its own for a status, its translation's for a server error, what the translation function sends for one no map holds); "),
 		report.Plain(fmt.Sprintf("the uses are found by identity, with the %d nearest roots that reach each by a path that can run, as srctrace why finds them (%d errors have a use that a root reaches); ", a.Nearest, withUses)),
 		report.Plain(fmt.Sprintf("and the commands of %s are those that make a call that can send a gRPC method whose server root reaches a use (for a wire error, or a client value made from one, also a use of a server error translated into it), with what each prints on stderr and its exit status (%d errors have one). ", tool, withCmds)),
-		report.Plain("A command is evaluated with that call failing and every other call succeeding; what it tests that the evaluation cannot decide is taken as false."),
+		report.Plain("A command is evaluated with that call failing and every other call succeeding; what it tests that the evaluation cannot decide is taken as false. Whether the request a command sends can take the server's way to the use is not decided: a command is listed by the method it calls, not because its request can make the server return the error."),
 	}
 	idx := &report.Table{Head: []report.Text{{report.Plain("error")}, {report.Plain("text")}, {report.Plain("gRPC code")}, {report.Plain("uses")}, {report.Plain(tool + " commands")}}}
 	for _, e := range a.Errors {

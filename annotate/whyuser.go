@@ -142,7 +142,7 @@ func commandBlocks(u *report.User) []report.Block {
 	if len(u.Etcdctl) == 0 {
 		return append(out, report.Block{Para: report.Text{report.Plain("No command of " + tool + " makes a call that can send one of them.")}})
 	}
-	out = append(out, report.Block{Para: report.Text{report.Plain("The commands of " + tool + " that make a call that can send one of them (in the command's own goroutine, or a stream its client opens), read from its command tree; each is evaluated with that call failing with the client's value and every other call succeeding, and what its code tests that the evaluation cannot decide taken as false (the JSON's "), report.CodeSpan("assumed"), report.Plain(" lists it). Whether a call sends the method on a run (an authentication only with a user, say) is not decided.")}})
+	out = append(out, report.Block{Para: report.Text{report.Plain("The commands of " + tool + " that make a call that can send one of them (in the command's own goroutine, or a stream its client opens), read from its command tree; each is evaluated with that call failing with the client's value and every other call succeeding, and what its code tests that the evaluation cannot decide taken as false (the JSON's "), report.CodeSpan("assumed"), report.Plain(" lists it). Whether a call sends the method on a run (an authentication only with a user, say) is not decided, nor whether the request it sends can take the server's way to the use (that way may need a field of the request the command never sets): a row says what the command does when the call fails so, not that it can.")}})
 	out = append(out, report.Block{Table: commandTable(u.Etcdctl)})
 	return out
 }
