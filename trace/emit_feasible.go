@@ -443,6 +443,9 @@ func (r *Result) flooredText(c *feasible.Cond) string {
 // writes carry of a field that never goes down is not decided.
 func (r *Result) carriedText(c *feasible.Cond) string {
 	cr := c.Carry
+	if cr.Minus != nil {
+		return r.lessText(c)
+	}
 	a, from := cr.A.Name(), cr.From.Name()
 	above := "above"
 	switch {
@@ -521,6 +524,53 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 		return text + "; the analysis does not decide which write left the value read: " + strings.Join(more, ", and ")
 	}
 	return text + fmt.Sprintf("; the analysis does not decide that the read it carries is of the same struct's `%s`", from)
+}
+
+// lessText says why a way that needs a value its sender computed as a
+// read of a field that never goes down, less another field, above a
+// later read of the first is not decided: it can run only with the
+// second field below 0.
+func (r *Result) lessText(c *feasible.Cond) string {
+	cr := c.Carry
+	from, minus := cr.From.Name(), cr.Minus.Name()
+	above := "above"
+	switch {
+	case cr.Off > 0:
+		above = fmt.Sprintf("more than %d above", cr.Off)
+	case cr.Off < 0:
+		above = fmt.Sprintf("less than %d below", -cr.Off)
+	}
+	text := fmt.Sprintf("not decided: the way can run only if the value its sender handed off, `%s` at %s, is %s `%s` read after the hand-off at %s", cr.Expr, r.lineList(c.Reads[:1]), above, from, r.lineList(c.Reads[1:]))
+	if n := c.Near; n != nil && n.Text != "" {
+		text += " (it needs " + r.nearText(n) + ")"
+	}
+	most := fmt.Sprintf("at most an earlier read of `%s`", from)
+	switch {
+	case cr.Off > 0:
+		most += fmt.Sprintf(" plus %d", cr.Off)
+	case cr.Off < 0:
+		most += fmt.Sprintf(" minus %d", -cr.Off)
+	}
+	first := "its first operand"
+	if cr.First != "" {
+		first = "`" + cr.First + "`"
+	}
+	text += fmt.Sprintf("; %s is %s, and `%s` never goes down", first, most, from)
+	if len(cr.Order.Unbounded) > 0 {
+		text += " (assumed: the analysis does not show that " + r.unboundedWrites(cr.Order.Unbounded, "") + " keep it so)"
+	}
+	text += fmt.Sprintf(", so the value is %s a later read of the same struct's `%s` only if `%s` is below 0", above, from, minus)
+	switch inv := cr.MinusFloor; {
+	case inv != nil && len(inv.Unbounded) == 0:
+		text += fmt.Sprintf(", and every write of `%s` (%s) keeps it at or above 0", minus, r.writeLines(inv.Writes))
+	case inv != nil:
+		text += fmt.Sprintf(", which the analysis does not rule out: it does not bound the value stored by %s", r.unboundedWrites(inv.Unbounded, ""))
+	case len(cr.MinusWrites) > 0:
+		text += fmt.Sprintf(", which the analysis does not rule out: %s may store a value below 0", r.unboundedWrites(cr.MinusWrites, ""))
+	default:
+		text += fmt.Sprintf(", which the analysis does not rule out: it does not see every write of `%s`", minus)
+	}
+	return text + fmt.Sprintf("; the analysis does not decide that the read %s returns is of the same struct's `%s`", first, from)
 }
 
 // stilledText says why a way that needs a field to change between two

@@ -166,6 +166,16 @@ func TestWhyReleases(t *testing.T) {
 				// past the current revision (kvstore.go:216), read after the
 				// proposal: not decided, as restore may lower currentRev.
 				"server/storage/mvcc/kvstore.go:218 v3compactor.(*Periodic).Run$1": "unknown|not decided: the way can run only if the value its sender handed off, an element of `revs` read at server/etcdserver/api/v3compactor/periodic.go:126, is above `currentRev` read after the hand-off at server/storage/mvcc/kvstore.go:216 (it needs `rev > s.currentRev`); the append to `revs` at server/etcdserver/api/v3compactor/periodic.go:110 adds at most an earlier read of `currentRev`",
+				// The revision compactor proposes the revision it read less
+				// the number it keeps (revision.go:81, `rc.rg.Rev() -
+				// rc.retention`, Rev a read of currentRev): past the current
+				// revision, read after the proposal, only with a retention
+				// below 0. Nothing rejects one: in revision mode a retention
+				// of "-5ns" is parsed as a duration (embed/etcd.go:929-947)
+				// and a compactor is made for any but 0 (server.go:379). Not
+				// decided, as the periodic compactor's, and the reason says
+				// what it needs of retention.
+				"server/storage/mvcc/kvstore.go:218 v3compactor.(*Revision).Run$1": "unknown|so the value is above a later read of the same struct's `currentRev` only if `retention` is below 0, which the analysis does not rule out: it does not bound the value stored by `retention: retention` (server/etcdserver/api/v3compactor/revision.go:54)",
 				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "unknown|not decided: the way can run only if `currentRev` is below 0 (it needs `rev > curRev`, where `rev` can only be 0 on this path (what `checkRange(rv, tv.RequestRange)` returned (the branches of its returns at server/etcdserver/txn/range.go:176 and 178)): so only if `0 > curRev`); every other write of `currentRev` stores a constant not below 0 (server/storage/mvcc/kvstore.go:104 and 315), a value a branch it is under found above the field's value (server/storage/mvcc/kvstore.go:383 and 394) or its own value plus a value not below 0 (server/storage/mvcc/kvstore_txn.go:214); the analysis does not bound the value stored by `s.currentRev = <-revc` (server/storage/mvcc/kvstore.go:377), a value received from a channel, sent only by `revc <- currentRev` (server/storage/mvcc/kvstore.go:448)",
 			},
 		}},
@@ -357,6 +367,8 @@ func TestWhyReleases(t *testing.T) {
 				"server/storage/mvcc/kvstore_txn.go:75 etcdserver.(*EtcdServer).run": "unknown|not decided",
 				// As v3.7.3's, at v3.6.0's lines (watch.go:423 and 424).
 				"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*watchServer).Watch": "unknown|is more than 1 above `currentRev` read after it at server/storage/mvcc/kvstore_txn.go:",
+				// As v3.7.3's revision compactor, refused at v3.6.0's line.
+				"server/storage/mvcc/kvstore.go:207 v3compactor.(*Revision).Run$1": "unknown|the value its sender handed off, `rev := rc.rg.Rev() - rc.retention` at server/etcdserver/api/v3compactor/revision.go:81, is above `currentRev` read after the hand-off at server/storage/mvcc/kvstore.go:205",
 			},
 		}},
 	} {

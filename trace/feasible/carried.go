@@ -39,6 +39,17 @@ type Carry struct {
 	// struct to such code (a decoder, say), the first few by position.
 	Unseen bool
 	Handed []InvariantWrite
+	// Minus, for a value a sender handed off (A nil), is the field the
+	// sender subtracted from the carried read (`x - s.g`, x at most a read
+	// of From plus Off): the value is above a later read of From plus Off
+	// only if Minus's read is below 0. Expr is the statement that
+	// computes the value and First its first operand, as written;
+	// MinusFloor is what keeps Minus at or above 0 (nil when the analysis
+	// finds nothing), MinusWrites its writes when there is no floor.
+	Minus       *types.Var
+	Expr, First string
+	MinusFloor  *Invariant
+	MinusWrites []InvariantWrite
 }
 
 // carryKey names a Carry: a field's, or (elem) that of the elements put
@@ -437,6 +448,9 @@ func (w *walk) sentReads(t string, src *readSrc) []assumed {
 	if src.elem {
 		cr = w.c.carriedElems(src.field)
 	}
+	if src.carry != nil {
+		cr = src.carry
+	}
 	at := assumed{a: t, fn: src.fn, sent: true, reads: []token.Pos{src.pos}}
 	return w.carryAssumptions(at, cr, func(*readInfo) bool { return true })
 }
@@ -471,8 +485,15 @@ func (w *walk) carryAssumptions(x assumed, cr *Carry, after func(*readInfo) bool
 // fields) that its sender read.
 func (w *walk) noteSent(v *value, depth int) {
 	eachSent(v, depth, func(x *value) {
-		if _, known := w.terms[x.term]; !known {
+		ti, known := w.terms[x.term]
+		switch {
+		case !known:
 			w.terms[x.term] = termInfo{sent: x.sent}
+		case ti.sub != nil && ti.sent == nil:
+			// The sender's own difference (subSrc), met again as the
+			// value the path is handed.
+			ti.sent = x.sent
+			w.terms[x.term] = ti
 		}
 	})
 }
@@ -483,7 +504,7 @@ func eachSent(v *value, depth int, f func(*value)) {
 	if v == nil || depth < 0 {
 		return
 	}
-	if v.kind == kTerm && v.sent != nil {
+	if (v.kind == kTerm || v.kind == kOpaque && v.term != "") && v.sent != nil {
 		f(v)
 	}
 	switch v.kind {
@@ -503,8 +524,61 @@ func eachSent(v *value, depth int, f func(*value)) {
 // that carry a read of the ordered field can leave.
 func (w *walk) gaveCarried(res Result, x *assumed, needs []*Cond) Result {
 	cr := x.carry
+	if cr.Minus != nil {
+		cond := Cond{Class: Gave, Why: Carried, Text: cr.Minus.Name(), Func: x.fn, Pos: x.reads[0], Carry: cr, Reads: x.reads, Sent: x.sent}
+		return gaveOn(res, cond, needs, cr.From, cr.Minus)
+	}
 	cond := Cond{Class: Gave, Why: Carried, Text: cr.A.Name(), Func: x.fn, Pos: x.reads[0], Carry: cr, Reads: x.reads, Sent: x.sent}
 	return gaveOn(res, cond, needs, cr.From, cr.A)
+}
+
+// fieldRead is the field v reads (a load of a field's address, or a
+// field of a struct value); nil for any other value.
+func fieldRead(v ssa.Value) *types.Var {
+	switch x := v.(type) {
+	case *ssa.UnOp:
+		if fa, ok := x.X.(*ssa.FieldAddr); ok && x.Op == token.MUL {
+			return fieldVar(fa.X.Type(), fa.Field)
+		}
+	case *ssa.Field:
+		return fieldVar(x.X.Type(), x.Field)
+	}
+	return nil
+}
+
+// subSrc is what a sender's difference b, `x - s.g`, carries when x is
+// at most a read of a field that never goes down plus a constant (as
+// carryOf follows it: `rc.rg.Rev() - rc.retention`, where Rev returns the
+// store's current revision): the value is at most that read plus the
+// constant, less g. A receiver that needs the value above a later read of
+// the field can have it only with g below 0; assumed not below 0, the
+// value is a carried read like any other (Carry.Minus). nil when b is not
+// such a difference.
+func (c *Checker) subSrc(b *ssa.BinOp) *readSrc {
+	g := fieldRead(b.Y)
+	if g == nil || !isInteger(g.Type()) {
+		return nil
+	}
+	r := c.carryOf(b.X, 0, 0, map[ssa.Value]int64{})
+	if !r.ok || r.cycle || r.from == nil {
+		return nil
+	}
+	cr := &Carry{From: r.from, Off: r.off, Order: c.grows(r.from), Minus: g, Expr: c.text.stmtText(b.Pos())}
+	if ix := c.text.of(b.Pos()); ix != nil {
+		cr.First = ix.operands[b.Pos()][0]
+	}
+	if cr.Expr == "" {
+		cr.Expr = cr.First
+	}
+	// The value itself is the carried "write": where the sender computes it.
+	cr.Writes = []InvariantWrite{{Pos: b.Pos(), Func: b.Parent(), Text: cr.Expr}}
+	cr.MinusFloor = c.floor(g)
+	if cr.MinusFloor == nil && c.seesAllWrites(g) {
+		for _, st := range c.sortedWrites(g) {
+			cr.MinusWrites = append(cr.MinusWrites, c.invariantWrite(st, c.valueText(st.Val), false))
+		}
+	}
+	return &readSrc{field: r.from, pos: b.Pos(), fn: b.Parent(), carry: cr}
 }
 
 // handedOut are the calls of the loaded code (at most n, by position)

@@ -72,6 +72,9 @@ func (f *frame) eval(v ssa.Value) *value {
 		r = f.msg.Value.v
 	}
 	r = f.named(r, v)
+	if b, ok := v.(*ssa.BinOp); ok && b.Op == token.SUB && r.kind == kOpaque && r.org == state && fieldRead(b.Y) != nil && isInteger(b.Type()) {
+		f.p.note(r.term, termInfo{sub: b})
+	}
 	f.memo[v] = r
 	return r
 }

@@ -411,7 +411,7 @@ func (o *object) field1(f *frame, i int, fv *types.Var) *value {
 // levels) evaluated now, as the end of the path sees them: a value kept
 // beyond its path (a message handed off) no longer depends on it.
 func freeze(f *frame, v *value, depth int) *value {
-	if v.kind == kTerm && v.org == state && v.sent == nil {
+	if v.org == state && v.sent == nil && (v.kind == kTerm || v.kind == kOpaque && v.term != "" && f.p.terms[v.term].sub != nil) {
 		if src := f.p.readSrcOf(v.term); src != nil {
 			r := *v
 			r.sent = src

@@ -31,6 +31,9 @@ type termInfo struct {
 	start int64
 	// look is, for the entry a map lookup gives, the lookup.
 	look *lookInfo
+	// sub is, for a difference of two integers that the path does not
+	// follow as a term plus a constant, the subtraction (see subSrc).
+	sub *ssa.BinOp
 }
 
 // countsUp reports whether phi is a loop's counter: each of its edges is
@@ -95,6 +98,9 @@ func (w *walk) readSrcOf(t string) *readSrc {
 	}
 	if ti.read != nil {
 		return &readSrc{field: ti.read.field, pos: ti.read.at.Pos(), fn: instrFunc(ti.read.at)}
+	}
+	if ti.sub != nil {
+		return w.c.subSrc(ti.sub)
 	}
 	if ti.parent == "" || !strings.HasPrefix(t, ti.parent+"[") {
 		return nil

@@ -90,6 +90,9 @@ type readSrc struct {
 	elem  bool
 	pos   token.Pos
 	fn    *ssa.Function
+	// carry, when set, is what the value carries: a difference the
+	// sender computed (Carry.Minus) rather than a read of field.
+	carry *Carry
 }
 
 func constVal(c constant.Value) *value {
