@@ -913,6 +913,9 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		// A branch no step of the way takes: the one under which the
 		// value the way calls a method of was made.
 		t := m.Type.Pkg().Name() + "." + m.Type.Name()
+		if m.Out {
+			return fmt.Sprintf(", the branch under which `%s` sets `%s` to a `%s`, whose `%s` cannot lead on to this way (not taken when it last set the field)", report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, m.Method)
+		}
 		if m.Kept {
 			return fmt.Sprintf(", which keeps that `%s` in the field that holds it (the other way replaces it)", t)
 		}

@@ -336,6 +336,20 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			if !found {
 				t.Errorf("%s: the shown way's only-ifs are %+v", sc.Text(), p.Ways)
 			}
+		case "notonlyif":
+			// notonlyif ENTRY SITE TEXT: the shown way lists no condition
+			// on TEXT, taken or not.
+			p := pair(f[1], f[2])
+			text := strings.Join(f[3:], " ")
+			if p.Best >= len(p.Ways) {
+				t.Errorf("%s: no way is shown", sc.Text())
+				continue
+			}
+			for _, c := range p.Ways[p.Best].OnlyIf {
+				if c.Text == text {
+					t.Errorf("%s: the shown way's only-ifs are %+v", sc.Text(), p.Ways[p.Best].OnlyIf)
+				}
+			}
 		case "root":
 			found := false
 			for _, e := range rep.Entries {

@@ -87,6 +87,16 @@ func TestWhyReleases(t *testing.T) {
 		whyCase
 	}{
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/storage/mvcc.ErrFutureRev",
+			// The apply job calls the compaction through the applier field
+			// (uber_applier.go:145, a.applyV3), which restoreAlarms sets
+			// to an applierV3Corrupt under `if corruptAlarms`
+			// (uber_applier.go:77-78): its Compaction returns ErrCorrupt
+			// (corrupt.go:46) and calls nothing, so a way into
+			// updateCompactRev needs that branch not taken when the field
+			// was last set.
+			onlyIf: map[string]string{
+				"server/storage/mvcc/kvstore.go:218 v3rpc.(*kvServer).Compact": "corruptAlarms|sets `applyV3` to a `apply.applierV3Corrupt`, whose `Compaction` cannot lead on to this way",
+			},
 			uses: map[string][]string{
 				// checkRange, from the Txn handler (read-only txn, applied
 				// locally). The KV service registered is quotaKVServer
@@ -195,6 +205,15 @@ func TestWhyReleases(t *testing.T) {
 			},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound",
+			// A Put through the applier field: restoreAlarms sets it to an
+			// applierV3Capped under `if noSpaceAlarms` (uber_applier.go:74),
+			// whose Put returns ErrNoSpace (capped.go:34) and calls
+			// nothing; the corrupt applier it may wrap after does not give
+			// the Put back either. So the Put handler's way into checkLease
+			// (put.go:84) needs neither alarm on when the field was last set.
+			onlyIf: map[string]string{
+				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Put": "noSpaceAlarms|sets `applyV3` to a `apply.applierV3Capped`, whose `Put` cannot lead on to this way",
+			},
 			uses: map[string][]string{
 				// The lease HTTP handler compares the lessor's error (http.go:93).
 				"server/lease/leasehttp/http.go:93 comparison": {"leasehttp.(*leaseHandler).ServeHTTP"},
@@ -353,6 +372,10 @@ func TestWhyReleases(t *testing.T) {
 			},
 		}},
 		{"v3.6.0", whyCase{symbol: "mvcc.ErrFutureRev",
+			// As v3.7.3's: restoreAlarms (uber_applier.go:108-109 here).
+			onlyIf: map[string]string{
+				"server/storage/mvcc/kvstore.go:207 v3rpc.(*kvServer).Compact": "corruptAlarms|sets `applyV3` to a `apply.applierV3Corrupt`, whose `Compaction` cannot lead on to this way",
+			},
 			uses: map[string][]string{
 				"server/etcdserver/txn/txn.go:437 return":   {"v3rpc.(*quotaKVServer).Txn", "etcdserver.(*EtcdServer).run"},
 				"server/storage/mvcc/kvstore.go:180 return": {"etcdserver.(*hashKVHandler).ServeHTTP", "v3rpc.(*authMaintenanceServer).HashKV"},

@@ -346,9 +346,10 @@ type Checker struct {
 	retHold   map[retKey]bool
 	shared    *invStore // the invariants read by this checker and its forks
 	ctorOnly  map[*types.Var]bool
-	madeMemo  map[*types.TypeName][]Cond // madeConds' answers
-	whenMade  map[*types.Var]bool        // setWhenMade's answers
-	tables    map[*ssa.Global]bool       // table's answers
+	madeMemo  map[madeKey][]Cond   // madeConds' answers
+	outMemo   map[outKey][]Cond    // keptOut's answers
+	whenMade  map[*types.Var]bool  // setWhenMade's answers
+	tables    map[*ssa.Global]bool // table's answers
 	// globalLoads are the loads of each package-level variable;
 	// globalKept those whose address is stored somewhere.
 	globalLoads map[*ssa.Global][]*ssa.UnOp
@@ -626,7 +627,13 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 				cs = append(cs, *next.refused)
 				res = w.result(cs, ss)
 			} else {
-				cs = append(cs, w.madeConds(fr, site, h.Callee)...)
+				made := w.madeConds(fr, site, h.Callee)
+				cs = append(cs, made...)
+				for _, o := range w.keptOut(fr, site, h.Callee) {
+					if !slices.ContainsFunc(made, func(m Cond) bool { return m.If == o.If && m.Want == o.Want }) {
+						cs = append(cs, o)
+					}
+				}
 				res, val = w.dfs(next, i+1, cs, ss)
 			}
 		}
@@ -738,16 +745,19 @@ func (w *walk) result(cs []Cond, sites []ssa.CallInstruction) Result {
 	if pick(OnlyIf, State) {
 		// A pass of a loop over state says little of the way: the first
 		// other condition of state decides, when there is one.
-		if r.Because.Ranged != "" {
+		// Nor does a branch that keeps a value out of a field the way
+		// calls through (keptOut): no step of the way takes it.
+		out := func(c *Cond) bool { return c.Made != nil && c.Made.Out }
+		if r.Because.Ranged != "" || out(r.Because) {
 			for i := range cs {
-				if cs[i].Class == State && cs[i].Ranged == "" {
+				if cs[i].Class == State && cs[i].Ranged == "" && !out(&cs[i]) {
 					r.Because = &cs[i]
 					break
 				}
 			}
 		}
 		for j := len(cs) - 1; j >= 0; j-- {
-			if cs[j].Class == State {
+			if cs[j].Class == State && !out(&cs[j]) {
 				if &cs[j] != r.Because {
 					b := *r.Because
 					b.Near = &cs[j]

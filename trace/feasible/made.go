@@ -1,7 +1,9 @@
 package feasible
 
 import (
+	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -24,6 +26,14 @@ type Made struct {
 	// Kept: the condition keeps the value made in the field it is stored
 	// in (a run that took the other way would replace it).
 	Kept bool
+	// Out: the condition keeps a value of Type out of Field, the field
+	// the way's call reads its receiver from: Maker (the one function
+	// that sets the field, but for the literals that make its struct)
+	// stores one under the other way, and Type's Method cannot lead on to
+	// the way's callee (see keptOut).
+	Out    bool
+	Field  *types.Var
+	Method string
 }
 
 // pointee is the named struct type t points to, or nil.
@@ -57,18 +67,24 @@ func (w *walk) madeConds(fr *frame, site ssa.CallInstruction, callee *ssa.Functi
 	if tn == nil {
 		return nil
 	}
-	if cs, ok := w.c.madeMemo[tn]; ok {
+	k := madeKey{tn: tn, callee: callee}
+	if cs, ok := w.c.madeMemo[k]; ok {
 		return cs
 	}
-	cs := w.madeConds1(tn)
+	cs := w.madeConds1(tn, callee)
 	if w.c.madeMemo == nil {
-		w.c.madeMemo = map[*types.TypeName][]Cond{}
+		w.c.madeMemo = map[madeKey][]Cond{}
 	}
-	w.c.madeMemo[tn] = cs
+	w.c.madeMemo[k] = cs
 	return cs
 }
 
-func (w *walk) madeConds1(tn *types.TypeName) []Cond {
+type madeKey struct {
+	tn     *types.TypeName
+	callee *ssa.Function
+}
+
+func (w *walk) madeConds1(tn *types.TypeName, callee *ssa.Function) []Cond {
 	ix := w.c.index()
 	allocs := ix.made[tn]
 	if len(allocs) != 1 || ix.inner[tn] {
@@ -96,7 +112,7 @@ func (w *walk) madeConds1(tn *types.TypeName) []Cond {
 		fn, blk = sites[0].Parent(), sites[0].Block()
 		es = w.c.domEdges(fn, blk)
 		made = len(es)
-		es = append(es, w.c.notOverwritten(sites[0])...)
+		es = append(es, w.c.notOverwritten(sites[0], callee)...)
 	}
 	rf := w.newFrame(fn, nil, nil)
 	rf.root, rf.rootState = true, true
@@ -120,10 +136,13 @@ func (w *walk) madeConds1(tn *types.TypeName) []Cond {
 // of the same value, in its function, under one branch that the store of
 // the result is not under (`if corruptAlarms { a.applyV3 =
 // newApplierV3Corrupt(a.applyV3) }` after the result's store). Each is
-// given as the edge the run takes instead. None when the result is not
-// stored in a field, or a later store is under no branch of its own or
-// under several.
-func (c *Checker) notOverwritten(call ssa.CallInstruction) []edgeOf {
+// given as the edge the run takes instead. A later store that wraps the
+// field's value in a type whose callee's method forwards to it (one
+// promoted from the field it is kept in) does not replace it. None when
+// the result is not stored in a field, a later store is under no branch
+// of its own or under several, or wraps it in a type whose own method
+// may still lead on to the callee.
+func (c *Checker) notOverwritten(call ssa.CallInstruction, callee *ssa.Function) []edgeOf {
 	v, ok := call.(*ssa.Call)
 	if !ok {
 		return nil
@@ -171,6 +190,12 @@ func (c *Checker) notOverwritten(call ssa.CallInstruction) []edgeOf {
 			if !ok || fa2.Field != fa.Field || fa2.X != fa.X {
 				continue
 			}
+			switch c.wraps(s2, callee) {
+			case wrapForwards:
+				continue
+			case wrapMay:
+				return nil
+			}
 			var extra []edgeOf
 			for _, e := range c.domEdges(fn, b) {
 				if !own[e] {
@@ -184,4 +209,292 @@ func (c *Checker) notOverwritten(call ssa.CallInstruction) []edgeOf {
 		}
 	}
 	return out
+}
+
+// A call through an interface whose receiver is read from a field runs
+// the method of whatever value the field holds. When one function sets
+// the field (`restoreAlarms`: the base applier, then, under a branch of
+// state, a wrapper of it),
+//
+//	if corruptAlarms { a.applyV3 = newApplierV3Corrupt(a.applyV3) }
+//
+// and the wrapper's method cannot lead on to the way's callee (it
+// returns an error and calls nothing that reaches it), a way through the
+// call needs that branch not taken on the run that last set the field.
+// keptOut lists such branches with the way's conditions, as madeConds
+// does: they held at another time, and do not refute the way. A later
+// store in the same function keeps the wrapper in the value when it
+// wraps the field's value again with a method that forwards to it (a
+// promoted one) or cannot lead on either; any other later store, a store
+// under more than one branch of its own, or a store of the field in
+// another function than its struct's literals, gives none.
+
+type outKey struct {
+	field  *types.Var
+	method string
+	callee *ssa.Function
+}
+
+// keptOut are the branches of state that keep a value whose method
+// cannot run the callee out of the field the call at site reads its
+// receiver from.
+func (w *walk) keptOut(fr *frame, site ssa.CallInstruction, callee *ssa.Function) []Cond {
+	c := site.Common()
+	if !c.IsInvoke() || c.Method == nil {
+		return nil
+	}
+	f := fieldRead(c.Value)
+	if f == nil {
+		return nil
+	}
+	if recv := fr.eval(c.Value); recv.kind == kObj || recv.kind == kNonNil && recv.dyn != nil {
+		return nil
+	}
+	k := outKey{field: f, method: c.Method.Name(), callee: callee}
+	if cs, ok := w.c.outMemo[k]; ok {
+		return cs
+	}
+	cs := w.keptOut1(k, c.Method)
+	if w.c.outMemo == nil {
+		w.c.outMemo = map[outKey][]Cond{}
+	}
+	w.c.outMemo[k] = cs
+	return cs
+}
+
+func (w *walk) keptOut1(k outKey, m *types.Func) []Cond {
+	if !w.c.seesAllWrites(k.field) || w.c.index().addrTaken[k.field] {
+		return nil
+	}
+	var setter *ssa.Function
+	var sts []*ssa.Store
+	for _, st := range w.c.sortedWrites(k.field) {
+		if _, lit := st.Addr.(*ssa.FieldAddr); lit && rootAllocOf(st.Addr) != nil {
+			continue // its struct's literal
+		}
+		if setter != nil && st.Parent() != setter {
+			return nil
+		}
+		setter = st.Parent()
+		sts = append(sts, st)
+	}
+	if setter == nil {
+		return nil
+	}
+	var out []Cond
+	for i, st := range sts {
+		wt, blocks := w.c.wrapperBlocks(st, m, k.callee)
+		if wt == nil || !blocks {
+			continue
+		}
+		es := w.c.domEdges(setter, st.Block())
+		if len(es) != 1 || !w.c.keepsWrapper(st, sts[i+1:], k.callee) {
+			continue
+		}
+		e := es[0]
+		rf := w.newFrame(setter, nil, nil)
+		rf.root, rf.rootState = true, true
+		text, pos, flip := w.c.text.condText(e.ifi)
+		cd := Cond{Func: setter, If: e.ifi, Text: text, Pos: pos, Want: !e.want != flip,
+			Made: &Made{Type: wt, Maker: setter, Out: true, Field: k.field, Method: m.Name()}}
+		cd.Whole = w.c.text.whole(pos, text)
+		w.classify(rf, &cd, e.ifi.Cond, !e.want)
+		if cd.Class != State {
+			continue
+		}
+		cd.Fields = fieldsRead(e.ifi.Cond)
+		out = append(out, cd)
+	}
+	return out
+}
+
+// wrapperBlocks is the named type of the value store st puts in its
+// field (a pointer to a struct, made into the interface), and whether
+// that type's method m cannot lead on to callee: its own method (not one
+// promoted from a field, which forwards), from which the call graph
+// reaches no call of callee.
+func (c *Checker) wrapperBlocks(st *ssa.Store, m *types.Func, callee *ssa.Function) (*types.TypeName, bool) {
+	t, _ := storedMade(st.Val)
+	if t == nil {
+		return nil, false
+	}
+	tn := pointee(t)
+	if tn == nil {
+		return nil, false
+	}
+	prog := callee.Prog
+	sel := prog.MethodSets.MethodSet(t).Lookup(m.Pkg(), m.Name())
+	if sel == nil {
+		return tn, false
+	}
+	fn := prog.MethodValue(sel)
+	if fn == nil || fn == callee || fn.Synthetic != "" || len(fn.Blocks) == 0 {
+		return tn, false
+	}
+	return tn, !c.reaches(fn, callee, 12)
+}
+
+// reaches reports whether the call graph leads from fn to target within
+// depth calls (true when it cannot tell: a function it does not know).
+func (c *Checker) reaches(fn, target *ssa.Function, depth int) bool {
+	seen := map[*ssa.Function]bool{fn: true}
+	front := []*ssa.Function{fn}
+	for d := 0; d < depth && len(front) > 0; d++ {
+		var next []*ssa.Function
+		for _, f := range front {
+			n := c.g.CG.Nodes[f]
+			if n == nil {
+				return true
+			}
+			for _, e := range n.Out {
+				g := e.Callee.Func
+				if g == target {
+					return true
+				}
+				if g != nil && !seen[g] {
+					seen[g] = true
+					next = append(next, g)
+				}
+			}
+		}
+		front = next
+	}
+	return len(front) > 0
+}
+
+// keepsWrapper reports whether every store of later (the field's stores
+// after st in its function) that a run may make after st keeps st's
+// value in the field's: it wraps a read of the same field with a type
+// whose method of callee's name forwards to the value it holds (a
+// promoted method) or cannot lead on to callee either.
+func (c *Checker) keepsWrapper(st *ssa.Store, later []*ssa.Store, callee *ssa.Function) bool {
+	after := reachable(st.Block())
+	for _, s2 := range later {
+		if !after[s2.Block()] && s2.Block() != st.Block() {
+			continue
+		}
+		if w := c.wraps(s2, callee); w != wrapForwards && w != wrapBlocks {
+			return false
+		}
+	}
+	return true
+}
+
+// How a store of a field affects a way whose call reads the field and
+// runs callee.
+const (
+	wrapNot      = iota // it does not wrap the field's value: it replaces it
+	wrapForwards        // the wrapper's method forwards to the value (promoted)
+	wrapBlocks          // the wrapper's own method cannot lead on to callee
+	wrapMay             // the wrapper's own method may lead on to callee
+)
+
+// wraps says how store s2 of a field affects a way that runs callee
+// through a call of the field's value: whether its value wraps a read of
+// the same field of the same struct (an argument of the call that makes
+// it, or a field of the literal it is), and what the wrapper's method of
+// callee's name does.
+func (c *Checker) wraps(s2 *ssa.Store, callee *ssa.Function) int {
+	fa, ok := s2.Addr.(*ssa.FieldAddr)
+	if !ok {
+		return wrapNot
+	}
+	t, made := storedMade(s2.Val)
+	if t == nil || made == nil || !readsSame(made, fa) {
+		return wrapNot
+	}
+	fn := methodOf(callee.Prog, t, callee)
+	switch {
+	case fn == nil:
+		return wrapMay
+	case fn.Synthetic != "":
+		return wrapForwards
+	case fn == callee || len(fn.Blocks) == 0 || c.reaches(fn, callee, 12):
+		return wrapMay
+	}
+	return wrapBlocks
+}
+
+// methodOf is the method of type t with callee's name (nil when t has
+// none).
+func methodOf(prog *ssa.Program, t types.Type, callee *ssa.Function) *ssa.Function {
+	obj, ok := callee.Object().(*types.Func)
+	if !ok {
+		return nil
+	}
+	sel := prog.MethodSets.MethodSet(t).Lookup(obj.Pkg(), obj.Name())
+	if sel == nil {
+		return nil
+	}
+	return prog.MethodValue(sel)
+}
+
+// readsSame reports whether made (the call or the literal that makes a
+// value) is given a read of the field fa addresses, of the same struct:
+// as an argument, or stored into one of the literal's fields.
+func readsSame(made ssa.Value, fa *ssa.FieldAddr) bool {
+	same := func(v ssa.Value) bool {
+		u, ok := v.(*ssa.UnOp)
+		if !ok || u.Op != token.MUL {
+			return false
+		}
+		fa2, ok := u.X.(*ssa.FieldAddr)
+		return ok && fa2.Field == fa.Field && fa2.X == fa.X
+	}
+	switch x := made.(type) {
+	case *ssa.Call:
+		return slices.ContainsFunc(x.Call.Args, same)
+	case *ssa.Alloc:
+		for _, r := range *x.Referrers() {
+			f, ok := r.(*ssa.FieldAddr)
+			if !ok {
+				continue
+			}
+			for _, r2 := range *f.Referrers() {
+				if st, ok := r2.(*ssa.Store); ok && st.Addr == f && same(st.Val) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// storedMade is the concrete type of the value v puts into an interface
+// (a pointer made into it here, or returned so by every return of the
+// function v calls), and what makes it: the call, or the literal.
+func storedMade(v ssa.Value) (types.Type, ssa.Value) {
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		switch x := mi.X.(type) {
+		case *ssa.Call:
+			return mi.X.Type(), x
+		case *ssa.Alloc:
+			return mi.X.Type(), x
+		}
+		return mi.X.Type(), nil
+	}
+	call, ok := v.(*ssa.Call)
+	if !ok {
+		return nil, nil
+	}
+	fn := call.Call.StaticCallee()
+	if fn == nil || len(fn.Blocks) == 0 {
+		return nil, nil
+	}
+	var t types.Type
+	for _, b := range fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		r, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok || len(r.Results) != 1 {
+			continue
+		}
+		mi, ok := r.Results[0].(*ssa.MakeInterface)
+		if !ok || t != nil && !types.Identical(t, mi.X.Type()) {
+			return nil, nil
+		}
+		t = mi.X.Type()
+	}
+	return t, call
 }
