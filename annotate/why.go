@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -153,7 +154,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			head := report.Text{report.StrongSpan(u.Root), report.Plain(" (" + how + "): ")}
 			if u.Because != nil {
 				head = append(head, report.CodeText(u.Because.Text)...)
-				if b := u.Because; b.File != "" && !strings.Contains(b.Text, fmt.Sprintf("%s:%d", b.File, b.Line)) {
+				if b := u.Because; b.File != "" && !citesLines(b.Text) {
 					head = append(head, report.Plain(" ("), report.Cite(report.Loc{File: u.Because.File, Line: u.Because.Line}), report.Plain(")"))
 				}
 			} else {
@@ -296,7 +297,7 @@ func verdictSpans(v string, b *report.Because) report.Text {
 	}
 	if b != nil && v != "yes" {
 		t = append(t, report.CodeText(b.Text)...)
-		if b.File != "" {
+		if b.File != "" && (v != "unknown" || !citesLines(b.Text)) {
 			t = append(t, report.Plain(" ("), report.Cite(report.Loc{File: b.File, Line: b.Line}), report.Plain(")"))
 		}
 		if c := b.Near; c != nil && v == "only-if" && c.Text != "" && c.File != "" {
@@ -363,3 +364,11 @@ func rootKinds(n map[string]int) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// lineCite is a file:line citation in a reason's text.
+var lineCite = regexp.MustCompile(`\.go:[0-9]+`)
+
+// citesLines reports whether a reason's text cites the lines it speaks
+// of itself (a reason that is not decided names each read and write):
+// the condition's own line, put after it, would read as the last one's.
+func citesLines(text string) bool { return lineCite.MatchString(text) }
