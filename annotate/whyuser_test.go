@@ -168,13 +168,13 @@ func TestPairVerdictNamesEveryCondition(t *testing.T) {
 	if got != want {
 		t.Errorf("pairVerdict = %q, want %q", got, want)
 	}
-	pinned.Note = ", where `rev` can only be 0 on this path (a reason): so only if `0 > curRev`"
+	pinned.Note = ", where `rev` can only be 0 on the runs that take it (a reason): so only if `0 > curRev`"
 	q := report.PairPaths{Feasible: "only-if",
 		Because: &report.Because{Text: "only if `shouldApply`", Cond: apply},
 		Ways:    []report.Way{{Feasible: "only-if", OnlyIf: []report.Cond{apply, pinned}}},
 	}
 	got = plain(pairVerdict(q))
-	want = "a path that can run only if shouldApply (uber_applier.go:126) and only if rev > curRev (kvstore_txn.go:75), where rev can only be 0 on this path (a reason): so only if 0 > curRev"
+	want = "a path that can run only if shouldApply (uber_applier.go:126) and only if rev > curRev (kvstore_txn.go:75), where rev can only be 0 on the runs that take it (a reason): so only if 0 > curRev"
 	if got != want {
 		t.Errorf("pairVerdict = %q, want %q", got, want)
 	}

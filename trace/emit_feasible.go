@@ -895,7 +895,7 @@ func structOf(f *types.Var) string {
 
 // pinNote says, for a condition of state, the operands the path leaves
 // one value and what the condition then asks of the state: ", where `rev`
-// can only be 0 on this path (…): so only if `0 > curRev`"; "" when it
+// can only be 0 on the runs that take it (…): so only if `0 > curRev`"; "" when it
 // has none.
 func (r *Result) pinNote(c *feasible.Cond) string {
 	if c.Inside != "" {
@@ -917,7 +917,7 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 			return fmt.Sprintf(", the branch under which `%s` sets `%s` to a `%s`, whose `%s` cannot lead on to this way (not taken when it last set the field)", report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, m.Method)
 		}
 		if m.Kept {
-			return fmt.Sprintf(", which keeps that `%s` in the field that holds it (the other way replaces it)", t)
+			return fmt.Sprintf(", which keeps that `%s` in the field that holds it (the other way replaces it, or puts in front of it a value whose method does not lead on to it)", t)
 		}
 		return fmt.Sprintf(", the only branch under which a `%s` is made (by `%s`), whose method this way calls through an interface", t, report.ShortName(m.Maker.String()))
 	}
@@ -933,7 +933,7 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 				fmt.Fprintf(&b, " (fixed at %s:%d)", file, line)
 			}
 		} else {
-			fmt.Fprintf(&b, ", where `%s` can only be %d on this path", p.Name, p.Value)
+			fmt.Fprintf(&b, ", where `%s` can only be %d on the runs that take it", p.Name, p.Value)
 			if rs := r.reasons(p.Because); rs != "" {
 				b.WriteString(" (" + rs + ")")
 			}

@@ -417,7 +417,7 @@ type Cond struct {
 	Whole string `json:"whole,omitempty"`
 	// Note says, for a condition of state that compares an operand the
 	// path leaves one value, that value and what it leaves the condition
-	// asking (", where `rev` can only be 0 on this path (…): so only if
+	// asking (", where `rev` can only be 0 on the runs that take it (…): so only if
 	// `0 > curRev`"); text that quotes code in backticks.
 	Note string `json:"note,omitempty"`
 	// NotEmpty says that Text is a slice of server state a range loop
