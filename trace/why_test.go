@@ -240,9 +240,16 @@ func TestWhyReleases(t *testing.T) {
 				"server/lease/lessor.go:588 return": nil,
 			},
 			verdicts: map[string]string{
-				"server/lease/lessor.go:588 v3rpc.(*quotaKVServer).Put":    "unknown|`leaseMap` has no entry for the key it looks up at server/lease/lessor.go:586",
-				"server/lease/lessor.go:588 v3rpc.(*kvServer).DeleteRange": "unknown|a value of `itemMap` read at server/lease/lessor.go:575, which the way needs non-zero (`leaseID != lease.NoLease`)",
-				"server/lease/lessor.go:588 etcdserver.(*EtcdServer).run":  "unknown|the analysis does not show that `delete(le.leaseMap, l.ID)` (server/lease/lessor.go:355) removes only keys that no value of `itemMap` names",
+				// The lease handler compares the error LeaseLeases returned
+				// (lease.go:80), which is not nil only when
+				// checkLeaseLeases fails (v3_server.go:740), each way of
+				// which comes after its test that auth is on
+				// (v3_server.go:754): the way needs that test, though not
+				// which of its failures.
+				"server/etcdserver/api/v3rpc/lease.go:80 v3rpc.(*LeaseServer).LeaseLeases": "only-if|only if `s.AuthStore().IsAuthEnabled()`, in `s.checkLeaseLeases(ctx, ls)`, whose result the way tests",
+				"server/lease/lessor.go:588 v3rpc.(*quotaKVServer).Put":                    "unknown|`leaseMap` has no entry for the key it looks up at server/lease/lessor.go:586",
+				"server/lease/lessor.go:588 v3rpc.(*kvServer).DeleteRange":                 "unknown|a value of `itemMap` read at server/lease/lessor.go:575, which the way needs non-zero (`leaseID != lease.NoLease`)",
+				"server/lease/lessor.go:588 etcdserver.(*EtcdServer).run":                  "unknown|the analysis does not show that `delete(le.leaseMap, l.ID)` (server/lease/lessor.go:355) removes only keys that no value of `itemMap` names",
 				// Attach's refusal (lessor.go:561) needs the lease missing
 				// from leaseMap (:559-560). The Put and Txn handlers' ways
 				// (through raft and the apply job) attach the lease the

@@ -2,6 +2,8 @@ package feasible
 
 import (
 	"go/token"
+	"math/bits"
+	"slices"
 	"sort"
 
 	"golang.org/x/tools/go/ssa"
@@ -12,7 +14,10 @@ import (
 // maker left) is one of them only under the branches that lead to it.
 // Where every world the way can still take chose the same alternative,
 // those branches are conditions of the way too, though no step of it
-// takes them: the ones of state are listed with its conditions.
+// takes them: the ones of state are listed with its conditions. Where
+// the worlds took different alternatives, the branches that lead to
+// every one of those are (a call that fails two ways, each after the
+// same test of state: a way that needs it to fail needs that test).
 
 // noteAlts records a value of several alternatives that a world chose
 // among.
@@ -31,23 +36,32 @@ func (w *walk) needed(cs []Cond) []Cond {
 	if len(w.worlds) == 0 || len(w.alts) == 0 {
 		return nil
 	}
-	// The alternative each world took of each value.
-	var common map[altKey]int
+	// The alternatives the worlds took of each value every one of them
+	// took one of, as bits.
+	var common map[altKey]uint64
 	for i, wd := range w.worlds {
-		took := map[altKey]int{}
+		took := map[altKey]uint64{}
 		for c := wd.choice; c != nil; c = c.next {
-			if _, ok := took[c.k]; !ok {
-				took[c.k] = c.i
+			if _, ok := took[c.k]; !ok && c.i < 64 {
+				took[c.k] = 1 << uint(c.i)
+			}
+		}
+		for t := wd.took; t != nil; t = t.next {
+			if _, ok := took[t.k]; !ok {
+				took[t.k] = t.set
 			}
 		}
 		if i == 0 {
 			common = took
 			continue
 		}
-		for k, idx := range common {
-			if j, ok := took[k]; !ok || j != idx {
+		for k := range common {
+			s, ok := took[k]
+			if !ok {
 				delete(common, k)
+				continue
 			}
+			common[k] |= s
 		}
 	}
 	type edge struct {
@@ -63,12 +77,29 @@ func (w *walk) needed(cs []Cond) []Cond {
 	var out []Cond
 	for _, k := range sortedKeys(common) {
 		v := w.alts[k]
-		idx := common[k]
-		if v == nil || idx >= len(v.alts) {
+		if v == nil {
 			continue
 		}
-		for _, g := range v.alts[idx].guards {
-			if g.tmpl != nil || g.ifi == nil || g.fr == nil {
+		var idxs []int
+		for i := range v.alts {
+			if i < 64 && common[k]&(1<<uint(i)) != 0 {
+				idxs = append(idxs, i)
+			}
+		}
+		if len(idxs) == 0 || bits.Len64(common[k]) > len(v.alts) {
+			continue
+		}
+		// The branches of the first that every other one taken shares.
+		shared := func(g guard) bool {
+			for _, i := range idxs[1:] {
+				if !slices.ContainsFunc(v.alts[i].guards, func(h guard) bool { return h.ifi == g.ifi && h.want == g.want }) {
+					return false
+				}
+			}
+			return true
+		}
+		for _, g := range v.alts[idxs[0]].guards {
+			if g.tmpl != nil || g.ifi == nil || g.fr == nil || !shared(g) {
 				continue
 			}
 			text, pos, flip := w.c.text.condText(g.ifi)
@@ -97,7 +128,7 @@ func (w *walk) needed(cs []Cond) []Cond {
 
 // sortedKeys are the keys of m in a fixed order: by frame, then by the
 // value's position and name, then by the pure call's name.
-func sortedKeys(m map[altKey]int) []altKey {
+func sortedKeys[V any](m map[altKey]V) []altKey {
 	keys := make([]altKey, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

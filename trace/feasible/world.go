@@ -25,6 +25,10 @@ type world struct {
 	// several (by its key), so that the same value is the same in every
 	// use.
 	choice *choices
+	// took is, for a value whose choice a join of two worlds forgot (each
+	// had taken another), the alternatives the joined worlds had taken:
+	// the value is one of them (see needed).
+	took *tookSets
 	// forall are what holds for every element of a slice (by the slice's
 	// term), learned from a loop over it that returns unless each element
 	// passes; elems are the slice's elements the path names.
@@ -62,6 +66,36 @@ type choices struct {
 	k    altKey
 	i    int
 	next *choices
+}
+
+// tookSets is the alternatives, as bits, a value's choice was among in
+// worlds a join made one, newest first.
+type tookSets struct {
+	k    altKey
+	set  uint64
+	next *tookSets
+}
+
+// get returns the alternatives the value of key k was among.
+func (t *tookSets) get(k altKey) (uint64, bool) {
+	for ; t != nil; t = t.next {
+		if t.k == k {
+			return t.set, true
+		}
+	}
+	return 0, false
+}
+
+// among is the alternatives the value of key k is one of in w, as bits:
+// the one it took, or those a join of worlds that took them remembers.
+func (w *world) among(k altKey) (uint64, bool) {
+	if i, ok := w.choice.get(k); ok {
+		if i >= 64 {
+			return 0, false
+		}
+		return 1 << uint(i), true
+	}
+	return w.took.get(k)
 }
 
 // get returns the alternative taken of the value of key k.
@@ -423,6 +457,25 @@ func joinWorlds(a, b *world) *world {
 		seen[c.k] = true
 		if bv, ok := b.choice.get(c.k); ok && bv == c.i {
 			out.setChoice(c.k, c.i)
+		}
+	}
+	// A value each took another alternative of (or was among others of)
+	// is one of them all in the joined world.
+	keys := map[altKey]bool{}
+	for c := a.choice; c != nil; c = c.next {
+		keys[c.k] = true
+	}
+	for t := a.took; t != nil; t = t.next {
+		keys[t.k] = true
+	}
+	for _, k := range sortedKeys(keys) {
+		if _, same := out.choice.get(k); same {
+			continue
+		}
+		sa, okA := a.among(k)
+		sb, okB := b.among(k)
+		if okA && okB {
+			out.took = &tookSets{k: k, set: sa | sb, next: out.took}
 		}
 	}
 	a.facts.each(func(t string, f *fact) {
