@@ -447,13 +447,7 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 		return r.lessText(c)
 	}
 	a, from := cr.A.Name(), cr.From.Name()
-	above := "above"
-	switch {
-	case cr.Off > 0:
-		above = fmt.Sprintf("more than %d above", cr.Off)
-	case cr.Off < 0:
-		above = fmt.Sprintf("less than %d below", -cr.Off)
-	}
+	above, most := carryBounds(cr)
 	what := "`" + a + "`"
 	if cr.Elem {
 		what = "an element of `" + a + "`"
@@ -471,13 +465,6 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 		file, line := r.position(w.Pos)
 		at = append(at, fmt.Sprintf("%s:%d", file, line))
 	}
-	most := fmt.Sprintf("at most an earlier read of `%s`", from)
-	switch {
-	case cr.Off > 0:
-		most += fmt.Sprintf(" plus %d", cr.Off)
-	case cr.Off < 0:
-		most += fmt.Sprintf(" minus %d", -cr.Off)
-	}
 	these, leave := "the writes of `"+a+"` at "+joinList(at, "and")+" store", "a value they leave"
 	switch {
 	case cr.Elem && len(at) == 1:
@@ -487,10 +474,7 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 	case len(at) == 1:
 		these, leave = "the write of `"+a+"` at "+at[0]+" stores", "a value it leaves"
 	}
-	text += fmt.Sprintf("; %s %s, and `%s` never goes down", these, most, from)
-	if len(cr.Order.Unbounded) > 0 {
-		text += " (assumed: the analysis does not show that " + r.unboundedWrites(cr.Order.Unbounded, "") + " keep it so)"
-	}
+	text += fmt.Sprintf("; %s %s, and `%s` never goes down", these, most, from) + r.assumedOrder(cr)
 	text += fmt.Sprintf(", so %s is never %s a later read of the same struct's `%s`", leave, above, from)
 	var more []string
 	if len(cr.Others) > 0 {
@@ -526,6 +510,32 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 	return text + fmt.Sprintf("; the analysis does not decide that the read it carries is of the same struct's `%s`", from)
 }
 
+// carryBounds says what a carried read's bound asks of a value ("above",
+// "more than 1 above") and what the carrying writes leave ("at most an
+// earlier read of `currentRev` plus 1").
+func carryBounds(cr *feasible.Carry) (above, most string) {
+	above = "above"
+	most = fmt.Sprintf("at most an earlier read of `%s`", cr.From.Name())
+	switch {
+	case cr.Off > 0:
+		above = fmt.Sprintf("more than %d above", cr.Off)
+		most += fmt.Sprintf(" plus %d", cr.Off)
+	case cr.Off < 0:
+		above = fmt.Sprintf("less than %d below", -cr.Off)
+		most += fmt.Sprintf(" minus %d", -cr.Off)
+	}
+	return above, most
+}
+
+// assumedOrder names, when the carried field's order is assumed, the
+// writes the analysis does not show keep it.
+func (r *Result) assumedOrder(cr *feasible.Carry) string {
+	if len(cr.Order.Unbounded) == 0 {
+		return ""
+	}
+	return " (assumed: the analysis does not show that " + r.unboundedWrites(cr.Order.Unbounded, "") + " keep it so)"
+}
+
 // lessText says why a way that needs a value its sender computed as a
 // read of a field that never goes down, less another field, above a
 // later read of the first is not decided: it can run only with the
@@ -533,32 +543,16 @@ func (r *Result) carriedText(c *feasible.Cond) string {
 func (r *Result) lessText(c *feasible.Cond) string {
 	cr := c.Carry
 	from, minus := cr.From.Name(), cr.Minus.Name()
-	above := "above"
-	switch {
-	case cr.Off > 0:
-		above = fmt.Sprintf("more than %d above", cr.Off)
-	case cr.Off < 0:
-		above = fmt.Sprintf("less than %d below", -cr.Off)
-	}
+	above, most := carryBounds(cr)
 	text := fmt.Sprintf("not decided: the way can run only if the value its sender handed off, `%s` at %s, is %s `%s` read after the hand-off at %s", cr.Expr, r.lineList(c.Reads[:1]), above, from, r.lineList(c.Reads[1:]))
 	if n := c.Near; n != nil && n.Text != "" {
 		text += " (it needs " + r.nearText(n) + ")"
-	}
-	most := fmt.Sprintf("at most an earlier read of `%s`", from)
-	switch {
-	case cr.Off > 0:
-		most += fmt.Sprintf(" plus %d", cr.Off)
-	case cr.Off < 0:
-		most += fmt.Sprintf(" minus %d", -cr.Off)
 	}
 	first := "its first operand"
 	if cr.First != "" {
 		first = "`" + cr.First + "`"
 	}
-	text += fmt.Sprintf("; %s is %s, and `%s` never goes down", first, most, from)
-	if len(cr.Order.Unbounded) > 0 {
-		text += " (assumed: the analysis does not show that " + r.unboundedWrites(cr.Order.Unbounded, "") + " keep it so)"
-	}
+	text += fmt.Sprintf("; %s is %s, and `%s` never goes down", first, most, from) + r.assumedOrder(cr)
 	text += fmt.Sprintf(", so the value is %s a later read of the same struct's `%s` only if `%s` is below 0", above, from, minus)
 	switch inv := cr.MinusFloor; {
 	case inv != nil && len(inv.Unbounded) == 0:

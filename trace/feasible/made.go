@@ -1,7 +1,6 @@
 package feasible
 
 import (
-	"go/token"
 	"go/types"
 	"slices"
 
@@ -231,7 +230,6 @@ func (c *Checker) notOverwritten(call ssa.CallInstruction, callee *ssa.Function)
 
 type outKey struct {
 	field  *types.Var
-	method string
 	callee *ssa.Function
 }
 
@@ -240,7 +238,7 @@ type outKey struct {
 // receiver from.
 func (w *walk) keptOut(fr *frame, site ssa.CallInstruction, callee *ssa.Function) []Cond {
 	c := site.Common()
-	if !c.IsInvoke() || c.Method == nil {
+	if !c.IsInvoke() {
 		return nil
 	}
 	f := fieldRead(c.Value)
@@ -250,11 +248,11 @@ func (w *walk) keptOut(fr *frame, site ssa.CallInstruction, callee *ssa.Function
 	if recv := fr.eval(c.Value); recv.kind == kObj || recv.kind == kNonNil && recv.dyn != nil {
 		return nil
 	}
-	k := outKey{field: f, method: c.Method.Name(), callee: callee}
+	k := outKey{field: f, callee: callee}
 	if cs, ok := w.c.outMemo[k]; ok {
 		return cs
 	}
-	cs := w.keptOut1(k, c.Method)
+	cs := w.keptOut1(k)
 	if w.c.outMemo == nil {
 		w.c.outMemo = map[outKey][]Cond{}
 	}
@@ -262,14 +260,14 @@ func (w *walk) keptOut(fr *frame, site ssa.CallInstruction, callee *ssa.Function
 	return cs
 }
 
-func (w *walk) keptOut1(k outKey, m *types.Func) []Cond {
+func (w *walk) keptOut1(k outKey) []Cond {
 	if !w.c.seesAllWrites(k.field) || w.c.index().addrTaken[k.field] {
 		return nil
 	}
 	var setter *ssa.Function
 	var sts []*ssa.Store
 	for _, st := range w.c.sortedWrites(k.field) {
-		if _, lit := st.Addr.(*ssa.FieldAddr); lit && rootAllocOf(st.Addr) != nil {
+		if rootAllocOf(st.Addr) != nil {
 			continue // its struct's literal
 		}
 		if setter != nil && st.Parent() != setter {
@@ -283,8 +281,12 @@ func (w *walk) keptOut1(k outKey, m *types.Func) []Cond {
 	}
 	var out []Cond
 	for i, st := range sts {
-		wt, blocks := w.c.wrapperBlocks(st, m, k.callee)
-		if wt == nil || !blocks {
+		t, _ := storedMade(st.Val)
+		if t == nil {
+			continue
+		}
+		wt := pointee(t)
+		if wt == nil || w.c.leads(t, k.callee) != wrapBlocks {
 			continue
 		}
 		es := w.c.domEdges(setter, st.Block())
@@ -296,7 +298,7 @@ func (w *walk) keptOut1(k outKey, m *types.Func) []Cond {
 		rf.root, rf.rootState = true, true
 		text, pos, flip := w.c.text.condText(e.ifi)
 		cd := Cond{Func: setter, If: e.ifi, Text: text, Pos: pos, Want: !e.want != flip,
-			Made: &Made{Type: wt, Maker: setter, Out: true, Field: k.field, Method: m.Name()}}
+			Made: &Made{Type: wt, Maker: setter, Out: true, Field: k.field, Method: k.callee.Name()}}
 		cd.Whole = w.c.text.whole(pos, text)
 		w.classify(rf, &cd, e.ifi.Cond, !e.want)
 		if cd.Class != State {
@@ -306,32 +308,6 @@ func (w *walk) keptOut1(k outKey, m *types.Func) []Cond {
 		out = append(out, cd)
 	}
 	return out
-}
-
-// wrapperBlocks is the named type of the value store st puts in its
-// field (a pointer to a struct, made into the interface), and whether
-// that type's method m cannot lead on to callee: its own method (not one
-// promoted from a field, which forwards), from which the call graph
-// reaches no call of callee.
-func (c *Checker) wrapperBlocks(st *ssa.Store, m *types.Func, callee *ssa.Function) (*types.TypeName, bool) {
-	t, _ := storedMade(st.Val)
-	if t == nil {
-		return nil, false
-	}
-	tn := pointee(t)
-	if tn == nil {
-		return nil, false
-	}
-	prog := callee.Prog
-	sel := prog.MethodSets.MethodSet(t).Lookup(m.Pkg(), m.Name())
-	if sel == nil {
-		return tn, false
-	}
-	fn := prog.MethodValue(sel)
-	if fn == nil || fn == callee || fn.Synthetic != "" || len(fn.Blocks) == 0 {
-		return tn, false
-	}
-	return tn, !c.reaches(fn, callee, 12)
 }
 
 // reaches reports whether the call graph leads from fn to target within
@@ -403,6 +379,14 @@ func (c *Checker) wraps(s2 *ssa.Store, callee *ssa.Function) int {
 	if t == nil || made == nil || !readsSame(made, fa) {
 		return wrapNot
 	}
+	return c.leads(t, callee)
+}
+
+// leads says whether the method of type t with callee's name forwards to
+// a value t holds (promoted: wrapForwards), cannot lead on to callee (its
+// own, from which the call graph reaches no call of callee: wrapBlocks),
+// or may (wrapMay).
+func (c *Checker) leads(t types.Type, callee *ssa.Function) int {
 	fn := methodOf(callee.Prog, t, callee)
 	switch {
 	case fn == nil:
@@ -433,14 +417,8 @@ func methodOf(prog *ssa.Program, t types.Type, callee *ssa.Function) *ssa.Functi
 // value) is given a read of the field fa addresses, of the same struct:
 // as an argument, or stored into one of the literal's fields.
 func readsSame(made ssa.Value, fa *ssa.FieldAddr) bool {
-	same := func(v ssa.Value) bool {
-		u, ok := v.(*ssa.UnOp)
-		if !ok || u.Op != token.MUL {
-			return false
-		}
-		fa2, ok := u.X.(*ssa.FieldAddr)
-		return ok && fa2.Field == fa.Field && fa2.X == fa.X
-	}
+	f := fieldVar(fa.X.Type(), fa.Field)
+	same := func(v ssa.Value) bool { return readsFieldOf(v, f, fa.X) }
 	switch x := made.(type) {
 	case *ssa.Call:
 		return slices.ContainsFunc(x.Call.Args, same)

@@ -449,34 +449,31 @@ func forallSig(wd *world) string {
 // facts and relations both have.
 func joinWorlds(a, b *world) *world {
 	out := newWorld()
+	// A value both took the same alternative of stays chosen; one each
+	// took another alternative of (or was among others of) is one of
+	// them all in the joined world.
 	seen := map[altKey]bool{}
-	for c := a.choice; c != nil; c = c.next {
-		if seen[c.k] {
-			continue // an older choice of the same value, shadowed
+	join := func(k altKey) {
+		if seen[k] {
+			return // an older choice of the same value, shadowed
 		}
-		seen[c.k] = true
-		if bv, ok := b.choice.get(c.k); ok && bv == c.i {
-			out.setChoice(c.k, c.i)
-		}
-	}
-	// A value each took another alternative of (or was among others of)
-	// is one of them all in the joined world.
-	keys := map[altKey]bool{}
-	for c := a.choice; c != nil; c = c.next {
-		keys[c.k] = true
-	}
-	for t := a.took; t != nil; t = t.next {
-		keys[t.k] = true
-	}
-	for _, k := range sortedKeys(keys) {
-		if _, same := out.choice.get(k); same {
-			continue
+		seen[k] = true
+		ai, aChose := a.choice.get(k)
+		if bi, ok := b.choice.get(k); ok && aChose && bi == ai {
+			out.setChoice(k, ai)
+			return
 		}
 		sa, okA := a.among(k)
 		sb, okB := b.among(k)
 		if okA && okB {
 			out.took = &tookSets{k: k, set: sa | sb, next: out.took}
 		}
+	}
+	for c := a.choice; c != nil; c = c.next {
+		join(c.k)
+	}
+	for t := a.took; t != nil; t = t.next {
+		join(t.k)
 	}
 	a.facts.each(func(t string, f *fact) {
 		g := b.facts.get(t)
