@@ -887,6 +887,27 @@ func structOf(f *types.Var) string {
 	return ""
 }
 
+// testsText says tests of the code taken one way: "`a > 0` is false
+// (file:line) and `b` holds (file:line)".
+func (r *Result) testsText(ts []feasible.Test) string {
+	var parts []string
+	for _, t := range ts {
+		how := "holds"
+		if !t.Want {
+			how = "is false"
+		}
+		part := fmt.Sprintf("`%s` %s", t.Text, how)
+		if file, line := r.position(t.Pos); file != "" {
+			part += fmt.Sprintf(" (%s:%d)", file, line)
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
 // pinNote says, for a condition of state, the operands the path leaves
 // one value and what the condition then asks of the state: ", where `rev`
 // can only be 0 on the runs that take it (…): so only if `0 > curRev`"; "" when it
@@ -907,6 +928,11 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		// A branch no step of the way takes: the one under which the
 		// value the way calls a method of was made.
 		t := m.Type.Pkg().Name() + "." + m.Type.Name()
+		if m.Out && len(m.Past) > 0 {
+			return fmt.Sprintf(" when `%s` last set `%s` (under it, it sets a `%s`), or else %s where the way calls that value's `%s`, which leads on to this way only past %s (%s the analysis does not decide on this way)",
+				report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, r.testsText(m.Past), m.Method,
+				map[bool]string{true: "that test", false: "those tests"}[len(m.Past) == 1], map[bool]string{true: "a test", false: "tests"}[len(m.Past) == 1])
+		}
 		if m.Out {
 			return fmt.Sprintf(", the branch under which `%s` sets `%s` to a `%s`, whose `%s` cannot lead on to this way (not taken when it last set the field)", report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, m.Method)
 		}

@@ -1,6 +1,7 @@
 package feasible
 
 import (
+	"go/token"
 	"go/types"
 	"slices"
 
@@ -33,6 +34,18 @@ type Made struct {
 	Out    bool
 	Field  *types.Var
 	Method string
+	// Past, for Out: Type's Method may lead on to the way's callee, but
+	// only past these tests of its own (each, Text as the code has it,
+	// taken the Want way), which the analysis does not decide on the
+	// way: the way needs the condition, or them.
+	Past []Test
+}
+
+// Test is a test of a function's code, taken one way.
+type Test struct {
+	Text string
+	Pos  token.Pos
+	Want bool
 }
 
 // pointee is the named struct type t points to, or nil.
@@ -226,7 +239,15 @@ func (c *Checker) notOverwritten(call ssa.CallInstruction, callee *ssa.Function)
 // wraps the field's value again with a method that forwards to it (a
 // promoted one) or cannot lead on either; any other later store, a store
 // under more than one branch of its own, or a store of the field in
-// another function than its struct's literals, gives none.
+// another function than its struct's literals, gives none. A wrapper
+// whose own method leads on only past tests of its own
+//
+//	func (a *applierV3Capped) Txn(r …) … { if a.q.Cost(r) > 0 { return …, ErrNoSpace }; return a.applierV3.Txn(r …) }
+//
+// gives its branch too, with those tests (Made.Past): the way needs the
+// branch not taken, or else the tests passed where it calls the method,
+// which the way's own walk does not decide (it calls the wrapped value's
+// method directly).
 
 type outKey struct {
 	field  *types.Var
@@ -286,7 +307,17 @@ func (w *walk) keptOut1(k outKey) []Cond {
 			continue
 		}
 		wt := pointee(t)
-		if wt == nil || w.c.leads(t, k.callee) != wrapBlocks {
+		if wt == nil {
+			continue
+		}
+		var past []Test
+		switch w.c.leads(t, k.callee) {
+		case wrapBlocks:
+		case wrapMay:
+			if past = w.c.leadsPast(t, k.callee); past == nil {
+				continue
+			}
+		default:
 			continue
 		}
 		es := w.c.domEdges(setter, st.Block())
@@ -298,7 +329,7 @@ func (w *walk) keptOut1(k outKey) []Cond {
 		rf.root, rf.rootState = true, true
 		text, pos, flip := w.c.text.condText(e.ifi)
 		cd := Cond{Func: setter, If: e.ifi, Text: text, Pos: pos, Want: !e.want != flip,
-			Made: &Made{Type: wt, Maker: setter, Out: true, Field: k.field, Method: k.callee.Name()}}
+			Made: &Made{Type: wt, Maker: setter, Out: true, Field: k.field, Method: k.callee.Name(), Past: past}}
 		cd.Whole = w.c.text.whole(pos, text)
 		w.classify(rf, &cd, e.ifi.Cond, !e.want)
 		if cd.Class != State {
@@ -397,6 +428,54 @@ func (c *Checker) leads(t types.Type, callee *ssa.Function) int {
 		return wrapMay
 	}
 	return wrapBlocks
+}
+
+// leadsPast are, for a type t whose own method of callee's name may lead
+// on to callee (wrapMay), the tests of that method that every call in it
+// that may lead on is past: each a branch that dominates them all, taken
+// the way that reaches them (`if a.q.Cost(r) > 0 { return … }` before
+// the call that forwards); nil when there is none.
+func (c *Checker) leadsPast(t types.Type, callee *ssa.Function) []Test {
+	fn := methodOf(callee.Prog, t, callee)
+	if fn == nil || fn == callee || len(fn.Blocks) == 0 {
+		return nil
+	}
+	n := c.g.CG.Nodes[fn]
+	if n == nil {
+		return nil
+	}
+	var common []edgeOf
+	first := true
+	for _, e := range n.Out {
+		g := e.Callee.Func
+		if e.Site == nil || g == nil || (g != callee && !c.reaches(g, callee, 12)) {
+			continue
+		}
+		es := c.domEdges(fn, e.Site.Block())
+		if first {
+			common, first = append([]edgeOf(nil), es...), false
+			continue
+		}
+		var keep []edgeOf
+		for _, x := range common {
+			for _, y := range es {
+				if x == y {
+					keep = append(keep, x)
+					break
+				}
+			}
+		}
+		common = keep
+	}
+	var out []Test
+	for _, e := range common {
+		text, pos, flip := c.text.condText(e.ifi)
+		if text == "" {
+			return nil
+		}
+		out = append(out, Test{Text: text, Pos: pos, Want: e.want != flip})
+	}
+	return out
 }
 
 // methodOf is the method of type t with callee's name (nil when t has
