@@ -19,10 +19,15 @@ func AtlasDoc(a *report.Atlas) *report.Doc {
 	}
 	d := &report.Doc{Title: "The errors of etcd " + a.Etcd.Version,
 		Search: "Search the errors: a name, words of a text, a gRPC code, a command, a file"}
-	withText, withUses, withCmds := 0, 0, 0
+	withText, withUses, withCmds, generated := 0, 0, 0, 0
 	for _, e := range a.Errors {
 		if e.Text != "" {
 			withText++
+		}
+		for _, u := range e.Uses {
+			if u.Generated {
+				generated++
+			}
 		}
 		for _, u := range e.Uses {
 			if len(u.Roots) > 0 {
@@ -41,6 +46,9 @@ func AtlasDoc(a *report.Atlas) *report.Doc {
 		report.Plain(fmt.Sprintf("the uses are found by identity, with the %d nearest roots that reach each by a path that can run, as srctrace why finds them (%d errors have a use that a root reaches); ", a.Nearest, withUses)),
 		report.Plain(fmt.Sprintf("and the commands of %s are those that make a call that can send a gRPC method whose server root reaches a use (for a wire error, or a client value made from one, also a use of a server error translated into it), with what each prints on stderr and its exit status (%d errors have one). ", tool, withCmds)),
 		report.Plain("A command is evaluated with that call failing and every other call succeeding; what it tests that the evaluation cannot decide is taken as false. Whether the request a command sends can take the server's way to the use is not decided: a command is listed by the method it calls, not because its request can make the server return the error."),
+	}
+	if generated > 0 {
+		d.Lead = append(d.Lead, report.Plain(fmt.Sprintf(" Uses in generated code (a file whose header says it is generated and not to be edited, such as a decoder's, which uses its errors in every message's Unmarshal) are listed, but their roots are not searched, and no method or command comes from them; srctrace why searches them (%d %s).", generated, pluralOf(generated, "use", "uses"))))
 	}
 	idx := &report.Table{Head: []report.Text{{report.Plain("error")}, {report.Plain("text")}, {report.Plain("gRPC code")}, {report.Plain("uses")}, {report.Plain(tool + " commands")}}}
 	for _, e := range a.Errors {
@@ -130,6 +138,8 @@ func atlasSection(e report.AtlasError, have map[string]string) report.Section {
 		switch {
 		case u.Init:
 			it = append(it, report.Plain(": package-level code, run once at initialisation"))
+		case u.Generated:
+			it = append(it, report.Plain(": in generated code, whose roots the atlas does not search (srctrace why "), report.CodeSpan(report.ShortName(e.Object)), report.Plain(" does)"))
 		case len(u.Roots) == 0:
 			it = append(it, report.Plain(": no root found that reaches it by a path that can run"))
 		default:

@@ -126,8 +126,18 @@ func commandBlocks(u *report.User) []report.Block {
 	if tool == "" {
 		tool = "the tool"
 	}
+	unsearched := ""
+	if n := u.Unsearched; n > 0 {
+		unsearched = fmt.Sprintf("%d of its uses %s in generated code, whose roots are not searched here (srctrace why searches them)", n, pluralOf(n, "is", "are"))
+	}
 	if len(u.Methods) == 0 {
+		if unsearched != "" {
+			return []report.Block{{Para: report.Text{report.Plain("No gRPC method's server root reaches a use of it that is searched and returns it (among the roots kept), so no command of " + tool + " is found to print it; " + unsearched + ".")}}}
+		}
 		return []report.Block{{Para: report.Text{report.Plain("No gRPC method's server root reaches a use of it and returns it (among the roots kept), so no command of " + tool + " is found to print it.")}}}
+	}
+	if unsearched != "" {
+		unsearched = " " + unsearched + ": a method that reaches only " + pluralOf(u.Unsearched, "it", "those") + " is not listed."
 	}
 	var out []report.Block
 	mt := report.Text{report.Plain("gRPC methods whose server roots reach a use of it and return it (as far as that is followed): ")}
@@ -137,7 +147,7 @@ func commandBlocks(u *report.User) []report.Block {
 		}
 		mt = append(mt, report.CodeSpan(m))
 	}
-	mt = append(mt, report.Plain("."))
+	mt = append(mt, report.Plain("."+unsearched))
 	out = append(out, report.Block{Para: mt})
 	if len(u.Etcdctl) == 0 {
 		return append(out, report.Block{Para: report.Text{report.Plain("No command of " + tool + " makes a call that can send one of them.")}})

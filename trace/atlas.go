@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"fmt"
+	"go/ast"
 	"go/types"
 	"sort"
 	"strings"
@@ -108,8 +109,14 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 	for _, s := range sites.FindAny(b.pkgs, objs) {
 		found[s.Object] = append(found[s.Object], s)
 	}
-	type span struct{ lo, hi int }
+	// An error's uses in generated code (a file whose header says so, as
+	// go/ast.IsGenerated reads it) come last, and their roots are not
+	// searched: at some releases they are thousands (a decoder's errors,
+	// used in every message's Unmarshal), each reached from nearly every
+	// root. [lo, gen) are the uses answered, [gen, hi) those listed only.
+	type span struct{ lo, gen, hi int }
 	spans := make([]span, len(vars))
+	generated := map[int]bool{}
 	for i, v := range vars {
 		spans[i].lo = len(r.Sites)
 		var ss []study.Site
@@ -120,14 +127,38 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 			}
 			ss = append(ss, site)
 		}
-		sort.SliceStable(ss, func(i, j int) bool {
-			if ss[i].Repo != ss[j].Repo {
-				return ss[i].Repo < ss[j].Repo
+		isGen := make([]bool, len(ss))
+		for j := range ss {
+			isGen[j] = ss[j].File != nil && ast.IsGenerated(ss[j].File) && ss[j].Kind != sites.Definition
+		}
+		order := make([]int, len(ss))
+		for j := range order {
+			order[j] = j
+		}
+		sort.SliceStable(order, func(a, b int) bool {
+			x, y := order[a], order[b]
+			if isGen[x] != isGen[y] {
+				return !isGen[x]
 			}
-			return ss[i].Pos.Offset < ss[j].Pos.Offset
+			if ss[x].Repo != ss[y].Repo {
+				return ss[x].Repo < ss[y].Repo
+			}
+			return ss[x].Pos.Offset < ss[y].Pos.Offset
 		})
-		r.Sites = append(r.Sites, ss...)
+		spans[i].gen = -1
+		for _, j := range order {
+			if isGen[j] && spans[i].gen < 0 {
+				spans[i].gen = len(r.Sites)
+			}
+			if isGen[j] {
+				generated[len(r.Sites)] = true
+			}
+			r.Sites = append(r.Sites, ss[j])
+		}
 		spans[i].hi = len(r.Sites)
+		if spans[i].gen < 0 {
+			spans[i].gen = spans[i].hi
+		}
 	}
 	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs(),
 		translate: b.translateFuncs(), dropped: newDroppedLog()}
@@ -153,7 +184,7 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 	}
 	lo, hi := make([]int, len(vars)), make([]int, len(vars))
 	for i := range vars {
-		lo[i], hi[i] = spans[i].lo, spans[i].hi
+		lo[i], hi[i] = spans[i].lo, spans[i].gen
 	}
 	var answers []forked
 	err = interruptible(ctx, func() (err error) {
@@ -229,7 +260,8 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 			if s.Kind == "definition" {
 				continue
 			}
-			u := report.AtlasUse{File: s.File, Line: s.Line, Kind: s.Kind, Function: s.Function, Text: strings.TrimSpace(s.Text), Init: s.Init, Roots: []string{}, Ways: waysOf[si]}
+			u := report.AtlasUse{File: s.File, Line: s.Line, Kind: s.Kind, Function: s.Function, Text: strings.TrimSpace(s.Text), Init: s.Init, Roots: []string{}, Ways: waysOf[si],
+				Generated: generated[si]}
 			u.Roots = append(u.Roots, s.Roots...)
 			for _, x := range s.Roots {
 				roots[x] = true
@@ -245,6 +277,7 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 				return nil, err
 			}
 			if e.User != nil {
+				e.User.Unsearched = spans[i].hi - spans[i].gen
 				users[v.name] = e.User
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -303,6 +304,48 @@ func TestErrorsFixture(t *testing.T) {
 			}
 			if fmt.Sprint(got) != fmt.Sprint(f[2:]) {
 				t.Errorf("the atlas's %s: %v, want %v", f[1], got, f[2:])
+			}
+		case "atlasgen":
+			if !need(4) {
+				continue
+			}
+			a := atlasOf()
+			var e *report.AtlasError
+			for i := range a.Errors {
+				if report.ShortName(a.Errors[i].Object) == f[1] {
+					e = &a.Errors[i]
+				}
+			}
+			if e == nil {
+				t.Errorf("the atlas lists no %s", f[1])
+				continue
+			}
+			found, others := false, 0
+			for _, u := range e.Uses {
+				if fmt.Sprintf("%s:%d", u.File, u.Line) == f[2] {
+					found = true
+					if !u.Generated || len(u.Roots) != 0 {
+						t.Errorf("the atlas's %s: use %+v, want it generated, with no roots", f[1], u)
+					}
+				} else if len(u.Roots) > 0 {
+					others++
+				}
+			}
+			if !found || others == 0 || e.User == nil || e.User.Unsearched != 1 {
+				t.Errorf("the atlas's %s: found %v, %d other uses with roots, user %+v", f[1], found, others, e.User)
+			}
+			w, err := trace.Why(context.Background(), trace.WhyOptions{Symbol: e.Object, Target: st.Tgt(), Dir: dir, Env: fixtures.Env})
+			if err != nil {
+				t.Fatalf("why %s: %v", e.Object, err)
+			}
+			rooted := false
+			for _, s := range w.Sites {
+				if fmt.Sprintf("%s:%d", s.File, s.Line) == f[2] {
+					rooted = slices.Contains(s.Roots, f[3])
+				}
+			}
+			if !rooted {
+				t.Errorf("why %s: no use at %s reached from %s: %+v", f[1], f[2], f[3], w.Sites)
 			}
 		default:
 			t.Errorf("unknown want-errors line %q", line)

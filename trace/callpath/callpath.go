@@ -72,8 +72,17 @@ type Graph struct {
 }
 
 // Build makes SSA for pkgs (and, from type information only, their
-// dependencies) and the VTA call graph over all functions.
-func Build(pkgs []*packages.Package) (*Graph, error) {
+// dependencies) and the VTA call graph over all functions: two passes,
+// the second seeded with the first's graph (x/tools' advice).
+func Build(pkgs []*packages.Package) (*Graph, error) { return build(pkgs, 2) }
+
+// BuildOnce is Build with one pass of VTA, seeded with CHA: every edge of
+// Build's graph is in it, and maybe more (a function value's flow that
+// the second pass would rule out); for a question whose answer is the
+// same with a coarser graph, at less cost.
+func BuildOnce(pkgs []*packages.Package) (*Graph, error) { return build(pkgs, 1) }
+
+func build(pkgs []*packages.Package, passes int) (*Graph, error) {
 	prog, spkgs := ssautil.Packages(pkgs, ssa.InstantiateGenerics|ssa.GlobalDebug)
 	for i, p := range spkgs {
 		if p == nil {
@@ -83,7 +92,9 @@ func Build(pkgs []*packages.Package) (*Graph, error) {
 	prog.Build()
 	fns := sourceFunctions(prog, spkgs)
 	cg := vta.CallGraph(fns, nil) // seeded with CHA over fns
-	cg = vta.CallGraph(fns, cg)
+	for i := 1; i < passes; i++ {
+		cg = vta.CallGraph(fns, cg)
+	}
 	cg.DeleteSyntheticNodes()
 
 	g := &Graph{Prog: prog, Pkgs: spkgs, CG: cg, Funcs: fns, fset: prog.Fset, ctx: newContexts(),

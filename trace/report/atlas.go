@@ -63,6 +63,10 @@ type AtlasUse struct {
 	Roots    []string `json:"roots"`
 	// Ways say how each root gets to it: calls, hand-off, start-up.
 	Ways []string `json:"ways,omitempty"`
+	// Generated marks a use in generated code (a file whose header says
+	// "Code generated … DO NOT EDIT."): the atlas lists it but does not
+	// search its roots (why does).
+	Generated bool `json:"generated,omitempty"`
 }
 
 // ErrorAnchor is the id of an error's section in the atlas: "err-" and

@@ -98,6 +98,10 @@ type User struct {
 	Etcdctl []UserCommand `json:"etcdctl"`
 	// Notes say what could not be decided.
 	Notes []string `json:"notes,omitempty"`
+	// Unsearched counts the uses whose roots were not searched (in the
+	// atlas, those in generated code): Methods and Etcdctl come from the
+	// others.
+	Unsearched int `json:"unsearched,omitempty"`
 }
 
 // UserGRPC is the gRPC code and text an error is sent with.
