@@ -26,7 +26,8 @@ func (r *Result) position(p token.Pos) (string, int) {
 
 func (r *Result) cond(c *feasible.Cond) report.Cond {
 	file, line := r.position(c.Pos)
-	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != ""}
+	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != "",
+		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0}
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
 	}
@@ -121,6 +122,9 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.Text = "only if " + text
 		default:
 			b.Text = "only if not " + text
+		}
+		if rc.Either {
+			b.Text = strings.Replace(b.Text, "only if ", "only if either ", 1)
 		}
 		if c.Whole != "" {
 			b.Text += " (part of `" + c.Whole + "`)"
@@ -898,7 +902,7 @@ func (r *Result) testsText(ts []feasible.Test) string {
 		}
 		part := fmt.Sprintf("`%s` %s", t.Text, how)
 		if file, line := r.position(t.Pos); file != "" {
-			part += fmt.Sprintf(" (%s:%d)", file, line)
+			part += fmt.Sprintf(" (`%s:%d`)", file, line)
 		}
 		parts = append(parts, part)
 	}
@@ -929,9 +933,10 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		// value the way calls a method of was made.
 		t := m.Type.Pkg().Name() + "." + m.Type.Name()
 		if m.Out && len(m.Past) > 0 {
-			return fmt.Sprintf(" when `%s` last set `%s` (under it, it sets a `%s`), or else %s where the way calls that value's `%s`, which leads on to this way only past %s (%s the analysis does not decide on this way)",
-				report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, r.testsText(m.Past), m.Method,
-				map[bool]string{true: "that test", false: "those tests"}[len(m.Past) == 1], map[bool]string{true: "a test", false: "tests"}[len(m.Past) == 1])
+			return fmt.Sprintf(" when `%s` last set `%s`, or else %s in the `%s` the way then calls (under that branch `%s` sets `%s` to a `%s`, whose `%s` leads on to this way only past %s, which the analysis does not decide on this way)",
+				report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), r.testsText(m.Past), m.Method,
+				report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, m.Method,
+				map[bool]string{true: "that test", false: "those tests"}[len(m.Past) == 1])
 		}
 		if m.Out {
 			return fmt.Sprintf(", the branch under which `%s` sets `%s` to a `%s`, whose `%s` cannot lead on to this way (not taken when it last set the field)", report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, m.Method)

@@ -207,9 +207,12 @@ func TestWhyReleases(t *testing.T) {
 				// alarm its value is an applierV3Capped, whose Txn forwards
 				// only past `if a.q.Cost(r) > 0` (capped.go:38-41). The way
 				// needs the alarm off, or else that test false, which the
-				// analysis does not decide (a Txn's cost is above 0 when it
-				// has a Put).
-				"server/etcdserver/apply/quota.go:49 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|or else `a.q.Cost(r) > 0` is false (server/etcdserver/apply/capped.go:38) where the way calls that value's `Txn`",
+				// analysis does not decide. (That alternative never holds
+				// here: the way needs `!ok`, and a cost of 0 makes the
+				// quota's Available true, storage/quota.go:129-130; the
+				// analysis does not relate the two calls of Cost. The
+				// condition is weaker than the truth, not false.)
+				"server/etcdserver/apply/quota.go:49 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|or else `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/capped.go:38`) in the `Txn` the way then calls",
 			},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound",
@@ -223,7 +226,7 @@ func TestWhyReleases(t *testing.T) {
 				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Put": "noSpaceAlarms|sets `applyV3` to a `apply.applierV3Capped`, whose `Put` cannot lead on to this way",
 				// The Txn handler's way into it: the capped applier's Txn
 				// forwards only past its cost test (capped.go:38-41).
-				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|or else `a.q.Cost(r) > 0` is false (server/etcdserver/apply/capped.go:38)",
+				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|or else `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/capped.go:38`)",
 			},
 			uses: map[string][]string{
 				// The lease HTTP handler compares the lessor's error (http.go:93).
@@ -339,7 +342,7 @@ func TestWhyReleases(t *testing.T) {
 			// As v3.7.3's: the capped applier's Txn is in apply.go here,
 			// its cost test at apply.go:258.
 			onlyIf: map[string]string{
-				"server/etcdserver/txn/txn.go:426 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|or else `a.q.Cost(r) > 0` is false (server/etcdserver/apply/apply.go:258)",
+				"server/etcdserver/txn/txn.go:426 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|or else `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/apply.go:258`)",
 			},
 			uses: map[string][]string{
 				"server/lease/lessor.go:283 return": nil,

@@ -205,6 +205,9 @@ func OnlyIf(c Cond) Text {
 	if !c.Want {
 		not = "not "
 	}
+	if c.Either {
+		not = "either " + not
+	}
 	out := Text{Plain("only if " + not), CodeSpan(c.Text), Plain(" (")}
 	if c.NotEmpty {
 		out = Text{Plain("only if "), CodeSpan(c.Text), Plain(" is not empty (")}

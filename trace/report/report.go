@@ -424,6 +424,9 @@ type Cond struct {
 	// the path makes a pass of ranges over: the path needs it not empty
 	// (Want is then true).
 	NotEmpty bool `json:"not_empty,omitempty"`
+	// Either says that the condition is one of two alternatives the way
+	// needs one of; Note says the other ("or else …").
+	Either bool `json:"either,omitempty"`
 }
 
 // AlsoCrossing is another crossing of a pair: its legs and its verdict.
