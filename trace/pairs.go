@@ -124,11 +124,28 @@ func (r *Result) pair(ei, si int) study.Pair {
 	case e.Reach[s.Func]:
 		p.Paths = r.Graph.Paths(e.Func, s.Func, r.k)
 		r.search(&p, e, s, nil)
+		if p.Verdict == feasible.No {
+			r.alsoAcross(&p)
+		}
 	default:
 		p.Why = "unreachable"
 		r.cross(&p)
 	}
 	return p
+}
+
+// alsoAcross gives a pair whose call paths cannot run the crossings of
+// the target's hand-offs that connect it and can run (or are not
+// decided), as p.Also: the entry may still reach the use across them, as
+// why finds (the Txn handler's read that a view's check rules out, which
+// its proposal to raft reaches too).
+func (r *Result) alsoAcross(p *study.Pair) {
+	q := study.Pair{Entry: p.Entry, Site: p.Site}
+	r.cross(&q)
+	if len(q.Crossing) == 0 || q.Verdict == feasible.No {
+		return
+	}
+	p.Also = append([]study.Also{{Legs: q.Crossing, Verdict: q.Verdict, Because: q.Because}}, q.Also...)
 }
 
 // check checks one path from entry e to site s, with a message handed to

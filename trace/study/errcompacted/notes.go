@@ -1317,7 +1317,7 @@ func (n *notes) step6() report.Section {
 func (n *notes) matrix() report.Section {
 	r := n.rep
 	s := report.Section{ID: "uses", Title: "Every use of the sentinel, from every entry", Appendix: true}
-	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by object identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps, or the sentinel's own, which a use that can run from the entry returns, compares or translates); blank: no path.", len(r.Packages)))})
+	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by object identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); both, as in no, → ? (no call path can run, and a way across a hand-off is as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps, or the sentinel's own, which a use that can run from the entry returns, compares or translates); blank: no path.", len(r.Packages)))})
 	// Lessons only for the entries of the exercise's own behaviours; the
 	// JSON's paths hold every pair's.
 	own := map[string]bool{}
@@ -1542,7 +1542,36 @@ func (n *notes) cell(p *report.PairPaths) report.Cell {
 	if len(p.Crossing) > 0 {
 		v = "→ " + v
 	}
+	if len(p.Crossing) == 0 && len(p.Also) > 0 {
+		// No call path can run, but a crossing may: both.
+		v += ", → " + map[string]string{"yes": "yes", "only-if": "if", "unknown": "?"}[p.Also[0].Feasible]
+	}
 	return report.Cell{Text: t(v), Class: p.Feasible}
+}
+
+// alsoAcross says, of each of a pair's other crossings, the hand-off, the
+// message and the verdict: " Also across the … at …, with a message that
+// sets …: not decided." (lead: "Also across", "But across").
+func alsoAcross(p *report.PairPaths, lead string) report.Text {
+	var out report.Text
+	for _, a := range p.Also {
+		if len(a.Crossing) == 0 {
+			continue
+		}
+		last := a.Crossing[len(a.Crossing)-1]
+		out = append(out, t(" "+lead+" the "+last.Boundary+" at ", report.Loc{File: last.File, Line: last.Line})...)
+		if len(last.Message) > 0 && last.MessageAt != nil {
+			out = append(out, t(", with a message that sets "+strings.Join(last.Message, ", ")+" (made at ", *last.MessageAt, ")")...)
+		}
+		if ab := a.Because; ab != nil && a.Feasible == "only-if" {
+			out = append(out, t(": "+ab.Text+" (", report.Loc{File: ab.File, Line: ab.Line}, ").")...)
+		} else if a.Feasible == "yes" {
+			out = append(out, t(": a way that can run.")...)
+		} else {
+			out = append(out, t(": not decided.")...)
+		}
+	}
+	return out
 }
 
 // detail is a pair's lesson, when it has one: a path that looks as if it
@@ -1556,7 +1585,8 @@ func (n *notes) detail(p *report.PairPaths) report.Text {
 	where := report.Loc{File: b.File, Line: b.Line}
 	switch {
 	case p.Feasible == "no" && p.Reachable:
-		return append(at, t(": looks reachable, but cannot run: "+b.Text+" (", where, ").")...)
+		out := append(at, t(": looks reachable, but cannot run: "+b.Text+" (", where, ").")...)
+		return append(out, alsoAcross(p, "But across")...)
 	case len(p.Crossing) > 0:
 		// In the order the code runs: what the sender needs, the hand-off,
 		// what the receiver needs.
@@ -1579,24 +1609,7 @@ func (n *notes) detail(p *report.PairPaths) report.Text {
 		}
 		out = append(out, received(p)...)
 		// The sender's other kinds of message that reach the use.
-		for _, a := range p.Also {
-			if len(a.Crossing) == 0 {
-				continue
-			}
-			last := a.Crossing[len(a.Crossing)-1]
-			out = append(out, t(" Also across the "+last.Boundary+" at ", report.Loc{File: last.File, Line: last.Line})...)
-			if len(last.Message) > 0 && last.MessageAt != nil {
-				out = append(out, t(", with a message that sets "+strings.Join(last.Message, ", ")+" (made at ", *last.MessageAt, ")")...)
-			}
-			if ab := a.Because; ab != nil && a.Feasible == "only-if" {
-				out = append(out, t(": "+ab.Text+" (", report.Loc{File: ab.File, Line: ab.Line}, ").")...)
-			} else if a.Feasible == "yes" {
-				out = append(out, t(": a way that can run.")...)
-			} else {
-				out = append(out, t(": not decided.")...)
-			}
-		}
-		return out
+		return append(out, alsoAcross(p, "Also across")...)
 	case p.Feasible == "only-if":
 		ways := onlyIfWays(p)
 		if len(ways) == 0 {
