@@ -1317,7 +1317,7 @@ func (n *notes) step6() report.Section {
 func (n *notes) matrix() report.Section {
 	r := n.rep
 	s := report.Section{ID: "uses", Title: "Every use of the sentinel, from every entry", Appendix: true}
-	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by object identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); both, as in no, → ? (no call path can run, and a way across a hand-off is as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps, or the sentinel's own, which a use that can run from the entry returns, compares or translates); blank: no path.", len(r.Packages)))})
+	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by object identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes; if (only if a condition on server state holds); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); both, as in no / → ? (no call path can run, and a way across a hand-off is as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps, or the sentinel's own, which a use that can run from the entry returns, compares or translates); blank: no path.", len(r.Packages)))})
 	// Lessons only for the entries of the exercise's own behaviours; the
 	// JSON's paths hold every pair's.
 	own := map[string]bool{}
@@ -1544,7 +1544,7 @@ func (n *notes) cell(p *report.PairPaths) report.Cell {
 	}
 	if len(p.Crossing) == 0 && len(p.Also) > 0 {
 		// No call path can run, but a crossing may: both.
-		v += ", → " + map[string]string{"yes": "yes", "only-if": "if", "unknown": "?"}[p.Also[0].Feasible]
+		v += " / → " + map[string]string{"yes": "yes", "only-if": "if", "unknown": "?"}[p.Also[0].Feasible]
 	}
 	return report.Cell{Text: t(v), Class: p.Feasible}
 }
