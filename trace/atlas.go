@@ -116,49 +116,34 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 	// root. [lo, gen) are the uses answered, [gen, hi) those listed only.
 	type span struct{ lo, gen, hi int }
 	spans := make([]span, len(vars))
-	generated := map[int]bool{}
+	byPlace := func(ss []study.Site) {
+		sort.SliceStable(ss, func(i, j int) bool {
+			if ss[i].Repo != ss[j].Repo {
+				return ss[i].Repo < ss[j].Repo
+			}
+			return ss[i].Pos.Offset < ss[j].Pos.Offset
+		})
+	}
 	for i, v := range vars {
-		spans[i].lo = len(r.Sites)
-		var ss []study.Site
+		var own, gen []study.Site
 		for _, s := range found[v.obj] {
 			site, err := r.site(s)
 			if err != nil {
 				return nil, err
 			}
-			ss = append(ss, site)
-		}
-		isGen := make([]bool, len(ss))
-		for j := range ss {
-			isGen[j] = ss[j].File != nil && ast.IsGenerated(ss[j].File) && ss[j].Kind != sites.Definition
-		}
-		order := make([]int, len(ss))
-		for j := range order {
-			order[j] = j
-		}
-		sort.SliceStable(order, func(a, b int) bool {
-			x, y := order[a], order[b]
-			if isGen[x] != isGen[y] {
-				return !isGen[x]
+			if s.Kind != sites.Definition && s.File != nil && ast.IsGenerated(s.File) {
+				gen = append(gen, site)
+			} else {
+				own = append(own, site)
 			}
-			if ss[x].Repo != ss[y].Repo {
-				return ss[x].Repo < ss[y].Repo
-			}
-			return ss[x].Pos.Offset < ss[y].Pos.Offset
-		})
-		spans[i].gen = -1
-		for _, j := range order {
-			if isGen[j] && spans[i].gen < 0 {
-				spans[i].gen = len(r.Sites)
-			}
-			if isGen[j] {
-				generated[len(r.Sites)] = true
-			}
-			r.Sites = append(r.Sites, ss[j])
 		}
+		byPlace(own)
+		byPlace(gen)
+		spans[i].lo = len(r.Sites)
+		r.Sites = append(r.Sites, own...)
+		spans[i].gen = len(r.Sites)
+		r.Sites = append(r.Sites, gen...)
 		spans[i].hi = len(r.Sites)
-		if spans[i].gen < 0 {
-			spans[i].gen = spans[i].hi
-		}
 	}
 	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs(),
 		translate: b.translateFuncs(), dropped: newDroppedLog()}
@@ -261,7 +246,7 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 				continue
 			}
 			u := report.AtlasUse{File: s.File, Line: s.Line, Kind: s.Kind, Function: s.Function, Text: strings.TrimSpace(s.Text), Init: s.Init, Roots: []string{}, Ways: waysOf[si],
-				Generated: generated[si]}
+				Generated: si >= spans[i].gen}
 			u.Roots = append(u.Roots, s.Roots...)
 			for _, x := range s.Roots {
 				roots[x] = true
