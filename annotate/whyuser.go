@@ -136,8 +136,9 @@ func commandBlocks(u *report.User) []report.Block {
 		}
 		return []report.Block{{Para: report.Text{report.Plain("No gRPC method's server root reaches a use of it and returns it (among the roots kept), so no command of " + tool + " is found to print it.")}}}
 	}
+	more := ""
 	if unsearched != "" {
-		unsearched = " " + unsearched + ": a method that reaches only " + pluralOf(u.Unsearched, "it", "those") + " is not listed."
+		more = " " + unsearched + ": a method that reaches only " + pluralOf(u.Unsearched, "it", "those") + " is not listed."
 	}
 	var out []report.Block
 	mt := report.Text{report.Plain("gRPC methods whose server roots reach a use of it and return it (as far as that is followed): ")}
@@ -147,7 +148,7 @@ func commandBlocks(u *report.User) []report.Block {
 		}
 		mt = append(mt, report.CodeSpan(m))
 	}
-	mt = append(mt, report.Plain("."+unsearched))
+	mt = append(mt, report.Plain("."+more))
 	out = append(out, report.Block{Para: mt})
 	if len(u.Etcdctl) == 0 {
 		return append(out, report.Block{Para: report.Text{report.Plain("No command of " + tool + " makes a call that can send one of them.")}})

@@ -115,16 +115,17 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 		}
 		b.Text = fmt.Sprintf("the analysis could not decide %s: %s", text, c.Why)
 	case feasible.State:
+		onlyIf := "only if "
+		if rc.Either {
+			onlyIf = "only if either "
+		}
 		switch {
 		case c.Ranged != "":
-			b.Text = "only if " + text + " is not empty"
+			b.Text = onlyIf + text + " is not empty"
 		case c.Want:
-			b.Text = "only if " + text
+			b.Text = onlyIf + text
 		default:
-			b.Text = "only if not " + text
-		}
-		if rc.Either {
-			b.Text = strings.Replace(b.Text, "only if ", "only if either ", 1)
+			b.Text = onlyIf + "not " + text
 		}
 		if c.Whole != "" {
 			b.Text += " (part of `" + c.Whole + "`)"
@@ -906,10 +907,7 @@ func (r *Result) testsText(ts []feasible.Test) string {
 		}
 		parts = append(parts, part)
 	}
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	return joinList(parts, "and")
 }
 
 // pinNote says, for a condition of state, the operands the path leaves
@@ -933,10 +931,13 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		// value the way calls a method of was made.
 		t := m.Type.Pkg().Name() + "." + m.Type.Name()
 		if m.Out && len(m.Past) > 0 {
+			thatTest := "that test"
+			if len(m.Past) > 1 {
+				thatTest = "those tests"
+			}
 			return fmt.Sprintf(" when `%s` last set `%s`, or else %s in the `%s` the way then calls (under that branch `%s` sets `%s` to a `%s`, whose `%s` leads on to this way only past %s, which the analysis does not decide on this way)",
 				report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), r.testsText(m.Past), m.Method,
-				report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, m.Method,
-				map[bool]string{true: "that test", false: "those tests"}[len(m.Past) == 1])
+				report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, m.Method, thatTest)
 		}
 		if m.Out {
 			return fmt.Sprintf(", the branch under which `%s` sets `%s` to a `%s`, whose `%s` cannot lead on to this way (not taken when it last set the field)", report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, m.Method)

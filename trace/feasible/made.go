@@ -444,28 +444,18 @@ func (c *Checker) leadsPast(t types.Type, callee *ssa.Function) []Test {
 	if n == nil {
 		return nil
 	}
-	var common []edgeOf
-	first := true
+	var common []edgeOf // nil until the first call that may lead on
 	for _, e := range n.Out {
 		g := e.Callee.Func
 		if e.Site == nil || g == nil || (g != callee && !c.reaches(g, callee, 12)) {
 			continue
 		}
 		es := c.domEdges(fn, e.Site.Block())
-		if first {
-			common, first = append([]edgeOf(nil), es...), false
+		if common == nil {
+			common = append([]edgeOf{}, es...)
 			continue
 		}
-		var keep []edgeOf
-		for _, x := range common {
-			for _, y := range es {
-				if x == y {
-					keep = append(keep, x)
-					break
-				}
-			}
-		}
-		common = keep
+		common = slices.DeleteFunc(common, func(x edgeOf) bool { return !slices.Contains(es, x) })
 	}
 	var out []Test
 	for _, e := range common {
