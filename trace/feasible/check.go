@@ -360,8 +360,11 @@ type Checker struct {
 	withSyntax  map[*types.Package]bool
 	owners      map[*types.Var]*types.Named
 	exposedMemo map[*types.Named]bool
-	// checked are the verdicts of paths checked already (without Want).
+	// checked are the verdicts of paths checked already (without Want);
+	// early those of paths whose walks ended before their last hop, by
+	// the hops they passed (endedEarly).
 	checked map[string]Result
+	early   map[string]Result
 	loads   map[loadKey]*ssa.UnOp // sameLoad's answers
 	tstr    map[types.Type]string
 	// serial are the functions that run one call at a time (SetSerial);
@@ -425,11 +428,15 @@ func (c *Checker) Fork() *Checker {
 
 // walk is the state of one path's evaluation.
 type walk struct {
-	c       *Checker
-	p       Path
-	frames  []*frame
-	objects map[*ssa.Alloc]*object
-	leaves  int
+	c *Checker
+	p Path
+	// deepest is the furthest hop the walk has come to.
+	deepest int
+	// heldAtMemo are held's answers.
+	heldAtMemo map[heldAtKey][]holding
+	frames     []*frame
+	objects    map[*ssa.Alloc]*object
+	leaves     int
 	// worlds are the ways the path's conditions can all hold so far;
 	// deaths the worlds that could not, with why.
 	worlds []*world
@@ -489,9 +496,62 @@ func (c *Checker) Check(p Path) (Result, *Value) {
 	if r, ok := c.checked[k]; ok {
 		return r, nil
 	}
+	if r, ok := c.endedEarly(p); ok {
+		c.checked[k] = r
+		return r, nil
+	}
 	r, _ := c.check(p)
 	c.checked[k] = r
 	return r, nil
+}
+
+// endedEarly is the verdict of an earlier path that shares p's first
+// hops and whose walk never went past them: every way it tried failed
+// at or before its last hop that p shares. The walk of a path reads its
+// hops one at a time and its target only past the last, so p's walk
+// takes the same steps and ends the same.
+func (c *Checker) endedEarly(p Path) (Result, bool) {
+	if len(c.early) == 0 {
+		return Result{}, false
+	}
+	var b strings.Builder
+	prefixBase(&b, p)
+	for _, h := range p.Hops {
+		fmt.Fprintf(&b, ";%p>%p@%p", h.Caller, h.Callee, h.Site)
+		if r, ok := c.early[b.String()]; ok {
+			return r, true
+		}
+	}
+	return Result{}, false
+}
+
+// noteEarly records the verdict of a path whose walk went no further
+// than hop deepest (endedEarly).
+func (c *Checker) noteEarly(p Path, deepest int, r Result) {
+	if deepest >= len(p.Hops) {
+		return
+	}
+	var b strings.Builder
+	prefixBase(&b, p)
+	for _, h := range p.Hops[:deepest+1] {
+		fmt.Fprintf(&b, ";%p>%p@%p", h.Caller, h.Callee, h.Site)
+	}
+	if c.early == nil {
+		c.early = map[string]Result{}
+	}
+	c.early[b.String()] = r
+}
+
+// prefixBase writes what a walk reads of a path besides its hops and
+// target: its root, how the root runs, its message and its zero fields.
+func prefixBase(b *strings.Builder, p Path) {
+	fmt.Fprintf(b, "%p|%v", p.Root, p.RootState)
+	if m := p.Message; m != nil {
+		fmt.Fprintf(b, "|%p|%p|%p", m.Type, m.Dispatch, m.Value)
+	}
+	for _, z := range p.Zero {
+		fmt.Fprintf(b, ",%p", z)
+	}
 }
 
 // pathKey names a path by the identity of its parts.
@@ -520,6 +580,9 @@ func (c *Checker) check(p Path) (Result, *Value) {
 		w.noteSent(m.Value.v, 3)
 	}
 	best, val := w.dfs(root, 0, nil, nil)
+	if p.Want == nil {
+		c.noteEarly(p, w.deepest, best)
+	}
 	if w.budget < 0 && (best.Verdict == Yes || best.Verdict == OnlyIf) {
 		// The path's conditions past the bound were taken as they came:
 		// that earlier checks leave them possible was not shown.
@@ -570,6 +633,7 @@ func (w *walk) messageFor(fn *ssa.Function) *Message {
 // rest of the path, trying each call site of the hop; it returns the best
 // result.
 func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) (Result, *Value) {
+	w.deepest = max(w.deepest, i)
 	fr.idx = len(w.frames)
 	w.frames = append(w.frames, fr)
 	defer func() { w.frames = w.frames[:len(w.frames)-1] }()

@@ -3,6 +3,7 @@ package feasible
 import (
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -540,6 +541,32 @@ func (w *walk) held(f *frame, at ssa.Instruction) []holding {
 	if f == nil || at == nil {
 		return nil
 	}
+	// What holds depends on the world only through the blocks it rules
+	// out, which refutedIn reads in the world's present state.
+	k := heldAtKey{frame: f.id, at: at}
+	if w.inWorld != nil {
+		k.ver = w.inWorld.ver
+	}
+	if h, ok := w.heldAtMemo[k]; ok {
+		return h
+	}
+	h := slices.Clip(w.held1(f, at))
+	if w.heldAtMemo == nil {
+		w.heldAtMemo = map[heldAtKey][]holding{}
+	}
+	w.heldAtMemo[k] = h
+	return h
+}
+
+// heldAtKey names a point of a frame in one state of a world (ver 0: in
+// none).
+type heldAtKey struct {
+	ver   uint64
+	frame int
+	at    ssa.Instruction
+}
+
+func (w *walk) held1(f *frame, at ssa.Instruction) []holding {
 	var out []holding
 	ix := w.c.index()
 	for _, ev := range ix.events[f.fn] {
