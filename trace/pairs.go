@@ -153,8 +153,13 @@ func (r *Result) alsoAcross(p *study.Pair) {
 // after the hand-off's receiving entry is checked with each request the
 // hand-off's senders make (what the receiver dispatches is one of them):
 // its result is the best of those.
+//
+// A path handed the message of an untyped hand-off (handedState) whose
+// way passes no typed dispatch is checked with what its entry is handed
+// taken as state; through a typed dispatch, what is handed carries one of
+// the senders' requests, and is checked as a path handed no message is.
 func (r *Result) check(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value) (feasible.Result, *feasible.Value) {
-	if msg == nil {
+	if msg == nil || msg == handedState {
 		if bi := r.dispatchedOn(e, path); bi >= 0 {
 			return r.checkSent(e, path, target, bi, want)
 		}
@@ -162,8 +167,17 @@ func (r *Result) check(e study.EntryPoint, path callpath.Path, target ssa.Instru
 	return r.check1(e, path, target, msg, want)
 }
 
+// handedState is the message of an untyped hand-off (a scheduled job):
+// the server hands its receiver what it holds itself, server state (the
+// raft loop's batch of entries and snapshot), not a request.
+var handedState = &feasible.Message{}
+
 func (r *Result) check1(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value) (feasible.Result, *feasible.Value) {
-	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: e.Found == "code" && e.Kind == roots.Goroutine, Message: msg, Want: want})
+	state := e.Found == "code" && e.Kind == roots.Goroutine
+	if msg == handedState {
+		msg, state = nil, true
+	}
+	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: state, Message: msg, Want: want})
 }
 
 // dispatchedOn is the typed boundary whose dispatch function the path
@@ -571,6 +585,7 @@ func refusedCall(r feasible.Result) bool {
 type recvKey struct {
 	entry, site int
 	msg         *feasible.Value
+	state       bool
 }
 
 // cross looks for the hand-offs that connect the pair's entry to its site
@@ -620,7 +635,7 @@ func (r *Result) cross(p *study.Pair) {
 			}
 			for _, leg := range r.legs(from, bi, msg) {
 				chainLegs := append(append([]study.Leg{}, legs...), leg)
-				var next *feasible.Message
+				next := handedState
 				if b.Msg != nil && b.Dispatch != nil {
 					next = &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: leg.Message}
 				}
@@ -687,6 +702,11 @@ func messageKinds(legs []study.Leg) string {
 // different message), checked up to the call.
 func (r *Result) legs(entry, bi int, msg *feasible.Message) []study.Leg {
 	k := [2]int{entry, bi}
+	if msg == handedState {
+		if ws, ok := r.legsHanded[k]; ok {
+			return ws
+		}
+	}
 	if msg == nil {
 		if ws, ok := r.legs1[k]; ok {
 			return ws
@@ -725,6 +745,12 @@ func (r *Result) legs(entry, bi int, msg *feasible.Message) []study.Leg {
 		}
 		r.legs1[k] = out
 	}
+	if msg == handedState {
+		if r.legsHanded == nil {
+			r.legsHanded = map[[2]int][]study.Leg{}
+		}
+		r.legsHanded[k] = out
+	}
 	return out
 }
 
@@ -734,13 +760,13 @@ func (r *Result) receive(entry, si int, msg *feasible.Message) []study.Way {
 	if msg != nil {
 		mv = msg.Value
 	}
-	k := recvKey{entry, si, mv}
+	k := recvKey{entry, si, mv, msg == handedState}
 	if ws, ok := r.recv[k]; ok {
 		return ws
 	}
 	s := r.Sites[si]
 	var ways []study.Way
-	if msg == nil || msg.Dispatch == nil {
+	if msg == nil || msg == handedState || msg.Dispatch == nil {
 		ways, _, _ = r.bestWays(r.Entries[entry], s.Func, s.Instr, msg)
 	} else {
 		ways = r.dispatchedWays(r.Entries[entry], s, msg)

@@ -62,7 +62,10 @@ type Result struct {
 
 	lines *lineCache
 	legs1 map[[2]int][]study.Leg
-	recv  map[recvKey][]study.Way
+	// legsHanded are legs' answers for an entry handed an untyped
+	// hand-off's message (handedState).
+	legsHanded map[[2]int][]study.Leg
+	recv       map[recvKey][]study.Way
 	// shared holds the requests each typed boundary's senders make, for
 	// the runs on one call graph (one of its own when none is set).
 	shared *sentShare

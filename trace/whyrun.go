@@ -238,7 +238,7 @@ func (w *whyRun) fork() *whyRun {
 // checker and its memos, the caches of its searches, its entries' reach):
 // once its uses are answered, adopt needs only its entries' functions.
 func (f *whyRun) release() {
-	f.Feas, f.legs1, f.recv, f.toFrom = nil, nil, nil, nil
+	f.Feas, f.legs1, f.legsHanded, f.recv, f.toFrom = nil, nil, nil, nil, nil
 	for i := range f.Entries {
 		f.Entries[i].Reach = nil
 	}
