@@ -245,7 +245,7 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 			if last.Returned != "" && x.Cond != nil {
 				single = r.viaText(x.Via) + ", which needs " + r.needs(x.Cond, "")
 			}
-			grouped("ret|"+last.Text, "what `"+last.Text+"` returned (the branches of its returns that decide it, at ", x, single)
+			grouped("ret|"+last.Text, "what `"+last.Text+"` returned (by the branches of its returns the analysis followed, at ", x, single)
 		case feasible.ReasonForall:
 			lead := "what a loop checks of every element before it returns ("
 			key := "all"

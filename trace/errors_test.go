@@ -411,7 +411,7 @@ func TestWhyIssueTexts(t *testing.T) {
 			// The read index's timeout (read.go:225) comes back to a
 			// waiting read from the linearizable read loop, which does not
 			// return it: it notifies the waiting reads (read.go:117-119).
-			notes: map[string]string{"errors.ErrTimeout": "only from goroutines (read.(*Read).LinearizableReadLoop), and along none of their ways that can run (of those checked) is it returned to the goroutine's function: on the first, read.(*Read).LinearizableReadLoop does not return what its call at server/etcdserver/read/read.go:117 returns"}},
+			notes: map[string]string{"errors.ErrTimeout": "is a goroutine (read.(*Read).LinearizableReadLoop), and along none of their ways that can run (of those checked) is it returned to the goroutine's function: on the first, read.(*Read).LinearizableReadLoop does not return what its call at server/etcdserver/read/read.go:117 returns"}},
 		// The status of error.go:34, returned by the quota check of put
 		// (quota.go:50); the server's errors.ErrNoSpace ("etcdserver: no
 		// space", errors.go:38) is translated into it at util.go:48.
@@ -424,7 +424,7 @@ func TestWhyIssueTexts(t *testing.T) {
 		{text: "etcdserver: leader changed", issue: "https://github.com/etcd-io/etcd/issues/13794",
 			stripped: "etcdserver: leader changed",
 			matches:  map[string]string{"errors.ErrLeaderChanged": "exact errors.New", "rpctypes.ErrGRPCLeaderChanged": "exact status", "rpctypes.ErrLeaderChanged": "exact client"},
-			notes:    map[string]string{"errors.ErrLeaderChanged": "only from goroutines (read.(*Read).LinearizableReadLoop)"}},
+			notes:    map[string]string{"errors.ErrLeaderChanged": "is a goroutine (read.(*Read).LinearizableReadLoop)"}},
 		// The client's retry log line: gRPC's status form, code and all.
 		{text: "rpc error: code = ResourceExhausted desc = etcdserver: mvcc: database space exceeded", issue: "https://github.com/etcd-io/etcd/issues/11947",
 			stripped: "etcdserver: mvcc: database space exceeded", code: "ResourceExhausted",

@@ -653,11 +653,11 @@ func (b *whyBase) onlyGoroutines(rep *report.Why, grpc map[int][]roots.Root, lo,
 		}
 		if none && first.fn != nil {
 			at := b.g.Fset().Position(first.call)
-			out = append(out, fmt.Sprintf("At %s:%d it is reached only from goroutines (%s), and along none of their ways that can run (of those checked) is it returned to the goroutine's function: on the first, %s does not return what its call at %s:%d returns when that is the error. What it does with it instead (a log line, a panic, or a result it hands a waiting gRPC handler, which may return it to a client) is not followed.",
+			out = append(out, fmt.Sprintf("At %s:%d every root with a way that can run is a goroutine (%s), and along none of their ways that can run (of those checked) is it returned to the goroutine's function: on the first, %s does not return what its call at %s:%d returns when that is the error. What it does with it instead (a log line, a panic, or a result it hands a waiting gRPC handler, which may return it to a client) is not followed.",
 				s.File, s.Line, strings.Join(s.Roots, ", "), report.ShortName(callpath.Name(first.fn)), b.src.RepoPath(at.Filename), at.Line))
 			continue
 		}
-		out = append(out, fmt.Sprintf("At %s:%d it is reached only from goroutines (%s): a gRPC handler that waits for what such a goroutine hands back (on a channel, or by a notification) may return it to a client, and that is not followed.",
+		out = append(out, fmt.Sprintf("At %s:%d every root with a way that can run is a goroutine (%s): a gRPC handler that waits for what such a goroutine hands back (on a channel, or by a notification) may return it to a client, and that is not followed.",
 			s.File, s.Line, strings.Join(s.Roots, ", ")))
 	}
 	return out

@@ -488,12 +488,18 @@ func (w *whyRun) handOffs(t *target.Target) {
 			continue
 		}
 		ei, ok := w.added[to]
-		if !ok {
+		switch {
+		case !ok:
 			ei = len(w.Entries)
 			e := receiverEntry(w.Graph, h, to)
 			e.Kind = w.rootKind(to)
 			w.Entries = append(w.Entries, e)
 			w.added[to] = ei
+		case w.Entries[ei].Found == "target":
+			// A function that receives more than one hand-off (the apply
+			// job: the raft proposal's and the raft loop's scheduled job)
+			// says so of each.
+			w.Entries[ei].Doc += "; and of the " + h.Name + ": " + h.Doc
 		}
 		if w.Entries[ei].Reach == nil || len(w.Entries[ei].Reach) < 2 {
 			w.Entries[ei].Reach = w.Graph.Reachable(to)
