@@ -272,6 +272,9 @@ func whyRoots(w *report.Why, pairs map[int][]report.PairPaths) report.Section {
 		if e.Starter != nil {
 			it = append(it, report.Plain(", at "), report.Cite(*e.Starter))
 		}
+		for _, h := range e.HandsOff {
+			it = append(it, report.Plain("; its ways here hand off by "+h))
+		}
 		items = append(items, it)
 	}
 	if len(items) > 0 {

@@ -395,7 +395,7 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			if err == nil || (f[2] == "usage" && !isUsage) || (f[2] == "noobject" && !isNone) || !strings.Contains(err.Error(), words) {
 				t.Errorf("%s: err = %v (usage %v, no object %v)", sc.Text(), err, isUsage, isNone)
 			}
-		case "why", "whyobject", "whyway", "whyvia", "whyimpl", "whyroot", "whynoway":
+		case "why", "whyobject", "whyway", "whyvia", "whyimpl", "whyroot", "whynoway", "whyhands":
 			if w == nil {
 				if w = runs[symbol]; w == nil {
 					var err error
@@ -428,6 +428,23 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 				}
 				if !found {
 					t.Errorf("%s: why keeps no such root", sc.Text())
+				}
+				continue
+			}
+			if f[0] == "whyhands" {
+				// whyhands ROOT HANDOFF...: the hand-offs the root's ways
+				// cross from it, by name.
+				var got []string
+				for _, e := range w.Entries {
+					if e.Name == f[1] {
+						for _, h := range e.HandsOff {
+							name, _, _ := strings.Cut(strings.TrimPrefix(h, "the "), ":")
+							got = append(got, name)
+						}
+					}
+				}
+				if diff := cmp.Diff(f[2:], got); diff != "" {
+					t.Errorf("%s: hands off (-want +got):\n%s", sc.Text(), diff)
 				}
 				continue
 			}

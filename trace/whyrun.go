@@ -1306,9 +1306,15 @@ func (b *whyBase) network() (*roots.Network, error) {
 // runs each root.
 func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
 	used := map[int]bool{}
+	// hands are, per entry, the hand-offs its ways cross from it, in the
+	// order the pairs first cross them.
+	hands := map[int][]int{}
 	for _, p := range w.Pairs {
 		used[p.Entry] = true
 		for _, l := range p.Crossing {
+			if !slices.Contains(hands[l.From], l.Boundary) {
+				hands[l.From] = append(hands[l.From], l.Boundary)
+			}
 			used[l.From], used[l.To] = true, true
 		}
 	}
@@ -1342,6 +1348,14 @@ func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
 				}
 			}
 			re.Doc = whyRootDoc(c, re)
+		}
+		// What a root hands on, when its ways cross a hand-off: the raft
+		// loop, whose own code only schedules the apply job.
+		for _, bi := range hands[ei] {
+			if e.Found == "code" {
+				b := w.Boundaries[bi]
+				re.HandsOff = append(re.HandsOff, "the "+b.Name+": "+b.Doc)
+			}
 		}
 		out = append(out, re)
 	}

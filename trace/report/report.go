@@ -244,6 +244,10 @@ type Entry struct {
 	Stubs   []string `json:"stubs,omitempty"`
 	Starter *Loc     `json:"starter,omitempty"`
 	StartUp string   `json:"start_up,omitempty"`
+	// HandsOff are the hand-offs a root's ways cross from it, each "the
+	// NAME: what it does" (srctrace why): the raft loop's own code only
+	// schedules the apply job.
+	HandsOff []string `json:"hands_off,omitempty"`
 }
 
 // AbsentEntry is an entry of the study that the release lacks.
