@@ -1112,11 +1112,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 	}
 	// An assertion: the branch the path does not take only panics, so
 	// the condition restricts no run that goes on.
-	other := ifi.Block().Succs[0]
-	if want {
-		other = ifi.Block().Succs[1]
-	}
-	if onlyPanics(other, 0) {
+	if onlyPanics(notTaken(ifi, want), 0) {
 		c.Class = Ordinary
 	} else {
 		w.classify(fr, &c, ifi.Cond, want)
@@ -1188,6 +1184,15 @@ func (w *walk) settle(fr *frame, ifi *ssa.If, want bool, c *Cond) {
 		w.deaths = saved
 	}
 	w.worlds = shrink(ws)
+}
+
+// notTaken is the block an if's other side leads to: the one a way that
+// needs its condition to be want does not take.
+func notTaken(ifi *ssa.If, want bool) *ssa.BasicBlock {
+	if want {
+		return ifi.Block().Succs[1]
+	}
+	return ifi.Block().Succs[0]
 }
 
 // onlyPanics reports whether every way on from block b ends in a panic.

@@ -102,6 +102,11 @@ func (w *walk) needed(cs []Cond) []Cond {
 			if g.tmpl != nil || g.ifi == nil || g.fr == nil || !shared(g) {
 				continue
 			}
+			// A branch whose other side only panics is no condition, as
+			// on the way itself (decide): a way assumes no panic.
+			if onlyPanics(notTaken(g.ifi, g.want), 0) {
+				continue
+			}
 			text, pos, flip := w.c.text.condText(g.ifi)
 			if text == "" || !pos.IsValid() {
 				continue // a branch with no source (a wrapper's)
