@@ -296,6 +296,10 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 				first, _ := strconv.Atoi(x.Text)
 				add(fmt.Sprintf("`%s` holds the same entry for the key the path looks up at %s and again at %s: every write that changes its entries (%s) is made within a run of `%s`, %s, and the path, in one such run, makes none between the two lookups",
 					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S)), serialRuns(st)))
+			} else if st := x.Still; st != nil && x.Raise != "" {
+				at, _ := strconv.Atoi(x.Text)
+				add(fmt.Sprintf("`%s` is at least the value `%s` (%s) raised it to, at its read at %s: every write of it (%s) is made within a run of `%s`, %s, and the path, in one such run, writes it nowhere between them",
+					st.A.Name(), x.Raise, r.lineList([]token.Pos{token.Pos(at)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S)), serialRuns(st)))
 			} else if st := x.Still; st != nil {
 				first, _ := strconv.Atoi(x.Text)
 				add(fmt.Sprintf("`%s` does not change between its reads at %s and %s: every write of it (%s) is made within a run of `%s`, %s, and the path, in one such run, writes it nowhere between them",
@@ -580,14 +584,25 @@ func (r *Result) stilledText(c *feasible.Cond) string {
 		return r.stilledEntryText(c)
 	}
 	text := fmt.Sprintf("not decided: the way can run only if `%s` changes between its reads at %s and %s", st.A.Name(), r.lineList(c.Reads[:1]), r.lineList(c.Reads[1:]))
+	if c.Raise != "" {
+		text = fmt.Sprintf("not decided: the way can run only if `%s`, at its read at %s, is below the value `%s` (%s) raised it to", st.A.Name(), r.lineList(c.Reads[1:]), c.Raise, r.lineList(c.Reads[:1]))
+	}
 	if n := c.Near; n != nil && n.Text != "" {
 		text += " (it needs " + r.nearText(n) + ")"
 	}
-	text += fmt.Sprintf("; the path reads both within one run of `%s`, %s, and writes it nowhere between them", report.ShortName(callpath.Name(st.S)), serialRuns(st))
+	both := "reads both"
+	if c.Raise != "" {
+		both = "raises it and reads it"
+	}
+	text += fmt.Sprintf("; the path %s within one run of `%s`, %s, and writes it nowhere between them", both, report.ShortName(callpath.Name(st.S)), serialRuns(st))
 	if len(st.In) > 0 {
 		text += fmt.Sprintf(", and the writes of it at %s are made only within such runs", r.writeLines(st.In))
 	}
-	return text + "; the analysis does not show that " + r.outWrites(st) + " cannot run between the two reads"
+	between := "the two reads"
+	if c.Raise != "" {
+		between = "the raise and the read"
+	}
+	return text + "; the analysis does not show that " + r.outWrites(st) + " cannot run between " + between
 }
 
 // stilledEntryText says why a way that needs a map's entry for a key to

@@ -145,6 +145,11 @@ type Cond struct {
 	// show hold one struct.
 	Still *Still
 	Apart bool
+	// Raise, with Still, is the statement that raised the field at
+	// Reads[0] (a write under a test that finds the field below the value
+	// written), in place of a first read: the field is at least that
+	// value at its read at Reads[1].
+	Raise string
 	// Unnamed are, for a map's entries, where the key the way looks up
 	// second is fixed on the ways where it is not the first's but a value
 	// the analysis cannot name (what a call it does not follow returned).

@@ -506,7 +506,7 @@ func (w *walk) assumedFloors(res Result) Result {
 		}
 		carries = append(carries, w.carriedReads(t, rd)...)
 	}
-	stills := append(w.stillPairs(), w.entryPairs()...)
+	stills := append(append(w.stillPairs(), w.entryPairs()...), w.raisePairs()...)
 	if len(w.worlds) == 0 || len(orders) == 0 && len(carries) == 0 && len(stills) == 0 && (len(floors) == 0 || res.Verdict != OnlyIf) {
 		return res
 	}
@@ -638,8 +638,13 @@ type assumed struct {
 	fn    *ssa.Function
 	sent  bool
 	// A still pair (still set) is a - b <= 0, one of the two halves of
-	// a == b: two reads a serial run keeps still.
-	still *Still
+	// a == b: two reads a serial run keeps still. With raise, b is a read
+	// of a field that the statement raise raised to at least the value
+	// raised (raisePairs: its term, or a constant, in each world), and a
+	// serial run keeps still since.
+	still  *Still
+	raise  string
+	raised *value
 	// entry says that a and b are two lookups of a map (the entries
 	// they give), one the same as the other when their keys are one
 	// (entryClash).
@@ -683,6 +688,17 @@ func (w *walk) noWorldWith3(ws []*world, as []assumed) (floor, order, carry, sti
 			switch {
 			case x.entry:
 				r = w.entryRecheck(c, x)
+			case x.raised != nil:
+				// The value raised, as this world has it: raised <= b.
+				v := resolveIn(c, x.raised)
+				if v == nil || !c.d.has(x.b) {
+					continue
+				}
+				t, off, ok := linOf(v)
+				if !ok || t != "" && !c.d.has(t) {
+					continue
+				}
+				r = c.addDiff(t, x.b, -off, &reason{kind: ReasonInvariant, inv: x.inv})
 			case x.a != "" && !c.d.has(x.a) || !c.d.has(x.b):
 				continue
 			default:

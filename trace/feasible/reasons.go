@@ -39,8 +39,11 @@ type Reason struct {
 	Via       []Via
 	Invariant *Invariant
 	// Still, for a reason of kind still, is what keeps the field still
-	// between its reads at token.Pos(Text) and Pos.
+	// between its reads at token.Pos(Text) and Pos; with Raise, between
+	// the statement Raise at token.Pos(Text), which raised it, and its
+	// read at Pos.
 	Still *Still
+	Raise string
 }
 
 // Via is a call the path tests the result of.

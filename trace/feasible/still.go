@@ -461,6 +461,167 @@ func (w *walk) stillPairs() []assumed {
 	return out
 }
 
+// raisePairs are the assumptions that a read of the path is at least
+// the value a raise the path passed before it left in the field: a write
+// `f = v` under a test that finds f below v (`if f < v { f = v }`), in a
+// frame of the path, whose test the way from that frame's entry to its
+// step on the path passes, when a serial run holds both and writes f
+// nowhere between the write and the read (raisedBefore). On both sides
+// of the test f is then at least v.
+func (w *walk) raisePairs() []assumed {
+	if len(w.c.serial) == 0 {
+		return nil
+	}
+	var terms []string
+	for t, ti := range w.terms {
+		if ti.read != nil && isInteger(ti.read.field.Type()) {
+			terms = append(terms, t)
+		}
+	}
+	sort.Strings(terms)
+	var out []assumed
+	for _, t := range terms {
+		rd := w.terms[t].read
+		for _, r := range w.raisedBefore(rd) {
+			out = append(out, assumed{b: t, raised: r.val, still: r.still, raise: r.text, reads: []token.Pos{r.at, rd.at.Pos()}})
+		}
+	}
+	return out
+}
+
+// raise is a write that raised a field before a read of the path: the
+// value it stored (one of several, maybe: resolved in each world), the
+// write's place and statement, and what keeps the field still from it to
+// the read.
+type raise struct {
+	val   *value
+	at    token.Pos
+	text  string
+	still *Still
+}
+
+// raisedBefore are the raises of read rd's field that the path passes
+// before rd, with no other write of the field between (see raisePairs).
+func (w *walk) raisedBefore(rd *readInfo) []raise {
+	chain := stepsOf(rd)
+	a := rd.field
+	c := w.c
+	var out []raise
+	for gi, g := range chain {
+		// The serial function whose run holds the write and the read,
+		// with no goroutine started on the way down.
+		var s *ssa.Function
+		for f := g.fr; f != nil && s == nil; f = f.parent {
+			if c.isSerial(f.fn) {
+				s = f.fn
+				break
+			}
+			if _, isGo := f.callAt.(*ssa.Go); isGo {
+				break
+			}
+		}
+		if s == nil {
+			continue
+		}
+		goes := false
+		for _, x := range chain[:gi] {
+			if _, isGo := x.fr.callAt.(*ssa.Go); isGo {
+				goes = true
+			}
+		}
+		if goes {
+			break
+		}
+		below := false
+		for _, x := range chain[:gi] {
+			below = below || c.writesBefore(x.ins, a)
+		}
+		if below {
+			break // a write of the field on the way down: nothing above is the last
+		}
+		for _, b := range g.fr.fn.Blocks {
+			for _, ins := range b.Instrs {
+				st, ok := ins.(*ssa.Store)
+				if !ok {
+					continue
+				}
+				v, fa, ok := raiseOf(st, a)
+				if !ok || !passesRaise(st, g.ins) || c.writesBetweenIns(st, g.ins, a) {
+					continue
+				}
+				owner := c.owner(a)
+				if base := g.fr.eval(fa.X); base.term == "" || w.stableTerm(base.term, owner) != w.stableTerm(rd.base, owner) {
+					continue
+				}
+				val := g.fr.eval(v)
+				if val.org == unknown {
+					continue
+				}
+				still := c.stillOf(a, s)
+				if still == nil {
+					continue
+				}
+				out = append(out, raise{val: val, at: st.Pos(), text: c.text.stmtText(st.Pos()), still: still})
+			}
+		}
+	}
+	return out
+}
+
+// raiseOf reports whether store st writes field a only to raise it: it
+// stores v in the block that a test finding a below v (`a < v`, `a <= v`,
+// or `v > a`, `v >= a`, on a read of the same struct's field) alone leads
+// to. It returns v and the field's address.
+func raiseOf(st *ssa.Store, a *types.Var) (ssa.Value, *ssa.FieldAddr, bool) {
+	fa, ok := st.Addr.(*ssa.FieldAddr)
+	if !ok || fieldVar(fa.X.Type(), fa.Field) != a || madeWrite(st) {
+		return nil, nil, false
+	}
+	b := st.Block()
+	if len(b.Preds) != 1 {
+		return nil, nil, false
+	}
+	p := b.Preds[0]
+	ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
+	if !ok || p.Succs[0] != b {
+		return nil, nil, false
+	}
+	cmp, ok := ifi.Cond.(*ssa.BinOp)
+	if !ok {
+		return nil, nil, false
+	}
+	readOf := func(x ssa.Value) bool {
+		ld, ok := x.(*ssa.UnOp)
+		if !ok || ld.Op != token.MUL {
+			return false
+		}
+		f, ok := ld.X.(*ssa.FieldAddr)
+		return ok && f.X == fa.X && f.Field == fa.Field
+	}
+	switch {
+	case (cmp.Op == token.LSS || cmp.Op == token.LEQ) && readOf(cmp.X) && cmp.Y == st.Val,
+		(cmp.Op == token.GTR || cmp.Op == token.GEQ) && readOf(cmp.Y) && cmp.X == st.Val:
+		return st.Val, fa, true
+	}
+	return nil, nil, false
+}
+
+// passesRaise reports whether a run that reaches ins passes the test of
+// raise st first, once: the test's block dominates ins's, no loop takes
+// the run back to it, and ins is not in the raise's block before it.
+func passesRaise(st *ssa.Store, ins ssa.Instruction) bool {
+	p := st.Block().Preds[0]
+	if !p.Dominates(ins.Block()) || p == ins.Block() {
+		return false
+	}
+	for _, s := range p.Succs {
+		if reachable(s)[p] {
+			return false
+		}
+	}
+	return ins.Block() != st.Block() || instrIndex(st) < instrIndex(ins)
+}
+
 // Stilled is the Why of a path's condition of class Gave when the way
 // can run only if a field changes between two reads, inside a run of a
 // serial function that writes it nowhere between them, and some write of
@@ -493,7 +654,7 @@ func (w *walk) gaveStill(res Result, x *assumed, needs []*Cond) Result {
 			c := *near
 			c.Class = Excluded
 			c.Why = ""
-			c.Refuted = []Reason{{Kind: ReasonStill, Pos: x.reads[1], Text: itoa(int(x.reads[0])), Still: st}}
+			c.Refuted = []Reason{{Kind: ReasonStill, Pos: x.reads[1], Text: itoa(int(x.reads[0])), Still: st, Raise: x.raise}}
 			if x.entry {
 				// What the earlier lookup found: the branches that, with
 				// the entry the later one needs, leave no way.
@@ -504,7 +665,7 @@ func (w *walk) gaveStill(res Result, x *assumed, needs []*Cond) Result {
 			return res
 		}
 	}
-	cond := Cond{Class: Gave, Why: Stilled, Pos: st.S.Pos(), Func: st.S, Still: st, Reads: x.reads, Apart: x.apart}
+	cond := Cond{Class: Gave, Why: Stilled, Pos: st.S.Pos(), Func: st.S, Still: st, Reads: x.reads, Apart: x.apart, Raise: x.raise}
 	for _, p := range dedupPos(x.unnamed) {
 		cond.Unnamed = append(cond.Unnamed, InvariantWrite{Pos: p, Text: w.c.text.stmtText(p)})
 	}
