@@ -584,23 +584,17 @@ func (r *Result) stilledText(c *feasible.Cond) string {
 		return r.stilledEntryText(c)
 	}
 	text := fmt.Sprintf("not decided: the way can run only if `%s` changes between its reads at %s and %s", st.A.Name(), r.lineList(c.Reads[:1]), r.lineList(c.Reads[1:]))
+	both, between := "reads both", "the two reads"
 	if c.Raise != "" {
 		text = fmt.Sprintf("not decided: the way can run only if `%s`, at its read at %s, is below the value `%s` (%s) raised it to", st.A.Name(), r.lineList(c.Reads[1:]), c.Raise, r.lineList(c.Reads[:1]))
+		both, between = "raises it and reads it", "the raise and the read"
 	}
 	if n := c.Near; n != nil && n.Text != "" {
 		text += " (it needs " + r.nearText(n) + ")"
 	}
-	both := "reads both"
-	if c.Raise != "" {
-		both = "raises it and reads it"
-	}
 	text += fmt.Sprintf("; the path %s within one run of `%s`, %s, and writes it nowhere between them", both, report.ShortName(callpath.Name(st.S)), serialRuns(st))
 	if len(st.In) > 0 {
 		text += fmt.Sprintf(", and the writes of it at %s are made only within such runs", r.writeLines(st.In))
-	}
-	between := "the two reads"
-	if c.Raise != "" {
-		between = "the raise and the read"
 	}
 	return text + "; the analysis does not show that " + r.outWrites(st) + " cannot run between " + between
 }

@@ -522,13 +522,7 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 					continue
 				}
 				found = true
-				text := ""
-				if x.Because != nil {
-					text = x.Because.Text
-				}
-				if x.Feasible != verdict || !strings.Contains(text, words) {
-					t.Errorf("%s: %s, because %q; want %s, saying %q", key, x.Feasible, text, verdict, words)
-				}
+				checkSays(t, key, x.Feasible, x.Because, verdict, words)
 			}
 		}
 		if !found {
@@ -544,13 +538,7 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 				continue
 			}
 			found = true
-			text := ""
-			if p.Because != nil {
-				text = p.Because.Text
-			}
-			if p.Feasible != verdict || !strings.Contains(text, words) {
-				t.Errorf("%s: %s, because %q; want %s, saying %q", key, p.Feasible, text, verdict, words)
-			}
+			checkSays(t, key, p.Feasible, p.Because, verdict, words)
 		}
 		// A root whose way was not decided is listed with the use.
 		for _, s := range w.Sites {
@@ -562,13 +550,7 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 					continue
 				}
 				found = true
-				text := ""
-				if u.Because != nil {
-					text = u.Because.Text
-				}
-				if verdict != "unknown" || !strings.Contains(text, words) {
-					t.Errorf("%s: not decided, because %q; want %s, saying %q", key, text, verdict, words)
-				}
+				checkSays(t, key, "unknown", u.Because, verdict, words)
 			}
 		}
 		if !found {
@@ -695,5 +677,18 @@ func TestWhyShards(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkSays reports a way whose verdict is not want or whose reason does
+// not say words.
+func checkSays(t *testing.T, key, got string, because *report.Because, want, words string) {
+	t.Helper()
+	text := ""
+	if because != nil {
+		text = because.Text
+	}
+	if got != want || !strings.Contains(text, words) {
+		t.Errorf("%s: %s, because %q; want %s, saying %q", key, got, text, want, words)
 	}
 }

@@ -522,7 +522,7 @@ func (c *Checker) endedEarly(p Path) (Result, bool) {
 	var b strings.Builder
 	prefixBase(&b, p)
 	for _, h := range p.Hops {
-		fmt.Fprintf(&b, ";%p>%p@%p", h.Caller, h.Callee, h.Site)
+		writeHop(&b, h)
 		if r, ok := c.early[b.String()]; ok {
 			return r, true
 		}
@@ -539,7 +539,7 @@ func (c *Checker) noteEarly(p Path, deepest int, r Result) {
 	var b strings.Builder
 	prefixBase(&b, p)
 	for _, h := range p.Hops[:deepest+1] {
-		fmt.Fprintf(&b, ";%p>%p@%p", h.Caller, h.Callee, h.Site)
+		writeHop(&b, h)
 	}
 	if c.early == nil {
 		c.early = map[string]Result{}
@@ -567,12 +567,17 @@ func pathKey(p Path) string {
 		fmt.Fprintf(&b, "|%p", p.Message.Value)
 	}
 	for _, h := range p.Hops {
-		fmt.Fprintf(&b, ";%p>%p@%p", h.Caller, h.Callee, h.Site)
+		writeHop(&b, h)
 	}
 	for _, z := range p.Zero {
 		fmt.Fprintf(&b, ",%p", z)
 	}
 	return b.String()
+}
+
+// writeHop writes a hop of a path's key.
+func writeHop(b *strings.Builder, h callpath.Hop) {
+	fmt.Fprintf(b, ";%p>%p@%p", h.Caller, h.Callee, h.Site)
 }
 
 func (c *Checker) check(p Path) (Result, *Value) {

@@ -472,12 +472,8 @@ func (w *walk) narrowAll(wd *world) []*world {
 // them (an assumed order, see order.go).
 func (w *walk) assumedFloors(res Result) Result {
 	var floors, orders, carries []assumed
-	terms := make([]string, 0, len(w.terms))
 	var sent []string
 	for t, ti := range w.terms {
-		if ti.read != nil && isInteger(ti.read.field.Type()) {
-			terms = append(terms, t)
-		}
 		if ti.sent != nil {
 			sent = append(sent, t)
 		}
@@ -486,9 +482,8 @@ func (w *walk) assumedFloors(res Result) Result {
 	for _, t := range sent {
 		carries = append(carries, w.sentReads(t, w.terms[t].sent)...)
 	}
-	sort.Strings(terms)
 	seen := map[[2]string]bool{}
-	for _, t := range terms {
+	for _, t := range w.intReads() {
 		rd := w.terms[t].read
 		if inv := w.c.floor(rd.field); inv != nil && len(inv.Unbounded) > 0 && len(inv.Writes) > 0 {
 			floors = append(floors, assumed{a: "", b: t, inv: inv})

@@ -267,6 +267,33 @@ type step struct {
 	ins ssa.Instruction
 }
 
+// serialOf is the serial function whose run holds frame f: f's or a
+// caller's, reached from it by calls (a go statement on the way starts
+// another goroutine); nil when there is none.
+func (c *Checker) serialOf(f *frame) *ssa.Function {
+	for ; f != nil; f = f.parent {
+		if c.isSerial(f.fn) {
+			return f.fn
+		}
+		if _, isGo := f.callAt.(*ssa.Go); isGo {
+			return nil
+		}
+	}
+	return nil
+}
+
+// intReads are the terms of the path's reads of integer fields, sorted.
+func (w *walk) intReads() []string {
+	var terms []string
+	for t, ti := range w.terms {
+		if ti.read != nil && isInteger(ti.read.field.Type()) {
+			terms = append(terms, t)
+		}
+	}
+	sort.Strings(terms)
+	return terms
+}
+
 // stepsOf is read r's way up the path, from its own frame.
 func stepsOf(r *readInfo) []step {
 	ins, ok := r.at.(ssa.Instruction)
@@ -309,16 +336,7 @@ func (w *walk) stillBetween(first, then *readInfo) *Still {
 	// The serial function whose run holds both: a frame at or above the
 	// one where their ways part, reached from it by calls (a go statement
 	// on the way starts another goroutine).
-	var s *ssa.Function
-	for f := ca[ia].fr; f != nil && s == nil; f = f.parent {
-		if w.c.isSerial(f.fn) {
-			s = f.fn
-			break
-		}
-		if _, isGo := f.callAt.(*ssa.Go); isGo {
-			return nil
-		}
-	}
+	s := w.c.serialOf(ca[ia].fr)
 	if s == nil {
 		return nil
 	}
@@ -431,16 +449,9 @@ func (w *walk) stillPairs() []assumed {
 	if len(w.c.serial) == 0 {
 		return nil
 	}
-	var terms []string
-	for t, ti := range w.terms {
-		if ti.read != nil && isInteger(ti.read.field.Type()) {
-			terms = append(terms, t)
-		}
-	}
-	sort.Strings(terms)
 	var out []assumed
 	seen := map[[2]string]bool{}
-	for _, t := range terms {
+	for _, t := range w.intReads() {
 		rd := w.terms[t].read
 		for _, p := range w.orderedPairs(t, rd) {
 			k := [2]string{p.first, p.then}
@@ -472,15 +483,8 @@ func (w *walk) raisePairs() []assumed {
 	if len(w.c.serial) == 0 {
 		return nil
 	}
-	var terms []string
-	for t, ti := range w.terms {
-		if ti.read != nil && isInteger(ti.read.field.Type()) {
-			terms = append(terms, t)
-		}
-	}
-	sort.Strings(terms)
 	var out []assumed
-	for _, t := range terms {
+	for _, t := range w.intReads() {
 		rd := w.terms[t].read
 		for _, r := range w.raisedBefore(rd) {
 			out = append(out, assumed{b: t, raised: r.val, still: r.still, raise: r.text, reads: []token.Pos{r.at, rd.at.Pos()}})
@@ -508,36 +512,19 @@ func (w *walk) raisedBefore(rd *readInfo) []raise {
 	c := w.c
 	var out []raise
 	for gi, g := range chain {
-		// The serial function whose run holds the write and the read,
-		// with no goroutine started on the way down.
-		var s *ssa.Function
-		for f := g.fr; f != nil && s == nil; f = f.parent {
-			if c.isSerial(f.fn) {
-				s = f.fn
-				break
-			}
-			if _, isGo := f.callAt.(*ssa.Go); isGo {
+		if gi > 0 {
+			// The frame below, on the way down to the read: a goroutine
+			// it starts runs apart, and a write of the field in it before
+			// its step leaves no raise above the last.
+			x := chain[gi-1]
+			if _, isGo := x.fr.callAt.(*ssa.Go); isGo || c.writesBefore(x.ins, a) {
 				break
 			}
 		}
+		// The serial function whose run holds the write and the read.
+		s := c.serialOf(g.fr)
 		if s == nil {
 			continue
-		}
-		goes := false
-		for _, x := range chain[:gi] {
-			if _, isGo := x.fr.callAt.(*ssa.Go); isGo {
-				goes = true
-			}
-		}
-		if goes {
-			break
-		}
-		below := false
-		for _, x := range chain[:gi] {
-			below = below || c.writesBefore(x.ins, a)
-		}
-		if below {
-			break // a write of the field on the way down: nothing above is the last
 		}
 		for _, b := range g.fr.fn.Blocks {
 			for _, ins := range b.Instrs {
