@@ -940,8 +940,8 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 	return impliedPasses(out)
 }
 
-// impliedPasses drops the pass of a range loop over a slice (Ranged)
-// where a condition of the same function already needs the slice not
+// impliedPasses drops the pass of a range loop over a slice or a map
+// (Ranged) where a condition of the same function already needs it not
 // empty (`if len(keys) == 0 { return }`): the one says what the other
 // does.
 func impliedPasses(cs []Cond) []Cond {
@@ -963,6 +963,9 @@ func impliedPasses(cs []Cond) []Cond {
 				if n, ok := b.Y.(*ssa.Call); ok && len(n.Call.Args) == 1 && slices.Contains(nonEmpty, n.Call.Args[0]) {
 					continue
 				}
+			}
+			if rg, _, ok := rangeMap(c.If); ok && slices.Contains(nonEmpty, rg.X) {
+				continue
 			}
 		}
 		out = append(out, c)
@@ -1117,6 +1120,15 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 					c.Fields = fieldsRead(b.Y)
 				}
 			}
+		} else if rg, over, ok := rangeMap(ifi); ok && want && mapOfState(fr, rg.X) {
+			// A pass of a loop over a map of server state, or over one the
+			// path made and handed only to calls given nothing of the
+			// request (which fill it from stored data, say), needs the map
+			// not empty: a condition of state, as for a slice.
+			x := w.c.text.src(over.Expr)
+			c.Class, c.Ranged, c.Text, c.Pos = State, x, x, over.Expr.Pos()
+			c.Want, c.Whole = true, ""
+			c.Fields = fieldsRead(rg.X)
 		}
 		return c
 	}

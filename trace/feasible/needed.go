@@ -185,3 +185,41 @@ func takesRequest(fr *frame, v ssa.Value, depth int) bool {
 	}
 	return false
 }
+
+// mapOfState reports whether map m, which a loop ranges over, holds
+// server state: read from it, or made on the path and handed only to
+// calls given no part of the request, which the way does not follow
+// into (a restore's map of the stored keys' leases, which a call fills
+// from the keys it is given). A map the path fills itself, or hands on
+// otherwise, is not.
+func mapOfState(fr *frame, m ssa.Value) bool {
+	if v := fr.eval(m); v.org == state {
+		return true
+	}
+	mk, ok := m.(*ssa.MakeMap)
+	if !ok {
+		return false
+	}
+	filled := false
+	for _, r := range *mk.Referrers() {
+		switch u := r.(type) {
+		case *ssa.DebugRef, *ssa.Range, *ssa.Lookup:
+		case *ssa.Call:
+			if u.Call.Value == m || u.Call.IsInvoke() && u.Call.Value == m {
+				return false
+			}
+			for _, a := range u.Call.Args {
+				if a == m {
+					continue
+				}
+				if v := fr.eval(a); v.org == input || v.org == unknown || v.inner != nil && v.inner.org == input {
+					return false
+				}
+			}
+			filled = true
+		default:
+			return false
+		}
+	}
+	return filled
+}

@@ -293,6 +293,37 @@ func rangeIndex(ifi *ssa.If) (key string, over *ssa.DebugRef, ok bool) {
 	return key, over, over != nil
 }
 
+// rangeMap reads the test of a range loop over a map, whether `next`
+// found one more entry: the loop's range and the reference to the map
+// the loop ranges over, as written.
+func rangeMap(ifi *ssa.If) (rg *ssa.Range, over *ssa.DebugRef, ok bool) {
+	ex, isEx := ifi.Cond.(*ssa.Extract)
+	if ifi.Block().Comment != "rangeiter.loop" || !isEx || ex.Index != 0 {
+		return nil, nil, false
+	}
+	nx, isNext := ex.Tuple.(*ssa.Next)
+	if !isNext || nx.IsString {
+		return nil, nil, false
+	}
+	rg, isRange := nx.Iter.(*ssa.Range)
+	if !isRange {
+		return nil, nil, false
+	}
+	if _, isMap := rg.X.Type().Underlying().(*types.Map); !isMap {
+		return nil, nil, false
+	}
+	// The reference nearest before the range, of the value it ranges over.
+	for _, ins := range rg.Block().Instrs {
+		if ins == rg {
+			break
+		}
+		if d, isRef := ins.(*ssa.DebugRef); isRef && d.X == rg.X {
+			over = d
+		}
+	}
+	return rg, over, over != nil
+}
+
 // valuePos is the position go/ssa records for a condition value: the
 // operator of a comparison or negation, the paren of a call.
 func valuePos(v ssa.Value) token.Pos {
