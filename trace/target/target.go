@@ -216,7 +216,7 @@ var Etcd = &Target{
 			From: "go.etcd.io/etcd/server/v3/storage/mvcc.(*watcherGroup).chooseAll",
 			Via:  ChannelSend,
 			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
-			Doc:  "the sync loop sends a watcher behind the compaction a response with the compaction revision on the watcher's channel; the send loop receives it and cancels the watch",
+			Doc:  "the sync loop sends a watcher behind the compaction a response with the compaction revision on the watcher's channel and takes the watcher out of its group; the send loop receives the response and sends it to the client, marked canceled",
 			// The store's response to the watcher; the send loop's
 			// select hands each it receives on to the client.
 			Message:  "go.etcd.io/etcd/server/v3/storage/mvcc.WatchResponse",
@@ -227,7 +227,7 @@ var Etcd = &Target{
 			From: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).recvLoop",
 			Via:  ChannelSend,
 			To:   "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
-			Doc:  "the receive loop answers a create, cancel or progress request on the stream's control channel; the send loop sends the answer to the client",
+			Doc:  "the receive loop answers a create or cancel request on the stream's control channel; the send loop sends the answer to the client",
 		},
 	},
 	Errors: &Errors{
