@@ -205,9 +205,6 @@ func mapOfState(fr *frame, m ssa.Value) bool {
 		switch u := r.(type) {
 		case *ssa.DebugRef, *ssa.Range, *ssa.Lookup:
 		case *ssa.Call:
-			if u.Call.Value == m || u.Call.IsInvoke() && u.Call.Value == m {
-				return false
-			}
 			for _, a := range u.Call.Args {
 				if a == m {
 					continue
