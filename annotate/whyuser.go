@@ -282,9 +282,15 @@ func textWhyDoc(w *report.Why) *report.Doc {
 		prefix := fmt.Sprintf("a%d-", i+1)
 		sec := report.Section{ID: fmt.Sprintf("answer-%d", i+1), Title: report.ShortName(a.Symbol), Blocks: []report.Block{{Para: sub.Lead}}}
 		for _, s := range sub.Sections {
+			if s.ID == "judged" {
+				continue // one for every answer, at the end: each lead refers to it
+			}
 			sec.Sections = append(sec.Sections, prefixIDs(s, prefix))
 		}
 		d.Sections = append(d.Sections, sec)
+	}
+	if len(w.Answers) > 0 {
+		d.Sections = append(d.Sections, judgedSection())
 	}
 	return d
 }

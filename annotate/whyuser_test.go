@@ -179,3 +179,59 @@ func TestPairVerdictNamesEveryCondition(t *testing.T) {
 		t.Errorf("pairVerdict = %q, want %q", got, want)
 	}
 }
+
+// TestJudgedSection: why's lead says in one sentence when a path can run
+// and refers to the appendix that lists the rules; a why of a text has
+// that appendix once, after its answers, and every answer's lead refers
+// to it.
+func TestJudgedSection(t *testing.T) {
+	one := func(sym string) *report.Why {
+		return &report.Why{Symbol: sym, Object: report.Object{Name: sym, Kind: "var", File: "kv.go", Line: 5},
+			Sites: []report.Site{{File: "kv.go", Line: 70, Function: "example.com/mvcc.Other", Kind: "return"}}}
+	}
+	refs := func(x report.Text) (n int) {
+		for _, sp := range x {
+			if sp.Ref == "judged" {
+				n++
+			}
+		}
+		return n
+	}
+	judged := func(secs []report.Section) (n int, last bool) {
+		for i, s := range secs {
+			if s.ID == "judged" {
+				n++
+				last = i == len(secs)-1 && s.Appendix && len(s.Blocks) > 0
+			}
+		}
+		return n, last
+	}
+	d := WhyDoc(one("mvcc.ErrX"))
+	if refs(d.Lead) != 1 {
+		t.Errorf("the lead %q does not refer to the judged section once", plain(d.Lead))
+	}
+	if words := len(strings.Fields(plain(d.Lead))); words > 300 {
+		t.Errorf("the lead has %d words: the rules belong in the appendix", words)
+	}
+	if n, last := judged(d.Sections); n != 1 || !last {
+		t.Errorf("judged sections: %d (last, an appendix: %v); want one, the last", n, last)
+	}
+	text := WhyDoc(&report.Why{Text: "x", Answers: []*report.Why{one("mvcc.ErrX"), one("rpctypes.ErrY")}})
+	if n, last := judged(text.Sections); n != 1 || !last {
+		t.Errorf("a text's judged sections: %d (last, an appendix: %v); want one, the last", n, last)
+	}
+	leads := 0
+	for _, s := range text.Sections {
+		for _, sub := range s.Sections {
+			if sub.ID == "judged" || strings.HasSuffix(sub.ID, "-judged") {
+				t.Errorf("answer section %s holds its own judged section %s", s.ID, sub.ID)
+			}
+		}
+		for _, b := range s.Blocks {
+			leads += refs(b.Para)
+		}
+	}
+	if leads != 2 {
+		t.Errorf("%d answers' leads refer to the judged section, want 2", leads)
+	}
+}
