@@ -518,10 +518,7 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		f := strings.Fields(key)
 		verdict, words, _ := strings.Cut(want, "|")
 		found := false
-		for _, p := range w.Paths {
-			if fmt.Sprintf("%s:%d", p.Site.File, p.Site.Line) != f[0] || p.Entry != f[1] {
-				continue
-			}
+		for _, p := range pairsAt(w, key) {
 			for _, x := range p.Ways {
 				if !slices.ContainsFunc(x.Hops, func(h report.Hop) bool { return shortName(h.Function) == f[2] }) {
 					continue
@@ -538,10 +535,7 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		f := strings.Fields(key)
 		verdict, words, _ := strings.Cut(want, "|")
 		found := false
-		for _, p := range w.Paths {
-			if fmt.Sprintf("%s:%d", p.Site.File, p.Site.Line) != f[0] || p.Entry != f[1] {
-				continue
-			}
+		for _, p := range pairsAt(w, key) {
 			found = true
 			checkSays(t, key, p.Feasible, p.Because, verdict, words)
 		}
@@ -687,11 +681,10 @@ func checkSays(t *testing.T, key, got string, because *report.Because, want, wor
 // (want: "text|words").
 func checkOnlyIf(t *testing.T, w *report.Why, key, want string) {
 	t.Helper()
-	f := strings.Fields(key)
 	text, words, _ := strings.Cut(want, "|")
 	paired := false
-	for _, p := range w.Paths {
-		if fmt.Sprintf("%s:%d", p.Site.File, p.Site.Line) != f[0] || p.Entry != f[1] || p.Best >= len(p.Ways) {
+	for _, p := range pairsAt(w, key) {
+		if p.Best >= len(p.Ways) {
 			continue
 		}
 		paired = true
@@ -706,4 +699,16 @@ func checkOnlyIf(t *testing.T, w *report.Why, key, want string) {
 	if !paired {
 		t.Errorf("no pair %s with a way", key)
 	}
+}
+
+// pairsAt are w's pairs of a use and a root, key "file:line root ...".
+func pairsAt(w *report.Why, key string) []report.PairPaths {
+	f := strings.Fields(key)
+	var out []report.PairPaths
+	for _, p := range w.Paths {
+		if fmt.Sprintf("%s:%d", p.Site.File, p.Site.Line) == f[0] && p.Entry == f[1] {
+			out = append(out, p)
+		}
+	}
+	return out
 }

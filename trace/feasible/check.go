@@ -1120,14 +1120,12 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 					c.Fields = fieldsRead(b.Y)
 				}
 			}
-		} else if rg, over, ok := rangeMap(ifi); ok && want && mapOfState(fr, rg.X) {
+		} else if rg, _, ok := rangeMap(ifi); ok && want && mapOfState(fr, rg.X) {
 			// A pass of a loop over a map of server state, or over one the
 			// path made and handed only to calls given nothing of the
 			// request (which fill it from stored data, say), needs the map
 			// not empty: a condition of state, as for a slice.
-			x := w.c.text.src(over.Expr)
-			c.Class, c.Ranged, c.Text, c.Pos = State, x, x, over.Expr.Pos()
-			c.Want, c.Whole = true, ""
+			c.Class, c.Ranged = State, c.Text // the map, as written where it is had
 			c.Fields = fieldsRead(rg.X)
 		}
 		return c

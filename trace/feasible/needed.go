@@ -178,13 +178,17 @@ func takesRequest(fr *frame, v ssa.Value, depth int) bool {
 		return takesRequest(fr, x.Tuple, depth+1)
 	case *ssa.Call:
 		for _, a := range x.Call.Args {
-			if v := fr.eval(a); v.org == input || v.inner != nil && v.inner.org == input {
+			if ofInput(fr.eval(a)) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// ofInput reports whether v is the request's, or holds it (a pointer to
+// a part of it).
+func ofInput(v *value) bool { return v.org == input || v.inner != nil && v.inner.org == input }
 
 // mapOfState reports whether map m, which a loop ranges over, holds
 // server state: read from it, or made on the path and handed only to
@@ -209,7 +213,7 @@ func mapOfState(fr *frame, m ssa.Value) bool {
 				if a == m {
 					continue
 				}
-				if v := fr.eval(a); v.org == input || v.org == unknown || v.inner != nil && v.inner.org == input {
+				if v := fr.eval(a); v.org == unknown || ofInput(v) {
 					return false
 				}
 			}

@@ -172,6 +172,9 @@ func (t *texts) condText1(ifi *ssa.If) (string, token.Pos, bool) {
 	if key, over, ok := rangeIndex(ifi); ok {
 		return key + " < len(" + t.src(over.Expr) + ")", over.Expr.Pos(), false
 	}
+	if _, over, ok := rangeMap(ifi); ok {
+		return t.src(over.Expr), over.Expr.Pos(), false
+	}
 	for i := len(blk.Instrs) - 1; i >= 0; i-- {
 		if d, ok := blk.Instrs[i].(*ssa.DebugRef); ok && d.X == ifi.Cond {
 			return t.src(d.Expr), d.Expr.Pos(), false
