@@ -389,9 +389,20 @@ func (w *walk) refuteWith(c *world, a, b string, joins []joinWays) ([]*reason, b
 	if fb == nil || fb.nilness == 0 {
 		return nil, false
 	}
-	// What ends worlds without the entry said too (an error a check
-	// returns, which the path needs nil) is no reason of this one.
+	with := c.clone()
+	if r := with.addFact(a, fact{nilness: fb.nilness}, fb.by); r != nil {
+		return r, true
+	}
 	mark := len(w.deaths)
+	left, ok := w.resettle([]*world{with}, joins)
+	if !ok || len(left) > 0 {
+		return nil, false
+	}
+	ended := slices.Clone(w.deaths[mark:])
+	// What ends worlds without the entry said too (an error a check
+	// returns, which the path needs nil) is no reason of this one: asked
+	// only of a world the entry leaves none of, the rarer case.
+	mark = len(w.deaths)
 	if _, ok := w.resettle([]*world{c.clone()}, joins); !ok {
 		return nil, false
 	}
@@ -401,17 +412,8 @@ func (w *walk) refuteWith(c *world, a, b string, joins []joinWays) ([]*reason, b
 			anyway[r] = true
 		}
 	}
-	c = c.clone()
-	if r := c.addFact(a, fact{nilness: fb.nilness}, fb.by); r != nil {
-		return r, true
-	}
-	mark = len(w.deaths)
-	left, ok := w.resettle([]*world{c}, joins)
-	if !ok || len(left) > 0 {
-		return nil, false
-	}
 	rs := []*reason{fb.by}
-	for _, d := range w.deaths[mark:] {
+	for _, d := range ended {
 		for _, r := range d.why {
 			if !anyway[r] {
 				rs = append(rs, r)
