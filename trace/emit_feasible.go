@@ -698,7 +698,7 @@ func (r *Result) referencedText(c *feasible.Cond) string {
 	var parts []string
 	parts = append(parts, "every put into `"+a+"` ("+r.writeLines(mr.Puts)+") puts a value that a branch before it found to be a key of `"+b+"` ("+r.lineList(mr.Guards)+")")
 	if mr.Fresh {
-		parts = append(parts, "`"+a+"` is otherwise only given new, empty maps")
+		parts = append(parts, "the field `"+a+"` is otherwise only set to new, empty maps (deletes from it add no value)")
 	}
 	entry := ""
 	if c.RefNil {
@@ -932,8 +932,16 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		return fmt.Sprintf(", whether `%s` finds an entry", c.Entry)
 	}
 	if c.Ranged != "" {
-		// A pass of a range loop over a slice of state.
-		return ", which a loop the way makes a pass of ranges over"
+		// A pass of a range loop over a slice or map of state: the loop,
+		// named by its line where that is not the condition's.
+		if !c.Loop.IsValid() {
+			return ", ranged over by a loop whose body the way runs"
+		}
+		file, line := r.position(c.Loop)
+		if cf, cl := r.position(c.Pos); cf != file || cl != line {
+			return fmt.Sprintf(", ranged over by the loop at `%s:%d`, whose body the way runs", file, line)
+		}
+		return ", ranged over by the loop there, whose body the way runs"
 	}
 	if m := c.Made; m != nil {
 		// A branch no step of the way takes: the one under which the

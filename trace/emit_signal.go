@@ -83,7 +83,7 @@ func (r *Result) reportSignal() *report.Signal {
 		rs.Writes = append(rs.Writes, report.Write{Loc: r.loc(w.Pos), Field: w.Field, Value: w.Value})
 	}
 	for _, m := range s.Marks {
-		rs.Marks = append(rs.Marks, report.Mark{Read: r.loc(m.Read), Write: r.loc(m.Write)})
+		rs.Marks = append(rs.Marks, report.Mark{Read: r.loc(m.Read), Write: r.loc(m.Write), NonZero: m.NonZero})
 	}
 	for _, x := range s.Refusals {
 		rf := report.Refusal{Loc: r.loc(x.Pos), Cond: x.Cond, Reason: x.Reason, Text: x.Text}

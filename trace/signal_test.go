@@ -148,7 +148,7 @@ func TestSignal(t *testing.T) {
 					}
 				}
 			}
-			if len(s.Marks) != 1 || at(s.Marks[0].Read) != w.mark[0] || at(s.Marks[0].Write) != w.mark[1] {
+			if len(s.Marks) != 1 || at(s.Marks[0].Read) != w.mark[0] || at(s.Marks[0].Write) != w.mark[1] || !s.Marks[0].NonZero {
 				t.Errorf("marks = %+v, want %v", s.Marks, w.mark)
 			}
 			var refused []string

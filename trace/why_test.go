@@ -254,7 +254,7 @@ func TestWhyReleases(t *testing.T) {
 				// (kvstore.go:363), which fills it from the stored keys it
 				// is given (kvstore.go:517): the way needs a stored key with
 				// a lease.
-				"server/lease/lessor.go:561 etcdserver.(*EtcdServer).run": "raft.IsEmptySnap(toApply.snapshot)| ;; keyToLease|which a loop the way makes a pass of ranges over",
+				"server/lease/lessor.go:561 etcdserver.(*EtcdServer).run": "raft.IsEmptySnap(toApply.snapshot)| ;; keyToLease|ranged over by the loop there, whose body the way runs",
 			},
 			uses: map[string][]string{
 				// The lease HTTP handler compares the lessor's error (http.go:93).

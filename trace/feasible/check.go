@@ -163,8 +163,9 @@ type Cond struct {
 	Entry string
 	// Ranged, on the test of a range loop over a slice of server state
 	// that the way makes a pass of, is the slice as written (Text too):
-	// the way needs it not empty.
+	// the way needs it not empty. Loop is where that loop begins.
 	Ranged string
+	Loop   token.Pos
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
 }
@@ -1115,7 +1116,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 				w.settle(fr, ifi, want, &c)
 			} else if want != flip && y.org == state {
 				if x, ok := w.c.text.rangedOver(ifi); ok {
-					c.Class, c.Ranged = State, x
+					c.Class, c.Ranged, c.Loop = State, x, w.c.text.loopOf(ifi)
 					c.Text = x // as written where the slice is had
 					c.Fields = fieldsRead(b.Y)
 				}
@@ -1125,7 +1126,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 			// path made and handed only to calls given nothing of the
 			// request (which fill it from stored data, say), needs the map
 			// not empty: a condition of state, as for a slice.
-			c.Class, c.Ranged = State, c.Text // the map, as written where it is had
+			c.Class, c.Ranged, c.Loop = State, c.Text, w.c.text.loopOf(ifi) // the map, as written where it is had
 			c.Fields = fieldsRead(rg.X)
 		}
 		return c

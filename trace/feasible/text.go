@@ -53,6 +53,9 @@ type fileIndex struct {
 	operands map[token.Pos][2]string
 	// indexes are the index expressions (m[k]), by their bracket.
 	indexes map[token.Pos]string
+	// ranges are the range loops, their `for` by the start of the
+	// expression they range over.
+	ranges map[token.Pos]token.Pos
 }
 
 // span is an expression's extent and text.
@@ -75,9 +78,11 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	if ix, ok := t.index[f]; ok {
 		return ix
 	}
-	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}, indexes: map[token.Pos]string{}}
+	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}, indexes: map[token.Pos]string{}, ranges: map[token.Pos]token.Pos{}}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch x := n.(type) {
+		case *ast.RangeStmt:
+			ix.ranges[x.X.Pos()] = x.For
 		case *ast.IndexExpr:
 			ix.indexes[x.Lbrack] = t.src(x)
 		case *ast.BinaryExpr:
@@ -264,6 +269,33 @@ func (t *texts) rangedOver(ifi *ssa.If) (string, bool) {
 		return t.src(over.Expr), true
 	}
 	return "", false
+}
+
+// loopOf is where the range loop whose test ifi is begins (its `for`),
+// over a slice or a map; NoPos when it is not one.
+func (t *texts) loopOf(ifi *ssa.If) token.Pos {
+	var x ssa.Value
+	if _, over, ok := rangeIndex(ifi); ok {
+		x = over.X
+	} else if rg, _, ok := rangeMap(ifi); ok {
+		x = rg.X
+	} else {
+		return token.NoPos
+	}
+	for _, blk := range ifi.Parent().Blocks {
+		for _, ins := range blk.Instrs {
+			d, isRef := ins.(*ssa.DebugRef)
+			if !isRef || d.X != x {
+				continue
+			}
+			if ix := t.of(d.Expr.Pos()); ix != nil {
+				if at, ok := ix.ranges[d.Expr.Pos()]; ok {
+					return at
+				}
+			}
+		}
+	}
+	return token.NoPos
 }
 
 // rangeIndex reads the test of a range loop over a slice, `key < len(x)`:

@@ -107,6 +107,9 @@ type Write struct {
 type Mark struct {
 	Read  Loc `json:"read"`
 	Write Loc `json:"write"`
+	// NonZero: the comparison is the signal field's `!= 0`, so a cancel
+	// is marked only for a value that is not 0.
+	NonZero bool `json:"non_zero,omitempty"`
 }
 
 // Refusal is a request refused in its create response.

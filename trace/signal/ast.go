@@ -2,6 +2,7 @@ package signal
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"os"
@@ -72,6 +73,16 @@ func (s *syntax) binaryAt(pos token.Pos) (*ast.BinaryExpr, []ast.Node) {
 		}
 	}
 	return nil, nil
+}
+
+// zero reports whether e is a constant whose value is 0.
+func (s *syntax) zero(e ast.Expr) bool {
+	f := s.file(e.Pos())
+	if f == nil || s.info[f] == nil {
+		return false
+	}
+	tv, ok := s.info[f].Types[e]
+	return ok && tv.Value != nil && tv.Value.Kind() == constant.Int && constant.Sign(tv.Value) == 0
 }
 
 // obj is the object an identifier or selector denotes.

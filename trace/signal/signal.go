@@ -95,6 +95,9 @@ type Write struct {
 type Mark struct {
 	Read  Pos // the comparison that reads the signal field
 	Write Pos // the write of the cancel flag
+	// NonZero says that the comparison is the signal field's `!= 0`: the
+	// flag is set only when the field is not 0.
+	NonZero bool
 	// Branches are the conditions in the same function that read the
 	// mark or a signal field; none when the function only passes the
 	// mark on in the response and goes on. Ends are those of them whose
@@ -568,7 +571,8 @@ func (r *Result) marks() {
 			}
 		}
 		if be != nil {
-			m := Mark{Read: r.pos(be.Pos(), w.Func, r.syn.src(be)), Write: w.Pos}
+			m := Mark{Read: r.pos(be.Pos(), w.Func, r.syn.src(be)), Write: w.Pos,
+				NonZero: be.Op == token.NEQ && (r.syn.zero(be.X) || r.syn.zero(be.Y))}
 			m.Branches, m.Ends = r.branchesOn(w.pos, val, signal)
 			r.Marks = append(r.Marks, m)
 		}

@@ -949,7 +949,7 @@ func (r *analysis) evictVerdict() {
 // behind group (Restore, moveVictims), and then a compaction past its
 // progress cancels it like any behind watcher; since a synced watcher's
 // progress is written only where the code says (at open, when the sync loop
-// moves it, when events are sent to it), that can happen after a Restore
+// moves it, where changes are sent to it), that can happen after a Restore
 // even to a watcher that missed nothing.
 func (r *analysis) currentWatcher(v *sentence) {
 	sg := r.Study.Signal
@@ -1035,7 +1035,17 @@ func (r *analysis) currentWatcher(v *sentence) {
 		}
 		v.add("). Then a compaction past its progress cancels it like a behind watcher")
 		if len(fed) > 0 {
-			v.add(fmt.Sprintf(", even one that missed no event. In `%s` its progress `%s` is written only where events are sent to it (`%s`, %%L), not as the store's revision grows", synced, s.ProgressVar.Name(), strings.TrimSpace(fed[0].Text)), fed[0].Pos)
+			// Where its progress is written, by function: there changes
+			// are sent to it (that is what puts the function in fed), so
+			// a write there need not follow a send.
+			v.add(fmt.Sprintf(", even one that missed no event. In `%s` its progress `%s` is written only in ", synced, s.ProgressVar.Name()))
+			for i, w := range fed {
+				if i > 0 {
+					v.add(", ")
+				}
+				v.add(fmt.Sprintf("`%s` (`%s`, %%L)", short(w.Func), strings.TrimSpace(w.Text)), w.Pos)
+			}
+			v.add(", where the changes to the keys it watches are sent to it, not as the store's revision grows")
 		}
 		v.add(".")
 	}

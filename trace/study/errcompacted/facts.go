@@ -792,16 +792,10 @@ func joinFacts(lead string, a Fact, mid string, b Fact) Fact {
 func (r *analysis) keepsStream(v *sentence, last bool) {
 	s := r.Signal
 	d, ok := r.signalDecision()
-	send, err := r.Graph.Func(r.Study.Signal.Send)
-	if !ok || err != nil || d.ConsequencePos.Filename == "" || !last {
+	if !ok || d.ConsequencePos.Filename == "" || !last {
 		return
 	}
-	var mark *signal.Mark
-	for i, m := range s.Marks {
-		if m.Write.Func == send {
-			mark = &s.Marks[i]
-		}
-	}
+	mark := r.sendMark()
 	if mark == nil {
 		return
 	}
@@ -815,6 +809,22 @@ func (r *analysis) keepsStream(v *sentence, last bool) {
 	c := s.Receive.Closing
 	def := strings.TrimSpace(mark.Read.Text)
 	v.fact(FactServerKeepsStream, fmt.Sprintf("not torn down by the server: it cancels only the one watch, `%s` ({0}); its send loop marks that response canceled, `%s` ({1}), and goes on, no branch of it reading the mark. The client ends the stream itself, its last watch gone: `%s` ({2}), then `%s` ({3})", strings.TrimSpace(d.ConsequencePos.Text), def, c.Last.Text, strings.TrimSpace(c.Ends.Text)), d.ConsequencePos, mark.Read, c.Last, c.Ends)
+}
+
+// sendMark is the send loop's mark of a canceled response: the write of
+// the cancel flag from a test of a signal field; nil when it has none.
+func (r *analysis) sendMark() *signal.Mark {
+	send, err := r.Graph.Func(r.Study.Signal.Send)
+	if err != nil {
+		return nil
+	}
+	var mark *signal.Mark
+	for i, m := range r.Signal.Marks {
+		if m.Write.Func == send {
+			mark = &r.Signal.Marks[i]
+		}
+	}
+	return mark
 }
 
 // refusedVerdict: what the open path refuses, and how the client shows
@@ -908,6 +918,13 @@ func (r *analysis) negativeAccepted(v *sentence) {
 	}
 	text += fmt.Sprintf(". The store's %s (%%L) decides its set as for any other; in `%s`, `%s` (%%L) cancels it on a pass where the compaction revision is above its progress, when its channel has room.", quote(synced.CondDef.Text), fieldName(r.Study.Signal.Behind), d.Text)
 	at = append(at, synced.CondDef, d.Pos)
+	// Its progress can be below 0, so the compaction revision above it
+	// can be 0: where the send loop marks a cancel only for a revision
+	// that is not 0, the client is not told of that one.
+	if mark := r.sendMark(); mark != nil && mark.NonZero {
+		text += fmt.Sprintf(" The client is told so only when that revision is not 0: the send loop marks the response canceled by `%s` (%%L). After a compaction to revision 0, the decision ends such a watch on the server and the client is not told it was canceled.", mark.Read.Text)
+		at = append(at, mark.Read)
+	}
 	v.add(" ")
 	v.say(FactNegativeAccepted, strings.TrimSpace(text), at...)
 }
