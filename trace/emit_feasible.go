@@ -143,7 +143,7 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 	}
 	if len(c.Senders) > 0 && b.Text != "" {
 		b.Text = fmt.Sprintf("none of the %d requests that the %s's senders make (made at %s) takes this way, whichever is handed to it; for one that gets farthest: %s",
-			len(c.Senders), c.HandOff, r.lineList(c.Senders), b.Text)
+			r.lineCount(c.Senders), c.HandOff, r.lineList(c.Senders), b.Text)
 	}
 	return b
 }
@@ -329,6 +329,18 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 		parts[i] = g.lead + r.lineList(g.lines) + ")"
 	}
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), "; ")
+}
+
+// lineCount is how many lines lineList names for ps: a request made
+// twice at one line (two senders reach one literal) is one.
+func (r *Result) lineCount(ps []token.Pos) int {
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if file, line := r.position(p); file != "" {
+			seen[fmt.Sprintf("%s:%d", file, line)] = true
+		}
+	}
+	return len(seen)
 }
 
 // lineList names positions by file and line, each file once: a file,

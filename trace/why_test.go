@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -465,6 +466,10 @@ func TestWhyReleases(t *testing.T) {
 	}
 }
 
+// senderCount finds "none of the N requests that the H's senders make
+// (made at LIST)": N and LIST.
+var senderCount = regexp.MustCompile(`none of the (\d+) requests that the [^(]*'s senders make \(made at ([^)]*)\)`)
+
 func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 	t.Helper()
 	got := whyRoots(w)
@@ -576,6 +581,22 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		}
 		if s := w.Sites[si]; !s.Dynamic || s.Via != via {
 			t.Errorf("%s: dynamic %v via %q, want via %q", use, s.Dynamic, s.Via, via)
+		}
+	}
+	// A count of the requests a hand-off's senders make is the number of
+	// lines it then lists (v3.6.0's lease.ErrLeaseNotFound said 32 of 31).
+	js, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range senderCount.FindAllStringSubmatch(string(js), -1) {
+		lines := 0
+		for _, file := range strings.Split(m[2], "; ") {
+			_, nums, _ := strings.Cut(file, ":")
+			lines += len(strings.FieldsFunc(nums, func(r rune) bool { return r == ',' || r == ' ' })) - strings.Count(nums, " and ")
+		}
+		if fmt.Sprint(lines) != m[1] {
+			t.Errorf("%q: %d lines listed", m[0], lines)
 		}
 	}
 	for root, want := range tc.methods {
