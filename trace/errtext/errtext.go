@@ -1,6 +1,7 @@
 package errtext
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -400,8 +401,8 @@ func (ev *eval) line(p token.Position) string {
 	if p.Offset < 0 || p.Offset > len(data) {
 		return ""
 	}
-	start := strings.LastIndexByte(string(data[:p.Offset]), '\n') + 1
-	end := strings.IndexByte(string(data[p.Offset:]), '\n')
+	start := bytes.LastIndexByte(data[:p.Offset], '\n') + 1
+	end := bytes.IndexByte(data[p.Offset:], '\n')
 	if end < 0 {
 		end = len(data) - p.Offset
 	}
