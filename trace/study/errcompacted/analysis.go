@@ -248,7 +248,7 @@ var verdictFacts = map[string][]string{
 	"read":     {},
 	"citation": {FactCitedLinesRun, FactNoCitedLineRuns},
 	"values":   {FactOneValueAtClient, FactDifferentValues, FactNotOneValueOnServer},
-	"sets":     {FactPrediction, FactCurrentInSynced, FactBehindInUnsynced, FactDecidedOverUnsynced, FactLeavesUnsynced, FactUnsyncedEnds, FactLeavesSynced, FactBehindDies},
+	"sets":     {FactPrediction, FactSetWords, FactCurrentInSynced, FactBehindInUnsynced, FactDecidedOverUnsynced, FactLeavesUnsynced, FactUnsyncedEnds, FactLeavesSynced, FactBehindDies},
 	"cleanup":  {FactMarkedCompacted, FactForgottenOnClose},
 	"choose":   {FactAtMostPerPass},
 	"closing":  {FactClientCloses, FactServerKeepsStream, FactServerEndsStream, FactStep4Holds, FactStep4Fails, FactTornByClient},

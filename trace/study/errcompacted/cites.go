@@ -147,11 +147,11 @@ func limitCites(d *report.Doc, max int) {
 				continue
 			}
 			if n, ok := own[top][k]; ok {
-				x[i] = report.RefSpan("step "+n, top)
+				x[i] = stepRef(n, top)
 				continue
 			}
 			if st, ok := steps[k]; ok {
-				x[i] = report.RefSpan("step "+st.n, st.section)
+				x[i] = stepRef(st.n, st.section)
 				continue
 			}
 			f := citedIn[k]
@@ -256,3 +256,17 @@ func citeRoles(x report.Text) []int {
 	}
 	return roles
 }
+
+// stepRef refers to step n of the way a section draws, named by whose
+// way it is ("eviction step 13", "read step 11"), so that it is not read
+// as one of the exercise's own steps.
+func stepRef(n, section string) report.Span {
+	label := "step " + n
+	if w, ok := stepWays[section]; ok {
+		label = w + " " + label
+	}
+	return report.RefSpan(label, section)
+}
+
+// stepWays names the ways the notes' sections draw.
+var stepWays = map[string]string{"way": "eviction", "read": "read"}

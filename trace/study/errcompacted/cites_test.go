@@ -46,7 +46,7 @@ func TestLimitCitesKeepsSubjects(t *testing.T) {
 	if sp := s6[2].Para[1]; sp.Loc == nil {
 		t.Errorf("a citation in the sentence's words became %+v; with no drawn step it stays", sp)
 	}
-	if sp := s6[2].Para[3]; sp.Loc != nil || sp.Text != "step 1" || sp.Ref != "way" {
-		t.Errorf("a drawn position in the sentence's words: %+v, want a reference to step 1", sp)
+	if sp := s6[2].Para[3]; sp.Loc != nil || sp.Text != "eviction step 1" || sp.Ref != "way" {
+		t.Errorf("a drawn position in the sentence's words: %+v, want a reference to the eviction's step 1", sp)
 	}
 }

@@ -19,6 +19,7 @@ const (
 	// sets: which set each watcher is put in, which set the decision runs
 	// over, what moves a watcher between the sets, and so which dies.
 	FactPrediction          = "prediction"
+	FactSetWords            = "set-words"
 	FactCurrentInSynced     = "current-in-synced"
 	FactBehindInUnsynced    = "behind-in-unsynced"
 	FactDecidedOverUnsynced = "decided-over-unsynced"
@@ -263,6 +264,10 @@ func (r *analysis) setsVerdict() {
 			unless = ", unless a write lands as it opens,"
 		}
 		v.say(FactPrediction, fmt.Sprintf("Terminal 1 (`--rev=A`) goes to `%s`, the only set checked against compactions, and dies if a compaction goes past its progress (`%s`) before it catches up; terminal 2 (no `--rev`) goes to `%s`%s and survives while there.", behind, d.Revision, fieldName(synced.Group), unless))
+		v.add(" ")
+		// The words the prediction uses, said once: what each set holds
+		// and what a watcher's progress is.
+		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers still behind and `%s` those caught up; a watcher's progress is the next revision it needs.", behind, fieldName(synced.Group)))
 		v.add(" ")
 		r.currentInSynced(v, synced)
 		v.add(" ")

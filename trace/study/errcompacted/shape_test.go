@@ -91,7 +91,7 @@ func TestNotesShapeReleases(t *testing.T) {
 			}
 			lesson := ""
 			for _, l := range strings.Split(md.String(), "\n") {
-				if strings.HasPrefix(l, "- From `sync-loop` to [step 11](#read): no call path;") {
+				if strings.HasPrefix(l, "- From `sync-loop` to [read step 11](#read): no call path;") {
 					lesson = l
 				}
 			}
@@ -605,7 +605,7 @@ func readLink(t *testing.T, rep *report.Report) {
 			}
 			for _, n := range b.Diagram.Nodes {
 				if n.Loc != nil && n.Loc.File == c.Read.File && n.Loc.Line == c.Read.Line {
-					want = "step " + n.Label[:strings.Index(n.Label, ".")]
+					want = "read step " + n.Label[:strings.Index(n.Label, ".")]
 				}
 			}
 		}
