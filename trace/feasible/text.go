@@ -17,7 +17,8 @@ type texts struct {
 	fset  *token.FileSet
 	data  map[string][]byte // file contents, by name
 	index map[*ast.File]*fileIndex
-	conds map[*ssa.If]condText // condText's answers
+	conds map[*ssa.If]condText  // condText's answers
+	loops map[*ssa.If]token.Pos // loopOf's answers
 }
 
 type condText struct {
@@ -274,6 +275,18 @@ func (t *texts) rangedOver(ifi *ssa.If) (string, bool) {
 // loopOf is where the range loop whose test ifi is begins (its `for`),
 // over a slice or a map; NoPos when it is not one.
 func (t *texts) loopOf(ifi *ssa.If) token.Pos {
+	if at, ok := t.loops[ifi]; ok {
+		return at
+	}
+	at := t.loopOf1(ifi)
+	if t.loops == nil {
+		t.loops = map[*ssa.If]token.Pos{}
+	}
+	t.loops[ifi] = at
+	return at
+}
+
+func (t *texts) loopOf1(ifi *ssa.If) token.Pos {
 	var x ssa.Value
 	if _, over, ok := rangeIndex(ifi); ok {
 		x = over.X
