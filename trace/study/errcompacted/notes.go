@@ -1305,8 +1305,14 @@ func (n *notes) step6() report.Section {
 		tb.Rows = append(tb.Rows, row)
 	}
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
-	// The legend explains the marks the table holds, and no others.
+	// The legend names the behaviours the columns are, then explains the
+	// marks the table holds, and no others.
 	var legend []string
+	for _, b := range ex {
+		if b.Title != "" {
+			legend = append(legend, b.ID+": "+strings.ToLower(b.Title[:1])+b.Title[1:])
+		}
+	}
 	for _, m := range []struct{ role, says string }{
 		{"runs", "runs: a path that can run with the behaviour's requests reaches the line"},
 		{"value", "value: the line declares the object that a use which runs returns, compares or looks up"},
@@ -1316,7 +1322,11 @@ func (n *notes) step6() report.Section {
 			legend = append(legend, m.says)
 		}
 	}
-	legend = append(legend, "runs in: the lab's probes whose requests reach the line or, where none does, the entries with a path that can run to it")
+	probes := "the lab's probes"
+	if len(n.probes()) > 0 {
+		probes += " (requests outside the exercise, below)"
+	}
+	legend = append(legend, "runs in: "+probes+" whose requests reach the line or, where none does, the entries with a path that can run to it")
 	if blankRuns {
 		legend[len(legend)-1] += "; blank: none"
 	}
