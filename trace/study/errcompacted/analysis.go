@@ -1352,7 +1352,7 @@ func (r *analysis) replayVerdict() {
 				}
 			}
 		}
-		v.fact(FactByHand, fmt.Sprintf("By hand, both watchers survive: terminal 1's replay of %d revisions takes %d passes of the sync loop, %s while it is the only watcher behind ({0}, {1}). Once pass %d has run, at most about %s after the watch opens plus the passes' own time, its progress is at or past N−%d. A compaction typed %s later finds it in %s. To see it die, compact within about %s of opening it%s.", n, passes, apart, closes, window, sg.Replay.Short, typed, where, window, sure), lines...)
+		v.fact(FactByHand, fmt.Sprintf("By hand, both watchers survive: terminal 1's replay of %d revisions takes %d passes of the sync loop, each sending at most %d revisions, %s while it is the only watcher behind ({0}, {1}). Once pass %d has run, at most about %s after the watch opens plus the passes' own time, its progress is at or past N−%d. A compaction typed by hand (taken as %s after the watch opens) finds it in %s. To see it die, compact within about %s of opening it%s.", n, passes, batch.Int, apart, closes, window, sg.Replay.Short, typed, where, window, sure), lines...)
 		v.fact(FactBothSurviveByHand, fmt.Sprintf("by hand neither ends: a compaction typed %s after the watch opens comes after the replay's %d passes, at most about %s after it plus the passes' own time; terminal 1 is in %s by then, and the decision never sees either watcher", typed, passes, done, where), lines...)
 		v.fact(FactDiesIfEarly, fmt.Sprintf("Terminal 1 does end if the compaction is applied before pass %d, at most about %s after the watch is registered plus the passes' own time%s. So the claim depends on when the compaction comes", closes, window, sure), lines...)
 	} else {
