@@ -135,6 +135,12 @@ func checkShape(t *testing.T, r *report.Report) {
 				for _, says := range strings.SplitAfter(plain(r[1].Text), "” ") {
 					rows[strings.TrimSpace(says)] = plain(r[2].Text)
 				}
+				// A claim that holds in part says which part holds and
+				// which does not, as the legend promises.
+				if why := plain(r[3].Text); plain(r[2].Text) == report.OutcomePartly &&
+					(!strings.Contains(why, "Holds: ") || !strings.Contains(why, "Does not hold: ")) {
+					t.Errorf("a claim held in part does not say which part holds and which does not: %q", why)
+				}
 			}
 			for _, c := range rep.Signal.Claims {
 				want := c.Outcome
