@@ -108,6 +108,9 @@ func WhyDoc(w *report.Why) *report.Doc {
 		})
 	}
 	uses.Blocks = append(uses.Blocks, report.Block{Table: t})
+	if short, ok := shortSection(w.User); ok {
+		d.Sections = append(d.Sections, short)
+	}
 	d.Sections = append(d.Sections, uses)
 
 	if rootsSec := whyRoots(w, pairs); len(rootsSec.Blocks) > 0 {

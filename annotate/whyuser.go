@@ -39,6 +39,54 @@ func userSection(u *report.User, id string) report.Section {
 	return sec
 }
 
+// shortMethods is how many methods shortSection names.
+const shortMethods = 6
+
+// shortSection says first what a user of an error meets, which the
+// report's last section says in full: the code and text a client gets,
+// from which methods, and what the Go client's error equals. ok is false
+// when the wire's code is not known, or is not the error's own (a value
+// that is no gRPC status is sent with the code of any other error).
+func shortSection(u *report.User) (report.Section, bool) {
+	if u == nil || u.GRPC == nil || u.GRPC.Code == "" || (u.GRPC.By == "made-from" && u.GRPC.NotStatus) {
+		return report.Section{}, false
+	}
+	g := u.GRPC
+	t := report.Text{report.Plain("A client gets it as gRPC code "), report.CodeSpan(g.Code), report.Plain(" with the text "), report.CodeSpan(g.Text)}
+	if g.By == "translation" || g.By == "default" {
+		t = append(t, report.Plain(" (through "), report.CodeSpan(report.ShortName(g.Translate)), report.Plain(")"))
+	}
+	if len(u.Methods) > 0 {
+		t = append(t, report.Plain(", from "))
+		for i, m := range u.Methods {
+			if i == shortMethods {
+				t = append(t, report.Plain(fmt.Sprintf(" and %d more", len(u.Methods)-i)))
+				break
+			}
+			if i > 0 {
+				sep := ", "
+				if i == len(u.Methods)-1 {
+					sep = " and "
+				}
+				t = append(t, report.Plain(sep))
+			}
+			t = append(t, report.CodeSpan(m))
+		}
+		t = append(t, report.Plain(pluralOf(len(u.Methods), ", the method", ", the methods")+" whose roots can return it, as far as that is followed"))
+	}
+	if c := u.Client; c != nil && !c.Passes && len(c.EqualTo) > 0 {
+		t = append(t, report.Plain("; the Go client's error compares equal to "))
+		for i, e := range c.EqualTo {
+			if i > 0 {
+				t = append(t, report.Plain(" and "))
+			}
+			t = append(t, report.CodeSpan(report.ShortName(e)))
+		}
+	}
+	t = append(t, report.Plain(". "), report.RefSpan("What its user meets", "user"), report.Plain(", at the end, says more, with the commands that can print it."))
+	return report.Section{ID: "short", Title: "In short", Blocks: []report.Block{{Para: t}}}, true
+}
+
 func grpcPara(g *report.UserGRPC) report.Text {
 	var t report.Text
 	switch g.By {

@@ -235,3 +235,50 @@ func TestJudgedSection(t *testing.T) {
 		t.Errorf("%d answers' leads refer to the judged section, want 2", leads)
 	}
 }
+
+// TestShortSection: an error's answer says first what a client gets (the
+// code and text, through the translation, from which methods, and what
+// the Go client's error equals), before its uses; not when the code sent
+// is not the error's own.
+func TestShortSection(t *testing.T) {
+	w := &report.Why{Symbol: "mvcc.ErrX", Object: report.Object{Name: "mvcc.ErrX", Kind: "var", File: "kv.go", Line: 5},
+		Sites: []report.Site{{File: "kv.go", Line: 70, Function: "example.com/mvcc.Other", Kind: "return"}},
+		User: &report.User{
+			GRPC:    &report.UserGRPC{Code: "OutOfRange", Text: "etcdserver: x", Object: "example.com/rpctypes.ErrGRPCX", By: "translation", Translate: "example.com/v3rpc.togRPCError"},
+			Client:  &report.UserClient{Value: "rpctypes.EtcdError{}", Text: "etcdserver: x", EqualTo: []string{"example.com/rpctypes.ErrX"}},
+			Methods: []string{"/etcdserverpb.KV/Range", "/etcdserverpb.KV/Txn"},
+		}}
+	d := WhyDoc(w)
+	ids := []string{}
+	for _, s := range d.Sections {
+		ids = append(ids, s.ID)
+	}
+	if len(ids) < 2 || ids[0] != "short" || ids[1] != "uses" {
+		t.Fatalf("sections %v: want the short answer first, then the uses", ids)
+	}
+	got := plain(d.Sections[0].Blocks[0].Para)
+	for _, want := range []string{"gRPC code OutOfRange with the text etcdserver: x (through v3rpc.togRPCError)", "from /etcdserverpb.KV/Range and /etcdserverpb.KV/Txn, the methods whose roots can return it", "compares equal to rpctypes.ErrX"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the short answer %q does not say %q", got, want)
+		}
+	}
+	refs := 0
+	for _, sp := range d.Sections[0].Blocks[0].Para {
+		if sp.Ref == "user" {
+			refs++
+		}
+	}
+	if refs != 1 {
+		t.Errorf("the short answer refers to the user's section %d times, want once", refs)
+	}
+	// A value that is no gRPC status is sent with another error's code:
+	// no short answer then, nor without a user's half.
+	w.User.GRPC.By, w.User.GRPC.NotStatus = "made-from", true
+	if d := WhyDoc(w); d.Sections[0].ID == "short" {
+		t.Error("a short answer for a value that is no gRPC status")
+	}
+	w.User = nil
+	if d := WhyDoc(w); d.Sections[0].ID == "short" {
+		t.Error("a short answer with no user's half")
+	}
+}
