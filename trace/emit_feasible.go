@@ -334,20 +334,18 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 // lineCount is how many lines lineList names for ps: a request made
 // twice at one line (two senders reach one literal) is one.
 func (r *Result) lineCount(ps []token.Pos) int {
-	seen := map[string]bool{}
-	for _, p := range ps {
-		if file, line := r.position(p); file != "" {
-			seen[fmt.Sprintf("%s:%d", file, line)] = true
-		}
+	_, lines := r.linesByFile(ps)
+	n := 0
+	for _, ls := range lines {
+		n += len(ls)
 	}
-	return len(seen)
+	return n
 }
 
-// lineList names positions by file and line, each file once: a file,
-// then its lines, the last after "and".
-func (r *Result) lineList(ps []token.Pos) string {
-	var files []string
-	lines := map[string][]int{}
+// linesByFile are ps's files, in the order first met, and each file's
+// lines, each once.
+func (r *Result) linesByFile(ps []token.Pos) (files []string, lines map[string][]int) {
+	lines = map[string][]int{}
 	for _, p := range ps {
 		file, line := r.position(p)
 		if file == "" {
@@ -360,6 +358,13 @@ func (r *Result) lineList(ps []token.Pos) string {
 			lines[file] = append(lines[file], line)
 		}
 	}
+	return files, lines
+}
+
+// lineList names positions by file and line, each file once: a file,
+// then its lines, the last after "and".
+func (r *Result) lineList(ps []token.Pos) string {
+	files, lines := r.linesByFile(ps)
 	var out []string
 	for _, f := range files {
 		ls := lines[f]

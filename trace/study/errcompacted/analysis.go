@@ -1688,15 +1688,6 @@ func (r *analysis) valuesVerdict() {
 	r.verdict("values", "", q, v)
 }
 
-// placeholders are {0}, …, {n-1}, listed.
-func placeholders(n int) string {
-	ps := make([]string, n)
-	for i := range ps {
-		ps[i] = fmt.Sprintf("{%d}", i)
-	}
-	return strings.Join(ps, ", ")
-}
-
 func (r *analysis) sitePos(i int) signal.Pos {
 	s := r.Sites[i]
 	return signal.Pos{Position: s.Pos, Func: s.Func, Text: strings.TrimSpace(s.Text)}
@@ -1827,13 +1818,15 @@ func (r *analysis) citationVerdict() {
 	case len(runs) > 0:
 		v.fact(FactCitedLinesRun, fmt.Sprintf("%d of the %d lines it finds run in %s, or are the value of a use that does", len(runs), len(r.Grep), of), runs...)
 	case len(r.Grep) > 0:
-		text := fmt.Sprintf("none of the %d lines it finds runs in %s, or is the value of a use that does", len(r.Grep), of)
+		lines, runsIn := fmt.Sprintf("none of the %d lines it finds", len(r.Grep)), fmt.Sprintf(" runs in %s, or is the value of a use that does", of)
+		text := lines + runsIn
 		// Why a grep for the sentinel cannot find the eviction: the
 		// decision signals with a field, which only the client makes
-		// into an error.
+		// into an error. Its lines are cited in the text, so the grep's
+		// are too.
 		if d, ok := r.signalDecision(); ok && d.ConsequencePos.Filename != "" && r.Signal.Client != nil && r.Signal.Client.Return.Filename != "" && r.Signal.Client.Err.Object != "" {
-			text = fmt.Sprintf("none of the %d lines it finds (%s) runs in %s, or is the value of a use that does: the eviction signals with a field, `%s` ({%d}), and no error; the client's `Err()` turns that field into `%s` ({%d})",
-				len(r.Grep), placeholders(len(idle)), of, strings.TrimSpace(d.ConsequencePos.Text), len(idle), report.ShortName(r.Signal.Client.Err.Object), len(idle)+1)
+			text = fmt.Sprintf("%s (%s)%s: the eviction signals with a field, `%s` ({%d}), and no error; the client's `Err()` turns that field into `%s` ({%d})",
+				lines, placeholders(len(idle)), runsIn, strings.TrimSpace(d.ConsequencePos.Text), len(idle), report.ShortName(r.Signal.Client.Err.Object), len(idle)+1)
 			idle = append(idle, d.ConsequencePos, r.Signal.Client.Return)
 		}
 		v.fact(FactNoCitedLineRuns, text, idle...)

@@ -768,11 +768,7 @@ func joinFacts(lead string, a Fact, mid string, b Fact) Fact {
 	add := func(f Fact) {
 		text := f.Text
 		if !placeholder.MatchString(text) && len(f.Lines) > 0 {
-			var ph []string
-			for i := range f.Lines {
-				ph = append(ph, fmt.Sprintf("{%d}", i))
-			}
-			text += " (" + strings.Join(ph, ", ") + ")"
+			text += " (" + placeholders(len(f.Lines)) + ")"
 		}
 		base := len(out.Lines)
 		out.Text += placeholder.ReplaceAllStringFunc(text, func(m string) string {
@@ -1087,4 +1083,14 @@ func viaCall(line string) string {
 		return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(line[i+1:]), "}"))
 	}
 	return line
+}
+
+// placeholders are {0}, …, {n-1}, listed: the citations of a fact's n
+// lines, in its text.
+func placeholders(n int) string {
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = fmt.Sprintf("{%d}", i)
+	}
+	return strings.Join(ps, ", ")
 }

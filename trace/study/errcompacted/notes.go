@@ -239,16 +239,15 @@ func (n *notes) answer() report.Section {
 					// A claim that holds in part: which part holds and
 					// which does not, each said so. The fact is the
 					// claim's Holds or its Fails, the part the other side.
-					first, then := "Holds:", "Does not hold:"
-					if outcome == report.OutcomePartly && c.Fact.Key == c.FailsIf {
-						first, then = then, first
-					}
 					if outcome == report.OutcomePartly {
+						first, then := "Holds:", "Does not hold:"
+						if c.Fact.Key == c.FailsIf {
+							first, then = then, first
+						}
 						why = append(report.Text{report.StrongSpan(first), report.Plain(" ")}, why...)
-					}
-					why = append(why, report.Plain(". "))
-					if outcome == report.OutcomePartly {
-						why = append(why, report.StrongSpan(then), report.Plain(" "))
+						why = append(why, report.Plain(". "), report.StrongSpan(then), report.Plain(" "))
+					} else {
+						why = append(why, report.Plain(". "))
 					}
 					if sameLines(c.Part.Lines, c.Fact.Lines) {
 						// Cited once, after the first.
