@@ -1825,7 +1825,7 @@ func (r *analysis) citationVerdict() {
 		// into an error. Its lines are cited in the text, so the grep's
 		// are too.
 		if d, ok := r.signalDecision(); ok && d.ConsequencePos.Filename != "" && r.Signal.Client != nil && r.Signal.Client.Return.Filename != "" && r.Signal.Client.Err.Object != "" {
-			text = fmt.Sprintf("%s (%s)%s: the eviction signals with a field, `%s` ({%d}), and no error; the client's `Err()` turns that field into `%s` ({%d})",
+			text = fmt.Sprintf("%s (%s)%s. The eviction signals with a field, `%s` ({%d}), and no error; the client's `Err()` turns that field, when it is not 0, into `%s` ({%d})",
 				lines, placeholders(len(idle)), runsIn, strings.TrimSpace(d.ConsequencePos.Text), len(idle), report.ShortName(r.Signal.Client.Err.Object), len(idle)+1)
 			idle = append(idle, d.ConsequencePos, r.Signal.Client.Return)
 		}
