@@ -190,9 +190,9 @@ func (n *notes) answer() report.Section {
 		_, predicted := n.fact("sets", FactPrediction)
 		var items []report.Text
 		for _, f := range v.Facts {
-			// The prediction opens the answer; the items' own conclusion
-			// would say it again.
-			if f.Key == FactPrediction || (predicted && f.Key == FactBehindDies) {
+			// The prediction and its words open the answer; the items'
+			// own conclusion would say it again.
+			if f.Key == FactPrediction || f.Key == FactSetWords || (predicted && f.Key == FactBehindDies) {
 				continue
 			}
 			// Where terminal 1 is put goes with where terminal 2 is; how

@@ -269,7 +269,7 @@ func answerFirst(t *testing.T, rep *report.Report) {
 			switch {
 			case v.ID == "sets" && f.Key == errcompacted.FactPrediction:
 				prediction = &v.Facts[i]
-			case v.ID == "sets" && sets == nil:
+			case v.ID == "sets" && sets == nil && f.Key != errcompacted.FactSetWords: // its words go with the prediction
 				sets = &v.Facts[i]
 			case v.ID == "replay" && f.Key == errcompacted.FactByHand:
 				byHand = &v.Facts[i]
