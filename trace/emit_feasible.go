@@ -27,7 +27,7 @@ func (r *Result) position(p token.Pos) (string, int) {
 func (r *Result) cond(c *feasible.Cond) report.Cond {
 	file, line := r.position(c.Pos)
 	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != "",
-		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0}
+		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0 && c.Made.Blocked == nil}
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
 	}
@@ -264,6 +264,27 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 				text := "a loop's counter starts at " + start + " and only grows, and the path fixes its bound"
 				if x.Pos.IsValid() {
 					text = "a loop's index starts at " + start + " and only grows, and the path fixes the length of what it ranges over (" + r.lineList([]token.Pos{x.Pos}) + ")"
+				}
+				add(text)
+			} else if rest, ok := strings.CutPrefix(x.Text, "least|"); ok {
+				// A value the code computes from parts that never let it
+				// go below a floor: "least|N|parts" or "least|N|carried".
+				n, how, _ := strings.Cut(rest, "|")
+				if how == "carried" {
+					add("the sum the loop at " + r.lineList([]token.Pos{x.Pos}) + " carries starts at " + n + " or more, and each pass adds a value never below 0")
+				} else {
+					add("what the code computes at " + r.lineList([]token.Pos{x.Pos}) + " is never below " + n + ": it adds only constants, lengths and values never below theirs")
+				}
+			} else if rest, ok := strings.CutPrefix(x.Text, "deref|"); ok {
+				// A field read through a pointer: "deref|p.Lease|p".
+				if sel, from, ok := strings.Cut(rest, "|"); ok {
+					add("the way reads `" + sel + "` (" + r.lineList([]token.Pos{x.Pos}) + "), so `" + from + "` is not nil there (a way runs without a panic)")
+				}
+			} else if start, ok := strings.CutPrefix(x.Text, "sum|"); ok {
+				// What a sum a loop carries says of each part it adds.
+				text := "each pass of the loop adds to the sum it carries, from " + start + ", a value never below 0 (" + r.lineList([]token.Pos{x.Pos}) + "), so none it adds is above the sum"
+				if start != "0" {
+					text += " less " + start
 				}
 				add(text)
 			} else if x.Text == "returns" && len(x.Via) > 0 {
@@ -964,6 +985,14 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		// A branch no step of the way takes: the one under which the
 		// value the way calls a method of was made.
 		t := m.Type.Pkg().Name() + "." + m.Type.Name()
+		if m.Out && len(m.Past) > 0 && m.Blocked != nil {
+			// The same way through the wrapper's method, checked beside
+			// this one, cannot pass the test.
+			b := m.Blocked
+			test := r.testsText([]feasible.Test{{Text: b.Text, Pos: b.Pos, Want: b.Want}})
+			return fmt.Sprintf(", the branch under which `%s` sets `%s` to a `%s`, whose `%s` cannot lead on to this way (not taken when it last set the field): it leads on only if %s, which the same way through that `%s` rules out",
+				report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, m.Method, test, m.Method)
+		}
 		if m.Out && len(m.Past) > 0 {
 			thatTest := "that test"
 			if len(m.Past) > 1 {

@@ -529,6 +529,7 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 	if len(ways) == 0 {
 		return nil, 0, false
 	}
+	barWays(ways)
 	best := bestWay(ways)
 	searched := len(ways)
 	if best.Res.Verdict == feasible.Yes || len(paths) < r.k {
@@ -541,6 +542,8 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 		if feasible.Better(res.Verdict, best.Res.Verdict) {
 			w := study.Way{Path: path, Res: res}
 			ways = append(ways, w)
+			barWays(ways)
+			w = ways[len(ways)-1]
 			best = w
 			if res.Verdict == feasible.Yes {
 				break
@@ -805,7 +808,19 @@ func (r *Result) dispatchedWays(e study.EntryPoint, s study.Site, msg *feasible.
 			break
 		}
 	}
+	barWays(ways)
 	return ways
+}
+
+// barWays decides, among ways checked side by side, the arms of a
+// condition that the way through a wrapper's method settles (feasible.Bar).
+func barWays(ways []study.Way) {
+	paths := make([]callpath.Path, len(ways))
+	res := make([]*feasible.Result, len(ways))
+	for i := range ways {
+		paths[i], res[i] = ways[i].Path, &ways[i].Res
+	}
+	feasible.Bar(paths, res)
 }
 
 // passes reports whether a path calls fn.

@@ -335,7 +335,13 @@ type Checker struct {
 	MaxLeaves int
 
 	sums map[*ssa.Function]*summary
-	dom  map[*ssa.BasicBlock][]edgeOf
+	// leasts are leastOf's answers; leastFns and leastBusy its search.
+	leasts    map[ssa.Value]leastInfo
+	leastFns  map[*ssa.Function]leastState
+	leastBusy int
+	// derefMemo are derefs' answers.
+	derefMemo map[ssa.Instruction][]*ssa.FieldAddr
+	dom       map[*ssa.BasicBlock][]edgeOf
 	// globals are the stores to each package-level variable; nonNil
 	// which are never nil.
 	globals map[*ssa.Global][]*ssa.Store
@@ -470,7 +476,10 @@ type walk struct {
 	// frame, call and callee.
 	inlined map[inlineKey]*frame
 	tframes map[tfKey]*frame
-	nextID  int
+	// sumMay are the checks of sumExceeded that found the part may be at
+	// most the limit.
+	sumMay map[sumKey]bool
+	nextID int
 	// budget bounds the constraint work of one path.
 	budget  int
 	maxSeen int
@@ -655,6 +664,11 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 			blk = w.p.Target.Block()
 		}
 		cs := append(append([]Cond{}, conds...), w.conds(fr, blk)...)
+		if blk != nil && !failed(cs) {
+			if c, ok := w.readThrough(fr, w.p.Target); ok {
+				cs = append(cs, c)
+			}
+		}
 		res := w.result(cs, sites)
 		if res.Verdict == OnlyIf || res.Verdict == Yes {
 			res = w.assumedFloors(res)
@@ -690,6 +704,11 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		ss := append(append([]ssa.CallInstruction{}, sites...), site)
 		var res Result
 		var val *Value
+		if !failed(cs) {
+			if c, ok := w.readThrough(fr, site); ok {
+				cs = append(cs, c)
+			}
+		}
 		if failed(cs) {
 			res = w.result(cs, ss)
 			w.leaves++

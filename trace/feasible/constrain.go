@@ -1,12 +1,14 @@
 package feasible
 
 import (
+	"fmt"
 	"go/constant"
 	"go/token"
 	"go/types"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -259,6 +261,7 @@ func (w *walk) guardReason(fr *frame, ifi *ssa.If, want bool, via []*viaCall, ki
 // compareIn constrains a comparison.
 func (w *walk) compareIn(ws []*world, fr *frame, b *ssa.BinOp, want bool, why *reason) []*world {
 	x, y := fr.eval(b.X), fr.eval(b.Y)
+
 	op := b.Op
 	if !want {
 		op = negate(op)
@@ -416,6 +419,10 @@ func (w *walk) prepare(ws []*world, terms ...string) []*world {
 				out = append(out, c)
 			}
 			ws = out
+		}
+		if fl := w.terms[t].floor; fl != nil {
+			// What the code computes it from never lets it go below least.
+			ws = w.bound(ws, "", t, -fl.least, &reason{kind: ReasonValue, text: "least|" + strconv.FormatInt(fl.least, 10) + "|" + leastHow(fl.info), pos: valuePos(fl.v)})
 		}
 		ws = w.relate(ws, t)
 		if ti := w.terms[t]; ti.read != nil && isInteger(ti.read.field.Type()) {
@@ -848,8 +855,118 @@ func (w *walk) violates1(wd *world, ts []*template, elem string) []*reason {
 				return why
 			}
 		}
+		for _, si := range t.loop.sums {
+			if why := w.sumExceeded(wd, t, si, elem); why != nil {
+				return why
+			}
+		}
 	}
 	return nil
+}
+
+// sumExceeded returns why elem's part of sum si cannot be in world wd:
+// the world holds the sum to at most K, so, the parts being never below
+// 0, no part is above K less the start; and elem's part cannot be at
+// most that. Nil when it may be.
+func (w *walk) sumExceeded(wd *world, t *template, si *sumInfo, elem string) []*reason {
+	sum := t.fr.eval(si.phi)
+	term, off, ok := linOf(sum)
+	if !ok || term == "" {
+		return nil
+	}
+	k, bounded := wd.d.bound(term, "")
+	if !bounded {
+		return nil
+	}
+	limit := k + off - si.start
+	// What the world says of the element: its parts' facts and relations.
+	// A check that found the part may be at most the limit, for the same
+	// element, limit and what the world says of it, is not made again.
+	mk := sumKey{t: t, si: si, elem: elem, limit: limit, of: elemFacts(wd, elem)}
+	if w.sumMay[mk] {
+		return nil
+	}
+	_, held := wd.d.implies(term, "", k)
+	tf := w.sumFrame(t, elem)
+	pv := tf.eval(si.part)
+	// Each alternative of the part by every way into its return (a
+	// `return nil` that two failed tests lead to), as a recheck takes
+	// them: an element the way handles is known well.
+	saved, thorough := w.deaths, w.thorough
+	w.thorough = true
+	defer func() { w.deaths, w.thorough = saved, thorough }()
+	mark := len(w.deaths)
+	why := &reason{kind: ReasonValue, text: "sum|" + strconv.FormatInt(si.start, 10), pos: addPos(si), via: t.via}
+	for _, ch := range w.expand([]*world{wd.clone()}, tf, si.part, pv, nil) {
+		if len(w.atom(ch.w, token.LEQ, ch.val, constVal(constant.MakeInt64(limit)), si.part.Type(), why, ch.src)) > 0 {
+			if w.sumMay == nil {
+				w.sumMay = map[sumKey]bool{}
+			}
+			w.sumMay[mk] = true
+			return nil
+		}
+	}
+	var out []*reason
+	out = append(out, held...)
+	out = append(out, why)
+	for _, d := range w.deaths[mark:] {
+		out = append(out, d.why...)
+	}
+	return out
+}
+
+// sumKey is one check of sumExceeded: the template's sum, the element,
+// the limit and what the world says of the element (elemFacts).
+type sumKey struct {
+	t     *template
+	si    *sumInfo
+	elem  string
+	limit int64
+	of    string
+}
+
+// elemFacts is what world wd says of element elem and its parts: their
+// facts and the relations that name them, in a fixed order.
+func elemFacts(wd *world, elem string) string {
+	var parts []string
+	of := func(t string) bool { return t == elem || strings.HasPrefix(t, elem+".") }
+	wd.facts.each(func(t string, f *fact) {
+		if of(t) {
+			parts = append(parts, fmt.Sprintf("%s:%d,%d,%s,%v", t, f.nilness, f.boolean, f.isType, f.typeWant))
+		}
+	})
+	for _, e := range wd.d.edges {
+		if x, y := wd.d.names[e.to], wd.d.names[e.from]; of(x) || of(y) {
+			parts = append(parts, fmt.Sprintf("%s-%s<=%d", x, y, e.w))
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ";")
+}
+
+// addPos is where a pass adds to sum si: the addition.
+func addPos(si *sumInfo) token.Pos {
+	for _, e := range si.phi.Edges {
+		if b, ok := e.(*ssa.BinOp); ok && b.Pos().IsValid() {
+			return b.Pos()
+		}
+	}
+	return si.part.Pos()
+}
+
+// sumFrame is the loop's frame with its element bound to elem, for the
+// part a pass adds: a frame of its own, whose calls are followed as deep
+// as from the path's own frames.
+func (w *walk) sumFrame(t *template, elem string) *frame {
+	k := tfKey{t, elem + "\x00sum"}
+	if tf, ok := w.tframes[k]; ok {
+		return tf
+	}
+	tf := *w.templateFrame(t, elem)
+	nf := w.newFrame(tf.fn, tf.parent, tf.callAt)
+	nf.params, nf.free, nf.inline, nf.root, nf.rootState, nf.msg, nf.override = tf.params, tf.free, tf.inline, tf.root, tf.rootState, tf.msg, tf.override
+	w.tframes[k] = nf
+	return nf
 }
 
 // entailsAll reports whether world wd takes every branch of edges (the

@@ -72,6 +72,12 @@ func (f *frame) eval(v ssa.Value) *value {
 		r = f.msg.Value.v
 	}
 	r = f.named(r, v)
+	if r.kind != kConst && r.off == 0 && r.org != unknown && isInteger(v.Type()) && r.term == f.termOf(v) {
+		switch v.(type) {
+		case *ssa.BinOp, *ssa.Call, *ssa.Phi:
+			f.p.noteFloor(r.term, v)
+		}
+	}
 	if b, ok := v.(*ssa.BinOp); ok && b.Op == token.SUB && r.kind == kOpaque && r.org == state && fieldRead(b.Y) != nil && isInteger(b.Type()) {
 		f.p.note(r.term, termInfo{sub: b})
 	}

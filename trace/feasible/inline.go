@@ -61,6 +61,17 @@ type loopInfo struct {
 	elems []ssa.Value // the element, as the body reads it
 	// exits are the branches (inside the body) of each return in it.
 	exits [][]edgeOf
+	// sums are the sums the loop carries (`n += f(x)`), each pass adding
+	// a part that is never below 0 (leastOf).
+	sums []*sumInfo
+}
+
+// sumInfo is a sum a loop carries: the phi at its head, where it starts
+// (a constant), and the part each pass adds, as the body computes it.
+type sumInfo struct {
+	phi   *ssa.Phi
+	start int64
+	part  ssa.Value
 }
 
 func (c *Checker) summary(fn *ssa.Function) *summary {
@@ -376,8 +387,55 @@ func (c *Checker) loops(fn *ssa.Function) []*loopInfo {
 				}
 			}
 		}
-		if closed && len(l.elems) > 0 && len(l.exits) > 0 {
+		l.sums = c.loopSums(head, body)
+		if closed && len(l.elems) > 0 && (len(l.exits) > 0 || len(l.sums) > 0) {
 			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// loopSums are the sums the loop at head carries: a phi of the head
+// that starts at a constant and to which each pass through body adds a
+// part never below 0. When the loop ends, no part is above the sum less
+// its start.
+func (c *Checker) loopSums(head, body *ssa.BasicBlock) []*sumInfo {
+	var out []*sumInfo
+	for _, ins := range head.Instrs {
+		phi, ok := ins.(*ssa.Phi)
+		if !ok {
+			break
+		}
+		if !isInteger(phi.Type()) || len(phi.Edges) != 2 {
+			continue
+		}
+		si := &sumInfo{phi: phi}
+		okStart, okPart := false, false
+		for i, e := range phi.Edges {
+			pred := head.Preds[i]
+			if body.Dominates(pred) {
+				part, adds := addsTo(e, phi)
+				if _, counter := part.(*ssa.Const); !adds || counter {
+					break // not a sum, or a counter (see countsUp)
+				}
+				if fl := c.leastOf(part); !fl.ok || fl.least < 0 {
+					break
+				}
+				si.part, okPart = part, true
+				continue
+			}
+			k, isConst := e.(*ssa.Const)
+			if !isConst {
+				break
+			}
+			v, exact := constInt(k)
+			if !exact {
+				break
+			}
+			si.start, okStart = v, true
+		}
+		if okStart && okPart {
+			out = append(out, si)
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"go/types"
 	"slices"
 
+	"github.com/srctrace/srctrace/trace/callpath"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -39,6 +40,11 @@ type Made struct {
 	// taken the Want way), which the analysis does not decide on the
 	// way: the way needs the condition, or them.
 	Past []Test
+	// Blocked, for Past, is the verdict's condition of the same way
+	// through Type's Method, checked beside this one, when it is one of
+	// those tests, which that way cannot pass (Bar): Method cannot lead
+	// on to this way either, and the way needs the condition alone.
+	Blocked *Cond
 }
 
 // Test is a test of a function's code, taken one way.
@@ -544,4 +550,92 @@ func storedMade(v ssa.Value) (types.Type, ssa.Value) {
 		t = mi.X.Type()
 	}
 	return t, call
+}
+
+// Bar marks, among ways checked side by side (each a path and its
+// result), the conditions that keep a wrapper out of a field or else need
+// its tests to let the way by (Made.Past), where the same way through the
+// wrapper's method (the path with that method's hop put in) cannot run
+// because of one of those tests: the wrapper cannot lead on to the way,
+// which needs the condition alone. It changes the results' conditions in
+// copies, not in place (results are kept and shared).
+func Bar(paths []callpath.Path, res []*Result) {
+	for i := range res {
+		for j := range res[i].Conds {
+			m := res[i].Conds[j].Made
+			if m == nil || !m.Out || len(m.Past) == 0 || m.Blocked != nil {
+				continue
+			}
+			for k := range res {
+				o := res[k]
+				if k == i || o.Verdict != No || o.Because == nil || !throughWrapper(paths[i], paths[k], m) {
+					continue
+				}
+				b := o.Because
+				if !slices.ContainsFunc(m.Past, func(t Test) bool { return t.Pos == b.Pos && t.Want == b.Want }) {
+					continue
+				}
+				res[i].bar(j, b)
+				break
+			}
+		}
+	}
+}
+
+// bar sets condition j's Made.Blocked to b, in copies of the conditions.
+func (r *Result) bar(j int, b *Cond) {
+	old := r.Conds
+	r.Conds = append([]Cond(nil), old...)
+	m := *old[j].Made
+	m.Blocked = b
+	r.Conds[j].Made = &m
+	if r.Because != nil {
+		for k := range old {
+			if r.Because == &old[k] {
+				r.Because = &r.Conds[k]
+			}
+		}
+		if r.Because.Made == old[j].Made {
+			c := *r.Because
+			c.Made = &m
+			r.Because = &c
+		}
+	}
+}
+
+// throughWrapper reports whether path o is path p with one hop put in
+// that runs the method m names of m's type.
+func throughWrapper(p, o callpath.Path, m *Made) bool {
+	if len(o) != len(p)+1 {
+		return false
+	}
+	k := 0
+	inserted := false
+	for i := range o {
+		if k < len(p) && o[i].Callee == p[k].Callee {
+			k++
+			continue
+		}
+		fn := o[i].Callee
+		if inserted || fn == nil || fn.Name() != m.Method || !isMethodOf(fn, m.Type) {
+			return false
+		}
+		inserted = true
+	}
+	return inserted && k == len(p)
+}
+
+// isMethodOf reports whether fn is a method of named type t (or of a
+// pointer to it).
+func isMethodOf(fn *ssa.Function, t *types.TypeName) bool {
+	recv := fn.Signature.Recv()
+	if recv == nil {
+		return false
+	}
+	rt := recv.Type()
+	if p, ok := rt.(*types.Pointer); ok {
+		rt = p.Elem()
+	}
+	n, ok := rt.(*types.Named)
+	return ok && n.Obj() == t
 }

@@ -34,6 +34,17 @@ type termInfo struct {
 	// sub is, for a difference of two integers that the path does not
 	// follow as a term plus a constant, the subtraction (see subSrc).
 	sub *ssa.BinOp
+	// floor is, for an integer the code computes from parts it never
+	// lets go below some value (leastOf), that value and where.
+	floor *floorNote
+}
+
+// floorNote is a term's floor: the value it is never below, and the
+// value of the code it is.
+type floorNote struct {
+	least int64
+	v     ssa.Value
+	info  leastInfo
 }
 
 // countsUp reports whether phi is a loop's counter: each of its edges is
@@ -130,6 +141,20 @@ func (w *walk) note(t string, ti termInfo) {
 	if _, ok := w.terms[t]; !ok {
 		w.terms[t] = ti
 	}
+}
+
+// noteFloor records the floor of term t, the value v of the code.
+func (w *walk) noteFloor(t string, v ssa.Value) {
+	if ti, ok := w.terms[t]; ok && ti.floor != nil {
+		return
+	}
+	fl := w.c.leastOf(v)
+	if !fl.ok {
+		return
+	}
+	ti := w.terms[t]
+	ti.floor = &floorNote{least: fl.least, v: v, info: fl}
+	w.terms[t] = ti
 }
 
 // read is field fv (named name) of base, read by instruction at of frame

@@ -57,6 +57,9 @@ type fileIndex struct {
 	// ranges are the range loops, their `for` by the start of the
 	// expression they range over.
 	ranges map[token.Pos]token.Pos
+	// sels are the selector expressions (p.f), and what they select
+	// from, by the selected name's position.
+	sels map[token.Pos][2]string
 }
 
 // span is an expression's extent and text.
@@ -79,13 +82,15 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	if ix, ok := t.index[f]; ok {
 		return ix
 	}
-	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}, indexes: map[token.Pos]string{}, ranges: map[token.Pos]token.Pos{}}
+	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}, indexes: map[token.Pos]string{}, ranges: map[token.Pos]token.Pos{}, sels: map[token.Pos][2]string{}}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.RangeStmt:
 			ix.ranges[x.X.Pos()] = x.For
 		case *ast.IndexExpr:
 			ix.indexes[x.Lbrack] = t.src(x)
+		case *ast.SelectorExpr:
+			ix.sels[x.Sel.Pos()] = [2]string{t.src(x), t.src(x.X)}
 		case *ast.BinaryExpr:
 			ix.exprs[x.OpPos] = t.src(x)
 			if _, ok := ix.operands[x.OpPos]; !ok {
@@ -146,6 +151,18 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	sort.Slice(ix.conds, func(i, j int) bool { return ix.conds[i].body < ix.conds[j].body })
 	t.index[f] = ix
 	return ix
+}
+
+// selText is the source text of the selector expression whose selected
+// name is at pos, and of what it selects from; ok is false where there
+// is none.
+func (t *texts) selText(pos token.Pos) (sel, from string, ok bool) {
+	if ix := t.of(pos); ix != nil {
+		if s, found := ix.sels[pos]; found {
+			return s[0], s[1], true
+		}
+	}
+	return "", "", false
 }
 
 // callText is the source text of a call.

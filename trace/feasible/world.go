@@ -433,12 +433,19 @@ func (w *world) forallSlices() []string {
 	return out
 }
 
-// forallSig names what a world knows of every element of its slices.
+// forallSig names what a world knows of every element of its slices,
+// and the elements of those slices it names: two worlds that name
+// different elements (an element of one slice or of another, as the way
+// took one or the other) are kept apart, since a join would keep of
+// neither element what the other world does not say of it.
 func forallSig(wd *world) string {
 	var parts []string
 	for s, ts := range wd.forall {
 		for _, t := range ts {
 			parts = append(parts, s+"|"+t.name())
+		}
+		for _, e := range wd.elems[s] {
+			parts = append(parts, s+"#"+e)
 		}
 	}
 	sort.Strings(parts)
