@@ -22,7 +22,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 	d := &report.Doc{Title: "Why: " + o.Name}
 	d.Lead = report.Text{
 		report.Plain(fmt.Sprintf("The %s is declared at ", o.Kind)), report.Cite(report.Loc{File: o.File, Line: o.Line}),
-		report.Plain(" ("), report.CodeSpan(o.Text), report.Plain(fmt.Sprintf("). Found in etcd %s by type identity, in the %d packages that import its package, loaded from source; ", w.Etcd.Version, len(w.Packages))),
+		report.Plain(" ("), report.CodeSpan(o.Text), report.Plain(fmt.Sprintf("). Found in etcd %s by type identity, in the %d packages loaded from source: those that import its package, those that hand work across to them, and those of the requests and of the checks made on a request's cost; ", w.Etcd.Version, len(w.Packages))),
 		report.Plain("a call that reaches it through an interface method or a function value (as the call graph resolves it) is a use too, marked dynamic. "),
 		report.Plain(fmt.Sprintf("Roots are where the code is entered or started (%s); for each use the %d nearest that reach it by a path that can run are kept: by calls; when fewer, across the hand-offs of etcd's architecture that calls do not show (a proposal to raft and its apply, a scheduled job, a watch channel), with the message each hands off; when none, from a program's main function in its own goroutine (start-up). ", rootKinds(w.Roots), w.Nearest)),
 		report.Plain("A path can run when no branch on it is refuted by what the path fixes or already needs; "),

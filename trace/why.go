@@ -567,7 +567,8 @@ func declares(p *packages.Package, name string) bool {
 // receiving side is among them, the packages that import its sending
 // side's (the roots that send work across it need not import the
 // object's package: the compactor proposes a compaction that the applier
-// runs). Everything else comes from export data.
+// runs); and the target's Messages and Gates. Everything else comes from
+// export data.
 func importerSet(src *source.Source, t *target.Target, meta []*packages.Package, pkgPaths []string) ([]string, error) {
 	byPath := map[string]*packages.Package{}
 	packages.Visit(meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
@@ -598,7 +599,7 @@ func importerSet(src *source.Source, t *target.Target, meta []*packages.Package,
 	if len(in) == 0 {
 		return nil, noObjectf("no package of %s %s is %s", t.Name, src.Version, strings.Join(pkgPaths, ", "))
 	}
-	for _, m := range t.Messages {
+	for _, m := range append(append([]string{}, t.Messages...), t.Gates...) {
 		if p, ok := byPath[m]; ok && len(p.Errors) == 0 {
 			in[m] = true
 		}

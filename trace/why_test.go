@@ -242,8 +242,13 @@ func TestWhyReleases(t *testing.T) {
 			onlyIf: map[string]string{
 				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Put": "noSpaceAlarms|sets `applyV3` to a `apply.applierV3Capped`, whose `Put` cannot lead on to this way",
 				// The Txn handler's way into it: the capped applier's Txn
-				// forwards only past its cost test (capped.go:38-41).
-				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|or else `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/capped.go:38`)",
+				// forwards only past its cost test (capped.go:38-41), which
+				// a transaction the way puts from never passes: the put op
+				// costs at least kvOverhead, 256 (storage/quota.go:149), the
+				// sum of its branch at least that (:161-168), and the
+				// transaction the larger sum (:170-173). The way through
+				// that Txn cannot run, so this one needs the alarm off.
+				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|it leads on only if `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/capped.go:38`), which the same way through that `Txn` rules out",
 				// The raft loop reaches Attach (lessor.go:561) by the
 				// scheduled job: applyAll -> applySnapshot (server.go:973),
 				// which returns at once unless the batch the loop hands the
@@ -369,9 +374,10 @@ func TestWhyReleases(t *testing.T) {
 		// at lessor.go:282.
 		{"v3.6.0", whyCase{symbol: "lease.ErrLeaseNotFound",
 			// As v3.7.3's: the capped applier's Txn is in apply.go here,
-			// its cost test at apply.go:258.
+			// its cost test at apply.go:258, which a transaction that puts
+			// never passes (storage/quota.go:149 and 159-172).
 			onlyIf: map[string]string{
-				"server/etcdserver/txn/txn.go:426 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|or else `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/apply.go:258`)",
+				"server/etcdserver/txn/txn.go:426 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|it leads on only if `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/apply.go:258`), which the same way through that `Txn` rules out",
 				// As v3.7.3's: the snapshot test at server.go:1001.
 				"server/lease/lessor.go:553 etcdserver.(*EtcdServer).run": "raft.IsEmptySnap(toApply.snapshot)|",
 			},

@@ -24,8 +24,10 @@ type Why struct {
 	Answers []*Why  `json:"answers,omitempty"`
 	Object  Object  `json:"object"`
 	Etcd    Etcd    `json:"etcd"`
-	// Packages are those loaded from source: the object's package and
-	// every package of the target's modules that imports it.
+	// Packages are those loaded from source: the object's package, every
+	// package of the target's modules that imports it, those that import
+	// the sending side of a hand-off into them, and the target's Messages
+	// and Gates.
 	Packages []string `json:"packages"`
 	Sites    []Site   `json:"sites"`
 	// Entries are the roots that reach some use by a path that can run,

@@ -50,6 +50,12 @@ type Target struct {
 	// reads what their getters return (a oneof's getter is nil unless the
 	// request is of its kind). A study loads them when it names them.
 	Messages []string `json:",omitempty"`
+	// Gates are the packages of the code a server runs on a request to
+	// decide whether to let it through by what it costs (a quota): why
+	// loads them from source too, so that the analysis reads what they
+	// compute of a request (a transaction that puts costs more than
+	// nothing) where a way passes such a test.
+	Gates []string `json:",omitempty"`
 	// Errors is how the target's errors reach the people who use it, when
 	// described: what `srctrace why` says of an error's user's half and
 	// what `srctrace errors` lists.
@@ -177,6 +183,9 @@ var Etcd = &Target{
 	VersionVar:  "Version",
 	// The gRPC requests and the raft request that wraps them.
 	Messages: []string{"go.etcd.io/etcd/api/v3/etcdserverpb"},
+	// The backend quota: what a request costs, which the gRPC quota
+	// check and the capped applier (under a NOSPACE alarm) test.
+	Gates: []string{"go.etcd.io/etcd/server/v3/storage"},
 	HandOffs: []HandOff{
 		{
 			Name: "raft proposal",
