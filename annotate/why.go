@@ -22,7 +22,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 	d := &report.Doc{Title: "Why: " + o.Name}
 	d.Lead = report.Text{
 		report.Plain(fmt.Sprintf("The %s is declared at ", o.Kind)), report.Cite(report.Loc{File: o.File, Line: o.Line}),
-		report.Plain(" ("), report.CodeSpan(o.Text), report.Plain(fmt.Sprintf("). Found in etcd %s by type identity, in the %d packages loaded from source: those that import its package, those that hand work across to them, and those of the requests and of the checks made on a request's cost; ", w.Etcd.Version, len(w.Packages))),
+		report.Plain(" ("), report.CodeSpan(o.Text), report.Plain(fmt.Sprintf("). Found in etcd %s by type identity, in the %d packages loaded from source: its own, those that import it directly or not, those that hand work across to them, and those of the requests and of the checks made on a request's cost; ", w.Etcd.Version, len(w.Packages))),
 		report.Plain("a call that reaches it through an interface method or a function value (as the call graph resolves it) is a use too, marked dynamic. "),
 		report.Plain(fmt.Sprintf("Roots are where the code is entered or started (%s); for each use the %d nearest that reach it by a path that can run are kept: by calls; when fewer, across the hand-offs of etcd's architecture that calls do not show (a proposal to raft and its apply, a scheduled job, a watch channel), with the message each hands off; when none, from a program's main function in its own goroutine (start-up). ", rootKinds(w.Roots), w.Nearest)),
 		report.Plain("A path can run when no branch on it is refuted by what the path fixes or already needs; "),
@@ -219,6 +219,9 @@ func judgedSection() report.Section {
 			"the same way, a field that such a run raised to a value (a write under a test that found it below the value) and writes nowhere after: it is at least that value at a later read in the run;",
 			"the same way, two lookups of one key in a map that only such runs change (a check that returns unless it finds the lease a request names, then the attach to that lease), with the branches of each way into a join that such a check leads to;",
 			"a loop that counts up to a bound the path fixes: over a slice a message leaves empty, it makes no pass;",
+			"what an integer the code computes is never below: a length is at least 0, a sum at least the sum of its parts' floors (a put's cost, 256 plus the lengths of its key and value, is above 0), a call at least the least of its returns; and a sum a loop carries, each pass adding a part never below 0, is no less than any one part, so a way that needs the sum at most 0 cannot hand the loop an element whose part is above 0 (a transaction that refuses any cost above 0 cannot run a put);",
+			"a pointer the way reads a field through is not nil there: a way runs without a panic;",
+			"a way through a wrapper's method that cannot run because of one of that method's own tests: the ways beside it that call the wrapped method need the wrapper kept out (see the last item below);",
 			"across a hand-off, what the sender tested of the request it hands off (a field it does not change after the test).",
 		),
 		para("Across a hand-off:"),
@@ -234,7 +237,7 @@ func judgedSection() report.Section {
 			"When a value the way reads can come from several places (the returns of a call whose result the way tests, or the writes a deferred function may find), each is possible only under the branches that lead to it. If the way can run with only one of them, the branches of server state that lead to that one are listed among its conditions; with several, those that lead to every one of them (a call that fails two ways, each after one test of state). They are marked \"in `call(...)`, whose result the way tests\" when they lie inside that call. A branch that calls a function given part of the request is not listed: what it computes of the request is not followed.",
 			"A way that calls a method through an interface, of a type the program makes in one place only and only under a branch of state, needs that branch to have been taken when the value was made: it is listed with the way's conditions, though no step of the way takes it.",
 			"So, when the call reads the value from a field that one function sets, is each branch under which that function sets the field to a value whose method cannot lead on to the way (an applier that refuses every request while an alarm is on): it must not have been taken when the field was last set. A later wrapper whose method is the wrapped value's keeps the value, and one whose own method cannot lead on either keeps it out.",
-			"So is each branch under which it sets the field to a value whose method leads on to the way only past a test of its own (an applier that, while an alarm is on, refuses a transaction whose cost is above 0), as one or the other: that branch not taken when the field was last set, or else that test passed where the way calls the method, which the analysis does not decide.",
+			"So is each branch under which it sets the field to a value whose method leads on to the way only past a test of its own (an applier that, while an alarm is on, refuses a transaction whose cost is above 0), as one or the other: that branch not taken when the field was last set, or else that test passed where the way calls the method, which the analysis does not decide; or as the branch alone, when the same way through that method, checked beside it, cannot pass the test.",
 		),
 		para("What it does not use:"),
 		list(

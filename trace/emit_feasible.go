@@ -243,7 +243,7 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 			last := x.Via[len(x.Via)-1]
 			single := ""
 			if last.Returned != "" && x.Cond != nil {
-				single = r.viaText(x.Via) + ", which needs " + r.needs(x.Cond, "")
+				single = r.viaText(x.Via) + " that needs " + r.needs(x.Cond, "")
 			}
 			grouped("ret|"+last.Text, "what `"+last.Text+"` returned (by the branches of its returns the analysis followed, at ", x, single)
 		case feasible.ReasonForall:
@@ -271,9 +271,9 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 				// go below a floor: "least|N|parts" or "least|N|carried".
 				n, how, _ := strings.Cut(rest, "|")
 				if how == "carried" {
-					add("the sum the loop at " + r.lineList([]token.Pos{x.Pos}) + " carries starts at " + n + " or more, and each pass adds a value never below 0")
+					add("the sum the loop at " + r.lineList([]token.Pos{x.Pos}) + " carries is at least " + n + ": it starts there and each pass adds a value never below 0")
 				} else {
-					add("what the code computes at " + r.lineList([]token.Pos{x.Pos}) + " is never below " + n + ": it adds only constants, lengths and values never below theirs")
+					add("the value computed at " + r.lineList([]token.Pos{x.Pos}) + " is at least " + n + ", the sum of its parts' least values (a constant is itself, a length at least 0)")
 				}
 			} else if rest, ok := strings.CutPrefix(x.Text, "deref|"); ok {
 				// A field read through a pointer: "deref|p.Lease|p".
@@ -282,7 +282,7 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 				}
 			} else if start, ok := strings.CutPrefix(x.Text, "sum|"); ok {
 				// What a sum a loop carries says of each part it adds.
-				text := "each pass of the loop adds to the sum it carries, from " + start + ", a value never below 0 (" + r.lineList([]token.Pos{x.Pos}) + "), so none it adds is above the sum"
+				text := "the loop at " + r.lineList([]token.Pos{x.Pos}) + " sums, from " + start + ", values never below 0, so no value it adds is above the sum"
 				if start != "0" {
 					text += " less " + start
 				}
@@ -425,7 +425,9 @@ func (r *Result) viaText(vs []feasible.Via) string {
 	last := vs[len(vs)-1]
 	s := "`" + last.Text + "` returned"
 	if last.Returned != "" {
-		s += " " + last.Returned
+		// The return that gives that constant (another return may give
+		// the same value from a variable).
+		s = "`" + last.Text + "` returned " + last.Returned + " by a `return " + last.Returned + "`"
 	}
 	if len(vs) > 1 {
 		s = "within `" + vs[0].Text + "`, " + s
@@ -990,7 +992,7 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 			// this one, cannot pass the test.
 			b := m.Blocked
 			test := r.testsText([]feasible.Test{{Text: b.Text, Pos: b.Pos, Want: b.Want}})
-			return fmt.Sprintf(", the branch under which `%s` sets `%s` to a `%s`, whose `%s` cannot lead on to this way (not taken when it last set the field): it leads on only if %s, which the same way through that `%s` rules out",
+			return fmt.Sprintf(", the branch under which `%s` sets `%s` to a `%s`, whose `%s` cannot lead on to this way (not taken when it last set the field): it leads on only if %s, which cannot hold on the same way through that `%s`",
 				report.ShortName(callpath.Name(m.Maker)), m.Field.Name(), t, m.Method, test, m.Method)
 		}
 		if m.Out && len(m.Past) > 0 {

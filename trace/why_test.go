@@ -248,7 +248,7 @@ func TestWhyReleases(t *testing.T) {
 				// sum of its branch at least that (:161-168), and the
 				// transaction the larger sum (:170-173). The way through
 				// that Txn cannot run, so this one needs the alarm off.
-				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|it leads on only if `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/capped.go:38`), which the same way through that `Txn` rules out",
+				"server/etcdserver/txn/put.go:84 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|it leads on only if `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/capped.go:38`), which cannot hold on the same way through that `Txn`",
 				// The raft loop reaches Attach (lessor.go:561) by the
 				// scheduled job: applyAll -> applySnapshot (server.go:973),
 				// which returns at once unless the batch the loop hands the
@@ -377,7 +377,7 @@ func TestWhyReleases(t *testing.T) {
 			// its cost test at apply.go:258, which a transaction that puts
 			// never passes (storage/quota.go:149 and 159-172).
 			onlyIf: map[string]string{
-				"server/etcdserver/txn/txn.go:426 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|it leads on only if `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/apply.go:258`), which the same way through that `Txn` rules out",
+				"server/etcdserver/txn/txn.go:426 v3rpc.(*quotaKVServer).Txn": "noSpaceAlarms|it leads on only if `a.q.Cost(r) > 0` is false (`server/etcdserver/apply/apply.go:258`), which cannot hold on the same way through that `Txn`",
 				// As v3.7.3's: the snapshot test at server.go:1001.
 				"server/lease/lessor.go:553 etcdserver.(*EtcdServer).run": "raft.IsEmptySnap(toApply.snapshot)|",
 			},
