@@ -434,18 +434,24 @@ func (w *world) forallSlices() []string {
 }
 
 // forallSig names what a world knows of every element of its slices,
-// and the elements of those slices it names: two worlds that name
-// different elements (an element of one slice or of another, as the way
-// took one or the other) are kept apart, since a join would keep of
-// neither element what the other world does not say of it.
+// and, for a slice whose elements' parts a sum holds, the elements it
+// names: two worlds that name different elements (an element of one
+// slice or of another, as the way took one or the other) are kept apart,
+// since a join would keep of neither element what the other world says
+// of it, which a check of the sum needs all of (its type, that it is not
+// nil).
 func forallSig(wd *world) string {
 	var parts []string
 	for s, ts := range wd.forall {
+		sums := false
 		for _, t := range ts {
 			parts = append(parts, s+"|"+t.name())
+			sums = sums || len(t.loop.sums) > 0
 		}
-		for _, e := range wd.elems[s] {
-			parts = append(parts, s+"#"+e)
+		if sums {
+			for _, e := range wd.elems[s] {
+				parts = append(parts, s+"#"+e)
+			}
 		}
 	}
 	sort.Strings(parts)
