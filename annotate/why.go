@@ -118,6 +118,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 	}
 
 	waysSec := report.Section{ID: "ways", Title: "The way in to each use"}
+	waysSec.Blocks = append(waysSec.Blocks, report.Block{Para: report.Text{report.Plain("For each use, each root with the way shown from it, and that way's conditions: a condition is one of the way shown, not of every way from the root, and a longer way (one through a nested transaction, say) may need others.")}})
 	for i, s := range w.Sites {
 		ps := pairs[i]
 		if len(ps) == 0 && len(s.Undecided) == 0 {
