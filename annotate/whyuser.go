@@ -83,6 +83,10 @@ func shortSection(u *report.User) (report.Section, bool) {
 			t = append(t, report.CodeSpan(report.ShortName(e)))
 		}
 	}
+	if c := u.Client; c != nil && len(c.Own) > 0 {
+		t = append(t, report.Plain(", which the client's own code also returns itself"))
+		t = append(t, ownCites(c.Own)...)
+	}
 	t = append(t, report.Plain(". "), report.RefSpan("What its user meets", "user"), report.Plain(", at the end, says more, with the commands that can print it."))
 	return report.Section{ID: "short", Title: "In short", Blocks: []report.Block{{Para: t}}}, true
 }
@@ -156,6 +160,18 @@ func clientPara(c *report.UserClient) report.Text {
 			}
 		}
 		t = append(t, report.Plain("."))
+	}
+	if len(c.Own) > 0 {
+		t = append(t, report.Plain(" The client's own code also returns "))
+		for i, e := range c.EqualTo {
+			if i > 0 {
+				t = append(t, report.Plain(" or "))
+			}
+			t = append(t, report.CodeSpan(report.ShortName(e)))
+		}
+		t = append(t, report.Plain(" itself, as a value of its own rather than a conversion of an error a call received"))
+		t = append(t, ownCites(c.Own)...)
+		t = append(t, report.Plain(": a program that meets this text may have met it there."))
 	}
 	if c.Retried {
 		t = append(t, report.Plain(" Its code is the one the client's retrying interceptor tries a repeatable call again on"))
@@ -398,4 +414,20 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// ownCites cites where the client's own code returns the error: " (at
+// file:line, in `F`; …)".
+func ownCites(ls []report.Loc) report.Text {
+	t := report.Text{report.Plain(" (at ")}
+	for i, l := range ls {
+		if i > 0 {
+			t = append(t, report.Plain("; "))
+		}
+		t = append(t, report.Cite(report.Loc{File: l.File, Line: l.Line}))
+		if l.Function != "" {
+			t = append(t, report.Plain(", in "), report.CodeSpan(report.ShortName(l.Function)))
+		}
+	}
+	return append(t, report.Plain(")"))
 }

@@ -244,8 +244,9 @@ func TestShortSection(t *testing.T) {
 	w := &report.Why{Symbol: "mvcc.ErrX", Object: report.Object{Name: "mvcc.ErrX", Kind: "var", File: "kv.go", Line: 5},
 		Sites: []report.Site{{File: "kv.go", Line: 70, Function: "example.com/mvcc.Other", Kind: "return"}},
 		User: &report.User{
-			GRPC:    &report.UserGRPC{Code: "OutOfRange", Text: "etcdserver: x", Object: "example.com/rpctypes.ErrGRPCX", By: "translation", Translate: "example.com/v3rpc.togRPCError"},
-			Client:  &report.UserClient{Value: "rpctypes.EtcdError{}", Text: "etcdserver: x", EqualTo: []string{"example.com/rpctypes.ErrX"}},
+			GRPC: &report.UserGRPC{Code: "OutOfRange", Text: "etcdserver: x", Object: "example.com/rpctypes.ErrGRPCX", By: "translation", Translate: "example.com/v3rpc.togRPCError"},
+			Client: &report.UserClient{Value: "rpctypes.EtcdError{}", Text: "etcdserver: x", EqualTo: []string{"example.com/rpctypes.ErrX"},
+				Own: []report.Loc{{File: "client/watch.go", Line: 128, Function: "example.com/clientv3.(*WatchResponse).Err"}}},
 			Methods: []string{"/etcdserverpb.KV/Range", "/etcdserverpb.KV/Txn"},
 		}}
 	d := WhyDoc(w)
@@ -257,7 +258,7 @@ func TestShortSection(t *testing.T) {
 		t.Fatalf("sections %v: want the short answer first, then the uses", ids)
 	}
 	got := plain(d.Sections[0].Blocks[0].Para)
-	for _, want := range []string{"gRPC code OutOfRange with the text etcdserver: x (through v3rpc.togRPCError)", "from /etcdserverpb.KV/Range and /etcdserverpb.KV/Txn, the methods whose roots can return it", "compares equal to rpctypes.ErrX"} {
+	for _, want := range []string{"gRPC code OutOfRange with the text etcdserver: x (through v3rpc.togRPCError)", "from /etcdserverpb.KV/Range and /etcdserverpb.KV/Txn, the methods whose roots can return it", "compares equal to rpctypes.ErrX, which the client's own code also returns itself (at client/watch.go:128, in clientv3.(*WatchResponse).Err)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the short answer %q does not say %q", got, want)
 		}

@@ -198,6 +198,22 @@ func TestErrorsFixture(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(f[2:]) {
 				t.Errorf("%q: %s's client value %v, want %v", curText, f[1], got, f[2:])
 			}
+		case "own":
+			if !need(4) {
+				continue
+			}
+			a := obj(cur)
+			if a == nil || a.User == nil || a.User.Client == nil {
+				t.Errorf("%q: %s has no client half", curText, f[1])
+				continue
+			}
+			var got []string
+			for _, l := range a.User.Client.Own {
+				got = append(got, fmt.Sprintf("%s:%d %s", l.File, l.Line, report.ShortName(l.Function)))
+			}
+			if want := f[2] + " " + f[3]; !slices.Contains(got, want) {
+				t.Errorf("%q: %s's client's own returns %v, want %s", curText, f[1], got, want)
+			}
 		case "etcdctl", "noetcdctl":
 			if !need(3) {
 				continue

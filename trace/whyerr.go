@@ -344,6 +344,9 @@ func (b *whyBase) user(ctx context.Context, rep *report.Why, grpc map[int][]root
 	u.GRPC = b.wire(o)
 	if u.GRPC != nil {
 		u.Client = b.client(u.GRPC, f)
+		if u.Client != nil {
+			u.Client.Own = b.clientReturns(u.Client.EqualTo)
+		}
 		if u.GRPC.By == "own" || u.GRPC.By == "made-from" {
 			for _, t := range cat.Into(u.GRPC.Object) {
 				u.TranslatedFrom = appendUnique(u.TranslatedFrom, t.From)
@@ -755,4 +758,99 @@ func (b *whyBase) command(f *errorFlow, c signal.Command, method, text string) r
 	}
 	f.runs[key] = uc
 	return uc
+}
+
+// clientReturns are the return statements of the client's own code that
+// return one of vars (full names) itself: in the packages the tool's
+// commands use, loaded from source, outside the tool's own code. Each
+// with the function it is in, in the order of their positions.
+func (b *whyBase) clientReturns(vars []string) []report.Loc {
+	if len(vars) == 0 || b.t.Errors == nil || b.t.Errors.Tool == nil {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, v := range vars {
+		want[v] = true
+	}
+	// The tool's own code: its module, or, where it shares the server's,
+	// its root command's package and those below it.
+	root := study.PackageOf(b.t.Errors.Tool.Root)
+	own := moduleOf(b.t, root)
+	if own == "" || own == b.t.Main {
+		own = root
+	}
+	var out []report.Loc
+	for _, p := range b.tool {
+		if p.TypesInfo == nil || p.PkgPath == own || strings.HasPrefix(p.PkgPath, own+"/") {
+			continue
+		}
+		for _, f := range p.Syntax {
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || fd.Body == nil {
+					continue
+				}
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					if _, lit := n.(*ast.FuncLit); lit {
+						return false // a function of its own
+					}
+					ret, ok := n.(*ast.ReturnStmt)
+					if !ok {
+						return true
+					}
+					for _, r := range ret.Results {
+						var id *ast.Ident
+						switch x := ast.Unparen(r).(type) {
+						case *ast.Ident:
+							id = x
+						case *ast.SelectorExpr:
+							id = x.Sel
+						}
+						if id == nil {
+							continue
+						}
+						v, ok := p.TypesInfo.Uses[id].(*types.Var)
+						if !ok || v.Pkg() == nil || !want[v.Pkg().Path()+"."+v.Name()] {
+							continue
+						}
+						pos := p.Fset.Position(ret.Pos())
+						l := report.Loc{File: b.src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column, Function: funcDeclName(p.Name, fd)}
+						if text, err := b.lines.line(pos.Filename, pos.Line); err == nil {
+							l.Text = strings.TrimSpace(text)
+						}
+						out = append(out, l)
+					}
+					return true
+				})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// funcDeclName names a declared function as callpath does: "pkg.F",
+// "pkg.T.M" or "pkg.(*T).M".
+func funcDeclName(pkg string, fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return pkg + "." + fd.Name.Name
+	}
+	t := fd.Recv.List[0].Type
+	if x, ok := t.(*ast.IndexExpr); ok {
+		t = x.X
+	}
+	switch x := t.(type) {
+	case *ast.StarExpr:
+		if id, ok := x.X.(*ast.Ident); ok {
+			return pkg + ".(*" + id.Name + ")." + fd.Name.Name
+		}
+	case *ast.Ident:
+		return pkg + "." + x.Name + "." + fd.Name.Name
+	}
+	return pkg + "." + fd.Name.Name
 }

@@ -149,6 +149,11 @@ type UserClient struct {
 	// repeatable call again on this code (the comparison at RetriedAt).
 	Retried   bool `json:"retried,omitempty"`
 	RetriedAt *Loc `json:"retried_at,omitempty"`
+	// Own are the returns in the client's own code (the packages the
+	// tool uses, outside its own module) of a variable of EqualTo: where
+	// the client makes that error itself, from no error of the server's
+	// (each with the function it is in).
+	Own []Loc `json:"own,omitempty"`
 }
 
 // UserCommand is one command of the tool that can surface an error
