@@ -118,7 +118,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 	}
 
 	waysSec := report.Section{ID: "ways", Title: "The way in to each use"}
-	waysSec.Blocks = append(waysSec.Blocks, report.Block{Para: report.Text{report.Plain("For each use, each root with the way shown from it, and that way's conditions: a condition is one of the way shown, not of every way from the root, and a longer way (one through a nested transaction, say) may need others.")}})
+	waysSec.Blocks = append(waysSec.Blocks, report.Block{Para: report.Text{report.Plain("Each root is listed with one way to the use and that way's conditions. They belong to the way shown only: another way from the same root (through a nested transaction, say) may need different conditions, or none.")}})
 	for i, s := range w.Sites {
 		ps := pairs[i]
 		if len(ps) == 0 && len(s.Undecided) == 0 {
@@ -220,9 +220,9 @@ func judgedSection() report.Section {
 			"the same way, a field that such a run raised to a value (a write under a test that found it below the value) and writes nowhere after: it is at least that value at a later read in the run;",
 			"the same way, two lookups of one key in a map that only such runs change (a check that returns unless it finds the lease a request names, then the attach to that lease), with the branches of each way into a join that such a check leads to;",
 			"a loop that counts up to a bound the path fixes: over a slice a message leaves empty, it makes no pass;",
-			"what an integer the code computes is never below: a length is at least 0, a sum at least the sum of its parts' floors (a put's cost, 256 plus the lengths of its key and value, is above 0), a call at least the least of its returns; and a sum a loop carries, each pass adding a part never below 0, is no less than any one part, so a way that needs the sum at most 0 cannot hand the loop an element whose part is above 0 (a transaction that refuses any cost above 0 cannot run a put);",
-			"a pointer the way reads a field through is not nil there: a way runs without a panic;",
-			"a way through a wrapper's method that cannot run because of one of that method's own tests: the ways beside it that call the wrapped method need the wrapper kept out (see the last item below);",
+			"what an integer the code computes is never below (overflow aside): a length is at least 0, a sum at least the sum of its parts' floors (a put's cost, 256 plus the lengths of its key and value, is above 0), a call at least the least of its returns; and a sum a loop carries from a constant start, only added to, each part never below 0, exceeds its start by no less than any one part, so a way that needs the sum at most its start cannot hand the loop an element whose part is above 0 (a test that refuses any transaction whose cost is above 0 lets no put by);",
+			"a pointer the way reads a field through is not nil there: a way runs without a panic (a method call on it is not such a read);",
+			"a way through a wrapper's method that its own test refuses (the capped applier's `Txn`): the same way through the wrapped method needs the wrapper not installed (see the last item below);",
 			"across a hand-off, what the sender tested of the request it hands off (a field it does not change after the test).",
 		),
 		para("Across a hand-off:"),
@@ -238,7 +238,7 @@ func judgedSection() report.Section {
 			"When a value the way reads can come from several places (the returns of a call whose result the way tests, or the writes a deferred function may find), each is possible only under the branches that lead to it. If the way can run with only one of them, the branches of server state that lead to that one are listed among its conditions; with several, those that lead to every one of them (a call that fails two ways, each after one test of state). They are marked \"in `call(...)`, whose result the way tests\" when they lie inside that call. A branch that calls a function given part of the request is not listed: what it computes of the request is not followed.",
 			"A way that calls a method through an interface, of a type the program makes in one place only and only under a branch of state, needs that branch to have been taken when the value was made: it is listed with the way's conditions, though no step of the way takes it.",
 			"So, when the call reads the value from a field that one function sets, is each branch under which that function sets the field to a value whose method cannot lead on to the way (an applier that refuses every request while an alarm is on): it must not have been taken when the field was last set. A later wrapper whose method is the wrapped value's keeps the value, and one whose own method cannot lead on either keeps it out.",
-			"So is each branch under which it sets the field to a value whose method leads on to the way only past a test of its own (an applier that, while an alarm is on, refuses a transaction whose cost is above 0), as one or the other: that branch not taken when the field was last set, or else that test passed where the way calls the method, which the analysis does not decide; or as the branch alone, when the same way through that method, checked beside it, cannot pass the test.",
+			"So is each branch under which it sets the field to a value whose method leads on to the way only past a test of its own (an applier that, while an alarm is on, refuses a transaction whose cost is above 0), as one or the other: that branch not taken when the field was last set, or else that test passed where the way calls the method, which the analysis does not decide; or as the branch alone, when the way through that method cannot pass that test.",
 		),
 		para("What it does not use:"),
 		list(

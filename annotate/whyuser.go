@@ -84,8 +84,9 @@ func shortSection(u *report.User) (report.Section, bool) {
 		}
 	}
 	if c := u.Client; c != nil && len(c.Own) > 0 {
-		t = append(t, report.Plain(", which the client's own code also returns itself"))
+		t = append(t, report.Plain(", a variable the client's own code also returns"))
 		t = append(t, ownCites(c.Own)...)
+		t = append(t, report.Plain(", on conditions this answer does not follow"))
 	}
 	t = append(t, report.Plain(". "), report.RefSpan("What its user meets", "user"), report.Plain(", at the end, says more, with the commands that can print it."))
 	return report.Section{ID: "short", Title: "In short", Blocks: []report.Block{{Para: t}}}, true
@@ -169,9 +170,9 @@ func clientPara(c *report.UserClient) report.Text {
 			}
 			t = append(t, report.CodeSpan(report.ShortName(e)))
 		}
-		t = append(t, report.Plain(" itself, as a value of its own rather than a conversion of an error a call received"))
+		t = append(t, report.Plain(" as it is, not as its conversion of an error a call received"))
 		t = append(t, ownCites(c.Own)...)
-		t = append(t, report.Plain(": a program that meets this text may have met it there."))
+		t = append(t, report.Plain(". What it returns it for there (a field of a response it received, say) is not followed here: whether a program meets the text that way is not decided."))
 	}
 	if c.Retried {
 		t = append(t, report.Plain(" Its code is the one the client's retrying interceptor tries a repeatable call again on"))

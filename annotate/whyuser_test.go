@@ -258,7 +258,7 @@ func TestShortSection(t *testing.T) {
 		t.Fatalf("sections %v: want the short answer first, then the uses", ids)
 	}
 	got := plain(d.Sections[0].Blocks[0].Para)
-	for _, want := range []string{"gRPC code OutOfRange with the text etcdserver: x (through v3rpc.togRPCError)", "from /etcdserverpb.KV/Range and /etcdserverpb.KV/Txn, the methods whose roots can return it", "compares equal to rpctypes.ErrX, which the client's own code also returns itself (at client/watch.go:128, in clientv3.(*WatchResponse).Err)"} {
+	for _, want := range []string{"gRPC code OutOfRange with the text etcdserver: x (through v3rpc.togRPCError)", "from /etcdserverpb.KV/Range and /etcdserverpb.KV/Txn, the methods whose roots can return it", "compares equal to rpctypes.ErrX, a variable the client's own code also returns (at client/watch.go:128, in clientv3.(*WatchResponse).Err), on conditions this answer does not follow"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the short answer %q does not say %q", got, want)
 		}
