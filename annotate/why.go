@@ -125,6 +125,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			continue
 		}
 		sec := report.Section{ID: fmt.Sprintf("use-%d", i+1), Title: fmt.Sprintf("%s:%d", s.File, s.Line)}
+		var shown []shownWay // the ways listed so far in this section
 		for _, p := range ps {
 			e := entry[p.Entry]
 			kind := e.Kind
@@ -140,9 +141,17 @@ func WhyDoc(w *report.Why) *report.Doc {
 				if p.Best > 0 && p.Best < len(p.Ways) {
 					best = p.Ways[p.Best]
 				}
-				for _, h := range best.Hops {
+				hops := best.Hops
+				// The steps an earlier way of this use began with (the
+				// apply's chain after a hand-off, say) are said once.
+				if k, from := sharedStart(shown, hops); k > 0 {
+					items = append(items, sameSteps(k, from, hops[0], hops[k-1]))
+					hops = hops[k:]
+				}
+				for _, h := range hops {
 					items = append(items, hopItem(h))
 				}
+				shown = append(shown, shownWay{root: p.Entry, hops: best.Hops})
 			}
 			if len(items) > 0 {
 				sec.Blocks = append(sec.Blocks, report.Block{List: &report.List{Ordered: true, Items: items}})
@@ -280,6 +289,48 @@ func crossingItems(cs []report.Crossing) []report.Text {
 		items = append(items, hand)
 	}
 	return items
+}
+
+// shownWay is a way a use's section lists: its root and its calls.
+type shownWay struct {
+	root string
+	hops []report.Hop
+}
+
+// minShared is how many calls two ways must begin with alike for the
+// second to refer to the first.
+const minShared = 4
+
+// sharedStart is how many calls hops begins with that the first way of
+// shown that begins with the most of them does too (at least minShared:
+// else 0), and that way's root.
+func sharedStart(shown []shownWay, hops []report.Hop) (int, string) {
+	best, from := 0, ""
+	for _, w := range shown {
+		k := 0
+		for k < len(w.hops) && k < len(hops) && sameHop(w.hops[k], hops[k]) {
+			k++
+		}
+		if k > best {
+			best, from = k, w.root
+		}
+	}
+	if best < minShared {
+		return 0, ""
+	}
+	return best, from
+}
+
+func sameHop(a, b report.Hop) bool {
+	return a.Function == b.Function && a.File == b.File && a.Line == b.Line && a.Column == b.Column && a.Goroutine == b.Goroutine && a.Dynamic == b.Dynamic
+}
+
+// sameSteps is the item that stands for the k calls a way shares with
+// the one from root listed above it.
+func sameSteps(k int, root string, first, last report.Hop) report.Text {
+	return report.Text{report.Plain(fmt.Sprintf("the same %d calls as the way from ", k)), report.CodeSpan(root), report.Plain(" above, "),
+		report.CodeSpan(report.ShortName(first.Function)), report.Plain(" to "), report.CodeSpan(report.ShortName(last.Function)),
+		report.Plain(", called at "), report.Cite(report.Loc{File: last.File, Line: last.Line})}
 }
 
 // hopItem is one call of a way.

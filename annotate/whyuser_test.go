@@ -246,7 +246,7 @@ func TestShortSection(t *testing.T) {
 		User: &report.User{
 			GRPC: &report.UserGRPC{Code: "OutOfRange", Text: "etcdserver: x", Object: "example.com/rpctypes.ErrGRPCX", By: "translation", Translate: "example.com/v3rpc.togRPCError"},
 			Client: &report.UserClient{Value: "rpctypes.EtcdError{}", Text: "etcdserver: x", EqualTo: []string{"example.com/rpctypes.ErrX"},
-				Own: []report.Loc{{File: "client/watch.go", Line: 128, Function: "example.com/clientv3.(*WatchResponse).Err"}}},
+				Own: []report.Loc{{File: "client/watch.go", Line: 128, Function: "example.com/client/v3.(*WatchResponse).Err"}}},
 			Methods: []string{"/etcdserverpb.KV/Range", "/etcdserverpb.KV/Txn"},
 		}}
 	d := WhyDoc(w)
@@ -258,7 +258,7 @@ func TestShortSection(t *testing.T) {
 		t.Fatalf("sections %v: want the short answer first, then the uses", ids)
 	}
 	got := plain(d.Sections[0].Blocks[0].Para)
-	for _, want := range []string{"gRPC code OutOfRange with the text etcdserver: x (through v3rpc.togRPCError)", "from /etcdserverpb.KV/Range and /etcdserverpb.KV/Txn, the methods whose roots can return it", "compares equal to rpctypes.ErrX, a variable the client's own code also returns (at client/watch.go:128, in clientv3.(*WatchResponse).Err), on conditions this answer does not follow"} {
+	for _, want := range []string{"gRPC code OutOfRange with the text etcdserver: x (through v3rpc.togRPCError)", "from /etcdserverpb.KV/Range and /etcdserverpb.KV/Txn, the methods whose roots can return it", "compares equal to rpctypes.ErrX, a variable the client's own code also returns (at client/watch.go:128, in client/v3.(*WatchResponse).Err), on conditions this answer does not follow"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the short answer %q does not say %q", got, want)
 		}
@@ -281,5 +281,35 @@ func TestShortSection(t *testing.T) {
 	w.User = nil
 	if d := WhyDoc(w); d.Sections[0].ID == "short" {
 		t.Error("a short answer with no user's half")
+	}
+}
+
+// TestSharedStart: a way that begins with the calls an earlier way of the
+// same use began with (the apply's chain after a hand-off) refers to it
+// for them, the earlier way that shares the most; fewer than minShared
+// alike, or none, and it lists them all.
+func TestSharedStart(t *testing.T) {
+	hop := func(fn string, line int) report.Hop {
+		return report.Hop{Function: "example.com/etcdserver." + fn, File: "server.go", Line: line}
+	}
+	chain := []report.Hop{hop("applyEntries", 974), hop("apply", 1206), hop("applyEntryNormal", 1918), hop("Apply", 1970), hop("dispatch", 47)}
+	put := append(append([]report.Hop{}, chain...), hop("Put", 136))
+	txn := append(append([]report.Hop{}, chain...), hop("Txn", 142))
+	short := []report.Hop{hop("applyEntries", 974), hop("apply", 1206), hop("Other", 1)}
+	shown := []shownWay{{root: "run", hops: short}, {root: "Put", hops: put}}
+	k, from := sharedStart(shown, txn)
+	if k != len(chain) || from != "Put" {
+		t.Fatalf("sharedStart = %d, %q; want %d, %q (the way that shares the most)", k, from, len(chain), "Put")
+	}
+	got := plain(sameSteps(k, from, txn[0], txn[k-1]))
+	want := "the same 5 calls as the way from Put above, etcdserver.applyEntries to etcdserver.dispatch, called at server.go:47"
+	if got != want {
+		t.Errorf("sameSteps = %q, want %q", got, want)
+	}
+	if k, _ := sharedStart(shown[:1], txn); k != 0 {
+		t.Errorf("sharedStart with 2 calls alike = %d, want 0 (fewer than %d)", k, minShared)
+	}
+	if k, _ := sharedStart(nil, txn); k != 0 {
+		t.Errorf("sharedStart with no way shown = %d, want 0", k)
 	}
 }

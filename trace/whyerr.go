@@ -814,7 +814,7 @@ func (b *whyBase) clientReturns(vars []string) []report.Loc {
 							continue
 						}
 						pos := p.Fset.Position(ret.Pos())
-						l := report.Loc{File: b.src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column, Function: funcDeclName(p.Name, fd)}
+						l := report.Loc{File: b.src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column, Function: funcDeclName(p.PkgPath, fd)}
 						if text, err := b.lines.line(pos.Filename, pos.Line); err == nil {
 							l.Text = strings.TrimSpace(text)
 						}
