@@ -57,9 +57,9 @@ type fileIndex struct {
 	// ranges are the range loops, their `for` by the start of the
 	// expression they range over.
 	ranges map[token.Pos]token.Pos
-	// sels are the selector expressions (p.f), and what they select
-	// from, by the selected name's position.
-	sels map[token.Pos][2]string
+	// sels are the selector expressions (p.f), by the selected name's
+	// position (their text is made when asked for: selText).
+	sels map[token.Pos]*ast.SelectorExpr
 }
 
 // span is an expression's extent and text.
@@ -82,7 +82,7 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	if ix, ok := t.index[f]; ok {
 		return ix
 	}
-	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}, indexes: map[token.Pos]string{}, ranges: map[token.Pos]token.Pos{}, sels: map[token.Pos][2]string{}}
+	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}, indexes: map[token.Pos]string{}, ranges: map[token.Pos]token.Pos{}, sels: map[token.Pos]*ast.SelectorExpr{}}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.RangeStmt:
@@ -90,7 +90,7 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 		case *ast.IndexExpr:
 			ix.indexes[x.Lbrack] = t.src(x)
 		case *ast.SelectorExpr:
-			ix.sels[x.Sel.Pos()] = [2]string{t.src(x), t.src(x.X)}
+			ix.sels[x.Sel.Pos()] = x
 		case *ast.BinaryExpr:
 			ix.exprs[x.OpPos] = t.src(x)
 			if _, ok := ix.operands[x.OpPos]; !ok {
@@ -158,8 +158,8 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 // is none.
 func (t *texts) selText(pos token.Pos) (sel, from string, ok bool) {
 	if ix := t.of(pos); ix != nil {
-		if s, found := ix.sels[pos]; found {
-			return s[0], s[1], true
+		if x, found := ix.sels[pos]; found {
+			return t.src(x), t.src(x.X), true
 		}
 	}
 	return "", "", false
