@@ -76,12 +76,7 @@ func shortSection(u *report.User) (report.Section, bool) {
 	}
 	if c := u.Client; c != nil && !c.Passes && len(c.EqualTo) > 0 {
 		t = append(t, report.Plain("; the Go client's error compares equal to "))
-		for i, e := range c.EqualTo {
-			if i > 0 {
-				t = append(t, report.Plain(" and "))
-			}
-			t = append(t, report.CodeSpan(report.ShortName(e)))
-		}
+		t = append(t, shortNames(c.EqualTo, " and ")...)
 	}
 	if c := u.Client; c != nil && len(c.Own) > 0 {
 		t = append(t, report.Plain(", a variable the client's own code also returns"))
@@ -153,23 +148,13 @@ func clientPara(c *report.UserClient) report.Text {
 		t = append(t, report.Plain(", which prints "), report.CodeSpan(c.Text))
 		if len(c.EqualTo) > 0 {
 			t = append(t, report.Plain(" and compares equal (==, errors.Is) to "))
-			for i, x := range c.EqualTo {
-				if i > 0 {
-					t = append(t, report.Plain(", "))
-				}
-				t = append(t, report.CodeSpan(report.ShortName(x)))
-			}
+			t = append(t, shortNames(c.EqualTo, ", ")...)
 		}
 		t = append(t, report.Plain("."))
 	}
 	if len(c.Own) > 0 {
 		t = append(t, report.Plain(" The client's own code also returns "))
-		for i, e := range c.EqualTo {
-			if i > 0 {
-				t = append(t, report.Plain(" or "))
-			}
-			t = append(t, report.CodeSpan(report.ShortName(e)))
-		}
+		t = append(t, shortNames(c.EqualTo, " or ")...)
 		t = append(t, report.Plain(" as it is, not as its conversion of an error a call received"))
 		t = append(t, ownCites(c.Own)...)
 		t = append(t, report.Plain(". What it returns it for there (a field of a response it received, say) is not followed here: whether a program meets the text that way is not decided."))
@@ -415,6 +400,18 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// shortNames are qualified names as code, short, with sep between them.
+func shortNames(names []string, sep string) report.Text {
+	var t report.Text
+	for i, x := range names {
+		if i > 0 {
+			t = append(t, report.Plain(sep))
+		}
+		t = append(t, report.CodeSpan(report.ShortName(x)))
+	}
+	return t
 }
 
 // ownCites cites where the client's own code returns the error: " (at

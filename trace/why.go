@@ -148,6 +148,8 @@ type whyBase struct {
 	cache      *whyCache
 	cat        *errtext.Catalog
 	catRead    bool
+	// ownRet are ownReturns' answers, once read.
+	ownRet map[string][]report.Loc
 	// dropped are the gRPC roots that reach a use of the error answered
 	// last but return it along none of their ways (whyRun.returnsIt).
 	dropped *droppedLog

@@ -763,15 +763,31 @@ func (b *whyBase) command(f *errorFlow, c signal.Command, method, text string) r
 // clientReturns are the return statements of the client's own code that
 // return one of vars (full names) itself: in the packages the tool's
 // commands use, loaded from source, outside the tool's own code. Each
-// with the function it is in, in the order of their positions.
+// with the function it is in, in the order of their positions. The
+// client's code is read once (ownReturns), for every error answered.
 func (b *whyBase) clientReturns(vars []string) []report.Loc {
 	if len(vars) == 0 || b.t.Errors == nil || b.t.Errors.Tool == nil {
 		return nil
 	}
-	want := map[string]bool{}
-	for _, v := range vars {
-		want[v] = true
+	if b.ownRet == nil {
+		b.ownRet = b.ownReturns()
 	}
+	var out []report.Loc
+	for _, v := range vars {
+		out = append(out, b.ownRet[v]...)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// ownReturns are the return statements of the client's own code whose
+// result is a package-level variable, by the variable's full name.
+func (b *whyBase) ownReturns() map[string][]report.Loc {
 	// The tool's own code: its module, or, where it shares the server's,
 	// its root command's package and those below it.
 	root := study.PackageOf(b.t.Errors.Tool.Root)
@@ -779,7 +795,7 @@ func (b *whyBase) clientReturns(vars []string) []report.Loc {
 	if own == "" || own == b.t.Main {
 		own = root
 	}
-	var out []report.Loc
+	out := map[string][]report.Loc{}
 	for _, p := range b.tool {
 		if p.TypesInfo == nil || p.PkgPath == own || strings.HasPrefix(p.PkgPath, own+"/") {
 			continue
@@ -788,6 +804,10 @@ func (b *whyBase) clientReturns(vars []string) []report.Loc {
 			for _, d := range f.Decls {
 				fd, ok := d.(*ast.FuncDecl)
 				if !ok || fd.Body == nil {
+					continue
+				}
+				fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func)
+				if !ok {
 					continue
 				}
 				ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -810,47 +830,21 @@ func (b *whyBase) clientReturns(vars []string) []report.Loc {
 							continue
 						}
 						v, ok := p.TypesInfo.Uses[id].(*types.Var)
-						if !ok || v.Pkg() == nil || !want[v.Pkg().Path()+"."+v.Name()] {
-							continue
+						if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
+							continue // not a package-level variable
 						}
 						pos := p.Fset.Position(ret.Pos())
-						l := report.Loc{File: b.src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column, Function: funcDeclName(p.PkgPath, fd)}
+						l := report.Loc{File: b.src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column, Function: callpath.FuncName(fn)}
 						if text, err := b.lines.line(pos.Filename, pos.Line); err == nil {
 							l.Text = strings.TrimSpace(text)
 						}
-						out = append(out, l)
+						name := v.Pkg().Path() + "." + v.Name()
+						out[name] = append(out[name], l)
 					}
 					return true
 				})
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File < out[j].File
-		}
-		return out[i].Line < out[j].Line
-	})
 	return out
-}
-
-// funcDeclName names a declared function as callpath does: "pkg.F",
-// "pkg.T.M" or "pkg.(*T).M".
-func funcDeclName(pkg string, fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return pkg + "." + fd.Name.Name
-	}
-	t := fd.Recv.List[0].Type
-	if x, ok := t.(*ast.IndexExpr); ok {
-		t = x.X
-	}
-	switch x := t.(type) {
-	case *ast.StarExpr:
-		if id, ok := x.X.(*ast.Ident); ok {
-			return pkg + ".(*" + id.Name + ")." + fd.Name.Name
-		}
-	case *ast.Ident:
-		return pkg + "." + x.Name + "." + fd.Name.Name
-	}
-	return pkg + "." + fd.Name.Name
 }

@@ -25,9 +25,24 @@ func Name(fn *ssa.Function) string {
 	} else if o := fn.Object(); o != nil && o.Pkg() != nil {
 		pkg = o.Pkg().Path() + "."
 	}
-	recv := fn.Signature.Recv()
+	return qualify(pkg, fn.Signature.Recv(), fn.Name())
+}
+
+// FuncName is a declared function's name in Name's form, from its
+// object: for code read as syntax, with no SSA function.
+func FuncName(f *types.Func) string {
+	pkg := ""
+	if f.Pkg() != nil {
+		pkg = f.Pkg().Path() + "."
+	}
+	return qualify(pkg, f.Type().(*types.Signature).Recv(), f.Name())
+}
+
+// qualify names a function of package prefix pkg ("pkg/path.") with
+// receiver recv (nil for none) and name: a method by its receiver's type.
+func qualify(pkg string, recv *types.Var, name string) string {
 	if recv == nil {
-		return pkg + fn.Name()
+		return pkg + name
 	}
 	t := recv.Type()
 	star := ""
@@ -42,7 +57,7 @@ func Name(fn *ssa.Function) string {
 		}
 	}
 	if star != "" {
-		return pkg + "(*" + tn + ")." + fn.Name()
+		return pkg + "(*" + tn + ")." + name
 	}
-	return pkg + tn + "." + fn.Name()
+	return pkg + tn + "." + name
 }

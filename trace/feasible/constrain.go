@@ -962,7 +962,7 @@ func (w *walk) sumFrame(t *template, elem string) *frame {
 	if tf, ok := w.tframes[k]; ok {
 		return tf
 	}
-	tf := *w.templateFrame(t, elem)
+	tf := w.templateFrame(t, elem)
 	nf := w.newFrame(tf.fn, tf.parent, tf.callAt)
 	nf.params, nf.free, nf.inline, nf.root, nf.rootState, nf.msg, nf.override = tf.params, tf.free, tf.inline, tf.root, tf.rootState, tf.msg, tf.override
 	w.tframes[k] = nf

@@ -110,7 +110,7 @@ func (w *walk) readThrough(fr *frame, at ssa.Instruction) (Cond, bool) {
 	var first *Cond
 	for _, st := range w.settled {
 		for _, r := range rs {
-			if r != nil && r.kind == ReasonCond && r.cond != nil && r.cond.If == st.ifi && r.cond.Want == st.want != w.flipOf(st.ifi) {
+			if r != nil && r.kind == ReasonCond && r.cond != nil && st.why != nil && r.cond == st.why.cond {
 				first = r.cond
 				break
 			}
@@ -165,11 +165,4 @@ func pointees(v *value, wd *world, depth int) []*value {
 		out = append(out, pointees(a.value(), wd, depth+1)...)
 	}
 	return out
-}
-
-// flipOf reports whether ifi's condition, as written, is the negation of
-// its SSA value (condText's flip).
-func (w *walk) flipOf(ifi *ssa.If) bool {
-	_, _, flip := w.c.text.condText(ifi)
-	return flip
 }
