@@ -249,6 +249,11 @@ func judgedSection() report.Section {
 			"So, when the call reads the value from a field that one function sets, is each branch under which that function sets the field to a value whose method cannot lead on to the way (an applier that refuses every request while an alarm is on): it must not have been taken when the field was last set. A later wrapper whose method is the wrapped value's keeps the value, and one whose own method cannot lead on either keeps it out.",
 			"So is each branch under which it sets the field to a value whose method leads on to the way only past a test of its own (an applier that, while an alarm is on, refuses a transaction whose cost is above 0), as one or the other: that branch not taken when the field was last set, or else that test passed where the way calls the method, which the analysis does not decide; or as the branch alone, when the way through that method cannot pass that test.",
 		),
+		para("What a way needs of the request:"),
+		list(
+			"After the verdict of a way that can run, \"for a request that makes `c` true (file:line)\" lists the branches of the way that depend on what the request asks, in the order the way meets them, each with the outcome the way needs: a part of the request compared with a constant or with server state (the state's side may need a history, such as a compaction already done), a kind of request, an option it asks for. For a root that starts itself (the raft loop), the request is the one it applies, as a sender made it.",
+			"Not listed: a test of whether a call returned an error (the way passes whatever that call checks of the request), and, on a way handed a request, a test of what carries it that the way meets before the request's dispatch (that a batch of entries is not empty). A branch on what a function computed of the request is listed as the test of its result, not as what the request must be.",
+		),
 		para("What it does not use:"),
 		list(
 			"which goroutine runs what beyond that (that what runs at start-up is done before the apply job starts, say);",
@@ -382,6 +387,15 @@ func whyRoots(w *report.Why, pairs map[int][]report.PairPaths) report.Section {
 			}
 		}
 	}
+	// A root whose way is not decided is shown among the ways too.
+	for _, s := range w.Sites {
+		for _, u := range s.Undecided {
+			used[u.Root] = true
+			for _, c := range u.Crossing {
+				used[c.To] = true
+			}
+		}
+	}
 	var items []report.Text
 	for _, e := range w.Entries {
 		if !used[e.Name] {
@@ -433,41 +447,72 @@ func verdictSpans(v string, b *report.Because) report.Text {
 // pairVerdict is what a pair's head says of its verdict: for one that
 // can run only if, every condition of state its way needs (each leg's
 // across a hand-off, then the way's to the use), in the order the way
-// meets them, each with the operands the path leaves one value.
+// meets them, each with the operands the path leaves one value; for one
+// that can run, then what the way needs of the request (asksSpans).
 func pairVerdict(p report.PairPaths) report.Text {
-	if p.Feasible != "only-if" || p.Because == nil {
-		return verdictSpans(p.Feasible, p.Because)
-	}
-	var cs []report.Cond
+	var cs, asks []report.Cond
 	seen := map[report.Cond]bool{}
-	add := func(xs []report.Cond) {
+	add := func(to *[]report.Cond, xs []report.Cond) {
 		for _, c := range xs {
 			if !seen[c] {
 				seen[c] = true
-				cs = append(cs, c)
+				*to = append(*to, c)
 			}
 		}
 	}
 	for _, c := range p.Crossing {
-		add(c.OnlyIf)
+		add(&cs, c.OnlyIf)
+		add(&asks, c.Asks)
 	}
 	if p.Best >= 0 && p.Best < len(p.Ways) {
-		add(p.Ways[p.Best].OnlyIf)
+		add(&cs, p.Ways[p.Best].OnlyIf)
+		add(&asks, p.Ways[p.Best].Asks)
 	}
-	if len(cs) == 0 {
-		return verdictSpans(p.Feasible, p.Because)
-	}
-	t := report.Text{report.Plain("a path that can run ")}
-	for i, c := range cs {
-		switch {
-		case i > 0 && i == len(cs)-1:
-			t = append(t, report.Plain(" and "))
-		case i > 0:
-			t = append(t, report.Plain(", "))
+	var t report.Text
+	if p.Feasible != "only-if" || p.Because == nil || len(cs) == 0 {
+		t = verdictSpans(p.Feasible, p.Because)
+	} else {
+		t = report.Text{report.Plain("a path that can run ")}
+		for i, c := range cs {
+			t = append(t, report.Plain(joiner(i, len(cs))))
+			t = append(t, report.OnlyIf(c)...)
 		}
-		t = append(t, report.OnlyIf(c)...)
+	}
+	if p.Feasible == "yes" || p.Feasible == "only-if" {
+		t = append(t, asksSpans(asks)...)
 	}
 	return t
+}
+
+// asksSpans says what a way needs of the request: ", for a request that
+// makes `c` true (file:line), `d` false (file:line) and …", in the order
+// the way meets them; nothing when it needs nothing of it.
+func asksSpans(asks []report.Cond) report.Text {
+	if len(asks) == 0 {
+		return nil
+	}
+	t := report.Text{report.Plain(", for a request that makes ")}
+	for i, c := range asks {
+		t = append(t, report.Plain(joiner(i, len(asks))))
+		t = append(t, report.CodeSpan(c.Text), report.Plain(fmt.Sprintf(" %v (", c.Want)))
+		if c.Whole != "" {
+			t = append(t, report.Plain("part of "), report.CodeSpan(c.Whole), report.Plain(", "))
+		}
+		t = append(t, report.Cite(report.Loc{File: c.File, Line: c.Line}), report.Plain(")"))
+	}
+	return t
+}
+
+// joiner is what comes before the i-th of n items of a list: nothing,
+// ", " or " and ".
+func joiner(i, n int) string {
+	switch {
+	case i > 0 && i == n-1:
+		return " and "
+	case i > 0:
+		return ", "
+	}
+	return ""
 }
 
 func rootKinds(n map[string]int) string {

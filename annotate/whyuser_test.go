@@ -180,6 +180,37 @@ func TestPairVerdictNamesEveryCondition(t *testing.T) {
 	}
 }
 
+// TestPairVerdictSaysWhatTheRequestAsks: after the verdict, a way that
+// can run says what it needs of the request, the legs' first, in order,
+// each once; a way that cannot says nothing of it.
+func TestPairVerdictSaysWhatTheRequestAsks(t *testing.T) {
+	state := report.Cond{Text: "shouldApply", File: "uber_applier.go", Line: 126, Want: true, Class: "state"}
+	kind := report.Cond{Text: "r.Compaction != nil", File: "uber_applier.go", Line: 143, Want: true, Class: "input"}
+	below := report.Cond{Text: "rev <= s.compactMainRev", File: "kvstore.go", Line: 209, Want: true, Class: "input"}
+	part := report.Cond{Text: "rev > 0", Whole: "rev > 0 && rev < compactRev", File: "kvstore.go", Line: 186, Want: false, Class: "input"}
+	p := report.PairPaths{Feasible: "only-if",
+		Because:  &report.Because{Text: "only if `shouldApply`", Cond: state},
+		Crossing: []report.Crossing{{Boundary: "raft proposal", Asks: []report.Cond{kind}}},
+		Ways:     []report.Way{{Feasible: "only-if", OnlyIf: []report.Cond{state}, Asks: []report.Cond{kind, below}}},
+	}
+	got := plain(pairVerdict(p))
+	want := "a path that can run only if shouldApply (uber_applier.go:126), for a request that makes r.Compaction != nil true (uber_applier.go:143) and rev <= s.compactMainRev true (kvstore.go:209)"
+	if got != want {
+		t.Errorf("pairVerdict = %q, want %q", got, want)
+	}
+	y := report.PairPaths{Feasible: "yes", Ways: []report.Way{{Feasible: "yes", Asks: []report.Cond{part}}}}
+	got = plain(pairVerdict(y))
+	want = "a path that can run, for a request that makes rev > 0 false (part of rev > 0 && rev < compactRev, kvstore.go:186)"
+	if got != want {
+		t.Errorf("pairVerdict = %q, want %q", got, want)
+	}
+	n := report.PairPaths{Feasible: "no", Because: &report.Because{Text: "`x` is false on this path", File: "a.go", Line: 3},
+		Ways: []report.Way{{Feasible: "no", Asks: []report.Cond{below}}}}
+	if got = plain(pairVerdict(n)); strings.Contains(got, "request") {
+		t.Errorf("pairVerdict of a way that cannot run = %q, want nothing of the request", got)
+	}
+}
+
 // TestJudgedSection: why's lead says in one sentence when a path can run
 // and refers to the appendix that lists the rules; a why of a text has
 // that appendix once, after its answers, and every answer's lead refers

@@ -211,6 +211,9 @@ func (r *Result) crossings(legs []study.Leg) []report.Crossing {
 			for _, c := range l.Res.OnlyIfs() {
 				out[len(out)-1].OnlyIf = append(out[len(out)-1].OnlyIf, r.cond(&c))
 			}
+			for _, c := range l.Res.Asks() {
+				out[len(out)-1].Asks = append(out[len(out)-1].Asks, r.cond(&c))
+			}
 			if at := l.Message.At(); at.IsValid() && b.Msg != nil {
 				file, line := r.position(at)
 				out[len(out)-1].MessageAt = &report.Loc{File: file, Line: line}

@@ -179,6 +179,9 @@ func (r *Result) ways(ws []study.Way) []report.Way {
 		for _, c := range w.Res.OnlyIfs() {
 			rw.OnlyIf = append(rw.OnlyIf, r.cond(&c))
 		}
+		for _, c := range w.Res.Asks() {
+			rw.Asks = append(rw.Asks, r.cond(&c))
+		}
 		out = append(out, rw)
 	}
 	return out

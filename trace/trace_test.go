@@ -337,6 +337,29 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			if !found {
 				t.Errorf("%s: the shown way's only-ifs are %+v", sc.Text(), p.Ways)
 			}
+		case "asks":
+			// asks ENTRY SITE [not] TEXT ; [not] TEXT …, or -: what the
+			// shown way (with its legs across hand-offs) needs of the
+			// request, in the way's order.
+			p := pair(f[1], f[2])
+			var want []string
+			if list := strings.Join(f[3:], " "); list != "-" {
+				want = strings.Split(list, " ; ")
+			}
+			var cs []report.Cond
+			for _, c := range p.Crossing {
+				cs = append(cs, c.Asks...)
+			}
+			if p.Best < len(p.Ways) {
+				cs = append(cs, p.Ways[p.Best].Asks...)
+			}
+			var got []string
+			for _, c := range cs {
+				got = append(got, map[bool]string{true: "", false: "not "}[c.Want]+c.Text)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: the shown way asks %q", sc.Text(), got)
+			}
 		case "notonlyif":
 			// notonlyif ENTRY SITE TEXT: the shown way lists no condition
 			// on TEXT, taken or not.

@@ -472,12 +472,39 @@ func TestWhyReleases(t *testing.T) {
 	}
 }
 
+// checkUndecidedLegs: a way not decided that crosses hand-offs starts
+// at its root, each leg's receiving side is where the next leg starts,
+// and what runs its root is said among the entries (whichever fork of
+// the run answered its use).
+func checkUndecidedLegs(t *testing.T, w *report.Why) {
+	t.Helper()
+	entries := map[string]bool{}
+	for _, e := range w.Entries {
+		entries[e.Name] = true
+	}
+	for _, s := range w.Sites {
+		for _, u := range s.Undecided {
+			if !entries[u.Root] {
+				t.Errorf("%s:%d: the undecided root %s is not among the entries", s.File, s.Line, u.Root)
+			}
+			from := u.Root
+			for _, c := range u.Crossing {
+				if c.From != from {
+					t.Errorf("%s:%d: %s's leg across the %s starts at %s, want %s", s.File, s.Line, u.Root, c.Boundary, c.From, from)
+				}
+				from = c.To
+			}
+		}
+	}
+}
+
 // senderCount finds "none of the N requests that the H's senders make
 // (made at LIST)": N and LIST.
 var senderCount = regexp.MustCompile(`none of the (\d+) requests that the [^(]*'s senders make \(made at ([^)]*)\)`)
 
 func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 	t.Helper()
+	checkUndecidedLegs(t, w)
 	got := whyRoots(w)
 	for use, roots := range tc.uses {
 		r, ok := got[use]
@@ -655,7 +682,7 @@ func TestWhyShortNames(t *testing.T) {
 // uses' order; the report is the one a single shard makes, whatever the
 // number of shards (one per use, or more shards than uses).
 func TestWhyShards(t *testing.T) {
-	for _, fx := range []string{"why", "feasible", "errors"} {
+	for _, fx := range []string{"why", "feasible", "errors", "carried", "still", "checked"} {
 		t.Run(fx, func(t *testing.T) {
 			dir, ar := fixtures.Unpack(t, fx)
 			st, err := study.Parse(fixtures.File(ar, "study.json"))

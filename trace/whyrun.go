@@ -358,7 +358,13 @@ func (w *whyRun) adopt(a forked) {
 			w.Sites[si].NoWay = a.noWay[si-a.lo]
 		}
 		if a.undec != nil {
-			w.Sites[si].Undecided = a.undec[si-a.lo]
+			var us []*study.NoWay
+			for _, u := range a.undec[si-a.lo] {
+				c := *u
+				c.Legs = legs(u.Legs)
+				us = append(us, &c)
+			}
+			w.Sites[si].Undecided = us
 		}
 	}
 }
@@ -547,6 +553,7 @@ func (w *whyRun) use(si int) {
 	// rank.
 	type undecidedRoot struct {
 		nw   *study.NoWay
+		root roots.Root
 		fn   *ssa.Function
 		rank int
 	}
@@ -566,7 +573,7 @@ func (w *whyRun) use(si int) {
 			case b.Res.Verdict == feasible.No && noWay == nil:
 				noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because}
 			case b.Res.Verdict == feasible.Unknown:
-				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because, Path: b.Path}, c.Func, i})
+				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because, Path: b.Path}, c, c.Func, i})
 			}
 		}
 	}
@@ -634,7 +641,7 @@ func (w *whyRun) use(si int) {
 					if m := p.Crossing[0].Message; m != nil {
 						nw.Message = strings.Join(m.Fields(), "+")
 					}
-					undecided = append(undecided, undecidedRoot{nw, c.Func, len(cands) + len(undecided)})
+					undecided = append(undecided, undecidedRoot{nw, c, c.Func, len(cands) + len(undecided)})
 				}
 				continue
 			}
@@ -712,6 +719,7 @@ func (w *whyRun) use(si int) {
 			continue
 		}
 		w.Sites[si].Undecided = append(w.Sites[si].Undecided, u.nw)
+		w.entry(u.root) // what runs it is said with the kept roots
 	}
 	for _, f := range got {
 		ei := w.entry(f.root)
@@ -1319,10 +1327,20 @@ func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
 			used[l.From], used[l.To] = true, true
 		}
 	}
+	// The roots whose ways are not decided are shown too.
+	undecided := map[string]bool{}
+	for _, s := range w.Sites {
+		for _, u := range s.Undecided {
+			undecided[u.Root] = true
+			for _, l := range u.Legs {
+				used[l.From], used[l.To] = true, true
+			}
+		}
+	}
 	var starts map[*ssa.Function]*ssa.Function
 	out := []report.Entry{}
 	for ei, e := range w.Entries {
-		if !used[ei] {
+		if !used[ei] && !undecided[callpath.Name(e.Func)] {
 			continue
 		}
 		re := report.Entry{

@@ -231,6 +231,9 @@ func (w *walker) pair(p report.PairPaths) {
 		for _, c := range way.OnlyIf {
 			w.cond(c)
 		}
+		for _, c := range way.Asks {
+			w.cond(c)
+		}
 	}
 	w.crossings(p.Crossing)
 	for _, a := range p.Also {
@@ -245,6 +248,9 @@ func (w *walker) crossings(cs []report.Crossing) {
 		w.hops(w.entry[c.From], c.Hops)
 		w.because(c.Because)
 		for _, x := range c.OnlyIf {
+			w.cond(x)
+		}
+		for _, x := range c.Asks {
 			w.cond(x)
 		}
 		if c.MessageAt != nil {

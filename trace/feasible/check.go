@@ -168,6 +168,11 @@ type Cond struct {
 	Loop   token.Pos
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
+	// unasked marks a condition of class Input that Asks leaves out: a
+	// test of whether a call returned an error, or a test of what a
+	// hand-off carries its message in, met before the way reaches the
+	// message's dispatch.
+	unasked bool
 }
 
 // Fixed is a value that a path fixes: an operand, its value, and where the
@@ -226,6 +231,23 @@ func (r *Result) OnlyIfs() []Cond {
 	var out []Cond
 	for _, c := range r.Conds {
 		if c.Class == State {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Asks are the conditions the path needs that depend on the root's
+// input (the request), in path order: what the request asks decides
+// them, given the state a condition compares it with. A test of whether
+// a call returned an error is not one (the way passes the checks the
+// call makes), nor, on a way handed a message, a test of what carries
+// it that the way meets before the message's dispatch (a batch of
+// entries that holds it).
+func (r *Result) Asks() []Cond {
+	var out []Cond
+	for _, c := range r.Conds {
+		if c.Class == Input && !c.unasked {
 			out = append(out, c)
 		}
 	}
@@ -1157,9 +1179,48 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 	} else {
 		w.classify(fr, &c, ifi.Cond, want)
 		c.Fields = fieldsRead(ifi.Cond)
+		c.unasked = c.Class == Input && (errTest(ifi.Cond) || w.beforeMessage(fr))
 	}
 	w.settle(fr, ifi, want, &c)
 	return c
+}
+
+// errTest reports whether v tests an error (through a not): compares a
+// value of type error, or calls a function given one (`err != nil`, a
+// match of an error against a variable).
+func errTest(v ssa.Value) bool {
+	isErr := func(x ssa.Value) bool { return types.Identical(x.Type(), errorType) }
+	switch x := v.(type) {
+	case *ssa.UnOp:
+		if x.Op == token.NOT {
+			return errTest(x.X)
+		}
+	case *ssa.BinOp:
+		return (x.Op == token.EQL || x.Op == token.NEQ) && (isErr(x.X) || isErr(x.Y))
+	case *ssa.Call:
+		for _, a := range x.Call.Args {
+			if isErr(a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var errorType = types.Universe.Lookup("error").Type()
+
+// beforeMessage reports whether, on a way handed a message, frame fr is
+// not within the message's dispatch (nor a call it makes).
+func (w *walk) beforeMessage(fr *frame) bool {
+	if w.p.Message == nil {
+		return false
+	}
+	for f := fr; f != nil; f = f.parent {
+		if f.msg != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // settle constrains the path's worlds with the condition: when no world

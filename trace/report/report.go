@@ -323,6 +323,10 @@ type Way struct {
 	Because  *Because `json:"because,omitempty"`
 	// OnlyIf are the conditions on server state the path needs.
 	OnlyIf []Cond `json:"only_if,omitempty"`
+	// Asks are the conditions the path needs that depend on the request
+	// (the client's choice, given the state a condition compares it
+	// with), in path order.
+	Asks []Cond `json:"asks,omitempty"`
 }
 
 // Because is what decides a verdict: one condition of the path, and, for
@@ -458,7 +462,10 @@ type Crossing struct {
 	Because  *Because `json:"because,omitempty"`
 	// OnlyIf are the conditions on server state the leg needs, in the
 	// order the path meets them.
-	OnlyIf    []Cond   `json:"only_if,omitempty"`
+	OnlyIf []Cond `json:"only_if,omitempty"`
+	// Asks are the conditions the leg needs that depend on the request,
+	// in path order (see Way).
+	Asks      []Cond   `json:"asks,omitempty"`
 	Message   []string `json:"message,omitempty"`
 	MessageAt *Loc     `json:"message_at,omitempty"`
 	// Carried is false when the hand-off does not carry the receiving
