@@ -448,7 +448,7 @@ func verdictSpans(v string, b *report.Because) report.Text {
 // can run only if, every condition of state its way needs (each leg's
 // across a hand-off, then the way's to the use), in the order the way
 // meets them, each with the operands the path leaves one value; for one
-// that can run, then what the way needs of the request (asksSpans).
+// that can run, then what the way needs of the request (report.Asks).
 func pairVerdict(p report.PairPaths) report.Text {
 	var cs, asks []report.Cond
 	seen := map[report.Cond]bool{}
@@ -479,26 +479,7 @@ func pairVerdict(p report.PairPaths) report.Text {
 		}
 	}
 	if p.Feasible == "yes" || p.Feasible == "only-if" {
-		t = append(t, asksSpans(asks)...)
-	}
-	return t
-}
-
-// asksSpans says what a way needs of the request: ", for a request that
-// makes `c` true (file:line), `d` false (file:line) and …", in the order
-// the way meets them; nothing when it needs nothing of it.
-func asksSpans(asks []report.Cond) report.Text {
-	if len(asks) == 0 {
-		return nil
-	}
-	t := report.Text{report.Plain(", for a request that makes ")}
-	for i, c := range asks {
-		t = append(t, report.Plain(joiner(i, len(asks))))
-		t = append(t, report.CodeSpan(c.Text), report.Plain(fmt.Sprintf(" %v (", c.Want)))
-		if c.Whole != "" {
-			t = append(t, report.Plain("part of "), report.CodeSpan(c.Whole), report.Plain(", "))
-		}
-		t = append(t, report.Cite(report.Loc{File: c.File, Line: c.Line}), report.Plain(")"))
+		t = append(t, report.Asks(asks)...)
 	}
 	return t
 }

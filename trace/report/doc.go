@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -217,6 +218,31 @@ func OnlyIf(c Cond) Text {
 	}
 	out = append(out, Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
 	return append(out, CodeText(c.Note)...)
+}
+
+// Asks says what a way needs of the request: ", for a request that
+// makes `c` true (file:line), `d` false (part of `whole`, file:line) and
+// …", in the order the way meets them; nothing when it needs nothing of
+// it.
+func Asks(cs []Cond) Text {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := Text{Plain(", for a request that makes ")}
+	for i, c := range cs {
+		switch {
+		case i > 0 && i == len(cs)-1:
+			out = append(out, Plain(" and "))
+		case i > 0:
+			out = append(out, Plain(", "))
+		}
+		out = append(out, CodeSpan(c.Text), Plain(fmt.Sprintf(" %v (", c.Want)))
+		if c.Whole != "" {
+			out = append(out, Plain("part of "), CodeSpan(c.Whole), Plain(", "))
+		}
+		out = append(out, Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
+	}
+	return out
 }
 
 // CodeText turns text that quotes code in backticks into spans: each

@@ -267,7 +267,7 @@ func (r *analysis) setsVerdict() {
 		v.add(" ")
 		// The words the prediction uses, said once: what each set holds
 		// and what a watcher's progress is.
-		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers the sync loop still has to catch up and `%s` those caught up; a watcher's progress is the next revision it needs.", behind, fieldName(synced.Group)))
+		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers the sync loop still has to catch up and `%s` those caught up; a watcher's progress is the lowest revision it will still accept (while it is behind, the next revision it needs).", behind, fieldName(synced.Group)))
 		v.add(" ")
 		r.currentInSynced(v, synced)
 		v.add(" ")
@@ -570,7 +570,7 @@ func (r *analysis) removalFact(v *sentence) {
 		return
 	}
 	v.add(" ")
-	v.say(FactSetBeforeRemoval, fmt.Sprintf("The compaction sets that number before it removes anything: %s (%%L) runs in `%s`, called (%%L) before `%s` (%%L), which only schedules the removal, %s (%%L). From then on the revisions below that number cannot be read, whether or not the removal has run: a read below it is refused. The watcher dies by that number, whether or not the removal has run by then.", quote(x.Write.Text), short(x.Write.Func), calleeText(o.Then.Text), quote(x.Schedule.Text)), x.Write, o.First, o.Then, x.Schedule)
+	v.say(FactSetBeforeRemoval, fmt.Sprintf("The compaction sets that number before it removes anything: %s (%%L) runs in `%s`, called (%%L) before `%s` (%%L), which only schedules the removal, %s (%%L). From then on a range below that number is refused, whether or not the removal has run (events a watcher was sent, or a batch read for it, before then still reach it). The watcher dies by that number, whether or not the removal has run by then.", quote(x.Write.Text), short(x.Write.Func), calleeText(o.Then.Text), quote(x.Schedule.Text)), x.Write, o.First, o.Then, x.Schedule)
 }
 
 // calleeText is the callee of a call line ("s.compact(...)" of
