@@ -80,7 +80,13 @@ func (c *Checker) summary(fn *ssa.Function) *summary {
 	}
 	s := &summary{}
 	c.sums[fn] = s
-	if fn.Blocks == nil || fn.Recover != nil && !(lockedGetter(fn) && c.returnsLookup(fn)) || len(fn.Blocks) > maxInlineBlocks {
+	// A function that defers calls is followed when none of them may
+	// recover a panic: what it returns is what its returns return (or,
+	// with named results, which a deferred call may change, its branches
+	// only: opaque). A getter of a field under a lock is not: what it
+	// returns stays a read of that field, as the order of reads
+	// (carry.go) names it.
+	if fn.Blocks == nil || fn.Recover != nil && (mayRecover(fn) || lockedGetter(fn) && !c.returnsLookup(fn)) || len(fn.Blocks) > maxInlineBlocks {
 		return s
 	}
 	s.ok = true
@@ -153,11 +159,10 @@ func splitPreds(b *ssa.BasicBlock, ret *ssa.Return) bool {
 // reads under a lock it takes and releases (`le.mu.RLock(); defer
 // le.mu.RUnlock(); return le.m[id]`): one block besides the one a
 // recovered panic would run, no call but of the standard library's sync
-// package (or a builtin), and no deferred call that may recover. Of the
-// functions that defer, only such a getter of a map's entry
-// (returnsLookup) is followed: what it finds is what a later lookup of
-// the same key may find again (entry.go); every function that defers,
-// followed on a long path, costs more than its worth.
+// package (or a builtin), and no deferred call that may recover. Such a
+// getter is followed only when it returns a map's entry (returnsLookup):
+// what it finds is what a later lookup of the same key may find again
+// (entry.go).
 func lockedGetter(fn *ssa.Function) bool {
 	if len(fn.Blocks) != 2 || fn.Recover == nil || mayRecover(fn) {
 		return false
