@@ -164,7 +164,7 @@ func atlasSection(e report.AtlasError, have map[string]string) report.Section {
 	if e.User != nil {
 		u := *e.User
 		u.Etcdctl = e.Etcdctl
-		sec.Blocks = append(sec.Blocks, commandBlocks(&u)...)
+		sec.Blocks = append(sec.Blocks, commandBlocks(&u, false)...)
 		for _, n := range u.Notes {
 			sec.Blocks = append(sec.Blocks, report.Block{Para: report.Text{report.Plain(n)}})
 		}

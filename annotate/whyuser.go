@@ -32,7 +32,7 @@ func userSection(u *report.User, id string) report.Section {
 	if c := u.Client; c != nil {
 		sec.Blocks = append(sec.Blocks, report.Block{Para: clientPara(c)})
 	}
-	sec.Blocks = append(sec.Blocks, commandBlocks(u)...)
+	sec.Blocks = append(sec.Blocks, commandBlocks(u, true)...)
 	for _, n := range u.Notes {
 		sec.Blocks = append(sec.Blocks, report.Block{Para: report.Text{report.Plain(n)}})
 	}
@@ -170,8 +170,10 @@ func clientPara(c *report.UserClient) report.Text {
 }
 
 // commandBlocks lists the tool's commands that can print the error,
-// grouped by method and what they print.
-func commandBlocks(u *report.User) []report.Block {
+// grouped by method and what they print; waysAbove says that the
+// document shows the ways above it (why), whose needs of the request a
+// row does not decide.
+func commandBlocks(u *report.User, waysAbove bool) []report.Block {
 	tool := u.Tool
 	if tool == "" {
 		tool = "the tool"
@@ -203,7 +205,11 @@ func commandBlocks(u *report.User) []report.Block {
 	if len(u.Etcdctl) == 0 {
 		return append(out, report.Block{Para: report.Text{report.Plain("No command of " + tool + " makes a call that can send one of them.")}})
 	}
-	out = append(out, report.Block{Para: report.Text{report.Plain("The commands of " + tool + " that make a call that can send one of them (in the command's own goroutine, or a stream its client opens), read from its command tree; each is evaluated with that call failing with the client's value and every other call succeeding, and what its code tests that the evaluation cannot decide taken as false (the JSON's "), report.CodeSpan("assumed"), report.Plain(" lists it). Whether a call sends the method on a run (an authentication only with a user, say) is not decided, nor whether the request it sends can take the server's way to the use (that way may need a field of the request the command never sets): a row says what the command does when the call fails so, not that it can.")}})
+	asks := ""
+	if waysAbove {
+		asks = "; each way above says what it needs of the request, \"for a request that makes …\""
+	}
+	out = append(out, report.Block{Para: report.Text{report.Plain("The commands of " + tool + " that make a call that can send one of them (in the command's own goroutine, or a stream its client opens), read from its command tree; each is evaluated with that call failing with the client's value and every other call succeeding, and what its code tests that the evaluation cannot decide taken as false (the JSON's "), report.CodeSpan("assumed"), report.Plain(" lists it). Whether a call sends the method on a run (an authentication only with a user, say) is not decided, nor whether the request it sends can take the server's way to the use (that way may need a field of the request the command never sets"+asks+"): a row says what the command does when the call fails so, not that it can.")}})
 	out = append(out, report.Block{Table: commandTable(u.Etcdctl)})
 	return out
 }
