@@ -211,11 +211,11 @@ func judgedSection() report.Section {
 	list := func(items ...string) report.Block {
 		var ts []report.Text
 		for _, it := range items {
-			ts = append(ts, report.Text{report.Plain(it)})
+			ts = append(ts, report.CodeText(it))
 		}
 		return report.Block{List: &report.List{Items: ts}}
 	}
-	para := func(s string) report.Block { return report.Block{Para: report.Text{report.Plain(s)}} }
+	para := func(s string) report.Block { return report.Block{Para: report.CodeText(s)} }
 	return report.Section{ID: "judged", Title: "How a way is judged", Appendix: true, Blocks: []report.Block{
 		para("A path can run when no branch on it is refuted by what the path fixes or already needs. The analysis uses:"),
 		list(
@@ -251,8 +251,9 @@ func judgedSection() report.Section {
 		),
 		para("What a way needs of the request:"),
 		list(
-			"After the verdict of a way that can run, \"for a request that makes `c` true (file:line)\" lists the branches of the way that depend on what the request asks, in the order the way meets them, each with the outcome the way needs: a part of the request compared with a constant or with server state (the state's side may need a history, such as a compaction already done), a kind of request, an option it asks for. For a root that starts itself (the raft loop), the request is the one it applies, as a sender made it.",
-			"Not listed: a test of whether a call returned an error (the way passes whatever that call checks of the request), and, on a way handed a request, a test of what carries it that the way meets before the request's dispatch (that a batch of entries is not empty). A branch on what a function computed of the request is listed as the test of its result, not as what the request must be.",
+			"After the verdict of a way that can run, \"for a request that makes `c` true (file:line)\" lists the branches the way takes that depend on what the request asks, and those that lead to a value it reads (the revision a read replaces by the current one when it is 0 or less), in the order the way meets them, each with the outcome the way needs: a part of the request compared with a constant or with server state (the state's side may need a history, such as a compaction already done), a kind of request, an option it asks for. For a root that starts itself (the raft loop), the request is the one it applies, as a sender made it.",
+			"\"passes `check(…)`\" is a check the way needs to return no error: a call that returns only an error, given part of the request (its validation), or a call of server state given part of it (a permission check of the caller, a quota's check of what it costs). What the check tests inside is not listed: it decides by the request and by the state it reads (whether authentication is on, say).",
+			"Not listed: any other test of an error (a stream's receive, a context's own error, a match of an error against a variable); on a way handed a request, a test of what carries it that the way meets before the request's dispatch (that a batch of entries is not empty); a branch an earlier one already decides (that the operations of a transaction found read-only are ranges); and a test inside a loop the way goes past without needing a pass (each kept hash compared with the request's revision). So the list says what the way takes, not every test a request must pass. A branch on what a function computed of the request is listed as the test of its result (`readOnly`), not as what the request must be; a test of a value computed of something the path makes (the size of the proposal it marshals, which holds the request and an ID the server makes) is a condition of state, in the only-if.",
 		),
 		para("What it does not use:"),
 		list(

@@ -182,7 +182,8 @@ func TestPairVerdictNamesEveryCondition(t *testing.T) {
 
 // TestPairVerdictSaysWhatTheRequestAsks: after the verdict, a way that
 // can run says what it needs of the request, the legs' first, in order,
-// each once; a way that cannot says nothing of it.
+// each once (a check it needs passed with a verb of its own); a way that
+// cannot says nothing of it.
 func TestPairVerdictSaysWhatTheRequestAsks(t *testing.T) {
 	state := report.Cond{Text: "shouldApply", File: "uber_applier.go", Line: 126, Want: true, Class: "state"}
 	kind := report.Cond{Text: "r.Compaction != nil", File: "uber_applier.go", Line: 143, Want: true, Class: "input"}
@@ -201,6 +202,13 @@ func TestPairVerdictSaysWhatTheRequestAsks(t *testing.T) {
 	y := report.PairPaths{Feasible: "yes", Ways: []report.Way{{Feasible: "yes", Asks: []report.Cond{part}}}}
 	got = plain(pairVerdict(y))
 	want = "a path that can run, for a request that makes rev > 0 false (part of rev > 0 && rev < compactRev, kvstore.go:186)"
+	if got != want {
+		t.Errorf("pairVerdict = %q, want %q", got, want)
+	}
+	check := report.Cond{Text: "err != nil", Passes: "s.aa.isPermitted(ctx)", File: "key.go", Line: 140, Want: false, Class: "ordinary"}
+	v := report.PairPaths{Feasible: "yes", Ways: []report.Way{{Feasible: "yes", Asks: []report.Cond{check, below}}}}
+	got = plain(pairVerdict(v))
+	want = "a path that can run, for a request that passes s.aa.isPermitted(ctx) (key.go:140) and makes rev <= s.compactMainRev true (kvstore.go:209)"
 	if got != want {
 		t.Errorf("pairVerdict = %q, want %q", got, want)
 	}

@@ -338,8 +338,8 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 				t.Errorf("%s: the shown way's only-ifs are %+v", sc.Text(), p.Ways)
 			}
 		case "asks":
-			// asks ENTRY SITE [not] TEXT ; [not] TEXT …, or -: what the
-			// shown way (with its legs across hand-offs) needs of the
+			// asks ENTRY SITE [not] TEXT ; passes CALL ; …, or -: what
+			// the shown way (with its legs across hand-offs) needs of the
 			// request, in the way's order.
 			p := pair(f[1], f[2])
 			var want []string
@@ -355,6 +355,10 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			}
 			var got []string
 			for _, c := range cs {
+				if c.Passes != "" {
+					got = append(got, "passes "+c.Passes)
+					continue
+				}
 				got = append(got, map[bool]string{true: "", false: "not "}[c.Want]+c.Text)
 			}
 			if !slices.Equal(got, want) {

@@ -169,10 +169,19 @@ type Cond struct {
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
 	// unasked marks a condition of class Input that Asks leaves out: a
-	// test of whether a call returned an error, or a test of what a
-	// hand-off carries its message in, met before the way reaches the
-	// message's dispatch.
+	// test of an error other than that a call returned none, or a test
+	// of what a hand-off carries its message in, met before the way
+	// reaches the message's dispatch.
 	unasked bool
+	// Passes, on a condition of class Input that tests whether a call
+	// returned an error, where the way needs it to return none, is the
+	// call as written.
+	Passes string
+	// late marks a condition that a value the way reads needs (needed),
+	// listed after the way's own; meet, when it lies inside a call the
+	// way makes, is the outermost such call.
+	late bool
+	meet *viaCall
 }
 
 // Fixed is a value that a path fixes: an operand, its value, and where the
@@ -245,11 +254,58 @@ func (r *Result) OnlyIfs() []Cond {
 // it that the way meets before the message's dispatch (a batch of
 // entries that holds it).
 func (r *Result) Asks() []Cond {
-	var out []Cond
+	var out, late []Cond
 	for _, c := range r.Conds {
-		if c.Class == Input && !c.unasked {
-			out = append(out, c)
+		if (c.Class == Input || c.Passes != "") && !c.unasked {
+			if c.late {
+				late = append(late, c)
+			} else {
+				out = append(out, c)
+			}
 		}
+	}
+	// A condition a value the way reads needs (the branch of a join
+	// before it, a branch inside a call it makes) goes where the way
+	// meets it: by the hop of the path whose function has it (the
+	// function of the last hop, or one the path does not name, last),
+	// then by its place there. One inside a check the way needs passed is
+	// what the check tests: not listed.
+	hop := map[*ssa.Function]int{}
+	for i, site := range r.Sites {
+		if _, ok := hop[site.Parent()]; !ok {
+			hop[site.Parent()] = i
+		}
+	}
+	key := func(fn *ssa.Function, pos token.Pos) (int, token.Pos) {
+		if i, ok := hop[fn]; ok {
+			return i, pos
+		}
+		return len(r.Sites), pos
+	}
+	checks := map[string]bool{}
+	for _, c := range out {
+		if c.Passes != "" {
+			checks[c.Passes] = true
+		}
+	}
+	for _, c := range late {
+		fn, pos := c.Func, c.Pos
+		if c.meet != nil {
+			if checks[c.meet.text] {
+				continue
+			}
+			fn, pos = c.meet.call.Parent(), c.meet.call.Pos()
+		}
+		hi, hp := key(fn, pos)
+		at := len(out)
+		for i, o := range out {
+			oi, op := key(o.Func, o.Pos)
+			if oi > hi || oi == hi && op > hp {
+				at = i
+				break
+			}
+		}
+		out = slices.Insert(out, at, c)
 	}
 	return out
 }
@@ -1179,7 +1235,15 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 	} else {
 		w.classify(fr, &c, ifi.Cond, want)
 		c.Fields = fieldsRead(ifi.Cond)
-		c.unasked = c.Class == Input && (errTest(ifi.Cond) || w.beforeMessage(fr))
+		if (c.Class == Input || c.Class == Ordinary) && errTest(ifi.Cond) {
+			// A check the way needs passed: of the request, or a call of
+			// state given some of it (a permission check of the caller).
+			if call, ok := passed(ifi.Cond, want); ok && (c.Class == Input || givenInput(fr, call)) {
+				c.Passes = w.c.text.callText(call)
+			}
+			c.unasked = c.Passes == ""
+		}
+		c.unasked = c.unasked || (c.Class == Input || c.Passes != "") && w.beforeMessage(fr)
 	}
 	w.settle(fr, ifi, want, &c)
 	return c
@@ -1208,6 +1272,55 @@ func errTest(v ssa.Value) bool {
 }
 
 var errorType = types.Universe.Lookup("error").Type()
+
+// givenInput reports whether call is given a value of the root's input
+// (besides a method's receiver).
+func givenInput(fr *frame, call ssa.CallInstruction) bool {
+	for _, a := range checked(call) {
+		if fr.eval(a).org == input {
+			return true
+		}
+	}
+	return false
+}
+
+// passed is, when v compares with nil the error a check returned (a call
+// that returns only an error, given something) (through a not) and the
+// outcome want of v needs it nil, that call.
+func passed(v ssa.Value, want bool) (ssa.CallInstruction, bool) {
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.NOT {
+		return passed(u.X, !want)
+	}
+	b, ok := v.(*ssa.BinOp)
+	if !ok || b.Op != token.EQL && b.Op != token.NEQ {
+		return nil, false
+	}
+	x := b.X
+	if c, ok := x.(*ssa.Const); ok && c.IsNil() {
+		x = b.Y
+	} else if c, ok := b.Y.(*ssa.Const); !ok || !c.IsNil() {
+		return nil, false
+	}
+	if (b.Op == token.EQL) != want {
+		return nil, false // the way needs the error
+	}
+	// A check: a call that returns only an error, given something to
+	// check (not a stream's receive, not a context's own error).
+	call, ok := x.(*ssa.Call)
+	if !ok || call.Call.Signature().Results().Len() != 1 || len(checked(call)) == 0 {
+		return nil, false
+	}
+	return call, true
+}
+
+// checked are the arguments of call, without a method's receiver.
+func checked(call ssa.CallInstruction) []ssa.Value {
+	args := call.Common().Args
+	if !call.Common().IsInvoke() && call.Common().Signature().Recv() != nil && len(args) > 0 {
+		args = args[1:]
+	}
+	return args
+}
 
 // beforeMessage reports whether, on a way handed a message, frame fr is
 // not within the message's dispatch (nor a call it makes).

@@ -30,8 +30,9 @@ func (w *walk) noteAlts(v *value) {
 	}
 }
 
-// needed are the conditions of state that the alternatives every
-// remaining world chose need, other than those in cs.
+// needed are the conditions of state, and of the request, that the
+// alternatives every remaining world chose need, other than those in cs
+// (each marked late: the way does not meet it where it is listed).
 func (w *walk) needed(cs []Cond) []Cond {
 	if len(w.worlds) == 0 || len(w.alts) == 0 {
 		return nil
@@ -116,7 +117,7 @@ func (w *walk) needed(cs []Cond) []Cond {
 				continue
 			}
 			w.classify(g.fr, &cd, g.ifi.Cond, g.want)
-			if cd.Class != State || takesRequest(g.fr, g.ifi.Cond, 0) {
+			if cd.Class != State && cd.Class != Input || takesRequest(g.fr, g.ifi.Cond, 0) {
 				continue
 			}
 			have[edge{g.ifi, cd.Want}] = true
@@ -124,7 +125,13 @@ func (w *walk) needed(cs []Cond) []Cond {
 			cd.Fields = fieldsRead(g.ifi.Cond)
 			if len(g.via) > 0 {
 				cd.Inside = g.via[len(g.via)-1].text
+				// The way meets it where it makes the outermost call.
+				cd.meet = g.via[0]
 			}
+			cd.late = true
+			// What carries a handed request, tested before its dispatch, is
+			// not the request's (as on the way, decide).
+			cd.unasked = cd.Class == Input && w.beforeMessage(g.fr)
 			out = append(out, cd)
 		}
 	}

@@ -222,19 +222,34 @@ func OnlyIf(c Cond) Text {
 
 // Asks says what a way needs of the request: ", for a request that
 // makes `c` true (file:line), `d` false (part of `whole`, file:line) and
-// …", in the order the way meets them; nothing when it needs nothing of
-// it.
+// …", in the order the way meets them; a check of the request the way
+// needs passed is "passes `check(r)` (file:line)", and then each item
+// has its verb. Nothing when the way needs nothing of the request.
 func Asks(cs []Cond) Text {
 	if len(cs) == 0 {
 		return nil
 	}
-	out := Text{Plain(", for a request that makes ")}
+	verbs := false
+	for _, c := range cs {
+		verbs = verbs || c.Passes != ""
+	}
+	out := Text{Plain(", for a request that ")}
+	if !verbs {
+		out = append(out, Plain("makes "))
+	}
 	for i, c := range cs {
 		switch {
 		case i > 0 && i == len(cs)-1:
 			out = append(out, Plain(" and "))
 		case i > 0:
 			out = append(out, Plain(", "))
+		}
+		if c.Passes != "" {
+			out = append(out, Plain("passes "), CodeSpan(c.Passes), Plain(" ("), Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
+			continue
+		}
+		if verbs {
+			out = append(out, Plain("makes "))
 		}
 		out = append(out, CodeSpan(c.Text), Plain(fmt.Sprintf(" %v (", c.Want)))
 		if c.Whole != "" {

@@ -435,6 +435,10 @@ type Cond struct {
 	// Either says that the condition is one of two alternatives the way
 	// needs one of; Note says the other ("or else …").
 	Either bool `json:"either,omitempty"`
+	// Passes, on a condition the way needs of the request that tests
+	// whether a call returned an error, is the call as written: the way
+	// needs it to return none.
+	Passes string `json:"passes,omitempty"`
 }
 
 // AlsoCrossing is another crossing of a pair: its legs and its verdict.

@@ -1322,7 +1322,7 @@ func (r *analysis) replayVerdict() {
 	if sg.Replay.Short > 0 {
 		v.add(fmt.Sprintf("A compaction to N−%d (%d revisions before the head N) evicts the watcher only if it lands before pass %d, which comes %s. From then on its progress is at or past the compaction revision.", sg.Replay.Short, sg.Replay.Short, closes, when))
 		if spaced && early > 0 {
-			v.add(fmt.Sprintf(" Only a compaction applied within %s of the watch's registration is sure to evict it.", early))
+			v.add(fmt.Sprintf(" A compaction applied within %s of the watch's registration is always in time.", early))
 		}
 		v.add(" ")
 	}
@@ -1352,7 +1352,7 @@ func (r *analysis) replayVerdict() {
 				}
 			}
 		}
-		v.fact(FactByHand, fmt.Sprintf("By hand, both watchers survive: terminal 1's replay of %d revisions takes %d passes of the sync loop, each sending at most %d revisions, %s while it is the only watcher behind ({0}, {1}). Once pass %d has run, at most about %s after the watch opens plus the passes' own time, its progress is at or past N−%d. A compaction typed by hand (taken as %s after the watch opens) finds it in %s. To see it die, the compaction must be applied within about %s of the watch's registration%s.", n, passes, batch.Int, apart, closes, window, sg.Replay.Short, typed, where, window, sure), lines...)
+		v.fact(FactByHand, fmt.Sprintf("By hand, both watchers survive: terminal 1's replay of %d revisions takes %d passes of the sync loop, each sending at most %d revisions, %s while it is the only watcher behind ({0}, {1}). Once pass %d has run, at most about %s after the watch opens plus the passes' own time, its progress is at or past N−%d. A compaction typed by hand (taken as %s after the watch opens) finds it in %s. To see it die, the compaction must be applied within about %s of the watch's registration, plus pass 1's own time%s.", n, passes, batch.Int, apart, closes, window, sg.Replay.Short, typed, where, window, sure), lines...)
 		v.fact(FactBothSurviveByHand, fmt.Sprintf("by hand neither ends: a compaction typed %s after the watch opens comes after the replay's %d passes, at most about %s after it plus the passes' own time; terminal 1 is in %s by then, and the decision never sees either watcher", typed, passes, done, where), lines...)
 		v.fact(FactDiesIfEarly, fmt.Sprintf("Terminal 1 does end if the compaction is applied before pass %d, at most about %s after the watch is registered plus the passes' own time%s. So the claim depends on when the compaction comes", closes, window, sure), lines...)
 	} else {
