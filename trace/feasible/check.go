@@ -235,28 +235,12 @@ type Result struct {
 	Sites []ssa.CallInstruction
 }
 
-// OnlyIfs are the conditions of state the path needs.
+// OnlyIfs are the conditions of state the path needs, in the order the
+// way meets them (inOrder).
 func (r *Result) OnlyIfs() []Cond {
-	var out []Cond
-	for _, c := range r.Conds {
-		if c.Class == State {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// Asks are the conditions the path needs that depend on the root's
-// input (the request), in path order: what the request asks decides
-// them, given the state a condition compares it with. A test of whether
-// a call returned an error is not one (the way passes the checks the
-// call makes), nor, on a way handed a message, a test of what carries
-// it that the way meets before the message's dispatch (a batch of
-// entries that holds it).
-func (r *Result) Asks() []Cond {
 	var out, late []Cond
 	for _, c := range r.Conds {
-		if (c.Class == Input || c.Passes != "") && !c.unasked {
+		if c.Class == State {
 			if c.late {
 				late = append(late, c)
 			} else {
@@ -264,12 +248,45 @@ func (r *Result) Asks() []Cond {
 			}
 		}
 	}
-	// A condition a value the way reads needs (the branch of a join
-	// before it, a branch inside a call it makes) goes where the way
-	// meets it: by the hop of the path whose function has it (the
-	// function of the last hop, or one the path does not name, last),
-	// then by its place there. One inside a check the way needs passed is
-	// what the check tests: not listed.
+	return r.inOrder(out, late, nil)
+}
+
+// Asks are the conditions the path needs that depend on the root's
+// input (the request), in path order: what the request asks decides
+// them, given the state a condition compares it with. A test of whether
+// a call returned an error is one only as a check the way needs passed
+// (Passes), nor, on a way handed a message, is a test of what carries
+// it that the way meets before the message's dispatch (a batch of
+// entries that holds it). One inside a check the way needs passed is
+// what the check tests: not listed.
+func (r *Result) Asks() []Cond {
+	var out, late []Cond
+	checks := map[string]bool{}
+	for _, c := range r.Conds {
+		if (c.Class == Input || c.Passes != "") && !c.unasked {
+			if c.late {
+				late = append(late, c)
+			} else {
+				out = append(out, c)
+				if c.Passes != "" {
+					checks[c.Passes] = true
+				}
+			}
+		}
+	}
+	return r.inOrder(out, late, checks)
+}
+
+// inOrder puts each condition that a value the way reads needs (late:
+// the branch of a join before it, a branch inside a call it makes) among
+// the way's own (out, in path order) where the way meets it: by the hop
+// of the path whose function has it (the function of the last hop, or
+// one the path does not name, last), then by its place there. One inside
+// a call in skip (as written) is left out.
+func (r *Result) inOrder(out, late []Cond, skip map[string]bool) []Cond {
+	if len(late) == 0 {
+		return out
+	}
 	hop := map[*ssa.Function]int{}
 	for i, site := range r.Sites {
 		if _, ok := hop[site.Parent()]; !ok {
@@ -282,16 +299,10 @@ func (r *Result) Asks() []Cond {
 		}
 		return len(r.Sites), pos
 	}
-	checks := map[string]bool{}
-	for _, c := range out {
-		if c.Passes != "" {
-			checks[c.Passes] = true
-		}
-	}
 	for _, c := range late {
 		fn, pos := c.Func, c.Pos
 		if c.meet != nil {
-			if checks[c.meet.text] {
+			if skip[c.meet.text] {
 				continue
 			}
 			fn, pos = c.meet.call.Parent(), c.meet.call.Pos()
@@ -1098,10 +1109,10 @@ func lenTest(cond ssa.Value, want bool) (ssa.Value, bool) {
 // each part taken as the return needs), starting at a block that
 // dominates target. A run that takes the whole chain returns, so one that
 // reaches target does not: "only if not `a && b`". Listed when every part
-// is a condition of state; a part the request chooses or an error test
-// makes the whole the client's or no condition, and a part the path
-// decides leaves the rest to the other parts (false: the chain cannot be
-// taken; true: it drops out), so the chain is left out then. The worlds
+// is a condition of state, or as what the way asks of the request when a
+// part is the request's; an error test makes it no condition, and a part
+// the path decides leaves the rest to the other parts (false: the chain
+// cannot be taken; true: it drops out), so the chain is left out then. The worlds
 // are not constrained by it: it adds a condition to the way's list, not a
 // refutation.
 func (w *walk) avoided(fr *frame, target *ssa.BasicBlock) []Cond {
@@ -1141,11 +1152,14 @@ func (w *walk) avoided(fr *frame, target *ssa.BasicBlock) []Cond {
 
 // chainCond is the condition "not the whole of one if statement's
 // condition" for a chain of its parts that leads into its body (the
-// return at ret), when every part is a condition of state.
+// return at ret), when every part is a condition of state, or of the
+// request (not an error test) or state: then it is the request's
+// (class Input), which the way asks, not a condition of its only-if.
 func (w *walk) chainCond(fr *frame, chain []edgeOf, ret *ssa.Return) (Cond, bool) {
 	whole := ""
 	var first token.Pos
 	var fields []*types.Var
+	input := false
 	for i, e := range chain {
 		text, pos, _ := w.c.text.condText(e.ifi)
 		wh := w.c.text.whole(pos, text)
@@ -1158,7 +1172,10 @@ func (w *walk) chainCond(fr *frame, chain []edgeOf, ret *ssa.Return) (Cond, bool
 		}
 		pc := Cond{Func: fr.fn, If: e.ifi, Text: text, Pos: pos}
 		w.classify(fr, &pc, e.ifi.Cond, e.want)
-		if pc.Class != State {
+		switch {
+		case pc.Class == Input && !errTest(e.ifi.Cond):
+			input = true
+		case pc.Class != State:
 			return Cond{}, false
 		}
 		fields = append(fields, fieldsRead(e.ifi.Cond)...)
@@ -1179,7 +1196,11 @@ func (w *walk) chainCond(fr *frame, chain []edgeOf, ret *ssa.Return) (Cond, bool
 		return Cond{}, false
 	}
 	top := chain[len(chain)-1]
-	return Cond{Func: fr.fn, If: top.ifi, Text: whole, Pos: first, Want: false, Class: State, Fields: fields}, true
+	class := State
+	if input {
+		class = Input // what the request asks (with the state a part compares it with)
+	}
+	return Cond{Func: fr.fn, If: top.ifi, Text: whole, Pos: first, Want: false, Class: class, Fields: fields, unasked: input && w.beforeMessage(fr)}, true
 }
 
 // loopHeads are the blocks whose branch asks whether a range loop goes on.
