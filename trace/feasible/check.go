@@ -1295,11 +1295,25 @@ func errTest(v ssa.Value) bool {
 var errorType = types.Universe.Lookup("error").Type()
 
 // givenInput reports whether call is given a value of the root's input
-// (besides a method's receiver).
+// (besides a method's receiver), or calls a function value that closes
+// over one.
 func givenInput(fr *frame, call ssa.CallInstruction) bool {
 	for _, a := range checked(call) {
 		if fr.eval(a).org == input {
 			return true
+		}
+	}
+	// A function value that closes over part of the request (a check of
+	// the request's keys that a caller hands down).
+	if cm := call.Common(); !cm.IsInvoke() && cm.StaticCallee() == nil {
+		for _, b := range fr.eval(cm.Value).bindings {
+			// A variable it captures holds its value (a parameter's copy).
+			if b != nil && b.kind == kObj && b.obj != nil {
+				b = b.obj.whole(fr)
+			}
+			if b != nil && ofInput(b) {
+				return true
+			}
 		}
 	}
 	return false
