@@ -1320,8 +1320,8 @@ func givenInput(fr *frame, call ssa.CallInstruction) bool {
 }
 
 // passed is, when v compares with nil the error a check returned (a call
-// that returns only an error, given something) (through a not) and the
-// outcome want of v needs it nil, that call.
+// given something, whose only result used is that error) (through a not)
+// and the outcome want of v needs it nil, that call.
 func passed(v ssa.Value, want bool) (ssa.CallInstruction, bool) {
 	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.NOT {
 		return passed(u.X, !want)
@@ -1339,13 +1339,48 @@ func passed(v ssa.Value, want bool) (ssa.CallInstruction, bool) {
 	if (b.Op == token.EQL) != want {
 		return nil, false // the way needs the error
 	}
-	// A check: a call that returns only an error, given something to
-	// check (not a stream's receive, not a context's own error).
+	// A check: a call that returns only an error, or whose other results
+	// nothing uses, given something to check (not a stream's receive, not
+	// a context's own error).
+	if e, ok := x.(*ssa.Extract); ok {
+		if call, ok := e.Tuple.(*ssa.Call); ok && onlyErrUsed(call, e.Index) && len(checked(call)) > 0 {
+			return call, true
+		}
+		return nil, false
+	}
 	call, ok := x.(*ssa.Call)
 	if !ok || call.Call.Signature().Results().Len() != 1 || len(checked(call)) == 0 {
 		return nil, false
 	}
 	return call, true
+}
+
+// used reports whether anything but a debug reference refers to v (a
+// result assigned to _ is not used).
+func used(v ssa.Value) bool {
+	for _, r := range *v.Referrers() {
+		if _, ok := r.(*ssa.DebugRef); !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyErrUsed reports whether, of call's results, only the one at index
+// i is used.
+func onlyErrUsed(call *ssa.Call, i int) bool {
+	for _, r := range *call.Referrers() {
+		switch r := r.(type) {
+		case *ssa.DebugRef:
+		case *ssa.Extract:
+			if r.Index != i && used(r) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // checked are the arguments of call, without a method's receiver.
