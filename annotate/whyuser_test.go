@@ -212,6 +212,13 @@ func TestPairVerdictSaysWhatTheRequestAsks(t *testing.T) {
 	if got != want {
 		t.Errorf("pairVerdict = %q, want %q", got, want)
 	}
+	handed := report.Cond{Text: "err != nil", Passes: "chk(ai)", PassesMade: &report.Loc{File: "v3_server.go", Line: 146}, File: "v3_server.go", Line: 1045, Class: "ordinary"}
+	h := report.PairPaths{Feasible: "yes", Ways: []report.Way{{Feasible: "yes", Asks: []report.Cond{handed}}}}
+	got = plain(pairVerdict(h))
+	want = "a path that can run, for a request that passes chk(ai) (v3_server.go:1045, the function value made at v3_server.go:146)"
+	if got != want {
+		t.Errorf("pairVerdict = %q, want %q", got, want)
+	}
 	n := report.PairPaths{Feasible: "no", Because: &report.Because{Text: "`x` is false on this path", File: "a.go", Line: 3},
 		Ways: []report.Way{{Feasible: "no", Asks: []report.Cond{below}}}}
 	if got = plain(pairVerdict(n)); strings.Contains(got, "request") {

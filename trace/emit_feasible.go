@@ -31,6 +31,10 @@ func (r *Result) cond(c *feasible.Cond) report.Cond {
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
 	}
+	if fn := c.PassesFn; fn != nil && fn.Pos().IsValid() {
+		file, line := r.position(fn.Pos())
+		rc.PassesMade = &report.Loc{File: file, Line: line}
+	}
 	return rc
 }
 

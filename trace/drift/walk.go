@@ -205,6 +205,9 @@ func (w *walker) cond(c report.Cond) {
 		what = "condition a path needs true"
 	}
 	w.pos("condition", what, c.Function, c.File, c.Line, c.Text)
+	if c.PassesMade != nil {
+		w.loc("condition", "function value a check calls", *c.PassesMade)
+	}
 }
 
 func (w *walker) pair(p report.PairPaths) {

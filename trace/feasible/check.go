@@ -175,13 +175,19 @@ type Cond struct {
 	unasked bool
 	// Passes, on a condition of class Input that tests whether a call
 	// returned an error, where the way needs it to return none, is the
-	// call as written.
-	Passes string
+	// call as written; PassesFn, for a call of a function value, the
+	// function it calls on the way (a check its caller hands down).
+	Passes   string
+	PassesFn *ssa.Function
 	// late marks a condition that a value the way reads needs (needed),
-	// listed after the way's own; meet, when it lies inside a call the
-	// way makes, is the outermost such call.
+	// listed after the way's own. hop and at are where the way meets a
+	// condition: the index of its frame on the path (-1 when not known)
+	// and the place there (the call the way makes, for one inside a
+	// function it calls, as written in meet).
 	late bool
-	meet *viaCall
+	hop  int
+	at   token.Pos
+	meet string
 }
 
 // Fixed is a value that a path fixes: an operand, its value, and where the
@@ -279,39 +285,33 @@ func (r *Result) Asks() []Cond {
 
 // inOrder puts each condition that a value the way reads needs (late:
 // the branch of a join before it, a branch inside a call it makes) among
-// the way's own (out, in path order) where the way meets it: by the hop
-// of the path whose function has it (the function of the last hop, or
-// one the path does not name, last), then by its place there. One inside
-// a call in skip (as written) is left out.
+// the way's own (out, in path order) where the way meets it: by the frame
+// of the path, then by the place there, then by its own place (one not
+// placed goes last). One inside a call in skip (as written) is left out.
 func (r *Result) inOrder(out, late []Cond, skip map[string]bool) []Cond {
-	if len(late) == 0 {
-		return out
-	}
-	hop := map[*ssa.Function]int{}
-	for i, site := range r.Sites {
-		if _, ok := hop[site.Parent()]; !ok {
-			hop[site.Parent()] = i
+	less := func(a, b *Cond) bool {
+		ah, bh := a.hop, b.hop
+		if ah < 0 {
+			ah = 1 << 30
 		}
-	}
-	key := func(fn *ssa.Function, pos token.Pos) (int, token.Pos) {
-		if i, ok := hop[fn]; ok {
-			return i, pos
+		if bh < 0 {
+			bh = 1 << 30
 		}
-		return len(r.Sites), pos
+		if ah != bh {
+			return ah < bh
+		}
+		if a.at != b.at {
+			return a.at < b.at
+		}
+		return a.Pos < b.Pos
 	}
 	for _, c := range late {
-		fn, pos := c.Func, c.Pos
-		if c.meet != nil {
-			if skip[c.meet.text] {
-				continue
-			}
-			fn, pos = c.meet.call.Parent(), c.meet.call.Pos()
+		if c.meet != "" && skip[c.meet] {
+			continue
 		}
-		hi, hp := key(fn, pos)
 		at := len(out)
-		for i, o := range out {
-			oi, op := key(o.Func, o.Pos)
-			if oi > hi || oi == hi && op > hp {
+		for i := range out {
+			if less(&c, &out[i]) {
 				at = i
 				break
 			}
@@ -1200,7 +1200,9 @@ func (w *walk) chainCond(fr *frame, chain []edgeOf, ret *ssa.Return) (Cond, bool
 	if input {
 		class = Input // what the request asks (with the state a part compares it with)
 	}
-	return Cond{Func: fr.fn, If: top.ifi, Text: whole, Pos: first, Want: false, Class: class, Fields: fields, unasked: input && w.beforeMessage(fr)}, true
+	hop, at, meet := w.meetAt(fr, first)
+	return Cond{Func: fr.fn, If: top.ifi, Text: whole, Pos: first, Want: false, Class: class, Fields: fields, unasked: input && w.beforeMessage(fr),
+		hop: hop, at: at, meet: meet}, true
 }
 
 // loopHeads are the blocks whose branch asks whether a range loop goes on.
@@ -1220,6 +1222,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 	}
 	c.Whole = w.c.text.whole(pos, text)
 	c.Entry = w.c.text.lookupOf(ifi.Cond)
+	c.hop, c.at, c.meet = w.meetAt(fr, pos)
 	if loopHeads[ifi.Block().Comment] {
 		c.Class = Ordinary
 		// A counted loop whose bound the path fixes (a loop over a slice
@@ -1261,6 +1264,9 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 			// state given some of it (a permission check of the caller).
 			if call, ok := passed(ifi.Cond, want); ok && (c.Class == Input || givenInput(fr, call)) {
 				c.Passes = w.c.text.callText(call)
+				if cm := call.Common(); !cm.IsInvoke() && cm.StaticCallee() == nil {
+					c.PassesFn = fr.eval(cm.Value).fn
+				}
 			}
 			c.unasked = c.Passes == ""
 		}
@@ -1293,6 +1299,26 @@ func errTest(v ssa.Value) bool {
 }
 
 var errorType = types.Universe.Lookup("error").Type()
+
+// meetAt is where the way meets a condition at pos in frame fr: the
+// index of the path's frame that fr is or is called from, and pos, or
+// the call that frame makes toward fr (and its text); -1 when fr is on
+// no path frame's chain.
+func (w *walk) meetAt(fr *frame, pos token.Pos) (int, token.Pos, string) {
+	var call ssa.CallInstruction
+	for f := fr; f != nil; f = f.parent {
+		if f.idx < len(w.frames) && w.frames[f.idx] == f {
+			if call == nil {
+				return f.idx, pos, ""
+			}
+			return f.idx, call.Pos(), w.c.text.callText(call)
+		}
+		if f.callAt != nil {
+			call = f.callAt
+		}
+	}
+	return -1, pos, ""
+}
 
 // givenInput reports whether call is given a value of the root's input
 // (besides a method's receiver), or calls a function value that closes

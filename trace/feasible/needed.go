@@ -125,10 +125,9 @@ func (w *walk) needed(cs []Cond) []Cond {
 			cd.Fields = fieldsRead(g.ifi.Cond)
 			if len(g.via) > 0 {
 				cd.Inside = g.via[len(g.via)-1].text
-				// The way meets it where it makes the outermost call.
-				cd.meet = g.via[0]
 			}
 			cd.late = true
+			cd.hop, cd.at, cd.meet = w.meetAt(g.fr, pos)
 			// What carries a handed request, tested before its dispatch, is
 			// not the request's (as on the way, decide).
 			cd.unasked = cd.Class == Input && w.beforeMessage(g.fr)

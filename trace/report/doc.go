@@ -245,7 +245,11 @@ func Asks(cs []Cond) Text {
 			out = append(out, Plain(", "))
 		}
 		if c.Passes != "" {
-			out = append(out, Plain("passes "), CodeSpan(c.Passes), Plain(" ("), Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
+			out = append(out, Plain("passes "), CodeSpan(c.Passes), Plain(" ("), Cite(Loc{File: c.File, Line: c.Line}))
+			if c.PassesMade != nil {
+				out = append(out, Plain(", the function value made at "), Cite(*c.PassesMade))
+			}
+			out = append(out, Plain(")"))
 			continue
 		}
 		if verbs {

@@ -437,8 +437,11 @@ type Cond struct {
 	Either bool `json:"either,omitempty"`
 	// Passes, on a condition the way needs of the request that tests
 	// whether a call returned an error, is the call as written: the way
-	// needs it to return none.
-	Passes string `json:"passes,omitempty"`
+	// needs it to return none. PassesMade, for a call of a function value,
+	// is where the function it calls on the way is declared (a function
+	// literal its caller hands down).
+	Passes     string `json:"passes,omitempty"`
+	PassesMade *Loc   `json:"passes_made,omitempty"`
 }
 
 // AlsoCrossing is another crossing of a pair: its legs and its verdict.
