@@ -219,6 +219,13 @@ func TestPairVerdictSaysWhatTheRequestAsks(t *testing.T) {
 	if got != want {
 		t.Errorf("pairVerdict = %q, want %q", got, want)
 	}
+	kept := report.Cond{Text: "rev == h.Revision", Every: "s.hashes", File: "hash.go", Line: 142, Class: "input"}
+	k := report.PairPaths{Feasible: "yes", Ways: []report.Way{{Feasible: "yes", Asks: []report.Cond{kept}}}}
+	got = plain(pairVerdict(k))
+	want = "a path that can run, for a request that makes rev == h.Revision false for every element of s.hashes (hash.go:142)"
+	if got != want {
+		t.Errorf("pairVerdict = %q, want %q", got, want)
+	}
 	n := report.PairPaths{Feasible: "no", Because: &report.Because{Text: "`x` is false on this path", File: "a.go", Line: 3},
 		Ways: []report.Way{{Feasible: "no", Asks: []report.Cond{below}}}}
 	if got = plain(pairVerdict(n)); strings.Contains(got, "request") {

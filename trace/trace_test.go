@@ -338,10 +338,10 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 				t.Errorf("%s: the shown way's only-ifs are %+v", sc.Text(), p.Ways)
 			}
 		case "asks":
-			// asks ENTRY SITE [not] TEXT ; passes CALL [@FILE:LINE] ; …,
-			// or -: what the shown way (with its legs across hand-offs)
-			// needs of the request, in the way's order (@ where the
-			// function value a check calls is made).
+			// asks ENTRY SITE [not] TEXT [for every SLICE] ; passes CALL
+			// [@FILE:LINE] ; …, or -: what the shown way (with its legs
+			// across hand-offs) needs of the request, in the way's order
+			// (@ where the function value a check calls is made).
 			p := pair(f[1], f[2])
 			var want []string
 			if list := strings.Join(f[3:], " "); list != "-" {
@@ -364,7 +364,11 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 					got = append(got, "passes "+c.Passes+made)
 					continue
 				}
-				got = append(got, map[bool]string{true: "", false: "not "}[c.Want]+c.Text)
+				every := ""
+				if c.Every != "" {
+					every = " for every " + c.Every
+				}
+				got = append(got, map[bool]string{true: "", false: "not "}[c.Want]+c.Text+every)
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("%s: the shown way asks %q", sc.Text(), got)

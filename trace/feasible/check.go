@@ -173,6 +173,10 @@ type Cond struct {
 	// of what a hand-off carries its message in, met before the way
 	// reaches the message's dispatch.
 	unasked bool
+	// Every, on a condition of class Input inside a range loop the way
+	// goes past, is the slice as written: the way needs the condition's
+	// outcome (Want) for every element.
+	Every string
 	// Passes, on a condition of class Input that tests whether a call
 	// returned an error, where the way needs it to return none, is the
 	// call as written; PassesFn, for a call of a function value, the
@@ -1038,7 +1042,7 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 	for _, e := range w.c.domEdges(fr.fn, target) {
 		out = append(out, w.decide(fr, e.ifi, e.want))
 	}
-	for _, c := range w.avoided(fr, target) {
+	for _, c := range append(w.avoided(fr, target), w.everyElement(fr, target)...) {
 		// In the order the function meets them.
 		i := len(out)
 		for i > 0 && out[i-1].Pos > c.Pos {
@@ -1047,6 +1051,45 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 		out = append(out[:i], append([]Cond{c}, out[i:]...)...)
 	}
 	return impliedPasses(out)
+}
+
+// everyElement are, for each range loop over a slice that a run on to
+// target leaves at its end, the branches inside it that lead to a return
+// (one branch each) and compare part of the request: the way needs each
+// false for every element (`rev == h.Revision` for every kept hash).
+// They are what the way asks of the request (class Input, Every the
+// slice as written); the worlds are not constrained by them.
+func (w *walk) everyElement(fr *frame, target *ssa.BasicBlock) []Cond {
+	var out []Cond
+	for _, l := range w.c.loops(fr.fn) {
+		if !l.head.Succs[1].Dominates(target) {
+			continue
+		}
+		over, ok := w.c.text.rangedOver(l.head.Instrs[len(l.head.Instrs)-1].(*ssa.If))
+		if !ok {
+			continue
+		}
+		for _, exit := range l.exits {
+			if len(exit) != 1 {
+				continue
+			}
+			e := exit[0]
+			text, pos, flip := w.c.text.condText(e.ifi)
+			if text == "" || !pos.IsValid() || errTest(e.ifi.Cond) {
+				continue
+			}
+			cd := Cond{Func: fr.fn, If: e.ifi, Text: text, Pos: pos, Want: !e.want != flip, Every: over}
+			w.classify(fr, &cd, e.ifi.Cond, !e.want)
+			if cd.Class != Input {
+				continue
+			}
+			cd.Whole = w.c.text.whole(pos, text)
+			cd.hop, cd.at, cd.meet = w.meetAt(fr, pos)
+			cd.unasked = w.beforeMessage(fr)
+			out = append(out, cd)
+		}
+	}
+	return out
 }
 
 // impliedPasses drops the pass of a range loop over a slice or a map

@@ -255,7 +255,11 @@ func Asks(cs []Cond) Text {
 		if verbs {
 			out = append(out, Plain("makes "))
 		}
-		out = append(out, CodeSpan(c.Text), Plain(fmt.Sprintf(" %v (", c.Want)))
+		out = append(out, CodeSpan(c.Text), Plain(fmt.Sprintf(" %v", c.Want)))
+		if c.Every != "" {
+			out = append(out, Plain(" for every element of "), CodeSpan(c.Every))
+		}
+		out = append(out, Plain(" ("))
 		if c.Whole != "" {
 			out = append(out, Plain("part of "), CodeSpan(c.Whole), Plain(", "))
 		}

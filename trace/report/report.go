@@ -435,6 +435,10 @@ type Cond struct {
 	// Either says that the condition is one of two alternatives the way
 	// needs one of; Note says the other ("or else …").
 	Either bool `json:"either,omitempty"`
+	// Every, on a condition the way needs of the request inside a loop
+	// it goes past, is the slice the loop ranges over: the way needs the
+	// outcome for every element.
+	Every string `json:"every,omitempty"`
 	// Passes, on a condition the way needs of the request that tests
 	// whether a call returned an error, is the call as written: the way
 	// needs it to return none. PassesMade, for a call of a function value,
