@@ -428,6 +428,9 @@ type Checker struct {
 	MaxLeaves int
 
 	sums map[*ssa.Function]*summary
+	// rangeLoops are each function's range loops over slices (loops),
+	// once asked for by everyElement.
+	rangeLoops map[*ssa.Function][]*loopInfo
 	// leasts are leastOf's answers; leastFns and leastBusy its search.
 	leasts    map[ssa.Value]leastInfo
 	leastFns  map[*ssa.Function]leastState
@@ -500,22 +503,23 @@ func (c *Checker) typeString(t types.Type) string {
 // New returns a checker over g's program.
 func New(g *callpath.Graph) *Checker {
 	return &Checker{
-		sites:     g.Sites,
-		edges:     g.EdgesAt,
-		g:         g,
-		text:      &texts{file: g.File, fset: g.Fset(), data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}},
-		MaxLeaves: 16,
-		sums:      map[*ssa.Function]*summary{},
-		dom:       map[*ssa.BasicBlock][]edgeOf{},
-		guardsOf:  map[*types.Var][]*types.Var{},
-		releasers: map[*types.Var]map[*ssa.Function]bool{},
-		heldMemo:  map[heldKey]bool{},
-		retHold:   map[retKey]bool{},
-		shared:    &invStore{m: map[invKey]*Invariant{}},
-		checked:   map[string]Result{},
-		ctorOnly:  map[*types.Var]bool{},
-		writersOf: map[*ssa.Alloc]map[ssa.Instruction]bool{},
-		closureW:  map[*ssa.Alloc]bool{},
+		sites:      g.Sites,
+		edges:      g.EdgesAt,
+		g:          g,
+		text:       &texts{file: g.File, fset: g.Fset(), data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}},
+		MaxLeaves:  16,
+		sums:       map[*ssa.Function]*summary{},
+		rangeLoops: map[*ssa.Function][]*loopInfo{},
+		dom:        map[*ssa.BasicBlock][]edgeOf{},
+		guardsOf:   map[*types.Var][]*types.Var{},
+		releasers:  map[*types.Var]map[*ssa.Function]bool{},
+		heldMemo:   map[heldKey]bool{},
+		retHold:    map[retKey]bool{},
+		shared:     &invStore{m: map[invKey]*Invariant{}},
+		checked:    map[string]Result{},
+		ctorOnly:   map[*types.Var]bool{},
+		writersOf:  map[*ssa.Alloc]map[ssa.Instruction]bool{},
+		closureW:   map[*ssa.Alloc]bool{},
 	}
 }
 
@@ -1061,7 +1065,12 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 // slice as written); the worlds are not constrained by them.
 func (w *walk) everyElement(fr *frame, target *ssa.BasicBlock) []Cond {
 	var out []Cond
-	for _, l := range w.c.loops(fr.fn) {
+	ls, ok := w.c.rangeLoops[fr.fn]
+	if !ok {
+		ls = w.c.loops(fr.fn)
+		w.c.rangeLoops[fr.fn] = ls
+	}
+	for _, l := range ls {
 		if !l.head.Succs[1].Dominates(target) {
 			continue
 		}
