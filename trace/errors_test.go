@@ -108,6 +108,15 @@ func TestErrorsFixture(t *testing.T) {
 			}
 			return a
 		}
+		// client is the client half of the answer for f[1], or nil (said).
+		client := func(w *report.Why) *report.UserClient {
+			a := obj(w)
+			if a == nil || a.User == nil || a.User.Client == nil {
+				t.Errorf("%q: %s has no client half", curText, f[1])
+				return nil
+			}
+			return a.User.Client
+		}
 		switch f[0] {
 		case "text":
 			if !need(2) {
@@ -179,12 +188,10 @@ func TestErrorsFixture(t *testing.T) {
 			if !need(3) {
 				continue
 			}
-			a := obj(cur)
-			if a == nil || a.User == nil || a.User.Client == nil {
-				t.Errorf("%q: %s has no client half", curText, f[1])
+			c := client(cur)
+			if c == nil {
 				continue
 			}
-			c := a.User.Client
 			if f[2] == "passes" {
 				if !c.Passes || len(c.EqualTo) != 0 || !strings.HasPrefix(c.Text, "rpc error: ") {
 					t.Errorf("%q: %s's client value = %+v, want the status passed through", curText, f[1], c)
@@ -202,13 +209,12 @@ func TestErrorsFixture(t *testing.T) {
 			if !need(4) {
 				continue
 			}
-			a := obj(cur)
-			if a == nil || a.User == nil || a.User.Client == nil {
-				t.Errorf("%q: %s has no client half", curText, f[1])
+			c := client(cur)
+			if c == nil {
 				continue
 			}
 			var got []string
-			for _, l := range a.User.Client.Own {
+			for _, l := range c.Own {
 				got = append(got, fmt.Sprintf("%s:%d %s", l.File, l.Line, report.ShortName(l.Function)))
 			}
 			if want := f[2] + " " + f[3]; !slices.Contains(got, want) {

@@ -554,7 +554,6 @@ func (w *whyRun) use(si int) {
 	type undecidedRoot struct {
 		nw   *study.NoWay
 		root roots.Root
-		fn   *ssa.Function
 		rank int
 	}
 	var undecided []undecidedRoot
@@ -573,7 +572,7 @@ func (w *whyRun) use(si int) {
 			case b.Res.Verdict == feasible.No && noWay == nil:
 				noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because}
 			case b.Res.Verdict == feasible.Unknown:
-				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because, Path: b.Path}, c, c.Func, i})
+				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because, Path: b.Path}, c, i})
 			}
 		}
 	}
@@ -641,7 +640,7 @@ func (w *whyRun) use(si int) {
 					if m := p.Crossing[0].Message; m != nil {
 						nw.Message = strings.Join(m.Fields(), "+")
 					}
-					undecided = append(undecided, undecidedRoot{nw, c, c.Func, len(cands) + len(undecided)})
+					undecided = append(undecided, undecidedRoot{nw, c, len(cands) + len(undecided)})
 				}
 				continue
 			}
@@ -712,10 +711,10 @@ func (w *whyRun) use(si int) {
 		if len(w.Sites[si].Undecided) >= w.nearest {
 			break
 		}
-		if slices.ContainsFunc(got, func(f found) bool { return f.root.Func == u.fn || w.reachable(f.root.Func)[u.fn] }) {
+		if slices.ContainsFunc(got, func(f found) bool { return f.root.Func == u.root.Func || w.reachable(f.root.Func)[u.root.Func] }) {
 			continue
 		}
-		if slices.ContainsFunc(undecided, func(o undecidedRoot) bool { return w.starts(o.fn, u.fn) }) {
+		if slices.ContainsFunc(undecided, func(o undecidedRoot) bool { return w.starts(o.root.Func, u.root.Func) }) {
 			continue
 		}
 		w.Sites[si].Undecided = append(w.Sites[si].Undecided, u.nw)

@@ -428,9 +428,9 @@ type Checker struct {
 	MaxLeaves int
 
 	sums map[*ssa.Function]*summary
-	// rangeLoops are each function's range loops over slices (loops),
-	// once asked for by everyElement.
-	rangeLoops map[*ssa.Function][]*loopInfo
+	// loopsOf are each function's range loops over slices (loops), once
+	// found.
+	loopsOf map[*ssa.Function][]*loopInfo
 	// leasts are leastOf's answers; leastFns and leastBusy its search.
 	leasts    map[ssa.Value]leastInfo
 	leastFns  map[*ssa.Function]leastState
@@ -503,23 +503,23 @@ func (c *Checker) typeString(t types.Type) string {
 // New returns a checker over g's program.
 func New(g *callpath.Graph) *Checker {
 	return &Checker{
-		sites:      g.Sites,
-		edges:      g.EdgesAt,
-		g:          g,
-		text:       &texts{file: g.File, fset: g.Fset(), data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}},
-		MaxLeaves:  16,
-		sums:       map[*ssa.Function]*summary{},
-		rangeLoops: map[*ssa.Function][]*loopInfo{},
-		dom:        map[*ssa.BasicBlock][]edgeOf{},
-		guardsOf:   map[*types.Var][]*types.Var{},
-		releasers:  map[*types.Var]map[*ssa.Function]bool{},
-		heldMemo:   map[heldKey]bool{},
-		retHold:    map[retKey]bool{},
-		shared:     &invStore{m: map[invKey]*Invariant{}},
-		checked:    map[string]Result{},
-		ctorOnly:   map[*types.Var]bool{},
-		writersOf:  map[*ssa.Alloc]map[ssa.Instruction]bool{},
-		closureW:   map[*ssa.Alloc]bool{},
+		sites:     g.Sites,
+		edges:     g.EdgesAt,
+		g:         g,
+		text:      &texts{file: g.File, fset: g.Fset(), data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}},
+		MaxLeaves: 16,
+		sums:      map[*ssa.Function]*summary{},
+		loopsOf:   map[*ssa.Function][]*loopInfo{},
+		dom:       map[*ssa.BasicBlock][]edgeOf{},
+		guardsOf:  map[*types.Var][]*types.Var{},
+		releasers: map[*types.Var]map[*ssa.Function]bool{},
+		heldMemo:  map[heldKey]bool{},
+		retHold:   map[retKey]bool{},
+		shared:    &invStore{m: map[invKey]*Invariant{}},
+		checked:   map[string]Result{},
+		ctorOnly:  map[*types.Var]bool{},
+		writersOf: map[*ssa.Alloc]map[ssa.Instruction]bool{},
+		closureW:  map[*ssa.Alloc]bool{},
 	}
 }
 
@@ -1065,12 +1065,7 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 // slice as written); the worlds are not constrained by them.
 func (w *walk) everyElement(fr *frame, target *ssa.BasicBlock) []Cond {
 	var out []Cond
-	ls, ok := w.c.rangeLoops[fr.fn]
-	if !ok {
-		ls = w.c.loops(fr.fn)
-		w.c.rangeLoops[fr.fn] = ls
-	}
-	for _, l := range ls {
+	for _, l := range w.c.loops(fr.fn) {
 		if !l.head.Succs[1].Dominates(target) {
 			continue
 		}
@@ -1332,7 +1327,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 // value of type error, or calls a function given one (`err != nil`, a
 // match of an error against a variable).
 func errTest(v ssa.Value) bool {
-	isErr := func(x ssa.Value) bool { return types.Identical(x.Type(), errorType) }
+	isErr := func(x ssa.Value) bool { return callpath.IsError(x.Type()) }
 	switch x := v.(type) {
 	case *ssa.UnOp:
 		if x.Op == token.NOT {
@@ -1349,8 +1344,6 @@ func errTest(v ssa.Value) bool {
 	}
 	return false
 }
-
-var errorType = types.Universe.Lookup("error").Type()
 
 // meetAt is where the way meets a condition at pos in frame fr: the
 // index of the path's frame that fr is or is called from, and pos, or

@@ -331,6 +331,15 @@ func (c *Checker) edgesBetween(fn *ssa.Function, top, pred, b *ssa.BasicBlock) [
 // loops finds fn's range loops over slices whose only ways out are the
 // loop's own end and returns.
 func (c *Checker) loops(fn *ssa.Function) []*loopInfo {
+	if ls, ok := c.loopsOf[fn]; ok {
+		return ls
+	}
+	out := c.loops1(fn)
+	c.loopsOf[fn] = out
+	return out
+}
+
+func (c *Checker) loops1(fn *ssa.Function) []*loopInfo {
 	var out []*loopInfo
 	for _, head := range fn.Blocks {
 		if head.Comment != "rangeindex.loop" || len(head.Succs) != 2 || len(head.Instrs) == 0 {
