@@ -338,8 +338,8 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 				t.Errorf("%s: the shown way's only-ifs are %+v", sc.Text(), p.Ways)
 			}
 		case "asks":
-			// asks ENTRY SITE [not] TEXT [for every SLICE] ; passes CALL
-			// [@FILE:LINE] ; …, or -: what the shown way (with its legs
+			// asks ENTRY SITE [not] TEXT [for every SLICE] ; passes|fails
+			// CALL [@FILE:LINE] ; …, or -: what the shown way (with its legs
 			// across hand-offs) needs of the request, in the way's order
 			// (@ where the function value a check calls is made).
 			p := pair(f[1], f[2])
@@ -356,12 +356,16 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			}
 			var got []string
 			for _, c := range cs {
-				if c.Passes != "" {
+				if c.Passes != "" || c.Fails != "" {
 					made := ""
 					if c.PassesMade != nil {
 						made = fmt.Sprintf(" @%s:%d", c.PassesMade.File, c.PassesMade.Line)
 					}
-					got = append(got, "passes "+c.Passes+made)
+					if c.Passes != "" {
+						got = append(got, "passes "+c.Passes+made)
+					} else {
+						got = append(got, "fails "+c.Fails+made)
+					}
 					continue
 				}
 				every := ""

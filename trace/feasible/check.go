@@ -179,9 +179,11 @@ type Cond struct {
 	Every string
 	// Passes, on a condition of class Input that tests whether a call
 	// returned an error, where the way needs it to return none, is the
-	// call as written; PassesFn, for a call of a function value, the
-	// function it calls on the way (a check its caller hands down).
+	// call as written; Fails, where the way needs it to return one.
+	// PassesFn, for a call of a function value, is the function it calls
+	// on the way (a check its caller hands down).
 	Passes   string
+	Fails    string
 	PassesFn *ssa.Function
 	// late marks a condition that a value the way reads needs (needed),
 	// listed after the way's own. hop and at are where the way meets a
@@ -265,26 +267,44 @@ func (r *Result) OnlyIfs() []Cond {
 // input (the request), in path order: what the request asks decides
 // them, given the state a condition compares it with. A test of whether
 // a call returned an error is one only as a check the way needs passed
-// (Passes), nor, on a way handed a message, is a test of what carries
-// it that the way meets before the message's dispatch (a batch of
-// entries that holds it). One inside a check the way needs passed is
-// what the check tests: not listed.
+// (Passes) or failed (Fails), nor, on a way handed a message, is a test
+// of what carries it that the way meets before the message's dispatch (a
+// batch of entries that holds it). One inside a check the way needs
+// passed or failed is what the check tests: not listed.
 func (r *Result) Asks() []Cond {
 	var out, late []Cond
 	checks := map[string]bool{}
 	for _, c := range r.Conds {
-		if (c.Class == Input || c.Passes != "") && !c.unasked {
+		if (c.Class == Input || c.check() != "") && !c.unasked {
 			if c.late {
 				late = append(late, c)
 			} else {
 				out = append(out, c)
-				if c.Passes != "" {
-					checks[c.Passes] = true
+				if c.check() != "" {
+					checks[c.check()] = true
 				}
 			}
 		}
 	}
+	// What a check the way needs of a value it reads tests is not listed
+	// either.
+	lateChecks := map[string]bool{}
+	for _, c := range late {
+		if c.check() != "" {
+			lateChecks[c.check()] = true
+		}
+	}
+	late = slices.DeleteFunc(late, func(c Cond) bool { return c.check() == "" && c.Inside != "" && lateChecks[c.Inside] })
 	return r.inOrder(out, late, checks)
+}
+
+// check is the call, as written, of a check the way needs passed or
+// failed; "" when c is none.
+func (c *Cond) check() string {
+	if c.Passes != "" {
+		return c.Passes
+	}
+	return c.Fails
 }
 
 // inOrder puts each condition that a value the way reads needs (late:
@@ -1307,17 +1327,13 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 		w.classify(fr, &c, ifi.Cond, want)
 		c.Fields = fieldsRead(ifi.Cond)
 		if (c.Class == Input || c.Class == Ordinary) && errTest(ifi.Cond) {
-			// A check the way needs passed: of the request, or a call of
-			// state given some of it (a permission check of the caller).
-			if call, ok := passed(ifi.Cond, want); ok && (c.Class == Input || givenInput(fr, call)) {
-				c.Passes = w.c.text.callText(call)
-				if cm := call.Common(); !cm.IsInvoke() && cm.StaticCallee() == nil {
-					c.PassesFn = fr.eval(cm.Value).fn
-				}
-			}
-			c.unasked = c.Passes == ""
+			// A check the way needs passed or failed: of the request, or a
+			// call of state given some of it (a permission check of the
+			// caller).
+			w.checkCall(fr, &c, ifi.Cond, want)
+			c.unasked = c.check() == ""
 		}
-		c.unasked = c.unasked || (c.Class == Input || c.Passes != "") && w.beforeMessage(fr)
+		c.unasked = c.unasked || (c.Class == Input || c.check() != "") && w.beforeMessage(fr)
 	}
 	w.settle(fr, ifi, want, &c)
 	return c
@@ -1390,40 +1406,58 @@ func givenInput(fr *frame, call ssa.CallInstruction) bool {
 	return false
 }
 
-// passed is, when v compares with nil the error a check returned (a call
-// given something, whose only result used is that error) (through a not)
-// and the outcome want of v needs it nil, that call.
-func passed(v ssa.Value, want bool) (ssa.CallInstruction, bool) {
+// checkCall sets c's Passes or Fails when cond, which tests an error,
+// is the test of a check's result (checkOf) and the check is of the
+// request (c is of class Input) or given part of it (a permission check
+// of the caller).
+func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool) {
+	call, fails, ok := checkOf(cond, want)
+	if !ok || c.Class != Input && !givenInput(fr, call) {
+		return
+	}
+	if fails {
+		c.Fails = w.c.text.callText(call)
+	} else {
+		c.Passes = w.c.text.callText(call)
+	}
+	if cm := call.Common(); !cm.IsInvoke() && cm.StaticCallee() == nil {
+		c.PassesFn = fr.eval(cm.Value).fn
+	}
+}
+
+// checkOf is, when v compares with nil the error a check returned (a
+// call given something, whose only result used is that error) (through a
+// not), that call, and whether the outcome want of v needs the error
+// (fails) or needs it nil.
+func checkOf(v ssa.Value, want bool) (call ssa.CallInstruction, fails, ok bool) {
 	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.NOT {
-		return passed(u.X, !want)
+		return checkOf(u.X, !want)
 	}
 	b, ok := v.(*ssa.BinOp)
 	if !ok || b.Op != token.EQL && b.Op != token.NEQ {
-		return nil, false
+		return nil, false, false
 	}
 	x := b.X
 	if c, ok := x.(*ssa.Const); ok && c.IsNil() {
 		x = b.Y
 	} else if c, ok := b.Y.(*ssa.Const); !ok || !c.IsNil() {
-		return nil, false
+		return nil, false, false
 	}
-	if (b.Op == token.EQL) != want {
-		return nil, false // the way needs the error
-	}
+	fails = (b.Op == token.EQL) != want
 	// A check: a call that returns only an error, or whose other results
 	// nothing uses, given something to check (not a stream's receive, not
 	// a context's own error).
 	if e, ok := x.(*ssa.Extract); ok {
 		if call, ok := e.Tuple.(*ssa.Call); ok && onlyErrUsed(call, e.Index) && len(checked(call)) > 0 {
-			return call, true
+			return call, fails, true
 		}
-		return nil, false
+		return nil, false, false
 	}
-	call, ok := x.(*ssa.Call)
-	if !ok || call.Call.Signature().Results().Len() != 1 || len(checked(call)) == 0 {
-		return nil, false
+	c, ok := x.(*ssa.Call)
+	if !ok || c.Call.Signature().Results().Len() != 1 || len(checked(c)) == 0 {
+		return nil, false, false
 	}
-	return call, true
+	return c, fails, true
 }
 
 // used reports whether anything but a debug reference refers to v (a

@@ -117,7 +117,14 @@ func (w *walk) needed(cs []Cond) []Cond {
 				continue
 			}
 			w.classify(g.fr, &cd, g.ifi.Cond, g.want)
-			if cd.Class != State && cd.Class != Input || takesRequest(g.fr, g.ifi.Cond, 0) {
+			if errTest(g.ifi.Cond) && (cd.Class == Input || cd.Class == Ordinary) {
+				// A check the value needs passed or failed, as on the way
+				// (decide); another test of an error is not listed.
+				w.checkCall(g.fr, &cd, g.ifi.Cond, g.want)
+				if cd.check() == "" {
+					continue
+				}
+			} else if cd.Class != State && cd.Class != Input || takesRequest(g.fr, g.ifi.Cond, 0) {
 				continue
 			}
 			have[edge{g.ifi, cd.Want}] = true
@@ -130,7 +137,7 @@ func (w *walk) needed(cs []Cond) []Cond {
 			cd.hop, cd.at, cd.meet = w.meetAt(g.fr, pos)
 			// What carries a handed request, tested before its dispatch, is
 			// not the request's (as on the way, decide).
-			cd.unasked = cd.Class == Input && w.beforeMessage(g.fr)
+			cd.unasked = (cd.Class == Input || cd.check() != "") && w.beforeMessage(g.fr)
 			out = append(out, cd)
 		}
 	}

@@ -223,15 +223,16 @@ func OnlyIf(c Cond) Text {
 // Asks says what a way needs of the request: ", for a request that
 // makes `c` true (file:line), `d` false (part of `whole`, file:line) and
 // …", in the order the way meets them; a check of the request the way
-// needs passed is "passes `check(r)` (file:line)", and then each item
-// has its verb. Nothing when the way needs nothing of the request.
+// needs passed is "passes `check(r)` (file:line)", one it needs failed
+// "fails `check(r)` (file:line)", and then each item has its verb.
+// Nothing when the way needs nothing of the request.
 func Asks(cs []Cond) Text {
 	if len(cs) == 0 {
 		return nil
 	}
 	verbs := false
 	for _, c := range cs {
-		verbs = verbs || c.Passes != ""
+		verbs = verbs || c.Passes != "" || c.Fails != ""
 	}
 	out := Text{Plain(", for a request that ")}
 	if !verbs {
@@ -244,8 +245,13 @@ func Asks(cs []Cond) Text {
 		case i > 0:
 			out = append(out, Plain(", "))
 		}
-		if c.Passes != "" {
-			out = append(out, Plain("passes "), CodeSpan(c.Passes), Plain(" ("), Cite(Loc{File: c.File, Line: c.Line}))
+		if c.Passes != "" || c.Fails != "" {
+			if c.Passes != "" {
+				out = append(out, Plain("passes "), CodeSpan(c.Passes))
+			} else {
+				out = append(out, Plain("fails "), CodeSpan(c.Fails))
+			}
+			out = append(out, Plain(" ("), Cite(Loc{File: c.File, Line: c.Line}))
 			if c.PassesMade != nil {
 				out = append(out, Plain(", the function value made at "), Cite(*c.PassesMade))
 			}

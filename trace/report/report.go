@@ -441,10 +441,12 @@ type Cond struct {
 	Every string `json:"every,omitempty"`
 	// Passes, on a condition the way needs of the request that tests
 	// whether a call returned an error, is the call as written: the way
-	// needs it to return none. PassesMade, for a call of a function value,
-	// is where the function it calls on the way is declared (a function
-	// literal its caller hands down).
+	// needs it to return none; Fails, the call where the way needs it to
+	// return one. PassesMade, for a call of a function value, is where
+	// the function it calls on the way is declared (a function literal
+	// its caller hands down).
 	Passes     string `json:"passes,omitempty"`
+	Fails      string `json:"fails,omitempty"`
 	PassesMade *Loc   `json:"passes_made,omitempty"`
 }
 
