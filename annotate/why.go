@@ -231,6 +231,7 @@ func judgedSection() report.Section {
 			"a loop that counts up to a bound the path fixes: over a slice a message leaves empty, it makes no pass;",
 			"what an integer the code computes is never below (overflow aside): a length is at least 0, a sum at least the sum of its parts' floors (a put's cost, 256 plus the lengths of its key and value, is above 0), a call at least the least of its returns; and a sum a loop carries from a constant start, only added to, each part never below 0, exceeds its start by no less than any one part, so a way that needs the sum at most its start cannot hand the loop an element whose part is above 0 (a test that refuses any transaction whose cost is above 0 lets no put by);",
 			"a pointer the way reads a field through is not nil there: a way runs without a panic (a method call on it is not such a read);",
+			"a root that a framework calls is handed pointers that are not nil: a gRPC method's request (its generated handler decodes each into a message it allocates), an HTTP handler's request; so is a request that a proposal of such a root carries;",
 			"a way through a wrapper's method that its own test refuses (the capped applier's `Txn`): the same way through the wrapped method needs the wrapper not installed (see the last item below);",
 			"across a hand-off, what the sender tested of the request it hands off (a field it does not change after the test).",
 		),

@@ -78,6 +78,8 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 				b.Text += fmt.Sprintf(": `%s` is %s, unset by the literal made here, which sets only %s", f.Name, f.Value, strings.Join(f.Set, ", "))
 			case f.Set != nil:
 				b.Text += fmt.Sprintf(": `%s` is %s, unset by the literal made here, which sets none of its fields", f.Name, f.Value)
+			case f.Handed != nil:
+				b.Text += fmt.Sprintf(": `%s` is the request `%s` is handed here, never nil (the framework that calls it allocates each one)", f.Name, report.ShortName(callpath.Name(f.Handed)))
 			default:
 				b.Text += fmt.Sprintf(": `%s` is %s, fixed here", f.Name, f.Value)
 			}

@@ -177,7 +177,7 @@ func (r *Result) check1(e study.EntryPoint, path callpath.Path, target ssa.Instr
 	if msg == handedState {
 		msg, state = nil, true
 	}
-	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: state, Message: msg, Want: want})
+	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: state, ArgsNonNil: e.Kind.ArgsNonNil(), Message: msg, Want: want})
 }
 
 // dispatchedOn is the typed boundary whose dispatch function the path

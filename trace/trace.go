@@ -153,9 +153,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	// The roots found from the code are needed only once the pairs are
-	// traced (findRoots; the study's entries take their kinds from them
-	// then): they are found beside the pairs (the Graph is safe for
-	// concurrent use).
+	// traced (the study's entries take their kinds from them; findRoots):
+	// they are found beside the sites, entries and hand-offs (the Graph
+	// is safe for concurrent use).
 	found := make(chan []roots.Root, 1)
 	go func() { found <- roots.Find(g) }()
 
@@ -191,11 +191,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			}()
 		}
 		r.k = k
-		r.tracePairs()
+		// The study's entries take their kinds from the roots before the
+		// pairs are traced: a root that a framework calls is handed
+		// requests that are never nil (roots.Kind.ArgsNonNil).
 		r.Roots = <-found
 		for i := range r.Entries {
 			r.Entries[i].Kind = r.rootKind(r.Entries[i].Func)
 		}
+		r.tracePairs()
 		r.startedDoc()
 		r.findRoots()
 		return r.grep()

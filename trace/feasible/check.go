@@ -208,6 +208,9 @@ type Fixed struct {
 	// Unset is the field the path's requests leave at zero, when the value
 	// is read from it (Path.Zero).
 	Unset *types.Var
+	// Handed, when the value is a pointer the path's root was handed,
+	// which its caller never passes nil (Path.ArgsNonNil), is the root.
+	Handed *ssa.Function
 }
 
 // Pin is an operand of a comparison that the path leaves one value, and
@@ -356,6 +359,10 @@ type Path struct {
 	// RootState makes the root's parameters state, not input: a function
 	// that the server starts itself (a goroutine, a job).
 	RootState bool
+	// ArgsNonNil says that the root's pointer parameters (not its
+	// receiver) are never nil: its caller, a framework, passes what it
+	// allocated (a gRPC method's request).
+	ArgsNonNil bool
 	// Message binds a message handed off to the path's root.
 	Message *Message
 	// Want, when set, is a value of the last function to evaluate at the
@@ -677,7 +684,7 @@ func (c *Checker) noteEarly(p Path, deepest int, r Result) {
 // prefixBase writes what a walk reads of a path besides its hops and
 // target: its root, how the root runs, its message and its zero fields.
 func prefixBase(b *strings.Builder, p Path) {
-	fmt.Fprintf(b, "%p|%v", p.Root, p.RootState)
+	fmt.Fprintf(b, "%p|%v|%v", p.Root, p.RootState, p.ArgsNonNil)
 	if m := p.Message; m != nil {
 		fmt.Fprintf(b, "|%p|%p|%p", m.Type, m.Dispatch, m.Value)
 	}
@@ -689,7 +696,7 @@ func prefixBase(b *strings.Builder, p Path) {
 // pathKey names a path by the identity of its parts.
 func pathKey(p Path) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%p|%p|%v|%p", p.Root, p.Target, p.RootState, p.Message)
+	fmt.Fprintf(&b, "%p|%p|%v|%v|%p", p.Root, p.Target, p.RootState, p.ArgsNonNil, p.Message)
 	if p.Message != nil {
 		fmt.Fprintf(&b, "|%p", p.Message.Value)
 	}
@@ -1745,8 +1752,8 @@ func (w *walk) compare(fr *frame, c *Cond, b *ssa.BinOp, want bool) {
 	names := w.operands(b)
 	if r := fold(b.Op, x, y); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
 		w.decided(c, constant.BoolVal(r.c) == want,
-			Fixed{Name: names[0], Value: x.show(), At: x.at, Set: setOf(x), Unset: x.unset},
-			Fixed{Name: names[1], Value: y.show(), At: y.at, Set: setOf(y), Unset: y.unset})
+			Fixed{Name: names[0], Value: x.show(), At: x.at, Set: setOf(x), Unset: x.unset, Handed: x.handed},
+			Fixed{Name: names[1], Value: y.show(), At: y.at, Set: setOf(y), Unset: y.unset, Handed: y.handed})
 		return
 	}
 	// The error of a call compared with nil: either way in normal runs.

@@ -118,7 +118,11 @@ func (f *frame) eval1(v ssa.Value) *value {
 			if f.rootState || isReceiver(v) {
 				org = state
 			}
-			return termVal(paramTerm(paramIndex(v), v.Name()), org)
+			t := termVal(paramTerm(paramIndex(v), v.Name()), org)
+			if _, ptr := v.Type().Underlying().(*types.Pointer); ptr && f.p.p.ArgsNonNil && !isReceiver(v) {
+				t.kind, t.handed, t.at = kNonNil, f.fn, v.Pos()
+			}
+			return t
 		}
 		return gaveUp("a parameter of " + v.Parent().Name() + " the path does not bind")
 	case *ssa.FreeVar:

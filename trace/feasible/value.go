@@ -77,6 +77,9 @@ type value struct {
 	key  altKey
 	// zs marks the zero value of a struct: each field is its zero.
 	zs bool
+	// handed, on a root's pointer parameter that its caller never passes
+	// nil (Path.ArgsNonNil), is the root.
+	handed *ssa.Function
 	// sent, on a term of state frozen into a message (freeze), is the
 	// field read it is, or whose slice it is an element of, on the
 	// sender's path.

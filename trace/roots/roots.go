@@ -69,6 +69,12 @@ const (
 	Callback Kind = "callback"
 )
 
+// ArgsNonNil reports whether a root of kind k is always handed pointers
+// that are not nil: a gRPC method's request, which its generated handler
+// decodes into a message it allocates; an HTTP handler's request, which
+// net/http makes for each one it reads.
+func (k Kind) ArgsNonNil() bool { return k == GRPC || k == HTTP }
+
 // Root is a function started from outside the program's calls.
 type Root struct {
 	Func *ssa.Function

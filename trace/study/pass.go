@@ -267,7 +267,7 @@ func (p *Pass) RunsIn(b Behaviour, si int) (feasible.Verdict, *feasible.Cond) {
 			}
 			for _, w := range pr.Ways {
 				res, _ := p.Feas.Check(feasible.Path{Root: p.Entries[ei].Func, Hops: w.Path, Target: s.Instr, Zero: zero,
-					RootState: p.Entries[ei].Found == "code" && p.Entries[ei].Kind == roots.Goroutine})
+					RootState: p.Entries[ei].Found == "code" && p.Entries[ei].Kind == roots.Goroutine, ArgsNonNil: p.Entries[ei].Kind.ArgsNonNil()})
 				if best == "" || feasible.Better(res.Verdict, best) {
 					best, why = res.Verdict, res.Because
 				}
