@@ -27,7 +27,7 @@ func (r *Result) position(p token.Pos) (string, int) {
 func (r *Result) cond(c *feasible.Cond) report.Cond {
 	file, line := r.position(c.Pos)
 	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != "",
-		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0 && c.Made.Blocked == nil, Passes: c.Passes, Fails: c.Fails, Every: c.Every}
+		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0 && c.Made.Blocked == nil, Passes: c.Passes, Fails: c.Fails, Erred: c.Erred, Every: c.Every}
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
 	}
@@ -128,6 +128,8 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 		switch {
 		case c.Ranged != "":
 			b.Text = onlyIf + text + " is not empty"
+		case c.Erred != "":
+			b.Text = onlyIf + "`" + c.Erred + "` returns an error (" + text + ")"
 		case c.Want:
 			b.Text = onlyIf + text
 		default:

@@ -147,6 +147,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		r.Graph = g
 		r.Feas = feasible.New(g)
 		setSerial(r.Feas, g, st.Tgt())
+		setOwns(r.Feas, st.Tgt())
 		return nil
 	})
 	if err != nil {

@@ -280,7 +280,15 @@ func (b *whyBase) load(ctx context.Context, ph *progress.Phase, pkgPaths []strin
 	}
 	b.g, b.feas, b.roots = g, feasible.New(g), roots.Find(g)
 	setSerial(b.feas, g, b.t)
+	setOwns(b.feas, b.t)
 	return nil
+}
+
+// setOwns tells checker c which packages are target t's own code.
+func setOwns(c *feasible.Checker, t *target.Target) {
+	if t != nil {
+		c.Owns = t.Owns
+	}
 }
 
 // setSerial tells checker c which functions of g run one call at a

@@ -185,6 +185,11 @@ type Cond struct {
 	Passes   string
 	Fails    string
 	PassesFn *ssa.Function
+	// Erred, on a condition of class State that tests the error of a call
+	// of state the analysis does not follow (an interface's method in a
+	// package not loaded from source), where the way needs the error, is
+	// the call as written: the way runs only when it fails.
+	Erred string
 	// late marks a condition that a value the way reads needs (needed),
 	// listed after the way's own. hop and at are where the way meets a
 	// condition: the index of its frame on the path (-1 when not known)
@@ -453,6 +458,10 @@ type Checker struct {
 	text  *texts
 	// MaxLeaves bounds the choices of call sites tried on one path.
 	MaxLeaves int
+	// Owns, when set, reports whether a package is the target's own code:
+	// one of its packages not loaded from source is code the analysis
+	// could follow but did not load (see unloaded).
+	Owns func(pkgPath string) bool
 
 	sums map[*ssa.Function]*summary
 	// loopsOf are each function's range loops over slices (loops), once
@@ -556,7 +565,7 @@ func New(g *callpath.Graph) *Checker {
 // Invariants are then those that any of them found.
 func (c *Checker) Fork() *Checker {
 	f := New(c.g)
-	f.MaxLeaves = c.MaxLeaves
+	f.MaxLeaves, f.Owns = c.MaxLeaves, c.Owns
 	f.shared = c.shared
 	f.serial, f.serialBy = c.serial, c.serialBy
 	return f
@@ -1339,6 +1348,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 			// caller).
 			w.checkCall(fr, &c, ifi.Cond, want)
 			c.unasked = c.check() == ""
+			w.erred(fr, &c, ifi.Cond, want)
 		}
 		c.unasked = c.unasked || (c.Class == Input || c.check() != "") && w.beforeMessage(fr)
 	}
@@ -1423,6 +1433,9 @@ func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool) {
 		return
 	}
 	if fails {
+		if w.notFollowed(fr, c, cond, call) {
+			return
+		}
 		c.Fails = w.c.text.callText(call)
 	} else {
 		c.Passes = w.c.text.callText(call)
@@ -1430,6 +1443,103 @@ func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool) {
 	if cm := call.Common(); !cm.IsInvoke() && cm.StaticCallee() == nil {
 		c.PassesFn = fr.eval(cm.Value).fn
 	}
+}
+
+// erred makes c, an ordinary test of an error, a condition of state when
+// the way needs the error and it is what a call of state returned that
+// the analysis does not follow (its returns, when followed, say under
+// which branches it fails).
+func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
+	if c.Class != Ordinary || c.check() != "" {
+		return
+	}
+	if u, ok := cond.(*ssa.UnOp); ok && u.Op == token.NOT {
+		cond, want = u.X, !want
+	}
+	b, ok := cond.(*ssa.BinOp)
+	if !ok || b.Op != token.EQL && b.Op != token.NEQ {
+		return
+	}
+	x := b.X
+	if k, ok := x.(*ssa.Const); ok && k.IsNil() {
+		x = b.Y
+	} else if k, ok := b.Y.(*ssa.Const); !ok || !k.IsNil() {
+		return
+	}
+	if (b.Op == token.EQL) == want {
+		return // the way needs no error
+	}
+	var call *ssa.Call
+	switch t := x.(type) {
+	case *ssa.Call:
+		call = t
+	case *ssa.Extract:
+		call, _ = t.Tuple.(*ssa.Call)
+	}
+	if call == nil || !callpath.IsError(x.Type()) {
+		return
+	}
+	if v := fr.eval(x); v.kind != kOpaque || v.org != state {
+		return
+	}
+	if w.notFollowed(fr, c, cond, call) {
+		return
+	}
+	c.Class, c.Erred = State, w.c.text.callText(call)
+}
+
+// notFollowed makes c, a test of the error of call where the way needs
+// the error, undecided when the code the call runs is the target's but
+// not loaded from source, and the error value is not one the path
+// followed: whether that code can return an error is not known.
+func (w *walk) notFollowed(fr *frame, c *Cond, errv ssa.Value, call ssa.CallInstruction) bool {
+	pkg, ok := w.c.unloaded(call)
+	if !ok {
+		return false
+	}
+	if b, isBin := errv.(*ssa.BinOp); isBin {
+		for _, x := range []ssa.Value{b.X, b.Y} {
+			if v := fr.eval(x); v.kind == kAlt {
+				return false
+			}
+		}
+	}
+	c.Class = Gave
+	c.Why = fmt.Sprintf("the way needs `%s` to return an error, and no code it may run is loaded from source: %s", w.c.text.callText(call), pkg)
+	return true
+}
+
+// unloaded says where the code call runs is when that is the target's
+// own (Owns) and none of it is loaded from source: a function with no
+// body ("its code is in PKG"), or an interface's method that the call
+// graph gives no callee with one ("a method of PKG's interface I").
+func (c *Checker) unloaded(call ssa.CallInstruction) (string, bool) {
+	if c.Owns == nil {
+		return "", false
+	}
+	cm := call.Common()
+	switch {
+	case cm.IsInvoke():
+		if c.edges != nil {
+			for _, e := range c.edges(call) {
+				if e.Callee.Func != nil && e.Callee.Func.Blocks != nil {
+					return "", false
+				}
+			}
+		}
+		named, ok := types.Unalias(cm.Value.Type()).(*types.Named)
+		if !ok || named.Obj().Pkg() == nil || !c.Owns(named.Obj().Pkg().Path()) {
+			return "", false
+		}
+		return fmt.Sprintf("a method of %s's interface `%s`", named.Obj().Pkg().Path(), named.Obj().Name()), true
+	case cm.StaticCallee() != nil:
+		fn := cm.StaticCallee()
+		if fn.Blocks != nil || fn.Pkg == nil || !c.Owns(fn.Pkg.Pkg.Path()) {
+			return "", false
+		}
+		return "its code is in " + fn.Pkg.Pkg.Path(), true
+	}
+	return "", false
 }
 
 // checkOf is, when v compares with nil the error a check returned (a

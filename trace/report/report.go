@@ -448,6 +448,10 @@ type Cond struct {
 	Passes     string `json:"passes,omitempty"`
 	Fails      string `json:"fails,omitempty"`
 	PassesMade *Loc   `json:"passes_made,omitempty"`
+	// Erred, on a condition of state that tests the error of a call the
+	// analysis does not follow, is the call as written: the way needs it
+	// to return an error.
+	Erred string `json:"erred,omitempty"`
 }
 
 // AlsoCrossing is another crossing of a pair: its legs and its verdict.
