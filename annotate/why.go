@@ -67,7 +67,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			if u.By == "hand-off" {
 				how = "across the " + u.HandOff
 				if u.Message != "" {
-					how += " of a " + u.Message + " request"
+					how += " of " + aKind(u.Message) + " request"
 				}
 			}
 			rs = append(rs, report.CodeSpan(u.Root), report.Plain(" ("+how+", not decided)"))
@@ -162,7 +162,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			if u.By == "hand-off" {
 				how = "across the " + u.HandOff
 				if u.Message != "" {
-					how += " of a " + u.Message + " request"
+					how += " of " + aKind(u.Message) + " request"
 				}
 			}
 			head := report.Text{report.StrongSpan(u.Root), report.Plain(" (" + how + "): ")}
@@ -269,7 +269,7 @@ func judgedSection() report.Section {
 			"a way that needs such a value above a later read when its sender computed it as such a read less another field (a revision a compactor read, less the number it keeps): it can only with that field below 0, and the reason says whether every write of that field keeps it at or above 0;",
 			"a way that needs a key missing from a map when the key is a value, which the way needs non-zero, read from a second map, and every put into the second map stores a value that a branch just before it found to be a key of the first (a lease's ID, which the lessor records in its map of attached keys, `itemMap`, only after finding the lease in `leaseMap`): it names the writes that remove keys from the first map, which the analysis does not show leave every value of the second a key of the first;",
 			"a way that needs the second of two such lookups to miss what the first found, when the map is also changed outside those runs (at start-up), when the two reach it through different fields (one struct is not shown), or when, on some of the way's runs, the second key is state the path reads (a stored key's lease) rather than the first;",
-			"a way that needs a call to return an error when no code the call may run is loaded from source, though it is the target's own (a method of the lessor's interface, from a package that does not import the object's): whether it can fail is not known. A way that needs the error of a call of state the analysis loads but does not follow (one through an interface of many implementations, or too deep) names it among its conditions: \"only if `call(…)` returns an error\".",
+			"a way that tests the error of a call and needs it, when none of the code the call may run is loaded from source, though it is etcd's own (the auth store's or the lessor's methods, whose packages do not import the package of the object asked about): whether it can fail is not known. (An error such a call returns that the way tests only later, after it is handed on, is not traced back to it: the way then names the later test.) A way that needs the error of a call of server state that the analysis loads but does not follow (one through an interface of many implementations, or too deep) names it among its conditions, \"only if `call(…)` returns an error\", and one that needs an error it reads otherwise (what a deferred function finds in a field) names the test, \"only if not `ar.Err == nil`\". An error that a call given part of the request returns is not named: the request may make it fail.",
 		),
 	}}
 }
@@ -362,7 +362,7 @@ func wayPhrase(x report.WhyWay) string {
 		for i, h := range x.HandOffs {
 			l := "the " + h
 			if i < len(x.Messages) && x.Messages[i] != "" {
-				l += " of a " + x.Messages[i] + " request"
+				l += " of " + aKind(x.Messages[i]) + " request"
 			}
 			legs = append(legs, l)
 		}
@@ -523,3 +523,12 @@ var lineCite = regexp.MustCompile(`\.go:[0-9]+`)
 // of itself (a reason that is not decided names each read and write):
 // the condition's own line, put after it, would read as the last one's.
 func citesLines(text string) bool { return lineCite.MatchString(text) }
+
+// aKind is a message kind (a field's name) with its article: "a Put",
+// "an AuthEnable".
+func aKind(kind string) string {
+	if kind != "" && strings.ContainsRune("AEIOU", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
+}

@@ -128,8 +128,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 		switch {
 		case c.Ranged != "":
 			b.Text = onlyIf + text + " is not empty"
-		case c.Erred != "":
+		case c.Erred != "" && c.Want:
 			b.Text = onlyIf + "`" + c.Erred + "` returns an error (" + text + ")"
+		case c.Erred != "":
+			b.Text = onlyIf + "`" + c.Erred + "` returns an error (not " + text + ")"
 		case c.Want:
 			b.Text = onlyIf + text
 		default:

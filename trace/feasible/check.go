@@ -1476,10 +1476,22 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 	case *ssa.Extract:
 		call, _ = t.Tuple.(*ssa.Call)
 	}
-	if call == nil || !callpath.IsError(x.Type()) {
+	if !callpath.IsError(x.Type()) {
 		return
 	}
-	if v := fr.eval(x); v.kind != kOpaque || v.org != state {
+	v := fr.eval(x)
+	if v.org != state {
+		return
+	}
+	if call == nil || v.kind != kOpaque {
+		// An error the way reads (a field a deferred function finds, the
+		// result of a call it follows): the test itself is a condition
+		// of state, with what leads to the error listed beside it when
+		// every way to it shares it (needed). Not one that a call given
+		// part of the request returned: the request may make it fail.
+		if !takesRequest(fr, cond, 0) {
+			c.Class = State
+		}
 		return
 	}
 	if w.notFollowed(fr, c, cond, call) {

@@ -211,7 +211,7 @@ func OnlyIf(c Cond) Text {
 	}
 	out := Text{Plain("only if " + not), CodeSpan(c.Text), Plain(" (")}
 	if c.Erred != "" {
-		out = Text{Plain("only if "), CodeSpan(c.Erred), Plain(" returns an error ("), CodeSpan(c.Text), Plain(", ")}
+		out = Text{Plain("only if "), CodeSpan(c.Erred), Plain(" returns an error (" + not), CodeSpan(c.Text), Plain(", ")}
 	}
 	if c.NotEmpty {
 		out = Text{Plain("only if "), CodeSpan(c.Text), Plain(" is not empty (")}
