@@ -27,7 +27,7 @@ func (r *Result) position(p token.Pos) (string, int) {
 func (r *Result) cond(c *feasible.Cond) report.Cond {
 	file, line := r.position(c.Pos)
 	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != "",
-		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0 && c.Made.Blocked == nil, Passes: c.Passes, Fails: c.Fails, Erred: c.Erred, Every: c.Every}
+		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0 && c.Made.Blocked == nil, Passes: c.Passes, Fails: c.Fails, Erred: c.Erred, Unloaded: c.Unloaded, Every: c.Every}
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
 	}
@@ -129,9 +129,9 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 		case c.Ranged != "":
 			b.Text = onlyIf + text + " is not empty"
 		case c.Erred != "" && c.Want:
-			b.Text = onlyIf + "`" + c.Erred + "` returns an error (" + text + ")"
+			b.Text = onlyIf + "`" + c.Erred + "` returns an error (" + text + unloadedNote(c.Unloaded) + ")"
 		case c.Erred != "":
-			b.Text = onlyIf + "`" + c.Erred + "` returns an error (not " + text + ")"
+			b.Text = onlyIf + "`" + c.Erred + "` returns an error (not " + text + unloadedNote(c.Unloaded) + ")"
 		case c.Want:
 			b.Text = onlyIf + text
 		default:
@@ -1065,4 +1065,14 @@ func substitute(text, name, value string) string {
 		return text[:len(text)-len(name)] + value
 	}
 	return text
+}
+
+// unloadedNote says, after a call whose error a way needs, that none of
+// the code it runs is loaded (Cond.Unloaded): "; whether it can fail is
+// not known: none of the code it may run is loaded from source (…)".
+func unloadedNote(where string) string {
+	if where == "" {
+		return ""
+	}
+	return "; " + report.UnloadedText(where)
 }

@@ -482,7 +482,8 @@ func (r *Result) checkSent(e study.EntryPoint, path callpath.Path, target ssa.In
 		// Among requests none of which takes the way, the one refuted
 		// farthest along it explains it best.
 		if !have || feasible.Better(res.Verdict, best.Verdict) ||
-			res.Verdict == feasible.No && best.Verdict == feasible.No && refutedAt(res) > refutedAt(best) {
+			res.Verdict == feasible.No && best.Verdict == feasible.No && refutedAt(res) > refutedAt(best) ||
+			res.Verdict == best.Verdict && feasibleVerdict(res.Verdict) && best.NeedsUnloaded() && !res.NeedsUnloaded() {
 			best, bestVal, have = res, val, true
 		}
 		if best.Verdict == feasible.Yes {
@@ -518,7 +519,9 @@ func (r *Result) search(p *study.Pair, e study.EntryPoint, s study.Site, msg *fe
 }
 
 // bestWays returns the k shortest paths from e to fn with their verdicts,
-// and the shortest of the best verdict after them when it is better.
+// and the shortest of the best verdict after them when it is better (or,
+// of a verdict that can run, as good and needing no error of code the
+// analysis did not load where the best so far does: bestWay).
 func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instruction, msg *feasible.Message) ([]study.Way, int, bool) {
 	paths := r.Graph.Paths(e.Func, fn, r.k)
 	var ways []study.Way
@@ -539,7 +542,8 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 	searched = len(more)
 	for _, path := range more[len(paths):] {
 		res, _ := r.check(e, path, target, msg, nil)
-		if feasible.Better(res.Verdict, best.Res.Verdict) {
+		if feasible.Better(res.Verdict, best.Res.Verdict) ||
+			res.Verdict == best.Res.Verdict && feasibleVerdict(res.Verdict) && best.Res.NeedsUnloaded() && !res.NeedsUnloaded() {
 			w := study.Way{Path: path, Res: res}
 			ways = append(ways, w)
 			barWays(ways)
@@ -560,7 +564,9 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 // only if, one that needs fewer conditions of state is preferred: of two
 // ways, the one whose conditions are a reader's better witness that the
 // root reaches the use (a way whose conditions may never hold, which the
-// analysis cannot refute, is less of one).
+// analysis cannot refute, is less of one); before that, one that needs
+// no error of code the analysis did not load (Cond.Unloaded), which may
+// never fail.
 func bestWay(ways []study.Way) study.Way {
 	return ways[bestWayIndex(ways)]
 }
@@ -570,9 +576,11 @@ func bestWayIndex(ways []study.Way) int {
 	best := 0
 	for i, w := range ways[1:] {
 		b := ways[best]
+		same := w.Res.Verdict == b.Res.Verdict
 		if feasible.Better(w.Res.Verdict, b.Res.Verdict) ||
-			w.Res.Verdict == b.Res.Verdict && refusedCall(b.Res) && !refusedCall(w.Res) ||
-			w.Res.Verdict == b.Res.Verdict && w.Res.Verdict == feasible.OnlyIf && len(w.Res.OnlyIfs()) < len(b.Res.OnlyIfs()) {
+			same && refusedCall(b.Res) && !refusedCall(w.Res) ||
+			same && feasibleVerdict(w.Res.Verdict) && b.Res.NeedsUnloaded() && !w.Res.NeedsUnloaded() ||
+			same && w.Res.Verdict == feasible.OnlyIf && w.Res.NeedsUnloaded() == b.Res.NeedsUnloaded() && len(w.Res.OnlyIfs()) < len(b.Res.OnlyIfs()) {
 			best = i + 1
 		}
 	}

@@ -190,6 +190,10 @@ type Cond struct {
 	// package not loaded from source), where the way needs the error, is
 	// the call as written: the way runs only when it fails.
 	Erred string
+	// Unloaded, on a condition with Fails or Erred, says where the code
+	// the call runs is when none of it is loaded from source, though it
+	// is the target's: whether it can fail is not known.
+	Unloaded string
 	// late marks a condition that a value the way reads needs (needed),
 	// listed after the way's own. hop and at are where the way meets a
 	// condition: the index of its frame on the path (-1 when not known)
@@ -1433,9 +1437,7 @@ func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool) {
 		return
 	}
 	if fails {
-		if w.notFollowed(fr, c, cond, call) {
-			return
-		}
+		w.notLoaded(fr, c, cond, call)
 		c.Fails = w.c.text.callText(call)
 	} else {
 		c.Passes = w.c.text.callText(call)
@@ -1494,31 +1496,40 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 		}
 		return
 	}
-	if w.notFollowed(fr, c, cond, call) {
-		return
-	}
+	w.notLoaded(fr, c, cond, call)
 	c.Class, c.Erred = State, w.c.text.callText(call)
 }
 
-// notFollowed makes c, a test of the error of call where the way needs
-// the error, undecided when the code the call runs is the target's but
-// not loaded from source, and the error value is not one the path
-// followed: whether that code can return an error is not known.
-func (w *walk) notFollowed(fr *frame, c *Cond, errv ssa.Value, call ssa.CallInstruction) bool {
-	pkg, ok := w.c.unloaded(call)
+// notLoaded sets c.Unloaded when c tests the error of call, which the
+// way needs, and the code the call runs is the target's but not loaded
+// from source (nor followed on the path): whether that code can return
+// an error is not known. The verdict stays what the rest of the way
+// makes it, so that it does not depend on which packages a run loads;
+// a way with such a need is shown after one without (bestWay).
+func (w *walk) notLoaded(fr *frame, c *Cond, errv ssa.Value, call ssa.CallInstruction) {
+	where, ok := w.c.unloaded(call)
 	if !ok {
-		return false
+		return
 	}
 	if b, isBin := errv.(*ssa.BinOp); isBin {
 		for _, x := range []ssa.Value{b.X, b.Y} {
 			if v := fr.eval(x); v.kind == kAlt {
-				return false
+				return
 			}
 		}
 	}
-	c.Class = Gave
-	c.Why = fmt.Sprintf("the way needs `%s` to return an error, and no code it may run is loaded from source: %s", w.c.text.callText(call), pkg)
-	return true
+	c.Unloaded = where
+}
+
+// NeedsUnloaded reports whether the way needs an error of a call whose
+// code is not loaded (Cond.Unloaded).
+func (r *Result) NeedsUnloaded() bool {
+	for _, c := range r.Conds {
+		if c.Unloaded != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // unloaded says where the code call runs is when that is the target's

@@ -120,12 +120,9 @@ func (w *walk) needed(cs []Cond) []Cond {
 			if errTest(g.ifi.Cond) && (cd.Class == Input || cd.Class == Ordinary) {
 				// A check the value needs passed or failed, as on the way
 				// (decide); another test of an error is not listed.
-				// One whose error the analysis cannot follow into the
-				// target's code leaves the way undecided.
-				before := cd.Class
 				w.checkCall(g.fr, &cd, g.ifi.Cond, g.want)
 				w.erred(g.fr, &cd, g.ifi.Cond, g.want)
-				if cd.check() == "" && cd.Erred == "" && (cd.Class != Gave || before == Gave) {
+				if cd.check() == "" && cd.Erred == "" {
 					continue
 				}
 			} else if cd.Class != State && cd.Class != Input || takesRequest(g.fr, g.ifi.Cond, 0) {

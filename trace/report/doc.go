@@ -212,6 +212,9 @@ func OnlyIf(c Cond) Text {
 	out := Text{Plain("only if " + not), CodeSpan(c.Text), Plain(" (")}
 	if c.Erred != "" {
 		out = Text{Plain("only if "), CodeSpan(c.Erred), Plain(" returns an error (" + not), CodeSpan(c.Text), Plain(", ")}
+		if c.Unloaded != "" {
+			out = append(out, CodeText(UnloadedText(c.Unloaded)+", ")...)
+		}
 	}
 	if c.NotEmpty {
 		out = Text{Plain("only if "), CodeSpan(c.Text), Plain(" is not empty (")}
@@ -254,7 +257,11 @@ func Asks(cs []Cond) Text {
 			} else {
 				out = append(out, Plain("fails "), CodeSpan(c.Fails))
 			}
-			out = append(out, Plain(" ("), Cite(Loc{File: c.File, Line: c.Line}))
+			out = append(out, Plain(" ("))
+			if c.Unloaded != "" {
+				out = append(out, CodeText(UnloadedText(c.Unloaded)+", ")...)
+			}
+			out = append(out, Cite(Loc{File: c.File, Line: c.Line}))
 			if c.PassesMade != nil {
 				out = append(out, Plain(", the function value made at "), Cite(*c.PassesMade))
 			}
@@ -294,4 +301,11 @@ func CodeText(s string) Text {
 		}
 	}
 	return t
+}
+
+// UnloadedText says that whether a call can fail is not known, none of
+// the code it may run being loaded from source; where is where that code
+// is ("a method of PKG's interface `I`", "its code is in PKG").
+func UnloadedText(where string) string {
+	return "whether it can fail is not known: none of the code it may run is loaded from source, " + where
 }

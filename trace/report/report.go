@@ -452,6 +452,10 @@ type Cond struct {
 	// analysis does not follow, is the call as written: the way needs it
 	// to return an error.
 	Erred string `json:"erred,omitempty"`
+	// Unloaded, with Fails or Erred, says where the code the call runs is
+	// when none of it is loaded from source, though it is the target's:
+	// whether it can fail is not known.
+	Unloaded string `json:"unloaded,omitempty"`
 }
 
 // AlsoCrossing is another crossing of a pair: its legs and its verdict.
