@@ -1485,15 +1485,19 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 	if v.org != state {
 		return
 	}
-	if call == nil || v.kind != kOpaque {
-		// An error the way reads (a field a deferred function finds, the
-		// result of a call it follows): the test itself is a condition
-		// of state, with what leads to the error listed beside it when
-		// every way to it shares it (needed). Not one that a call given
-		// part of the request returned: the request may make it fail.
+	if call == nil {
+		// An error the way reads from memory (a field a deferred function
+		// finds): the test itself is a condition of state, with what
+		// leads to the error listed beside it when every way to it shares
+		// it (needed). (The error of a call the way tests at once is
+		// named by the call below, or by the branches of its returns
+		// when the analysis follows it.)
 		if !takesRequest(fr, cond, 0) {
 			c.Class = State
 		}
+		return
+	}
+	if v.kind != kOpaque {
 		return
 	}
 	w.notLoaded(fr, c, cond, call)
