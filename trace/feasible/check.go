@@ -190,6 +190,9 @@ type Cond struct {
 	// package not loaded from source), where the way needs the error, is
 	// the call as written: the way runs only when it fails.
 	Erred string
+	// errRead marks a test of an error read from memory that the way
+	// needs (erred): a condition of state.
+	errRead bool
 	// Unloaded, on a condition with Fails or Erred, says where the code
 	// the call runs is when none of it is loaded from source, though it
 	// is the target's: whether it can fail is not known.
@@ -977,11 +980,14 @@ func (w *walk) result(cs []Cond, sites []ssa.CallInstruction) Result {
 		// A pass of a loop over state says little of the way: the first
 		// other condition of state decides, when there is one.
 		// Nor does a branch that keeps a value out of a field the way
-		// calls through (keptOut): no step of the way takes it.
+		// calls through (keptOut): no step of the way takes it; nor the
+		// test of an error read from memory (erred), which says only
+		// that something before failed.
 		out := func(c *Cond) bool { return c.Made != nil && c.Made.Out }
-		if r.Because.Ranged != "" || out(r.Because) {
+		weak := func(c *Cond) bool { return c.Ranged != "" || out(c) || c.errRead }
+		if weak(r.Because) {
 			for i := range cs {
-				if cs[i].Class == State && cs[i].Ranged == "" && !out(&cs[i]) {
+				if cs[i].Class == State && !weak(&cs[i]) {
 					r.Because = &cs[i]
 					break
 				}
@@ -1493,7 +1499,7 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 		// named by the call below, or by the branches of its returns
 		// when the analysis follows it.)
 		if !takesRequest(fr, cond, 0) {
-			c.Class = State
+			c.Class, c.errRead = State, true
 		}
 		return
 	}
