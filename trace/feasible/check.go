@@ -1576,8 +1576,8 @@ func (c *Checker) unloaded(call ssa.CallInstruction) (string, bool) {
 }
 
 // checkOf is, when v compares with nil the error a check returned (a
-// call given something, whose only result used is that error) (through a
-// not), that call, and whether the outcome want of v needs the error
+// call given something, whose only result used is that error, or given
+// only a context: ofContext) (through a not), that call, and whether the outcome want of v needs the error
 // (fails) or needs it nil.
 func checkOf(v ssa.Value, want bool) (call ssa.CallInstruction, fails, ok bool) {
 	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.NOT {
@@ -1594,11 +1594,12 @@ func checkOf(v ssa.Value, want bool) (call ssa.CallInstruction, fails, ok bool) 
 		return nil, false, false
 	}
 	fails = (b.Op == token.EQL) != want
+	x = storedBefore(x)
 	// A check: a call that returns only an error, or whose other results
 	// nothing uses, given something to check (not a stream's receive, not
 	// a context's own error).
 	if e, ok := x.(*ssa.Extract); ok {
-		if call, ok := e.Tuple.(*ssa.Call); ok && onlyErrUsed(call, e.Index) && len(checked(call)) > 0 {
+		if call, ok := e.Tuple.(*ssa.Call); ok && (onlyErrUsed(call, e.Index) || ofContext(call)) && len(checked(call)) > 0 {
 			return call, fails, true
 		}
 		return nil, false, false
@@ -1636,6 +1637,58 @@ func onlyErrUsed(call *ssa.Call, i int) bool {
 		}
 	}
 	return true
+}
+
+// storedBefore is, for a load of a local variable that a closure also
+// reads (an error a deferred function tests), the value stored into it
+// last before the load in the load's block; v itself otherwise.
+func storedBefore(v ssa.Value) ssa.Value {
+	u, ok := v.(*ssa.UnOp)
+	if !ok || u.Op != token.MUL {
+		return v
+	}
+	a, ok := u.X.(*ssa.Alloc)
+	if !ok || u.Block() == nil {
+		return v
+	}
+	instrs := u.Block().Instrs
+	for i := len(instrs) - 1; i >= 0; i-- {
+		if instrs[i] != ssa.Instruction(u) {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			switch x := instrs[j].(type) {
+			case *ssa.Store:
+				if x.Addr == a {
+					return x.Val
+				}
+			case ssa.CallInstruction:
+				return v // a call may write the variable through a closure
+			}
+		}
+		break
+	}
+	return v
+}
+
+// ofContext reports whether call is given a context and nothing else (a
+// method's receiver aside): what it checks is what the request carries in
+// its context, the caller's credentials or its deadline, whatever else
+// it returns (the auth information a credentials check reads out).
+func ofContext(call *ssa.Call) bool {
+	args := checked(call)
+	for _, a := range args {
+		if !isContext(a.Type()) {
+			return false
+		}
+	}
+	return len(args) > 0
+}
+
+// isContext reports whether t is context.Context.
+func isContext(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
 }
 
 // checked are the arguments of call, without a method's receiver.
