@@ -438,6 +438,15 @@ func (f *frame) callResult(c *ssa.CallCommon) *value {
 		}
 		return derived(xs...)
 	}
+	// A context made from the request's (a span's, a deadline's) carries
+	// what the request's carries: the caller's credentials.
+	if res := c.Signature().Results(); res.Len() > 0 && isContext(res.At(0).Type()) {
+		for _, a := range c.Args {
+			if isContext(a.Type()) && f.eval(a).org == input {
+				return opaque(input)
+			}
+		}
+	}
 	if c.IsInvoke() {
 		recv := f.eval(c.Value)
 		if recv.org == input {
