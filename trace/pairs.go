@@ -483,7 +483,7 @@ func (r *Result) checkSent(e study.EntryPoint, path callpath.Path, target ssa.In
 		// farthest along it explains it best.
 		if !have || feasible.Better(res.Verdict, best.Verdict) ||
 			res.Verdict == feasible.No && best.Verdict == feasible.No && refutedAt(res) > refutedAt(best) ||
-			res.Verdict == best.Verdict && feasibleVerdict(res.Verdict) && best.NeedsUnloaded() && !res.NeedsUnloaded() {
+			loadedOver(res, best) {
 			best, bestVal, have = res, val, true
 		}
 		if best.Verdict == feasible.Yes {
@@ -542,8 +542,7 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 	searched = len(more)
 	for _, path := range more[len(paths):] {
 		res, _ := r.check(e, path, target, msg, nil)
-		if feasible.Better(res.Verdict, best.Res.Verdict) ||
-			res.Verdict == best.Res.Verdict && feasibleVerdict(res.Verdict) && best.Res.NeedsUnloaded() && !res.NeedsUnloaded() {
+		if feasible.Better(res.Verdict, best.Res.Verdict) || loadedOver(res, best.Res) {
 			w := study.Way{Path: path, Res: res}
 			ways = append(ways, w)
 			barWays(ways)
@@ -579,12 +578,20 @@ func bestWayIndex(ways []study.Way) int {
 		same := w.Res.Verdict == b.Res.Verdict
 		if feasible.Better(w.Res.Verdict, b.Res.Verdict) ||
 			same && refusedCall(b.Res) && !refusedCall(w.Res) ||
-			same && feasibleVerdict(w.Res.Verdict) && b.Res.NeedsUnloaded() && !w.Res.NeedsUnloaded() ||
+			loadedOver(w.Res, b.Res) ||
 			same && w.Res.Verdict == feasible.OnlyIf && w.Res.NeedsUnloaded() == b.Res.NeedsUnloaded() && len(w.Res.OnlyIfs()) < len(b.Res.OnlyIfs()) {
 			best = i + 1
 		}
 	}
 	return best
+}
+
+// loadedOver reports whether way a is to be shown before way b of the
+// same verdict, both able to run: b needs an error of code the analysis
+// did not load (feasible.Cond.Unloaded), which may never fail, and a
+// does not.
+func loadedOver(a, b feasible.Result) bool {
+	return a.Verdict == b.Verdict && feasibleVerdict(a.Verdict) && b.NeedsUnloaded() && !a.NeedsUnloaded()
 }
 
 // refusedCall reports whether a way's verdict comes from a call that

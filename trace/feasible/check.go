@@ -1443,7 +1443,7 @@ func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool) {
 		return
 	}
 	if fails {
-		w.notLoaded(fr, c, cond, call)
+		w.notLoaded(fr, c, call)
 		c.Fails = w.c.text.callText(call)
 	} else {
 		c.Passes = w.c.text.callText(call)
@@ -1461,21 +1461,9 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 	if c.Class != Ordinary || c.check() != "" {
 		return
 	}
-	if u, ok := cond.(*ssa.UnOp); ok && u.Op == token.NOT {
-		cond, want = u.X, !want
-	}
-	b, ok := cond.(*ssa.BinOp)
-	if !ok || b.Op != token.EQL && b.Op != token.NEQ {
+	x, needsErr, ok := nilTest(cond, want)
+	if !ok || !needsErr {
 		return
-	}
-	x := b.X
-	if k, ok := x.(*ssa.Const); ok && k.IsNil() {
-		x = b.Y
-	} else if k, ok := b.Y.(*ssa.Const); !ok || !k.IsNil() {
-		return
-	}
-	if (b.Op == token.EQL) == want {
-		return // the way needs no error
 	}
 	var call *ssa.Call
 	switch t := x.(type) {
@@ -1506,7 +1494,7 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 	if v.kind != kOpaque {
 		return
 	}
-	w.notLoaded(fr, c, cond, call)
+	w.notLoaded(fr, c, call)
 	c.Class, c.Erred = State, w.c.text.callText(call)
 }
 
@@ -1516,17 +1504,13 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 // an error is not known. The verdict stays what the rest of the way
 // makes it, so that it does not depend on which packages a run loads;
 // a way with such a need is shown after one without (bestWay).
-func (w *walk) notLoaded(fr *frame, c *Cond, errv ssa.Value, call ssa.CallInstruction) {
+func (w *walk) notLoaded(fr *frame, c *Cond, call ssa.CallInstruction) {
 	where, ok := w.c.unloaded(call)
 	if !ok {
 		return
 	}
-	if b, isBin := errv.(*ssa.BinOp); isBin {
-		for _, x := range []ssa.Value{b.X, b.Y} {
-			if v := fr.eval(x); v.kind == kAlt {
-				return
-			}
-		}
+	if v, isCall := call.(*ssa.Call); isCall && fr.eval(v).kind == kAlt {
+		return // followed on the path
 	}
 	c.Unloaded = where
 }
@@ -1575,25 +1559,34 @@ func (c *Checker) unloaded(call ssa.CallInstruction) (string, bool) {
 	return "", false
 }
 
+// nilTest is, when v compares a value with nil (through a not), that
+// value, and whether the outcome want of v needs it not nil.
+func nilTest(v ssa.Value, want bool) (x ssa.Value, notNil, ok bool) {
+	if u, isNot := v.(*ssa.UnOp); isNot && u.Op == token.NOT {
+		return nilTest(u.X, !want)
+	}
+	b, isBin := v.(*ssa.BinOp)
+	if !isBin || b.Op != token.EQL && b.Op != token.NEQ {
+		return nil, false, false
+	}
+	x = b.X
+	if k, isConst := x.(*ssa.Const); isConst && k.IsNil() {
+		x = b.Y
+	} else if k, isConst := b.Y.(*ssa.Const); !isConst || !k.IsNil() {
+		return nil, false, false
+	}
+	return x, (b.Op == token.EQL) != want, true
+}
+
 // checkOf is, when v compares with nil the error a check returned (a
 // call given something, whose only result used is that error, or given
 // only a context: ofContext) (through a not), that call, and whether the outcome want of v needs the error
 // (fails) or needs it nil.
 func checkOf(v ssa.Value, want bool) (call ssa.CallInstruction, fails, ok bool) {
-	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.NOT {
-		return checkOf(u.X, !want)
-	}
-	b, ok := v.(*ssa.BinOp)
-	if !ok || b.Op != token.EQL && b.Op != token.NEQ {
+	x, fails, ok := nilTest(v, want)
+	if !ok {
 		return nil, false, false
 	}
-	x := b.X
-	if c, ok := x.(*ssa.Const); ok && c.IsNil() {
-		x = b.Y
-	} else if c, ok := b.Y.(*ssa.Const); !ok || !c.IsNil() {
-		return nil, false, false
-	}
-	fails = (b.Op == token.EQL) != want
 	x = storedBefore(x)
 	// A check: a call that returns only an error, or whose other results
 	// nothing uses, given something to check (not a stream's receive, not
@@ -1652,21 +1645,15 @@ func storedBefore(v ssa.Value) ssa.Value {
 		return v
 	}
 	instrs := u.Block().Instrs
-	for i := len(instrs) - 1; i >= 0; i-- {
-		if instrs[i] != ssa.Instruction(u) {
-			continue
-		}
-		for j := i - 1; j >= 0; j-- {
-			switch x := instrs[j].(type) {
-			case *ssa.Store:
-				if x.Addr == a {
-					return x.Val
-				}
-			case ssa.CallInstruction:
-				return v // a call may write the variable through a closure
+	for j := slices.Index(instrs, ssa.Instruction(u)) - 1; j >= 0; j-- {
+		switch x := instrs[j].(type) {
+		case *ssa.Store:
+			if x.Addr == a {
+				return x.Val
 			}
+		case ssa.CallInstruction:
+			return v // a call may write the variable through a closure
 		}
-		break
 	}
 	return v
 }
