@@ -516,6 +516,8 @@ type Checker struct {
 	// the hops they passed (endedEarly).
 	checked map[string]Result
 	early   map[string]Result
+	// siteMemo are the call sites of each caller and callee (candidates).
+	siteMemo map[[2]*ssa.Function][]ssa.CallInstruction
 	loads   map[loadKey]*ssa.UnOp // sameLoad's answers
 	tstr    map[types.Type]string
 	// serial are the functions that run one call at a time (SetSerial);
@@ -582,8 +584,9 @@ func (c *Checker) Fork() *Checker {
 type walk struct {
 	c *Checker
 	p Path
-	// deepest is the furthest hop the walk has come to.
-	deepest int
+	// deepest is the furthest hop the walk has come to; entered the
+	// furthest whose callee it entered.
+	deepest, entered int
 	// heldAtMemo are held's answers.
 	heldAtMemo map[heldAtKey][]holding
 	frames     []*frame
@@ -665,6 +668,12 @@ func (c *Checker) Check(p Path) (Result, *Value) {
 // at or before its last hop that p shares. The walk of a path reads its
 // hops one at a time and its target only past the last, so p's walk
 // takes the same steps and ends the same.
+//
+// A walk that reached the call sites of a hop but entered none of them
+// (every way to each failed first) read of that hop only its caller and
+// the sites it tries: a path that shares the hops before it and whose
+// hop there has another callee at the same sites (another method that
+// one call through an interface runs) ends the same too.
 func (c *Checker) endedEarly(p Path) (Result, bool) {
 	if len(c.early) == 0 {
 		return Result{}, false
@@ -672,6 +681,9 @@ func (c *Checker) endedEarly(p Path) (Result, bool) {
 	var b strings.Builder
 	prefixBase(&b, p)
 	for _, h := range p.Hops {
+		if r, ok := c.early[sitesKey(b.String(), c.candidates(h))]; ok {
+			return r, true
+		}
 		writeHop(&b, h)
 		if r, ok := c.early[b.String()]; ok {
 			return r, true
@@ -681,20 +693,55 @@ func (c *Checker) endedEarly(p Path) (Result, bool) {
 }
 
 // noteEarly records the verdict of a path whose walk went no further
-// than hop deepest (endedEarly).
-func (c *Checker) noteEarly(p Path, deepest int, r Result) {
+// than hop deepest, and entered no callee past hop entered
+// (endedEarly).
+func (c *Checker) noteEarly(p Path, deepest, entered int, r Result) {
 	if deepest >= len(p.Hops) {
 		return
-	}
-	var b strings.Builder
-	prefixBase(&b, p)
-	for _, h := range p.Hops[:deepest+1] {
-		writeHop(&b, h)
 	}
 	if c.early == nil {
 		c.early = map[string]Result{}
 	}
+	var b strings.Builder
+	prefixBase(&b, p)
+	for _, h := range p.Hops[:deepest] {
+		writeHop(&b, h)
+	}
+	if entered < deepest {
+		c.early[sitesKey(b.String(), c.candidates(p.Hops[deepest]))] = r
+	}
+	writeHop(&b, p.Hops[deepest])
 	c.early[b.String()] = r
+}
+
+// sitesKey names the call sites a walk tries after the hops of prefix
+// (endedEarly).
+func sitesKey(prefix string, sites []ssa.CallInstruction) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	b.WriteString(";~")
+	for _, s := range sites {
+		fmt.Fprintf(&b, "%p,", s)
+	}
+	return b.String()
+}
+
+// candidates are the call sites a walk tries for hop h: those of its
+// caller that may call its callee, or the hop's own site.
+func (c *Checker) candidates(h callpath.Hop) []ssa.CallInstruction {
+	k := [2]*ssa.Function{h.Caller, h.Callee}
+	cands, ok := c.siteMemo[k]
+	if !ok {
+		cands = c.sites(h.Caller, h.Callee)
+		if c.siteMemo == nil {
+			c.siteMemo = map[[2]*ssa.Function][]ssa.CallInstruction{}
+		}
+		c.siteMemo[k] = cands
+	}
+	if len(cands) == 0 && h.Site != nil {
+		return []ssa.CallInstruction{h.Site}
+	}
+	return cands
 }
 
 // prefixBase writes what a walk reads of a path besides its hops and
@@ -731,7 +778,7 @@ func writeHop(b *strings.Builder, h callpath.Hop) {
 }
 
 func (c *Checker) check(p Path) (Result, *Value) {
-	w := &walk{c: c, p: p, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: checkBudget}
+	w := &walk{c: c, p: p, entered: -1, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: checkBudget}
 	root := w.newFrame(p.Root, nil, nil)
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)
@@ -741,7 +788,7 @@ func (c *Checker) check(p Path) (Result, *Value) {
 	}
 	best, val := w.dfs(root, 0, nil, nil)
 	if p.Want == nil {
-		c.noteEarly(p, w.deepest, best)
+		c.noteEarly(p, w.deepest, w.entered, best)
 	}
 	if w.budget < 0 && (best.Verdict == Yes || best.Verdict == OnlyIf) {
 		// The path's conditions past the bound were taken as they came:
@@ -827,10 +874,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		return res, val
 	}
 	h := w.p.Hops[i]
-	cands := w.c.sites(h.Caller, h.Callee)
-	if len(cands) == 0 && h.Site != nil {
-		cands = []ssa.CallInstruction{h.Site}
-	}
+	cands := w.c.candidates(h)
 	var best Result
 	var bestVal *Value
 	have := false
@@ -853,6 +897,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 			res = w.result(cs, ss)
 			w.leaves++
 		} else {
+			w.entered = max(w.entered, i)
 			next := w.enter(fr, site, h.Callee)
 			if next.refused == nil {
 				next.refused = w.dispatchTo(fr, site, h.Callee)
