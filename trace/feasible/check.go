@@ -1283,9 +1283,30 @@ func (w *walk) avoided(fr *frame, target *ssa.BasicBlock) []Cond {
 		}
 		if c, ok := w.chainCond(fr, chain, ret); ok {
 			out = append(out, c)
+		} else if w.entailedOuter(fr, chain[1:]) {
+			// The branches around it hold on every way the path can go
+			// on (an `if r.Authenticate == nil` around a check, for a
+			// request the path made without one): the branch into the
+			// return is the path's as if it were met on the way.
+			out = append(out, w.decide(fr, chain[0].ifi, !chain[0].want))
 		}
 	}
 	return out
+}
+
+// entailedOuter reports whether every world of the path takes each of
+// edges, the branches that lead from a block the path passes to an
+// early return's last branch: their other sides cannot be.
+func (w *walk) entailedOuter(fr *frame, edges []edgeOf) bool {
+	if len(w.worlds) == 0 {
+		return false
+	}
+	for _, wd := range w.worlds {
+		if _, ok := w.entailsAll(wd, fr, edges); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // chainCond is the condition "not the whole of one if statement's
