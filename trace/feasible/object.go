@@ -1,6 +1,7 @@
 package feasible
 
 import (
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
@@ -368,6 +369,9 @@ func (o *object) field1(f *frame, i int, fv *types.Var) *value {
 		if len(ws) == 1 && len(o.set) == 0 && (!o.escapes() || fixedField) {
 			return o.fr.fieldOf(o.fr.eval(ws[0].Val), i, fv, nil)
 		}
+		if len(ws) == 1 && o.paramCopyKeeps(ws[0], i, fv) {
+			return o.fr.fieldOf(o.fr.eval(ws[0].Val), i, fv, nil)
+		}
 		// Assigned several times, or decoded too: input when every value
 		// it is assigned is the input's.
 		for _, st := range ws {
@@ -405,6 +409,94 @@ func (o *object) field1(f *frame, i int, fv *types.Var) *value {
 		return opaque(input)
 	}
 	return opaque(state)
+}
+
+// paramCopyKeeps reports whether field i (fv) of the object, a
+// parameter's copy (st, the function's store of the parameter into
+// it), is still the parameter's: the function may write other fields
+// of the copy but only reads field i, and the calls its address goes to
+// leave field i as it is (a method of the struct's, loaded from source,
+// that reads it or writes only other fields).
+func (o *object) paramCopyKeeps(st *ssa.Store, i int, fv *types.Var) bool {
+	if _, ok := st.Val.(*ssa.Parameter); !ok || fv == nil || len(o.path) > 0 || o.escapesOther() {
+		return false
+	}
+	for _, r := range *o.alloc.Referrers() {
+		if fa, ok := r.(*ssa.FieldAddr); ok && fa.Field == i && !onlyLoaded(fa) {
+			return false
+		}
+	}
+	for _, call := range o.escapes1() {
+		if !keepsField(call, o.alloc, i, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyLoaded reports whether address a is only read from: loaded, or a
+// field of it taken that is only read from in turn.
+func onlyLoaded(a ssa.Value) bool {
+	for _, u := range *a.Referrers() {
+		switch x := u.(type) {
+		case *ssa.DebugRef:
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				return false
+			}
+		case *ssa.FieldAddr:
+			if !onlyLoaded(x) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// keepsField reports whether call, given a, the address of a struct,
+// leaves its field i as it is: the callee is one function loaded from
+// source that, through its parameter a, only reads field i (it may
+// write others), or hands the address on to calls that keep it too (to
+// a depth of a few calls).
+func keepsField(call ssa.CallInstruction, a ssa.Value, i, depth int) bool {
+	if _, ok := call.(*ssa.Call); !ok || depth > 3 {
+		return false // deferred or started it runs later; or too deep to follow
+	}
+	fn := call.Common().StaticCallee()
+	if fn == nil || len(fn.Blocks) == 0 || call.Common().Value == a {
+		return false
+	}
+	for j, arg := range call.Common().Args {
+		if arg != a {
+			continue
+		}
+		if j >= len(fn.Params) {
+			return false
+		}
+		p := fn.Params[j]
+		for _, u := range *p.Referrers() {
+			switch x := u.(type) {
+			case *ssa.DebugRef:
+			case *ssa.UnOp:
+				if x.Op != token.MUL {
+					return false
+				}
+			case *ssa.FieldAddr:
+				if x.Field == i && !onlyLoaded(x) {
+					return false
+				}
+			case ssa.CallInstruction:
+				if !keepsField(x, p, i, depth+1) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // freeze returns v with the fields of the objects it holds (to depth
