@@ -27,7 +27,7 @@ func (r *Result) position(p token.Pos) (string, int) {
 func (r *Result) cond(c *feasible.Cond) report.Cond {
 	file, line := r.position(c.Pos)
 	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != "",
-		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0 && c.Made.Blocked == nil, Passes: c.Passes, Fails: c.Fails, Erred: c.Erred, Unloaded: c.Unloaded, Every: c.Every}
+		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0 && c.Made.Blocked == nil || len(c.Or) > 0, Passes: c.Passes, Fails: c.Fails, Erred: c.Erred, Unloaded: c.Unloaded, Every: c.Every}
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
 	}
@@ -956,7 +956,10 @@ func structOf(f *types.Var) string {
 
 // testsText says tests of the code taken one way: "`a > 0` is false
 // (file:line) and `b` holds (file:line)".
-func (r *Result) testsText(ts []feasible.Test) string {
+func (r *Result) testsText(ts []feasible.Test) string { return r.testsJoined(ts, "and") }
+
+// testsJoined is testsText with the tests joined by conj.
+func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 	var parts []string
 	for _, t := range ts {
 		how := "holds"
@@ -969,7 +972,7 @@ func (r *Result) testsText(ts []feasible.Test) string {
 		}
 		parts = append(parts, part)
 	}
-	return joinList(parts, "and")
+	return joinList(parts, conj)
 }
 
 // pinNote says, for a condition of state, the operands the path leaves
@@ -977,6 +980,10 @@ func (r *Result) testsText(ts []feasible.Test) string {
 // can only be 0 on the runs that take it (…): so only if `0 > curRev`"; "" when it
 // has none.
 func (r *Result) pinNote(c *feasible.Cond) string {
+	if len(c.Or) > 0 {
+		// A join the way comes into by one of several branches.
+		return ", or else " + r.testsJoined(c.Or, "or")
+	}
 	if c.Inside != "" {
 		return fmt.Sprintf(", in `%s`, whose result the way tests", c.Inside)
 	}

@@ -190,6 +190,9 @@ type Cond struct {
 	// package not loaded from source), where the way needs the error, is
 	// the call as written: the way runs only when it fails.
 	Erred string
+	// Or, on a condition of state at a join the way passes (joins), are
+	// the other branches into it: the way takes this one or one of them.
+	Or []Test
 	// errRead marks a test of an error read from memory that the way
 	// needs (erred): a condition of state.
 	errRead bool
@@ -516,6 +519,8 @@ type Checker struct {
 	// the hops they passed (endedEarly).
 	checked map[string]Result
 	early   map[string]Result
+	// joinMemo are joinsTo's answers, by function (its entry) and target.
+	joinMemo map[[2]*ssa.BasicBlock][][]edgeOf
 	// siteMemo are the call sites of each caller and callee (candidates).
 	siteMemo map[[2]*ssa.Function][]ssa.CallInstruction
 	loads   map[loadKey]*ssa.UnOp // sameLoad's answers
@@ -1137,7 +1142,10 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 	for _, e := range w.c.domEdges(fr.fn, target) {
 		out = append(out, w.decide(fr, e.ifi, e.want))
 	}
-	for _, c := range append(w.avoided(fr, target), w.everyElement(fr, target)...) {
+	for _, c := range append(append(w.avoided(fr, target), w.everyElement(fr, target)...), w.joins(fr, target)...) {
+		if c.If != nil && slices.ContainsFunc(out, func(o Cond) bool { return o.If == c.If && o.Want == c.Want && len(o.Or) == len(c.Or) }) {
+			continue // one branch the way needs, found twice (avoided, joins)
+		}
 		// In the order the function meets them.
 		i := len(out)
 		for i > 0 && out[i-1].Pos > c.Pos {
@@ -1146,6 +1154,193 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 		out = append(out[:i], append([]Cond{c}, out[i:]...)...)
 	}
 	return impliedPasses(out)
+}
+
+// joins are the conditions of the joins the way passes on to target in
+// fr's function: at a block that dominates target and that two or more
+// ways come into (the end of an if statement whose body can fall
+// through), the way takes one of them, each the last branch into it on
+// its way (an `if s.isLeader() { … }` whose body goes on to the
+// forwarding only if the lessor was not the primary). The branches the
+// path's worlds rule out are dropped; when one is left, the way needs
+// it; when more, one of them (Cond.Or), if every one is a condition of
+// state and they do not cover every run between them (see joinsTo for
+// the joins left as they are).
+func (w *walk) joins(fr *frame, target *ssa.BasicBlock) []Cond {
+	var out []Cond
+	for _, ins := range w.c.joinsTo(fr.fn, target) {
+		var alive []edgeOf
+		for _, e := range ins {
+			if w.possible(fr, e) {
+				alive = append(alive, e)
+			}
+		}
+		switch {
+		case len(alive) == 1:
+			out = append(out, w.decide(fr, alive[0].ifi, alive[0].want))
+		case len(alive) > 1 && !covers(alive):
+			if c, ok := w.either(fr, alive); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// joinsTo are, for each join that dominates target in fn, the last
+// branches of the ways into it (joins). Left out: a join a way comes
+// into with no branch of its own; a loop's head; the end of a loop (a
+// way in from a branch inside one: every run that gets past the loop
+// takes one); the ends of the parts of one if statement's condition (`a
+// && b`: what the statement asks is its whole condition, see avoided);
+// and joins whose branches cover every run.
+func (c *Checker) joinsTo(fn *ssa.Function, target *ssa.BasicBlock) [][]edgeOf {
+	k := [2]*ssa.BasicBlock{fn.Blocks[0], target}
+	if js, ok := c.joinMemo[k]; ok {
+		return js
+	}
+	var out [][]edgeOf
+	for _, j := range fn.Blocks {
+		if len(j.Preds) < 2 || !j.Dominates(target) || loopHeads[j.Comment] {
+			continue
+		}
+		var ins []edgeOf
+		for _, p := range j.Preds {
+			e, ok := lastEdge(p, j)
+			if !ok || j.Dominates(p) || loopHeads[e.ifi.Block().Comment] || inCycle(e.ifi.Block()) {
+				ins = nil
+				break
+			}
+			if !slices.Contains(ins, e) {
+				ins = append(ins, e)
+			}
+		}
+		if len(ins) < 2 || covers(ins) || c.oneStatement(ins) {
+			continue
+		}
+		out = append(out, ins)
+	}
+	if c.joinMemo == nil {
+		c.joinMemo = map[[2]*ssa.BasicBlock][][]edgeOf{}
+	}
+	c.joinMemo[k] = out
+	return out
+}
+
+// oneStatement reports whether branches es are all parts of one if
+// statement's condition.
+func (c *Checker) oneStatement(es []edgeOf) bool {
+	whole := ""
+	for _, e := range es {
+		text, pos, _ := c.text.condText(e.ifi)
+		wh := c.text.whole(pos, text)
+		if wh == "" || whole != "" && wh != whole {
+			return false
+		}
+		whole = wh
+	}
+	return true
+}
+
+// inCycle reports whether block b can run again after it runs: it is in
+// a loop.
+func inCycle(b *ssa.BasicBlock) bool {
+	seen := map[*ssa.BasicBlock]bool{}
+	stack := append([]*ssa.BasicBlock(nil), b.Succs...)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == b {
+			return true
+		}
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		stack = append(stack, x.Succs...)
+	}
+	return false
+}
+
+// lastEdge is the branch that a way into block j through its
+// predecessor p takes last: p's own, or, when p only goes on to j, the
+// one into p.
+func lastEdge(p, j *ssa.BasicBlock) (edgeOf, bool) {
+	for k := 0; k < 2; k++ {
+		if len(p.Instrs) == 0 {
+			return edgeOf{}, false
+		}
+		if ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If); ok {
+			if p.Succs[0] == p.Succs[1] {
+				return edgeOf{}, false
+			}
+			return edgeOf{ifi: ifi, want: p.Succs[0] == j}, true
+		}
+		if len(p.Preds) != 1 {
+			return edgeOf{}, false
+		}
+		p, j = p.Preds[0], p
+	}
+	return edgeOf{}, false
+}
+
+// covers reports whether branches es cover every run between them: for
+// every outcome of the tests they take, one of them is taken.
+func covers(es []edgeOf) bool {
+	var ifs []*ssa.If
+	for _, e := range es {
+		if !slices.Contains(ifs, e.ifi) {
+			ifs = append(ifs, e.ifi)
+		}
+	}
+	if len(ifs) > 10 {
+		return true // too many to try: taken as covering
+	}
+	for bits := 0; bits < 1<<len(ifs); bits++ {
+		taken := false
+		for _, e := range es {
+			if (bits>>slices.Index(ifs, e.ifi)&1 == 1) == e.want {
+				taken = true
+				break
+			}
+		}
+		if !taken {
+			return false
+		}
+	}
+	return true
+}
+
+// possible reports whether some world of the path can take branch e; the
+// worlds are left as they were.
+func (w *walk) possible(fr *frame, e edgeOf) bool {
+	saved, budget := w.deaths, w.budget
+	defer func() { w.deaths, w.budget = saved, budget }()
+	return len(w.constrain(w.worlds, fr, e.ifi.Cond, e.want, nil)) > 0
+}
+
+// either is the condition that the way takes one of branches es, each a
+// condition of state: the first as the way meets them, the others its
+// Or.
+func (w *walk) either(fr *frame, es []edgeOf) (Cond, bool) {
+	var alts []Cond
+	for _, e := range es {
+		text, pos, flip := w.c.text.condText(e.ifi)
+		c := Cond{Func: fr.fn, If: e.ifi, Text: text, Pos: pos, Want: e.want != flip}
+		w.classify(fr, &c, e.ifi.Cond, e.want)
+		if c.Class != State || text == "" {
+			return Cond{}, false
+		}
+		alts = append(alts, c)
+	}
+	sort.SliceStable(alts, func(i, j int) bool { return alts[i].Pos < alts[j].Pos })
+	c := alts[0]
+	c.Whole = w.c.text.whole(c.Pos, c.Text)
+	c.hop, c.at, c.meet = w.meetAt(fr, c.Pos)
+	for _, a := range alts[1:] {
+		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want})
+	}
+	return c, true
 }
 
 // everyElement are, for each range loop over a slice that a run on to
