@@ -58,7 +58,8 @@ func (c *Checker) sameLoad1(load *ssa.UnOp, a *ssa.Alloc) *ssa.UnOp {
 // reachingStore is the store of local variable a that comes before load
 // on every way to it with no other write of a between; nil when there is
 // none, or a is used otherwise than by its loads and stores (a closure
-// that captures it, a call given its address). Such a variable is a
+// that captures it, a call given its address) and one of those uses can
+// run before the load (callsAfter). Such a variable is a
 // result of a function that defers a call: named, or the slot its value
 // waits in while the deferred calls run.
 func (c *Checker) reachingStore(load *ssa.UnOp, a *ssa.Alloc) *ssa.Store {
@@ -67,7 +68,7 @@ func (c *Checker) reachingStore(load *ssa.UnOp, a *ssa.Alloc) *ssa.Store {
 		return st
 	}
 	var out *ssa.Store
-	if writers, ok := c.varWriters(a); ok && onlyLoadsStores(a) {
+	if writers, ok := c.varWriters(a); ok && (onlyLoadsStores(a) || callsAfter(writers, load)) {
 		for w := range writers {
 			st, isStore := w.(*ssa.Store)
 			if isStore && st.Addr == a && precedes(st, load) && noneBetween(st, load, writers) {
@@ -81,6 +82,49 @@ func (c *Checker) reachingStore(load *ssa.UnOp, a *ssa.Alloc) *ssa.Store {
 	}
 	c.stores[k] = out
 	return out
+}
+
+// callsAfter reports whether every writer of a local variable that is
+// not a store of it (a call of a closure that captures it, a call given
+// its address, the deferred calls' run) can run only after load: none
+// comes before it on a way to it. A variable that closures capture but
+// that nothing calls before the load is written only by its stores up
+// to there.
+func callsAfter(writers map[ssa.Instruction]bool, load ssa.Instruction) bool {
+	for w := range writers {
+		if _, isStore := w.(*ssa.Store); isStore {
+			continue
+		}
+		if mayRunBefore(w, load) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayRunBefore reports whether instruction x can run before y on a way to
+// y (in one function): earlier in y's block, or in a block from which
+// y's can be reached.
+func mayRunBefore(x, y ssa.Instruction) bool {
+	bx, by := x.Block(), y.Block()
+	if bx == by && instrIndex(x) < instrIndex(y) {
+		return true
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	stack := append([]*ssa.BasicBlock(nil), bx.Succs...)
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if b == by {
+			return true
+		}
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
+		stack = append(stack, b.Succs...)
+	}
+	return false
 }
 
 // stored is v, or, for a load of a local variable that one store reaches
