@@ -549,6 +549,12 @@ func (f *frame) onStack(fn *ssa.Function) bool {
 // (callResult) when the callee cannot be followed.
 func (f *frame) call(v *ssa.Call, c *ssa.CallCommon) *value {
 	old := f.pureName(c, f.callResult(c))
+	if c.IsInvoke() && f.promotedInput(f.eval(c.Value), c.Method) {
+		// A method a wrapper promotes from an interface it embeds that
+		// holds the input (a request's stream a handler wraps): the
+		// input's method, as a call of it would be.
+		return f.pureName(c, opaque(input))
+	}
 	if f.depth >= maxInline {
 		return old
 	}
@@ -784,6 +790,47 @@ func (f *frame) dispatch(recv *value, m *types.Func, depth int) (fn *ssa.Functio
 		return f.dispatch(v, m, depth+1)
 	}
 	return nil, nil, false
+}
+
+// promotedInput reports whether method m of recv, a struct the path
+// made (or an interface holding one), is promoted from an interface
+// field it embeds (through embedded fields) whose value is the input's.
+func (f *frame) promotedInput(recv *value, m *types.Func) bool {
+	var dyn types.Type
+	inner := recv
+	switch recv.kind {
+	case kNonNil:
+		if recv.dyn == nil || recv.inner == nil {
+			return false
+		}
+		dyn, inner = recv.dyn, recv.inner
+	case kObj:
+		dyn = types.NewPointer(recv.obj.typ)
+	default:
+		return false
+	}
+	if inner.kind != kObj {
+		return false
+	}
+	obj, index, _ := types.LookupFieldOrMethod(dyn, true, m.Pkg(), m.Name())
+	if _, isFunc := obj.(*types.Func); !isFunc || len(index) < 2 {
+		return false
+	}
+	v := inner
+	var last types.Type
+	for _, i := range index[:len(index)-1] {
+		if v.kind != kObj {
+			return false
+		}
+		st, ok := v.obj.typ.Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() || !st.Field(i).Embedded() {
+			return false
+		}
+		last = st.Field(i).Type()
+		v = f.fieldOf(v, i, st.Field(i), nil)
+	}
+	_, isIface := last.Underlying().(*types.Interface)
+	return isIface && v.org == input
 }
 
 // canCall reports whether a call of method m on recv may run callee: no,
