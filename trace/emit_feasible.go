@@ -967,8 +967,14 @@ func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 			how = "is false"
 		}
 		part := fmt.Sprintf("`%s` %s", t.Text, how)
+		of := ""
+		if t.Of != "" {
+			of = fmt.Sprintf(", of the error `%s` returned", t.Of)
+		}
 		if file, line := r.position(t.Pos); file != "" {
-			part += fmt.Sprintf(" (`%s:%d`)", file, line)
+			part += fmt.Sprintf(" (`%s:%d`%s)", file, line, of)
+		} else if of != "" {
+			part += " (" + of[2:] + ")"
 		}
 		parts = append(parts, part)
 	}

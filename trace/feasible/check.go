@@ -1338,9 +1338,36 @@ func (w *walk) either(fr *frame, es []edgeOf) (Cond, bool) {
 	c.Whole = w.c.text.whole(c.Pos, c.Text)
 	c.hop, c.at, c.meet = w.meetAt(fr, c.Pos)
 	for _, a := range alts[1:] {
-		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want})
+		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want, Of: w.errorOf(a.If.Cond)})
 	}
 	return c, true
+}
+
+// errorOf is, for v a test of an error (a comparison with nil, or a
+// function given it first: errors.Is), the call that returned the error,
+// as written; "" otherwise.
+func (w *walk) errorOf(v ssa.Value) string {
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.NOT {
+		v = u.X
+	}
+	var x ssa.Value
+	if e, _, ok := nilTest(v, true); ok {
+		x = e
+	} else if c, ok := v.(*ssa.Call); ok && len(c.Call.Args) > 0 && !c.Call.IsInvoke() && callpath.IsError(c.Call.Args[0].Type()) {
+		x = c.Call.Args[0]
+	}
+	if x == nil {
+		return ""
+	}
+	switch e := storedBefore(x).(type) {
+	case *ssa.Extract:
+		if call, ok := e.Tuple.(*ssa.Call); ok {
+			return w.c.text.callText(call)
+		}
+	case *ssa.Call:
+		return w.c.text.callText(e)
+	}
+	return ""
 }
 
 // everyElement are, for each range loop over a slice that a run on to

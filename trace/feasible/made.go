@@ -47,11 +47,13 @@ type Made struct {
 	Blocked *Cond
 }
 
-// Test is a test of a function's code, taken one way.
+// Test is a test of a function's code, taken one way. Of, for a test of
+// an error a call returned, is that call as written.
 type Test struct {
 	Text string
 	Pos  token.Pos
 	Want bool
+	Of   string
 }
 
 // pointee is the named struct type t points to, or nil.
