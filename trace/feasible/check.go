@@ -519,8 +519,8 @@ type Checker struct {
 	// the hops they passed (endedEarly).
 	checked map[string]Result
 	early   map[string]Result
-	// joinMemo are joinsTo's answers, by function (its entry) and target.
-	joinMemo map[[2]*ssa.BasicBlock][][]edgeOf
+	// joinMemo are joinsTo's answers, by target.
+	joinMemo map[*ssa.BasicBlock][][]edgeOf
 	// siteMemo are the call sites of each caller and callee (candidates).
 	siteMemo map[[2]*ssa.Function][]ssa.CallInstruction
 	loads   map[loadKey]*ssa.UnOp // sameLoad's answers
@@ -1195,8 +1195,7 @@ func (w *walk) joins(fr *frame, target *ssa.BasicBlock) []Cond {
 // && b`: what the statement asks is its whole condition, see avoided);
 // and joins whose branches cover every run.
 func (c *Checker) joinsTo(fn *ssa.Function, target *ssa.BasicBlock) [][]edgeOf {
-	k := [2]*ssa.BasicBlock{fn.Blocks[0], target}
-	if js, ok := c.joinMemo[k]; ok {
+	if js, ok := c.joinMemo[target]; ok {
 		return js
 	}
 	var out [][]edgeOf
@@ -1221,9 +1220,9 @@ func (c *Checker) joinsTo(fn *ssa.Function, target *ssa.BasicBlock) [][]edgeOf {
 		out = append(out, ins)
 	}
 	if c.joinMemo == nil {
-		c.joinMemo = map[[2]*ssa.BasicBlock][][]edgeOf{}
+		c.joinMemo = map[*ssa.BasicBlock][][]edgeOf{}
 	}
-	c.joinMemo[k] = out
+	c.joinMemo[target] = out
 	return out
 }
 
@@ -1244,20 +1243,15 @@ func (c *Checker) oneStatement(es []edgeOf) bool {
 
 // inCycle reports whether block b can run again after it runs: it is in
 // a loop.
-func inCycle(b *ssa.BasicBlock) bool {
-	seen := map[*ssa.BasicBlock]bool{}
-	stack := append([]*ssa.BasicBlock(nil), b.Succs...)
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x == b {
+func inCycle(b *ssa.BasicBlock) bool { return reachedAfter(b, b) }
+
+// reachedAfter reports whether a run can come to block to after block
+// from.
+func reachedAfter(from, to *ssa.BasicBlock) bool {
+	for _, s := range from.Succs {
+		if reachable(s)[to] {
 			return true
 		}
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		stack = append(stack, x.Succs...)
 	}
 	return false
 }

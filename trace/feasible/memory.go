@@ -107,24 +107,7 @@ func callsAfter(writers map[ssa.Instruction]bool, load ssa.Instruction) bool {
 // y's can be reached.
 func mayRunBefore(x, y ssa.Instruction) bool {
 	bx, by := x.Block(), y.Block()
-	if bx == by && instrIndex(x) < instrIndex(y) {
-		return true
-	}
-	seen := map[*ssa.BasicBlock]bool{}
-	stack := append([]*ssa.BasicBlock(nil), bx.Succs...)
-	for len(stack) > 0 {
-		b := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if b == by {
-			return true
-		}
-		if seen[b] {
-			continue
-		}
-		seen[b] = true
-		stack = append(stack, b.Succs...)
-	}
-	return false
+	return bx == by && instrIndex(x) < instrIndex(y) || reachedAfter(bx, by)
 }
 
 // stored is v, or, for a load of a local variable that one store reaches

@@ -436,7 +436,14 @@ func (o *object) paramCopyKeeps(st *ssa.Store, i int, fv *types.Var) bool {
 
 // onlyLoaded reports whether address a is only read from: loaded, or a
 // field of it taken that is only read from in turn.
-func onlyLoaded(a ssa.Value) bool {
+func onlyLoaded(a ssa.Value) bool { return keeps(a, -1, 0) }
+
+// keeps reports whether address a is used only in ways that leave its
+// field `field` as it is (every field of it, when field < 0): it is
+// loaded; the address of another field is taken; that of the field is
+// taken and only read from; or, for one field, a is handed to calls that
+// keep it too (keepsField, depth calls deep).
+func keeps(a ssa.Value, field, depth int) bool {
 	for _, u := range *a.Referrers() {
 		switch x := u.(type) {
 		case *ssa.DebugRef:
@@ -445,7 +452,11 @@ func onlyLoaded(a ssa.Value) bool {
 				return false
 			}
 		case *ssa.FieldAddr:
-			if !onlyLoaded(x) {
+			if (field < 0 || x.Field == field) && !keeps(x, -1, depth) {
+				return false
+			}
+		case ssa.CallInstruction:
+			if field < 0 || !keepsField(x, a, field, depth+1) {
 				return false
 			}
 		default:
@@ -469,31 +480,8 @@ func keepsField(call ssa.CallInstruction, a ssa.Value, i, depth int) bool {
 		return false
 	}
 	for j, arg := range call.Common().Args {
-		if arg != a {
-			continue
-		}
-		if j >= len(fn.Params) {
+		if arg == a && (j >= len(fn.Params) || !keeps(fn.Params[j], i, depth)) {
 			return false
-		}
-		p := fn.Params[j]
-		for _, u := range *p.Referrers() {
-			switch x := u.(type) {
-			case *ssa.DebugRef:
-			case *ssa.UnOp:
-				if x.Op != token.MUL {
-					return false
-				}
-			case *ssa.FieldAddr:
-				if x.Field == i && !onlyLoaded(x) {
-					return false
-				}
-			case ssa.CallInstruction:
-				if !keepsField(x, p, i, depth+1) {
-					return false
-				}
-			default:
-				return false
-			}
 		}
 	}
 	return true
