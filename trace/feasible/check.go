@@ -1499,11 +1499,11 @@ func (w *walk) avoided(fr *frame, target *ssa.BasicBlock) []Cond {
 		}
 		if c, ok := w.chainCond(fr, chain, ret); ok {
 			out = append(out, c)
-		} else if w.entailedOuter(fr, chain[1:]) {
-			// The branches around it hold on every way the path can go
-			// on (an `if r.Authenticate == nil` around a check, for a
-			// request the path made without one): the branch into the
-			// return is the path's as if it were met on the way.
+		} else if _, _, isCheck := checkOf(chain[0].ifi.Cond, !chain[0].want); isCheck && w.entailedOuter(fr, chain[1:]) {
+			// A check inside branches that hold on every way the path
+			// can go on (an `if r.Authenticate == nil` around a check of
+			// the caller, for a request the path made without one): the
+			// way needs it as if it met it on the way.
 			out = append(out, w.decide(fr, chain[0].ifi, !chain[0].want))
 		}
 	}
