@@ -320,6 +320,11 @@ func (f *frame) fieldOf(base *value, i int, fv *types.Var, at ssa.Value) *value 
 	}
 	switch base.kind {
 	case kObj:
+		if ins, ok := at.(ssa.Instruction); ok {
+			if v := base.obj.copiedField(i, fv, ins); v != nil {
+				return v // read before any call that may change it
+			}
+		}
 		return base.obj.field(f, i, fv)
 	case kAddr:
 		// A struct held by value in a field of an object (an embedded

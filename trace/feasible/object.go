@@ -369,7 +369,7 @@ func (o *object) field1(f *frame, i int, fv *types.Var) *value {
 		if len(ws) == 1 && len(o.set) == 0 && (!o.escapes() || fixedField) {
 			return o.fr.fieldOf(o.fr.eval(ws[0].Val), i, fv, nil)
 		}
-		if len(ws) == 1 && o.paramCopyKeeps(ws[0], i, fv) {
+		if len(ws) == 1 && o.paramCopyKeeps(ws[0], i, fv, nil) {
 			return o.fr.fieldOf(o.fr.eval(ws[0].Val), i, fv, nil)
 		}
 		// Assigned several times, or decoded too: input when every value
@@ -413,11 +413,12 @@ func (o *object) field1(f *frame, i int, fv *types.Var) *value {
 
 // paramCopyKeeps reports whether field i (fv) of the object, a
 // parameter's copy (st, the function's store of the parameter into
-// it), is still the parameter's: the function may write other fields
-// of the copy but only reads field i, and the calls its address goes to
-// leave field i as it is (a method of the struct's, loaded from source,
-// that reads it or writes only other fields).
-func (o *object) paramCopyKeeps(st *ssa.Store, i int, fv *types.Var) bool {
+// it), is still the parameter's where at reads it (anywhere, when at is
+// nil): the function may write other fields of the copy but only reads
+// field i, and the calls its address goes to leave field i as it is (a
+// method of the struct's, loaded from source, that reads it or writes
+// only other fields) or run only after at.
+func (o *object) paramCopyKeeps(st *ssa.Store, i int, fv *types.Var, at ssa.Instruction) bool {
 	if _, ok := st.Val.(*ssa.Parameter); !ok || fv == nil || len(o.path) > 0 || o.escapesOther() {
 		return false
 	}
@@ -427,11 +428,28 @@ func (o *object) paramCopyKeeps(st *ssa.Store, i int, fv *types.Var) bool {
 		}
 	}
 	for _, call := range o.escapes1() {
-		if !keepsField(call, o.alloc, i, 0) {
+		if (at == nil || mayRunBefore(call, at)) && !keepsField(call, o.alloc, i, 0) {
 			return false
 		}
 	}
 	return true
+}
+
+// copiedField is field i (fv) of the object where instruction at reads
+// it, when the object is a parameter's copy that keeps it there
+// (paramCopyKeeps); nil otherwise.
+func (o *object) copiedField(i int, fv *types.Var, at ssa.Instruction) *value {
+	if len(o.path) > 0 || o.closureWrites() {
+		return nil
+	}
+	if at.Parent() != o.alloc.Parent() {
+		at = nil // read elsewhere: every call the copy goes to counts
+	}
+	ws := stores(o.alloc)
+	if len(ws) != 1 || !o.paramCopyKeeps(ws[0], i, fv, at) {
+		return nil
+	}
+	return o.fr.fieldOf(o.fr.eval(ws[0].Val), i, fv, nil)
 }
 
 // onlyLoaded reports whether address a is only read from: loaded, or a
