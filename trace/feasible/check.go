@@ -516,15 +516,18 @@ type Checker struct {
 	exposedMemo map[*types.Named]bool
 	// checked are the verdicts of paths checked already (without Want);
 	// early those of paths whose walks ended before their last hop, by
-	// the hops they passed (endedEarly).
+	// the hops they passed; earlyAt, of those that entered none of the
+	// last hop's call sites, by the hops before it and those sites
+	// (endedEarly).
 	checked map[string]Result
 	early   map[string]Result
+	earlyAt map[earlyKey]Result
 	// joinMemo are joinsTo's answers, by target.
 	joinMemo map[*ssa.BasicBlock][][]edgeOf
-	// siteMemo are the call sites of each caller and callee (candidates).
-	siteMemo map[[2]*ssa.Function][]ssa.CallInstruction
-	loads   map[loadKey]*ssa.UnOp // sameLoad's answers
-	tstr    map[types.Type]string
+	// siteMemo are the call sites of each caller and callee (sitesOf).
+	siteMemo map[[2]*ssa.Function]callSites
+	loads    map[loadKey]*ssa.UnOp // sameLoad's answers
+	tstr     map[types.Type]string
 	// serial are the functions that run one call at a time (SetSerial);
 	// stills, writers and runs are stillOf's, mayWrite's and runsOf's answers.
 	serial   []*ssa.Function
@@ -686,7 +689,7 @@ func (c *Checker) endedEarly(p Path) (Result, bool) {
 	var b strings.Builder
 	prefixBase(&b, p)
 	for _, h := range p.Hops {
-		if r, ok := c.early[sitesKey(b.String(), c.candidates(h))]; ok {
+		if r, ok := c.earlyAt[earlyKey{b.String(), c.sitesSig(h)}]; ok {
 			return r, true
 		}
 		writeHop(&b, h)
@@ -713,40 +716,62 @@ func (c *Checker) noteEarly(p Path, deepest, entered int, r Result) {
 		writeHop(&b, h)
 	}
 	if entered < deepest {
-		c.early[sitesKey(b.String(), c.candidates(p.Hops[deepest]))] = r
+		if c.earlyAt == nil {
+			c.earlyAt = map[earlyKey]Result{}
+		}
+		c.earlyAt[earlyKey{b.String(), c.sitesSig(p.Hops[deepest])}] = r
 	}
 	writeHop(&b, p.Hops[deepest])
 	c.early[b.String()] = r
 }
 
-// sitesKey names the call sites a walk tries after the hops of prefix
-// (endedEarly).
-func sitesKey(prefix string, sites []ssa.CallInstruction) string {
-	var b strings.Builder
-	b.WriteString(prefix)
-	b.WriteString(";~")
-	for _, s := range sites {
-		fmt.Fprintf(&b, "%p,", s)
-	}
-	return b.String()
-}
+// earlyKey names the call sites a walk tries (sitesSig) after the hops
+// of prefix (endedEarly).
+type earlyKey struct{ prefix, sites string }
 
 // candidates are the call sites a walk tries for hop h: those of its
 // caller that may call its callee, or the hop's own site.
 func (c *Checker) candidates(h callpath.Hop) []ssa.CallInstruction {
-	k := [2]*ssa.Function{h.Caller, h.Callee}
-	cands, ok := c.siteMemo[k]
-	if !ok {
-		cands = c.sites(h.Caller, h.Callee)
-		if c.siteMemo == nil {
-			c.siteMemo = map[[2]*ssa.Function][]ssa.CallInstruction{}
-		}
-		c.siteMemo[k] = cands
-	}
+	cands := c.sitesOf(h).cands
 	if len(cands) == 0 && h.Site != nil {
 		return []ssa.CallInstruction{h.Site}
 	}
 	return cands
+}
+
+// sitesSig names candidates(h).
+func (c *Checker) sitesSig(h callpath.Hop) string {
+	if s := c.sitesOf(h); len(s.cands) > 0 || h.Site == nil {
+		return s.sig
+	}
+	return fmt.Sprintf("%p,", h.Site)
+}
+
+// callSites are the call sites of a caller that may call a callee, and
+// their name (sitesSig).
+type callSites struct {
+	cands []ssa.CallInstruction
+	sig   string
+}
+
+// sitesOf are the call sites of hop h's caller that may call its callee,
+// read once.
+func (c *Checker) sitesOf(h callpath.Hop) callSites {
+	k := [2]*ssa.Function{h.Caller, h.Callee}
+	s, ok := c.siteMemo[k]
+	if !ok {
+		s.cands = c.sites(h.Caller, h.Callee)
+		var b strings.Builder
+		for _, x := range s.cands {
+			fmt.Fprintf(&b, "%p,", x)
+		}
+		s.sig = b.String()
+		if c.siteMemo == nil {
+			c.siteMemo = map[[2]*ssa.Function]callSites{}
+		}
+		c.siteMemo[k] = s
+	}
+	return s
 }
 
 // prefixBase writes what a walk reads of a path besides its hops and
@@ -1353,7 +1378,7 @@ func (w *walk) errorOf(v ssa.Value) string {
 	if x == nil {
 		return ""
 	}
-	switch e := storedBefore(x).(type) {
+	switch e := w.c.stored(x).(type) {
 	case *ssa.Extract:
 		if call, ok := e.Tuple.(*ssa.Call); ok {
 			return w.c.text.callText(call)
@@ -1499,7 +1524,7 @@ func (w *walk) avoided(fr *frame, target *ssa.BasicBlock) []Cond {
 		}
 		if c, ok := w.chainCond(fr, chain, ret); ok {
 			out = append(out, c)
-		} else if _, _, isCheck := checkOf(chain[0].ifi.Cond, !chain[0].want); isCheck && w.entailedOuter(fr, chain[1:]) {
+		} else if _, _, isCheck := w.c.checkOf(chain[0].ifi.Cond, !chain[0].want); isCheck && w.entailedOuter(fr, chain[1:]) {
 			// A check inside branches that hold on every way the path
 			// can go on (an `if r.Authenticate == nil` around a check of
 			// the caller, for a request the path made without one): the
@@ -1720,7 +1745,7 @@ func givenInput(fr *frame, call ssa.CallInstruction) bool {
 // request (c is of class Input) or given part of it (a permission check
 // of the caller).
 func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool) {
-	call, fails, ok := checkOf(cond, want)
+	call, fails, ok := w.c.checkOf(cond, want)
 	if !ok || c.Class != Input && !givenInput(fr, call) {
 		return
 	}
@@ -1864,12 +1889,12 @@ func nilTest(v ssa.Value, want bool) (x ssa.Value, notNil, ok bool) {
 // call given something, whose only result used is that error, or given
 // only a context: ofContext) (through a not), that call, and whether the outcome want of v needs the error
 // (fails) or needs it nil.
-func checkOf(v ssa.Value, want bool) (call ssa.CallInstruction, fails, ok bool) {
+func (c *Checker) checkOf(v ssa.Value, want bool) (call ssa.CallInstruction, fails, ok bool) {
 	x, fails, ok := nilTest(v, want)
 	if !ok {
 		return nil, false, false
 	}
-	x = storedBefore(x)
+	x = c.stored(x)
 	// A check: a call that returns only an error, or whose other results
 	// nothing uses, given something to check (not a stream's receive, not
 	// a context's own error).
@@ -1879,11 +1904,11 @@ func checkOf(v ssa.Value, want bool) (call ssa.CallInstruction, fails, ok bool) 
 		}
 		return nil, false, false
 	}
-	c, ok := x.(*ssa.Call)
-	if !ok || c.Call.Signature().Results().Len() != 1 || len(checked(c)) == 0 {
+	cl, ok := x.(*ssa.Call)
+	if !ok || cl.Call.Signature().Results().Len() != 1 || len(checked(cl)) == 0 {
 		return nil, false, false
 	}
-	return c, fails, true
+	return cl, fails, true
 }
 
 // used reports whether anything but a debug reference refers to v (a
@@ -1912,32 +1937,6 @@ func onlyErrUsed(call *ssa.Call, i int) bool {
 		}
 	}
 	return true
-}
-
-// storedBefore is, for a load of a local variable that a closure also
-// reads (an error a deferred function tests), the value stored into it
-// last before the load in the load's block; v itself otherwise.
-func storedBefore(v ssa.Value) ssa.Value {
-	u, ok := v.(*ssa.UnOp)
-	if !ok || u.Op != token.MUL {
-		return v
-	}
-	a, ok := u.X.(*ssa.Alloc)
-	if !ok || u.Block() == nil {
-		return v
-	}
-	instrs := u.Block().Instrs
-	for j := slices.Index(instrs, ssa.Instruction(u)) - 1; j >= 0; j-- {
-		switch x := instrs[j].(type) {
-		case *ssa.Store:
-			if x.Addr == a {
-				return x.Val
-			}
-		case ssa.CallInstruction:
-			return v // a call may write the variable through a closure
-		}
-	}
-	return v
 }
 
 // ofContext reports whether call is given a context and nothing else (a

@@ -740,20 +740,8 @@ func (f *frame) dispatch(recv *value, m *types.Func, depth int) (fn *ssa.Functio
 	if recv == nil || depth > 6 {
 		return nil, nil, false
 	}
-	var dyn types.Type
-	inner := recv
-	switch recv.kind {
-	case kNonNil:
-		if recv.dyn == nil {
-			return nil, nil, false
-		}
-		dyn = recv.dyn
-		if recv.inner != nil {
-			inner = recv.inner
-		}
-	case kObj:
-		dyn = types.NewPointer(recv.obj.typ)
-	default:
+	dyn, inner, ok := structRecv(recv)
+	if !ok {
 		return nil, nil, false
 	}
 	prog := f.fn.Prog
@@ -765,20 +753,9 @@ func (f *frame) dispatch(recv *value, m *types.Func, depth int) (fn *ssa.Functio
 		return fn, inner, true
 	}
 	// Promoted: follow the embedded fields to the value that has it.
-	_, index, _ := types.LookupFieldOrMethod(dyn, true, m.Pkg(), m.Name())
-	if len(index) < 2 || inner.kind != kObj {
+	v, _, ok := f.embeddedHolder(dyn, inner, m)
+	if !ok {
 		return nil, nil, false
-	}
-	v := inner
-	for _, i := range index[:len(index)-1] {
-		if v.kind != kObj {
-			return nil, nil, false
-		}
-		st, ok := v.obj.typ.Underlying().(*types.Struct)
-		if !ok || i >= st.NumFields() {
-			return nil, nil, false
-		}
-		v = f.fieldOf(v, i, st.Field(i), nil)
 	}
 	switch v.kind {
 	case kObj:
@@ -792,44 +769,63 @@ func (f *frame) dispatch(recv *value, m *types.Func, depth int) (fn *ssa.Functio
 	return nil, nil, false
 }
 
+// structRecv is the type whose methods a call on recv runs and the value
+// that has them: an object the path made, or what an interface that
+// holds a value of a known type holds (recv itself when that is not
+// known); false when recv is neither.
+func structRecv(recv *value) (dyn types.Type, inner *value, ok bool) {
+	switch recv.kind {
+	case kNonNil:
+		if recv.dyn == nil {
+			return nil, nil, false
+		}
+		if recv.inner != nil {
+			return recv.dyn, recv.inner, true
+		}
+		return recv.dyn, recv, true
+	case kObj:
+		return types.NewPointer(recv.obj.typ), recv, true
+	}
+	return nil, nil, false
+}
+
+// embeddedHolder follows the embedded fields of inner, an object of type
+// dyn, to the value that has the method m the type promotes, and the
+// field that holds that value.
+func (f *frame) embeddedHolder(dyn types.Type, inner *value, m *types.Func) (*value, *types.Var, bool) {
+	obj, index, _ := types.LookupFieldOrMethod(dyn, true, m.Pkg(), m.Name())
+	if _, isFunc := obj.(*types.Func); !isFunc || len(index) < 2 || inner.kind != kObj {
+		return nil, nil, false
+	}
+	v := inner
+	var fld *types.Var
+	for _, i := range index[:len(index)-1] {
+		if v.kind != kObj {
+			return nil, nil, false
+		}
+		st, ok := v.obj.typ.Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			return nil, nil, false
+		}
+		fld = st.Field(i)
+		v = f.fieldOf(v, i, fld, nil)
+	}
+	return v, fld, true
+}
+
 // promotedInput reports whether method m of recv, a struct the path
 // made (or an interface holding one), is promoted from an interface
 // field it embeds (through embedded fields) whose value is the input's.
 func (f *frame) promotedInput(recv *value, m *types.Func) bool {
-	var dyn types.Type
-	inner := recv
-	switch recv.kind {
-	case kNonNil:
-		if recv.dyn == nil || recv.inner == nil {
-			return false
-		}
-		dyn, inner = recv.dyn, recv.inner
-	case kObj:
-		dyn = types.NewPointer(recv.obj.typ)
-	default:
+	dyn, inner, ok := structRecv(recv)
+	if !ok {
 		return false
 	}
-	if inner.kind != kObj {
+	v, fld, ok := f.embeddedHolder(dyn, inner, m)
+	if !ok {
 		return false
 	}
-	obj, index, _ := types.LookupFieldOrMethod(dyn, true, m.Pkg(), m.Name())
-	if _, isFunc := obj.(*types.Func); !isFunc || len(index) < 2 {
-		return false
-	}
-	v := inner
-	var last types.Type
-	for _, i := range index[:len(index)-1] {
-		if v.kind != kObj {
-			return false
-		}
-		st, ok := v.obj.typ.Underlying().(*types.Struct)
-		if !ok || i >= st.NumFields() || !st.Field(i).Embedded() {
-			return false
-		}
-		last = st.Field(i).Type()
-		v = f.fieldOf(v, i, st.Field(i), nil)
-	}
-	_, isIface := last.Underlying().(*types.Interface)
+	_, isIface := fld.Type().Underlying().(*types.Interface)
 	return isIface && v.org == input
 }
 

@@ -92,8 +92,9 @@ func (c *Checker) reachingStore(load *ssa.UnOp, a *ssa.Alloc) *ssa.Store {
 // to there.
 func callsAfter(writers map[ssa.Instruction]bool, load ssa.Instruction) bool {
 	for w := range writers {
-		if _, isStore := w.(*ssa.Store); isStore {
-			continue
+		switch w.(type) {
+		case *ssa.Store, *ssa.Defer:
+			continue // a deferred call runs where the deferred calls are run, a writer too
 		}
 		if mayRunBefore(w, load) {
 			return false
