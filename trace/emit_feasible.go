@@ -26,7 +26,7 @@ func (r *Result) position(p token.Pos) (string, int) {
 
 func (r *Result) cond(c *feasible.Cond) report.Cond {
 	file, line := r.position(c.Pos)
-	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != "",
+	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != "", Case: c.Case,
 		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0 && c.Made.Blocked == nil || len(c.Or) > 0, Passes: c.Passes, Fails: c.Fails, Erred: c.Erred, Unloaded: c.Unloaded, Every: c.Every}
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
@@ -128,6 +128,8 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 		switch {
 		case c.Ranged != "":
 			b.Text = onlyIf + text + " is not empty"
+		case c.Case:
+			b.Text = onlyIf + "the select takes its case " + text
 		case c.Erred != "" && c.Want:
 			b.Text = onlyIf + "`" + c.Erred + "` returns an error (" + text + unloadedNote(c.Unloaded) + ")"
 		case c.Erred != "":
@@ -423,6 +425,8 @@ func (r *Result) needs(c *feasible.Cond, lead string) string {
 	switch {
 	case c.Ranged != "":
 		s += " not empty"
+	case c.Case:
+		s = "the select taking its case " + s
 	case !c.Want:
 		s = "not " + s
 	}
@@ -798,6 +802,8 @@ func (r *Result) nearText(n *feasible.Cond) string {
 	switch {
 	case n.Ranged != "":
 		return fmt.Sprintf("`%s` not empty%s", n.Text, r.pinNote(n))
+	case n.Case:
+		return fmt.Sprintf("the select taking its case `%s`%s", n.Text, r.pinNote(n))
 	case n.Want:
 		return fmt.Sprintf("`%s`%s", n.Text, r.pinNote(n))
 	}

@@ -166,6 +166,12 @@ type Cond struct {
 	// the way needs it not empty. Loop is where that loop begins.
 	Ranged string
 	Loop   token.Pos
+	// Case, on a condition of State that a select's choice decides, is
+	// the communication of the case the way takes, as written (Text too,
+	// and Pos where it is): a select not in a loop, whose case the way
+	// needs taken (a channel another goroutine closes before the others
+	// are ready).
+	Case bool
 	// taken is the block the path goes on to from If.
 	taken *ssa.BasicBlock
 	// unasked marks a condition of class Input that Asks leaves out: a
@@ -2134,8 +2140,14 @@ func (w *walk) classify(fr *frame, c *Cond, v ssa.Value, want bool) {
 			return
 		}
 	case *ssa.BinOp:
-		if isSelectCase(x) {
-			c.Class = Ordinary
+		if sel, k, ok := selectCase(x); ok {
+			c.Class = Ordinary // a select in a loop, or a case the way passes over
+			takes := want == (x.Op == token.EQL)
+			if takes && !inCycle(sel.Block()) && k < len(sel.States) {
+				if text, pos, ok := w.c.text.commText(sel.States[k].Pos); ok {
+					c.Class, c.Case, c.Text, c.Pos, c.Whole, c.Want = State, true, text, pos, "", true
+				}
+			}
 			return
 		}
 		switch x.Op {
@@ -2176,17 +2188,26 @@ func (w *walk) byOrigin(c *Cond, v *value) {
 	}
 }
 
-// isSelectCase reports whether b compares the index of the case a select
-// chose.
-func isSelectCase(b *ssa.BinOp) bool {
-	for _, side := range []ssa.Value{b.X, b.Y} {
+// selectCase reports whether b compares the index of the case a select
+// chose with a constant: the select and the case's index.
+func selectCase(b *ssa.BinOp) (*ssa.Select, int, bool) {
+	for i, side := range []ssa.Value{b.X, b.Y} {
 		if e, ok := side.(*ssa.Extract); ok && e.Index == 0 {
-			if _, ok := e.Tuple.(*ssa.Select); ok {
-				return true
+			if sel, ok := e.Tuple.(*ssa.Select); ok {
+				k := -1
+				if c, ok := []ssa.Value{b.Y, b.X}[i].(*ssa.Const); ok && c.Value != nil && c.Value.Kind() == constant.Int {
+					if v, exact := constant.Int64Val(c.Value); exact {
+						k = int(v)
+					}
+				}
+				if k < 0 {
+					return sel, len(sel.States), true
+				}
+				return sel, k, true
 			}
 		}
 	}
-	return false
+	return nil, 0, false
 }
 
 func (w *walk) typeTest(fr *frame, c *Cond, ta *ssa.TypeAssert, want bool) {

@@ -60,6 +60,9 @@ type fileIndex struct {
 	// sels are the selector expressions (p.f), by the selected name's
 	// position (their text is made when asked for: selText).
 	sels map[token.Pos]*ast.SelectorExpr
+	// comms are the communications of select statements' cases, by the
+	// position of their arrow (where SSA puts a select's state).
+	comms map[token.Pos]span
 }
 
 // span is an expression's extent and text.
@@ -82,9 +85,13 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	if ix, ok := t.index[f]; ok {
 		return ix
 	}
-	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}, indexes: map[token.Pos]string{}, ranges: map[token.Pos]token.Pos{}, sels: map[token.Pos]*ast.SelectorExpr{}}
+	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}, indexes: map[token.Pos]string{}, ranges: map[token.Pos]token.Pos{}, sels: map[token.Pos]*ast.SelectorExpr{}, comms: map[token.Pos]span{}}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch x := n.(type) {
+		case *ast.CommClause:
+			if arrow := commArrow(x.Comm); arrow.IsValid() {
+				ix.comms[arrow] = span{pos: x.Comm.Pos(), end: x.Comm.End(), text: t.src(x.Comm)}
+			}
 		case *ast.RangeStmt:
 			ix.ranges[x.X.Pos()] = x.For
 		case *ast.IndexExpr:
@@ -176,6 +183,37 @@ func (t *texts) callText(c ssa.CallInstruction) string {
 // condText is the source text of an If's condition, its position, and
 // whether the text is true when the If's condition is false (go/ssa
 // branches on x, with the successors swapped, for `if !x`).
+// commArrow is the position of the arrow of a select case's
+// communication: a send's, or a receive's (assigned or not).
+func commArrow(s ast.Stmt) token.Pos {
+	var x ast.Expr
+	switch c := s.(type) {
+	case *ast.SendStmt:
+		return c.Arrow
+	case *ast.ExprStmt:
+		x = c.X
+	case *ast.AssignStmt:
+		if len(c.Rhs) == 1 {
+			x = c.Rhs[0]
+		}
+	}
+	if u, ok := ast.Unparen(x).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		return u.OpPos
+	}
+	return token.NoPos
+}
+
+// commText is the communication of the select case whose arrow is at
+// pos, as written, and where it begins.
+func (t *texts) commText(pos token.Pos) (string, token.Pos, bool) {
+	ix := t.of(pos)
+	if ix == nil {
+		return "", token.NoPos, false
+	}
+	c, ok := ix.comms[pos]
+	return c.text, c.pos, ok
+}
+
 func (t *texts) condText(ifi *ssa.If) (string, token.Pos, bool) {
 	if c, ok := t.conds[ifi]; ok {
 		return c.text, c.pos, c.flip

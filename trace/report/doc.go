@@ -219,6 +219,9 @@ func OnlyIf(c Cond) Text {
 	if c.NotEmpty {
 		out = Text{Plain("only if "), CodeSpan(c.Text), Plain(" is not empty (")}
 	}
+	if c.Case {
+		out = Text{Plain("only if the select takes its case "), CodeSpan(c.Text), Plain(" (")}
+	}
 	if c.Whole != "" {
 		out = append(out, Plain("part of "), CodeSpan(c.Whole), Plain(", "))
 	}

@@ -432,6 +432,10 @@ type Cond struct {
 	// the path makes a pass of ranges over: the path needs it not empty
 	// (Want is then true).
 	NotEmpty bool `json:"not_empty,omitempty"`
+	// Case says that Text is the communication of a select's case (a
+	// receive, a send) that the path needs the select to take, where it
+	// waits (Want is then true).
+	Case bool `json:"select_case,omitempty"`
 	// Either says that the condition is one of two alternatives the way
 	// needs one of; Note says the other ("or else …").
 	Either bool `json:"either,omitempty"`
