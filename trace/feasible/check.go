@@ -1536,9 +1536,36 @@ func (w *walk) avoided(fr *frame, target *ssa.BasicBlock) []Cond {
 			// the caller, for a request the path made without one): the
 			// way needs it as if it met it on the way.
 			out = append(out, w.decide(fr, chain[0].ifi, !chain[0].want))
+		} else if isCheck && w.messageDecides(fr, chain[1:]) {
+			// The same before the message's dispatch, where the branches
+			// around the check are the message's (an applier that checks
+			// the caller's permission for an administrator's request):
+			// a check of this request, though met before its dispatch.
+			c := w.decide(fr, chain[0].ifi, !chain[0].want)
+			if c.check() != "" {
+				c.unasked = false
+			}
+			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// messageDecides reports whether, on a way handed a message, in a frame
+// before the message's dispatch (where the request is not yet bound to
+// the message), each of edges is the branch the message takes: its
+// condition, evaluated with every value of the message's type bound to
+// the message (the request the dispatch will be handed), is that
+// constant (an applier's `needAdminPermission(r)` for the message of an
+// AuthEnable request).
+func (w *walk) messageDecides(fr *frame, edges []edgeOf) bool {
+	if !w.beforeMessage(fr) || w.p.Message.Value == nil {
+		return false
+	}
+	nf := w.newFrame(fr.fn, fr.parent, fr.callAt)
+	nf.params, nf.free, nf.inline, nf.depth, nf.root, nf.rootState, nf.override = fr.params, fr.free, fr.inline, fr.depth, fr.root, fr.rootState, fr.override
+	nf.msg = w.p.Message
+	return w.entailedOuter(nf, edges)
 }
 
 // entailedOuter reports whether every world of the path takes each of
@@ -1726,7 +1753,7 @@ func (w *walk) meetAt(fr *frame, pos token.Pos) (int, token.Pos, string) {
 // over one.
 func givenInput(fr *frame, call ssa.CallInstruction) bool {
 	for _, a := range checked(call) {
-		if fr.eval(a).org == input {
+		if fr.eval(a).org == input || filledFromInput(fr, a, call) {
 			return true
 		}
 	}
@@ -1739,6 +1766,38 @@ func givenInput(fr *frame, call ssa.CallInstruction) bool {
 				b = b.obj.whole(fr)
 			}
 			if b != nil && ofInput(b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// filledFromInput reports whether a, the address of a field of a struct
+// (a struct of credentials the function keeps), is handed to call after
+// the function may have stored part of the request in one of that
+// field's own fields (the caller's name from the request's header): the
+// call is given what the request brought.
+func filledFromInput(fr *frame, a ssa.Value, call ssa.CallInstruction) bool {
+	fa, ok := a.(*ssa.FieldAddr)
+	if !ok {
+		return false
+	}
+	for _, b := range fr.fn.Blocks {
+		for _, ins := range b.Instrs {
+			st, ok := ins.(*ssa.Store)
+			if !ok {
+				continue
+			}
+			inner, ok := st.Addr.(*ssa.FieldAddr)
+			if !ok {
+				continue
+			}
+			of, ok := inner.X.(*ssa.FieldAddr)
+			if !ok || of.X != fa.X || of.Field != fa.Field || !mayRunBefore(st, call) {
+				continue
+			}
+			if ofInput(fr.eval(st.Val)) {
 				return true
 			}
 		}
