@@ -261,7 +261,7 @@ func judgedSection() report.Section {
 		para("What it does not use:"),
 		list(
 			"which goroutine runs what beyond that (that what runs at start-up is done before the apply job starts, say);",
-			"the server's interceptors, which gRPC runs before a method's handler and which can refuse the call (on a learner member, say, or before the cluster's capabilities are known): a gRPC root's way begins at its handler, and what they test is not listed;",
+			"in a gRPC root's way, the server's interceptors, which gRPC runs before the handler and which can refuse the call (on a learner member, say, or before the cluster's capabilities are known): a way begins at the handler. What those of the loaded code test is said once, under what runs each root, with where the server is built with them; others (a metrics library's, one the server's caller passes) are not followed;",
 			"what a map or another structure keeps true across requests (that the lease a key's index names is one the lessor holds, say); of two maps it finds only the relation below, and never uses it to refute a way;",
 			"what a value read back from stored data can be (a revision a restore decodes from the store's keys).",
 		),
@@ -419,7 +419,30 @@ func whyRoots(w *report.Why, pairs map[int][]report.PairPaths) report.Section {
 	if len(items) > 0 {
 		sec.Blocks = append(sec.Blocks, report.Block{List: &report.List{Items: items}})
 	}
+	if len(w.Interceptors) > 0 {
+		sec.Blocks = append(sec.Blocks, report.Block{Para: report.Text{report.Plain("Before a gRPC root's handler, gRPC runs the interceptors the server is built with. Those of the loaded code, each with its way to the handler it is handed (a call that one of them does not hand on never reaches the handler):")}},
+			report.Block{List: &report.List{Items: interceptorItems(w.Interceptors)}})
+	}
 	return sec
+}
+
+// interceptorItems says, for each interceptor, for which methods gRPC
+// runs it, where the server is built with it, and how it goes on to the
+// handler.
+func interceptorItems(is []report.Interceptor) []report.Text {
+	var items []report.Text
+	for _, ic := range is {
+		kind := "unary"
+		if ic.Stream {
+			kind = "stream"
+		}
+		it := report.Text{report.CodeSpan(report.ShortName(ic.Name)), report.Plain(" ("), report.Cite(report.Loc{File: ic.File, Line: ic.Line}),
+			report.Plain("), for each " + kind + " method, installed at "), report.Cite(ic.Installed),
+			report.Plain(": goes on to the handler ("), report.Cite(ic.Handler), report.Plain(") by ")}
+		p := report.PairPaths{Feasible: ic.Way.Feasible, Because: ic.Way.Because, Ways: []report.Way{ic.Way}, Best: 0}
+		items = append(items, append(it, pairVerdict(p)...))
+	}
+	return items
 }
 
 // verdictSpans says whether a path can run, and why not or on what.

@@ -744,3 +744,36 @@ func TestAtlasStoredIsCurrent(t *testing.T) {
 		t.Errorf("the stored atlas is stale (-stored +now):\n%s", diff)
 	}
 }
+
+// TestWhyInterceptors: an answer whose roots include gRPC methods says
+// which interceptors the server is built with (one made by a function
+// whose caller installs it with the library's option), where, and how
+// each goes on to the handler it is handed: past the test of state that
+// refuses the call. One that no server is built with is not listed.
+func TestWhyInterceptors(t *testing.T) {
+	dir, ar := fixtures.Unpack(t, "errors")
+	st, err := study.Parse(fixtures.File(ar, "study.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := trace.Why(context.Background(), trace.WhyOptions{Symbol: st.Sentinel, Target: st.Tgt(), Dir: dir, Env: fixtures.Env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Interceptors) != 1 {
+		t.Fatalf("interceptors %+v, want the one the server is built with", w.Interceptors)
+	}
+	ic := w.Interceptors[0]
+	if !strings.HasSuffix(ic.Name, ".newUnaryInterceptor$1") || ic.Stream {
+		t.Errorf("interceptor %s (stream %v), want newUnaryInterceptor's literal, for unary methods", ic.Name, ic.Stream)
+	}
+	if ic.Installed.File != "server/v3rpc/key.go" || ic.Installed.Line != 60 {
+		t.Errorf("installed at %s:%d, want server/v3rpc/key.go:60 (grpc.UnaryInterceptor)", ic.Installed.File, ic.Installed.Line)
+	}
+	if ic.Handler.Line != 54 {
+		t.Errorf("handler called at line %d, want 54", ic.Handler.Line)
+	}
+	if ic.Way.Feasible != "only-if" || len(ic.Way.OnlyIf) != 1 || ic.Way.OnlyIf[0].Text != "l.none" || ic.Way.OnlyIf[0].Want {
+		t.Errorf("way %+v, want only if not l.none", ic.Way)
+	}
+}

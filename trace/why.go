@@ -376,6 +376,7 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 		if net, err = b.network(); err != nil {
 			return nil, nil, err
 		}
+		rep.Interceptors = w.interceptors()
 	}
 	rep.Entries, rep.Paths = w.reportEntries(net), r.reportPaths()
 	rep.Ways = w.reportWays()

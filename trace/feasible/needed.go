@@ -109,7 +109,11 @@ func (w *walk) needed(cs []Cond) []Cond {
 				continue
 			}
 			text, pos, flip := w.c.text.condText(g.ifi)
-			if text == "" || !pos.IsValid() {
+			_, isCase := g.ifi.Cond.(*ssa.BinOp)
+			if isCase {
+				_, _, isCase = selectCase(g.ifi.Cond.(*ssa.BinOp))
+			}
+			if (text == "" || !pos.IsValid()) && !isCase {
 				continue // a branch with no source (a wrapper's)
 			}
 			cd := Cond{Func: g.fr.fn, If: g.ifi, Text: text, Pos: pos, Want: g.want != flip}
@@ -117,6 +121,10 @@ func (w *walk) needed(cs []Cond) []Cond {
 				continue
 			}
 			w.classify(g.fr, &cd, g.ifi.Cond, g.want)
+			if isCase && !cd.Case {
+				continue // a case the way passes over, or a select in a loop
+			}
+			text, pos = cd.Text, cd.Pos
 			if errTest(g.ifi.Cond) && (cd.Class == Input || cd.Class == Ordinary) {
 				// A check the value needs passed or failed, as on the way
 				// (decide); another test of an error is not listed.

@@ -49,6 +49,11 @@ type Why struct {
 	// are not among those loaded, or the release lacks them).
 	HandOffs []Boundary `json:"handoffs"`
 	Absent   []string   `json:"handoffs_absent,omitempty"`
+	// Interceptors are the server interceptors the loaded code builds a
+	// gRPC server with, which gRPC runs before the handler of each unary
+	// (or stream) method: how each goes on to the handler. A gRPC root's
+	// way begins at its handler; these come before it.
+	Interceptors []Interceptor `json:"interceptors,omitempty"`
 	// User is, for an error variable, what its user meets: the gRPC code
 	// and text it becomes, what the Go client returns, and which of the
 	// target tool's commands can print it, what they print and their exit
@@ -208,4 +213,20 @@ type WhyWay struct {
 	// through an interface method or a function value.
 	Dynamic  bool   `json:"dynamic,omitempty"`
 	Feasible string `json:"feasible"`
+}
+
+// Interceptor is a server interceptor the loaded code builds a gRPC
+// server with: the function (Name, where it is), whether it is a stream
+// method's (else a unary method's), the call that builds the server's
+// option with it (Installed), and its best way to its call of the
+// handler it is handed (Way, whose Hops are empty: it is within the
+// interceptor), at Handler.
+type Interceptor struct {
+	Name      string `json:"name"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Stream    bool   `json:"stream,omitempty"`
+	Installed Loc    `json:"installed"`
+	Handler   Loc    `json:"handler"`
+	Way       Way    `json:"way"`
 }
