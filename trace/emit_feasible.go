@@ -973,6 +973,9 @@ func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 			how = "is false"
 		}
 		part := fmt.Sprintf("`%s` %s", t.Text, how)
+		if t.Passes != "" {
+			part = fmt.Sprintf("passes `%s`", t.Passes)
+		}
 		of := ""
 		if t.Of != "" {
 			of = fmt.Sprintf(", of the error `%s` returned", t.Of)

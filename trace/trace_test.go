@@ -372,6 +372,10 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 				if c.Every != "" {
 					every = " for every " + c.Every
 				}
+				if c.Either {
+					// One of several: the others in the note.
+					every += " |" + c.Note
+				}
 				got = append(got, map[bool]string{true: "", false: "not "}[c.Want]+c.Text+every)
 			}
 			if !slices.Equal(got, want) {

@@ -71,6 +71,9 @@ type whyCase struct {
 	verdicts map[string]string
 	// notRoots are roots no use may give.
 	notRoots []string
+	// noWay are a use and a root ("file:line root") that the use may not
+	// give, kept or not decided: every way of it is refuted.
+	noWay []string
 	// onlyIf maps a use and a root ("file:line root") to a condition the
 	// shown way lists among its only-ifs, and words its note holds
 	// ("text|words"; several are separated by " ;; ").
@@ -152,14 +155,15 @@ func TestWhyReleases(t *testing.T) {
 			// currentRev keeps it at or above 0 (its literal's 1,
 			// kvstore.go:104; restore's 1, :315; the write transaction's
 			// ++, kvstore_txn.go:214; restore's raises to the compaction
-			// revisions, kvstore.go:383 and 394) but restore's, which
+			// revisions, kvstore.go:383 and 394), restore's too, which
 			// stores what the index read from the store's keys, received
-			// from a channel (kvstore.go:377) that restoreIntoIndex makes and
-			// hands back receive-only, sent only by its goroutine's deferred
-			// send (kvstore.go:448), of a revision decoded from a key: the
-			// store never makes one below 0, but showing that needs the
-			// revisions' byte order, so the way is not decided, with that
-			// write and its send named.
+			// from a channel (kvstore.go:377) that restoreIntoIndex makes
+			// and hands back receive-only, sent only by its goroutine's
+			// deferred send (kvstore.go:448) of a variable that holds 1
+			// (:445) or a revision BytesToRev decoded from a key
+			// (:479), which BytesToBucketKey returns only past its panic
+			// on a negative one (revision.go:107-108): so no way of the
+			// Txn handler can run.
 			verdicts: map[string]string{
 				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*kvServer).Range": "yes|",
 				// The apply job's ways are not decided. A write transaction
@@ -203,8 +207,8 @@ func TestWhyReleases(t *testing.T) {
 				// decided, as the periodic compactor's, and the reason says
 				// what it needs of retention.
 				"server/storage/mvcc/kvstore.go:218 v3compactor.(*Revision).Run$1": "unknown|so the value is above a later read of the same struct's `currentRev` only if `retention` is below 0, which the analysis does not rule out: it does not bound the value stored by `retention: retention` (server/etcdserver/api/v3compactor/revision.go:54)",
-				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn": "unknown|not decided: the way can run only if `currentRev` is below 0 (it needs `rev > curRev`, where `rev` can only be 0 on the runs that take it (what `checkRange(rv, tv.RequestRange)` returned (by the branches of its returns the analysis followed, at server/etcdserver/txn/range.go:176 and 178)): so only if `0 > curRev`); every other write of `currentRev` stores a constant not below 0 (server/storage/mvcc/kvstore.go:104 and 315), a value a branch it is under found above the field's value (server/storage/mvcc/kvstore.go:383 and 394) or its own value plus a value not below 0 (server/storage/mvcc/kvstore_txn.go:214); the analysis does not bound the value stored by `s.currentRev = <-revc` (server/storage/mvcc/kvstore.go:377), a value received from a channel, sent only by `revc <- currentRev` (server/storage/mvcc/kvstore.go:448)",
 			},
+			noWay: []string{"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn"},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/etcdserver/errors.ErrNoSpace",
 			// The capped applier refuses a Put (capped.go:34). The dispatch
@@ -460,6 +464,9 @@ func TestWhyReleases(t *testing.T) {
 				// As v3.7.3's revision compactor, refused at v3.6.0's line.
 				"server/storage/mvcc/kvstore.go:207 v3compactor.(*Revision).Run$1": "unknown|the value its sender handed off, `rev := rc.rg.Rev() - rc.retention` at server/etcdserver/api/v3compactor/revision.go:81, is above `currentRev` read after the hand-off at server/storage/mvcc/kvstore.go:205",
 			},
+			// As v3.7.3's: the decoder refuses a negative revision at
+			// revision.go:107-108 here too.
+			noWay: []string{"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*quotaKVServer).Txn"},
 		}},
 	} {
 		t.Run(tc.version+"/"+tc.symbol[strings.LastIndex(tc.symbol, "/")+1:], func(t *testing.T) {
@@ -592,6 +599,22 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		}
 		if !found {
 			t.Errorf("no pair %s", key)
+		}
+	}
+	for _, key := range tc.noWay {
+		f := strings.Fields(key)
+		for _, s := range w.Sites {
+			if fmt.Sprintf("%s:%d", s.File, s.Line) != f[0] {
+				continue
+			}
+			if slices.Contains(s.Roots, f[1]) {
+				t.Errorf("%s: kept, want every way refuted", key)
+			}
+			for _, u := range s.Undecided {
+				if u.Root == f[1] {
+					t.Errorf("%s: not decided (%+v), want every way refuted", key, u.Because)
+				}
+			}
 		}
 	}
 	for _, s := range w.Sites {

@@ -1212,6 +1212,8 @@ func (w *walk) joins(fr *frame, target *ssa.BasicBlock) []Cond {
 		case len(alive) > 1 && !covers(alive):
 			if c, ok := w.either(fr, alive); ok {
 				out = append(out, c)
+			} else if c, ok := w.askEither(fr, alive); ok {
+				out = append(out, c)
 			}
 		}
 	}
@@ -1367,6 +1369,49 @@ func (w *walk) either(fr *frame, es []edgeOf) (Cond, bool) {
 	}
 	return c, true
 }
+
+// askEither is, for a join whose ways in are each the request's choice
+// (a branch on part of the request, or a check of the request passed),
+// what the way asks of the request: one of them ("either makes
+// `!r.Serializable` false, or else passes `s.linearizableReadNotify(ctx)`"),
+// a condition of class Input with the others as Or. False when one is
+// not the request's, or is met before a handed request's dispatch.
+func (w *walk) askEither(fr *frame, es []edgeOf) (Cond, bool) {
+	if w.beforeMessage(fr) {
+		return Cond{}, false
+	}
+	var alts []Cond
+	for _, e := range es {
+		text, pos, flip := w.c.text.condText(e.ifi)
+		c := Cond{Func: fr.fn, If: e.ifi, Text: text, Pos: pos, Want: e.want != flip}
+		w.classify(fr, &c, e.ifi.Cond, e.want)
+		if (c.Class == Input || c.Class == Ordinary) && errTest(e.ifi.Cond) {
+			w.checkCall(fr, &c, e.ifi.Cond, e.want)
+			if c.check() == "" {
+				return Cond{}, false
+			}
+			c.Class = Input
+		}
+		if c.Class != Input || text == "" && c.check() == "" || takesRequestOnly(c) {
+			return Cond{}, false
+		}
+		alts = append(alts, c)
+	}
+	sort.SliceStable(alts, func(i, j int) bool { return alts[i].Pos < alts[j].Pos })
+	c := alts[0]
+	c.Whole = w.c.text.whole(c.Pos, c.Text)
+	c.Fields = fieldsRead(c.If.Cond)
+	c.hop, c.at, c.meet = w.meetAt(fr, c.Pos)
+	for _, a := range alts[1:] {
+		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want, Passes: a.Passes})
+	}
+	return c, true
+}
+
+// takesRequestOnly reports whether c is a check the way needs failed
+// (Fails): an alternative of a join that asks for a failure is not one
+// the analysis words.
+func takesRequestOnly(c Cond) bool { return c.Fails != "" }
 
 // errorOf is, for v a test of an error (a comparison with nil, or a
 // function given it first: errors.Is), the call that returned the error,

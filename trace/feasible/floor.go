@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 
 	"golang.org/x/tools/go/ssa"
@@ -114,10 +115,14 @@ func (c *Checker) valueText(v ssa.Value) string {
 	return "a value the analysis does not bound"
 }
 
+// maxNonNegDepth bounds how deep nonNeg follows a value: through sums,
+// choices, sends, variables, fields and calls' returns.
+const maxNonNegDepth = 24
+
 // nonNeg reports whether v, at the end of block at, is never below 0
 // when no read of f is, and says why.
 func nonNeg(f *types.Var, v ssa.Value, at *ssa.BasicBlock, phis map[*ssa.Phi]bool, depth int) (string, bool) {
-	if depth > 8 {
+	if depth > maxNonNegDepth {
 		return "", false
 	}
 	switch x := v.(type) {
@@ -132,6 +137,32 @@ func nonNeg(f *types.Var, v ssa.Value, at *ssa.BasicBlock, phis map[*ssa.Phi]boo
 	case *ssa.UnOp:
 		if readsField(x, f) {
 			return "the field's own value", true
+		}
+		switch x.Op {
+		case token.ARROW:
+			// A receive on a channel whose every send the analysis finds,
+			// each of a value not below 0.
+			sends := sendsOn(x.X)
+			if len(sends) == 0 {
+				break
+			}
+			for _, sd := range sends {
+				if _, ok := nonNeg(f, sd.X, sd.Block(), phis, depth+1); !ok {
+					return "", false
+				}
+			}
+			return "a value received from a channel, every send on which sends a value not below 0", true
+		case token.MUL:
+			// A local variable's, or a field of a local struct's: what
+			// each of its stores leaves (through a closure that captures
+			// it too).
+			if why, ok := nonNegLoad(f, x.X, nil, phis, depth+1); ok {
+				return why, true
+			}
+		}
+	case *ssa.Field:
+		if why, ok := nonNegPart(f, x.X, []int{x.Field}, at, phis, depth+1); ok {
+			return why, true
 		}
 	case *ssa.BinOp:
 		if x.Op == token.ADD {
@@ -166,6 +197,175 @@ func nonNeg(f *types.Var, v ssa.Value, at *ssa.BasicBlock, phis map[*ssa.Phi]boo
 		}
 	}
 	return "", false
+}
+
+// nonNegLoad reports whether a load through addr, a local variable or a
+// field of one (path, the field indexes below addr), gives a value not
+// below 0: every store to it (or to the whole of the variable, of a value
+// whose part at path is not below 0) stores one, and nothing else can
+// write it (its address goes to no call).
+func nonNegLoad(f *types.Var, addr ssa.Value, path []int, phis map[*ssa.Phi]bool, depth int) (string, bool) {
+	if depth > maxNonNegDepth {
+		return "", false
+	}
+	switch a := addr.(type) {
+	case *ssa.FieldAddr:
+		return nonNegLoad(f, a.X, append([]int{a.Field}, path...), phis, depth+1)
+	case *ssa.FreeVar:
+		if v := boundTo(a); v != nil {
+			return nonNegLoad(f, v, path, phis, depth+1)
+		}
+		return "", false
+	case *ssa.Alloc:
+		stores, ok := allStores(a)
+		if !ok {
+			return "", false
+		}
+		for _, st := range stores {
+			if len(st.path) > len(path) {
+				if slices.Equal(st.path[:len(path)], path) {
+					return "", false // a store inside the part read: not followed
+				}
+				continue
+			}
+			if !slices.Equal(st.path, path[:len(st.path)]) {
+				continue // a store of another field
+			}
+			if _, ok := nonNegPart(f, st.val, path[len(st.path):], st.at, phis, depth+1); !ok {
+				return "", false
+			}
+		}
+		return "a local variable whose every store is not below 0", true
+	}
+	return "", false
+}
+
+// nonNegPart reports whether the part of v at path (field indexes) is
+// never below 0, at the end of block at: v's own when path is empty, a
+// field of a struct v extracts, of what a call returns (at each of its
+// returns) or of a local struct v loads.
+func nonNegPart(f *types.Var, v ssa.Value, path []int, at *ssa.BasicBlock, phis map[*ssa.Phi]bool, depth int) (string, bool) {
+	if depth > maxNonNegDepth {
+		return "", false
+	}
+	if len(path) == 0 {
+		return nonNeg(f, v, at, phis, depth+1)
+	}
+	switch x := v.(type) {
+	case *ssa.Field:
+		return nonNegPart(f, x.X, append([]int{x.Field}, path...), at, phis, depth+1)
+	case *ssa.Call:
+		fn := x.Call.StaticCallee()
+		if fn == nil || fn.Blocks == nil || fn.Recover != nil {
+			return "", false
+		}
+		n := 0
+		for _, b := range fn.Blocks {
+			ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+			if !ok || len(ret.Results) == 0 {
+				continue
+			}
+			if _, ok := nonNegPart(f, ret.Results[0], path, b, phis, depth+1); !ok {
+				return "", false
+			}
+			n++
+		}
+		if n == 0 {
+			return "", false
+		}
+		return "a part of what a call returns, not below 0 at each of its returns", true
+	case *ssa.UnOp:
+		if x.Op == token.MUL {
+			return nonNegLoad(f, x.X, path, phis, depth+1)
+		}
+	}
+	return "", false
+}
+
+// localStore is a store into a local variable: of val, into the field at
+// path below the variable (none: the whole), in block at.
+type localStore struct {
+	val  ssa.Value
+	path []int
+	at   *ssa.BasicBlock
+}
+
+// allStores are the stores into local variable a and into the fields of
+// its fields, in its function and in the closures that capture it; false
+// when its address, or a field's, is used otherwise than to load, store
+// or take a field's address (handed to a call, say).
+func allStores(a *ssa.Alloc) ([]localStore, bool) {
+	seen := map[ssa.Value]bool{}
+	var out []localStore
+	var visit func(v ssa.Value, path []int) bool
+	visit = func(v ssa.Value, path []int) bool {
+		if seen[v] {
+			return true
+		}
+		if len(path) > 6 {
+			return false
+		}
+		seen[v] = true
+		refs := v.Referrers()
+		if refs == nil {
+			return true
+		}
+		for _, r := range *refs {
+			switch x := r.(type) {
+			case *ssa.DebugRef:
+			case *ssa.UnOp:
+				if x.Op != token.MUL {
+					return false
+				}
+			case *ssa.Store:
+				if x.Addr != v {
+					return false // the address itself is stored
+				}
+				out = append(out, localStore{val: x.Val, path: path, at: x.Block()})
+			case *ssa.FieldAddr:
+				if !visit(x, append(slices.Clip(path), x.Field)) {
+					return false
+				}
+			case *ssa.MakeClosure:
+				fn := x.Fn.(*ssa.Function)
+				for i, b := range x.Bindings {
+					if b == v && !visit(fn.FreeVars[i], path) {
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !visit(a, nil) {
+		return nil, false
+	}
+	return out, true
+}
+
+// boundTo is the value a closure's free variable is bound to where the
+// function that makes the closure makes it, when it makes it once.
+func boundTo(fv *ssa.FreeVar) ssa.Value {
+	fn := fv.Parent()
+	parent := fn.Parent()
+	if parent == nil {
+		return nil
+	}
+	idx := slices.Index(fn.FreeVars, fv)
+	var out ssa.Value
+	for _, b := range parent.Blocks {
+		for _, ins := range b.Instrs {
+			if mc, ok := ins.(*ssa.MakeClosure); ok && mc.Fn == fn && idx < len(mc.Bindings) {
+				if out != nil {
+					return nil
+				}
+				out = mc.Bindings[idx]
+			}
+		}
+	}
+	return out
 }
 
 // readsField reports whether v is a load of field f (of any struct).

@@ -54,6 +54,10 @@ type Test struct {
 	Pos  token.Pos
 	Want bool
 	Of   string
+	// Passes, on a test of what a check of the request returned that a
+	// way needs passed (an alternative of a request's join), is the check
+	// as written.
+	Passes string
 }
 
 // pointee is the named struct type t points to, or nil.

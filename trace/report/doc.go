@@ -241,7 +241,7 @@ func Asks(cs []Cond) Text {
 	}
 	verbs := false
 	for _, c := range cs {
-		verbs = verbs || c.Passes != "" || c.Fails != ""
+		verbs = verbs || c.Passes != "" || c.Fails != "" || c.Either
 	}
 	out := Text{Plain(", for a request that ")}
 	if !verbs {
@@ -271,6 +271,9 @@ func Asks(cs []Cond) Text {
 			out = append(out, Plain(")"))
 			continue
 		}
+		if c.Either {
+			out = append(out, Plain("either "))
+		}
 		if verbs {
 			out = append(out, Plain("makes "))
 		}
@@ -283,6 +286,9 @@ func Asks(cs []Cond) Text {
 			out = append(out, Plain("part of "), CodeSpan(c.Whole), Plain(", "))
 		}
 		out = append(out, Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
+		if c.Either {
+			out = append(out, CodeText(c.Note)...)
+		}
 	}
 	return out
 }
