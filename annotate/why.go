@@ -223,7 +223,7 @@ func judgedSection() report.Section {
 			"what an earlier call whose result the path tests returned (an error variable declared with errors.New or fmt.Errorf that nothing assigns is never nil);",
 			"a call through an interface whose value has the callee's method only on ways the path rules out;",
 			"what a function a defer statement runs finds in a field its maker writes: what one of the maker's writes left there, under the branches that lead to it, or the literal's value;",
-			"a relation the store keeps between two of its fields, or of one field: that it is never below 0 (every write of it stores a constant not below 0, adds to its own value, raises it to a value a branch found above it, or stores what a channel receives whose every send sends such a value: a variable that only ever holds one, or a part of what a call returns only past a test that refuses a value below 0, as a decoder that panics on a negative revision), or that it never goes down (every write of it adds to its own value, raises it, or gives it its first value when its struct is made), so that a read of it is never below an earlier read of the same struct's field on the path;",
+			"a relation the store keeps between two of its fields, or of one field: that it is never below 0 (every write of it stores a constant not below 0, adds a value not below 0 to its own, raises it to a value a branch found above it, or stores what a channel receives whose every send sends such a value: a variable that only ever holds one, or a part of what a call returns only past a test that refuses a value below 0, as a decoder that panics on a negative revision), or that it never goes down (every write of it adds to its own value, raises it, or gives it its first value when its struct is made), so that a read of it is never below an earlier read of the same struct's field on the path;",
 			"a lock held between two reads;",
 			"two reads of a field made within one run of a function whose runs come one at a time (the apply job, which one worker of a FIFO scheduler runs), when only such runs write the field and this run does not write it between the reads. When the field is written elsewhere too, at start-up say, a way that needs it changed is not decided, and those writes are named;",
 			"the same way, a field that such a run raised to a value (a write under a test that found it below the value) and writes nowhere after: it is at least that value at a later read in the run;",
@@ -255,13 +255,13 @@ func judgedSection() report.Section {
 		para("What a way needs of the request:"),
 		list(
 			"After the verdict of a way that can run, \"for a request that makes `c` true (file:line)\" lists the branches the way takes that depend on what the request asks (and the whole condition of an early return it must not meet, `a && b`, when a part of it is the request's), those that lead to a value it reads (the revision a read replaces by the current one when it is 0 or less), and, in a loop over a slice the way goes past, a branch into a return that it needs not taken for every element (\"for every element of `s.hashes`\": a kept hash at the request's revision), in the order the way meets them, each with the outcome the way needs: a part of the request compared with a constant or with server state (the state's side may need a history, such as a compaction already done), a kind of request, an option it asks for. For a root that starts itself (the raft loop), the request is the one it applies, as a sender made it.",
-			"The request includes what comes with it: the caller's credentials, in its context (what a permission check reads). \"passes `check(…)`\" is a check the way needs to return no error: a call whose only result used is an error, given part of the request (its validation), a call given only the request's context, whatever else it returns (a wait for a leader within the request's deadline), or a call of server state given part of it (a permission check of the caller, a quota's check of what it costs), or given a struct the function may have filled with part of it before the call (the credentials an applier keeps from the request's header, `&aa.authInfo`), or a function value that closes over part of it (a check of the keys a read asks for, handed down to the function that runs it). \"fails `check(…)`\" is one the way needs to return an error: a way that goes on only when it does (a listing that fails the caller's permission check), on the way itself or inside a call whose result the way tests. Where two ways come together before the way goes on and each comes by the request's choice (a serializable read, or a linearizable one past the wait for the read index), the way asks one of them: \"either makes `r.Serializable` true (…), or else passes `s.read.LinearizableReadNotify(ctx)` (…)\". A check that the way meets before the request's dispatch, inside branches that the request's kind decides (an applier that checks the caller's permission for an administrator's request only), is the request's too. What the check tests inside is not listed: it decides by the request and by the state it reads (whether authentication is on, say), and the branches of state it needs are in the only-if.",
+			"The request includes what comes with it: the caller's credentials, in its context (what a permission check reads). \"passes `check(…)`\" is a check the way needs to return no error: a call whose only result used is an error, given part of the request (its validation), a call given only the request's context, whatever else it returns (a wait for a leader within the request's deadline), or a call of server state given part of it (a permission check of the caller, a quota's check of what it costs), or given a struct the function may have filled with part of it before the call (the credentials an applier keeps from the request's header, `&aa.authInfo`), or a function value that closes over part of it (a check of the keys a read asks for, handed down to the function that runs it). \"fails `check(…)`\" is one the way needs to return an error: a way that goes on only when it does (a listing that fails the caller's permission check), on the way itself or inside a call whose result the way tests. Where two ways come together before the way goes on and each comes by the request's choice (a serializable read, or a linearizable one past the wait for the read index), the way asks one of them: \"either makes `r.Serializable` true (…), or else passes\" the wait (…), and the items of such a list are set apart by semicolons. A check that the way meets before the request's dispatch, inside branches that the request's kind decides (an applier that checks the caller's permission for an administrator's request only), is the request's too. What the check tests inside is not listed: it decides by the request and by the state it reads (whether authentication is on, say), and the branches of state it needs are in the only-if.",
 			"Not listed: any other test of an error (a stream's receive, a context's own error, a match of an error against a variable); on a way handed a request, a test of what carries it that the way meets before the request's dispatch (that a batch of entries is not empty); a branch an earlier one already decides (that the operations of a transaction found read-only are ranges); and a test in a loop that is not the one branch into a return. So the list says what the way takes, not every test a request must pass. A branch on what a function computed of the request is listed as the test of its result (`readOnly`), not as what the request must be; a test of a value computed of something the path makes (the size of the proposal it marshals, which holds the request and an ID the server makes) is a condition of state, in the only-if.",
 		),
 		para("What it does not use:"),
 		list(
 			"which goroutine runs what beyond that (that what runs at start-up is done before the apply job starts, say);",
-			"in a gRPC root's way, the server's interceptors, which gRPC runs before the handler and which can refuse the call (on a learner member, say, or before the cluster's capabilities are known): a way begins at the handler. What those of the loaded code test is said once, under what runs each root, with where the server is built with them; others (a metrics library's, one the server's caller passes) are not followed;",
+			"in a gRPC root's way, the server's interceptors, which gRPC runs before the handler and which can refuse the call (on a learner member, say, or for a client that asks for a leader while there is none): a way begins at the handler. What those of the loaded code test is said once, under what runs each root, with where the server is built with them; others (a metrics library's, one the server's caller passes) are not followed;",
 			"what a map or another structure keeps true across requests (that the lease a key's index names is one the lessor holds, say); of two maps it finds only the relation below, and never uses it to refute a way;",
 			"what a value read back from stored data can be, beyond what the code that decodes it refuses (a revision a restore decodes from the store's keys is not below 0, as its decoder panics on one that is, and may be anything above).",
 		),
@@ -420,15 +420,15 @@ func whyRoots(w *report.Why, pairs map[int][]report.PairPaths) report.Section {
 		sec.Blocks = append(sec.Blocks, report.Block{List: &report.List{Items: items}})
 	}
 	if len(w.Interceptors) > 0 {
-		sec.Blocks = append(sec.Blocks, report.Block{Para: report.Text{report.Plain("Before a gRPC root's handler, gRPC runs the interceptors the server is built with. Those of the loaded code, each with its way to the handler it is handed (a call that one of them does not hand on never reaches the handler):")}},
+		sec.Blocks = append(sec.Blocks, report.Block{Para: report.Text{report.Plain("Before a gRPC root's handler, gRPC runs the interceptors the server is built with. Those of the loaded code, each with the returns by which it refuses a call before it calls the handler it is handed, and the way to each (a refused call never reaches the handler):")}},
 			report.Block{List: &report.List{Items: interceptorItems(w.Interceptors)}})
 	}
 	return sec
 }
 
 // interceptorItems says, for each interceptor, for which methods gRPC
-// runs it, where the server is built with it, and how it goes on to the
-// handler.
+// runs it, where the server is built with it, and where it refuses a
+// call before the handler, on what.
 func interceptorItems(is []report.Interceptor) []report.Text {
 	var items []report.Text
 	for _, ic := range is {
@@ -438,9 +438,21 @@ func interceptorItems(is []report.Interceptor) []report.Text {
 		}
 		it := report.Text{report.CodeSpan(report.ShortName(ic.Name)), report.Plain(" ("), report.Cite(report.Loc{File: ic.File, Line: ic.Line}),
 			report.Plain("), for each " + kind + " method, installed at "), report.Cite(ic.Installed),
-			report.Plain(": goes on to the handler ("), report.Cite(ic.Handler), report.Plain(") by ")}
-		p := report.PairPaths{Feasible: ic.Way.Feasible, Because: ic.Way.Because, Ways: []report.Way{ic.Way}, Best: 0}
-		items = append(items, append(it, pairVerdict(p)...))
+			report.Plain(": calls the handler ("), report.Cite(ic.Handler), report.Plain(")")}
+		if len(ic.Refuses) == 0 {
+			it = append(it, report.Plain(" on every call"))
+		} else {
+			it = append(it, report.Plain(" unless it returns first, refusing the call: "))
+			for i, r := range ic.Refuses {
+				if i > 0 {
+					it = append(it, report.Plain("; "))
+				}
+				it = append(it, report.Plain("at "), report.Cite(r.At), report.Plain(", by "))
+				p := report.PairPaths{Feasible: r.Way.Feasible, Because: r.Way.Because, Ways: []report.Way{r.Way}, Best: 0}
+				it = append(it, pairVerdict(p)...)
+			}
+		}
+		items = append(items, it)
 	}
 	return items
 }

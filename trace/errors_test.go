@@ -747,9 +747,10 @@ func TestAtlasStoredIsCurrent(t *testing.T) {
 
 // TestWhyInterceptors: an answer whose roots include gRPC methods says
 // which interceptors the server is built with (one made by a function
-// whose caller installs it with the library's option), where, and how
-// each goes on to the handler it is handed: past the test of state that
-// refuses the call. One that no server is built with is not listed.
+// whose caller installs it with the library's option), where, where each
+// calls the handler it is handed, and each return before that call by
+// which it refuses a call, with its way: under the test of state that
+// refuses it. One that no server is built with is not listed.
 func TestWhyInterceptors(t *testing.T) {
 	dir, ar := fixtures.Unpack(t, "errors")
 	st, err := study.Parse(fixtures.File(ar, "study.json"))
@@ -773,7 +774,11 @@ func TestWhyInterceptors(t *testing.T) {
 	if ic.Handler.Line != 54 {
 		t.Errorf("handler called at line %d, want 54", ic.Handler.Line)
 	}
-	if ic.Way.Feasible != "only-if" || len(ic.Way.OnlyIf) != 1 || ic.Way.OnlyIf[0].Text != "l.none" || ic.Way.OnlyIf[0].Want {
-		t.Errorf("way %+v, want only if not l.none", ic.Way)
+	if len(ic.Refuses) != 1 {
+		t.Fatalf("refuses %+v, want the return under `if l.none`", ic.Refuses)
+	}
+	r := ic.Refuses[0]
+	if r.At.Line != 52 || r.Way.Feasible != "only-if" || len(r.Way.OnlyIf) != 1 || r.Way.OnlyIf[0].Text != "l.none" || !r.Way.OnlyIf[0].Want {
+		t.Errorf("refusal at line %d, way %+v, want at line 52, only if l.none", r.At.Line, r.Way)
 	}
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,9 +18,10 @@ import (
 const grpcPkg = "google.golang.org/grpc"
 
 // interceptors are the server interceptors among w's roots that the
-// loaded code builds a gRPC server with, each with its best way to its
-// call of the handler it is handed: what a call must pass before any
-// gRPC root's handler runs. One is installed when the function that
+// loaded code builds a gRPC server with, each with the returns by which
+// it refuses a call before it calls the handler it is handed, and the
+// way to each: what a call must not meet before any gRPC root's handler
+// runs. One is installed when the function that
 // makes it (the function itself, or the function whose literal it is)
 // is called, or referred to, in a function that also calls one of the
 // gRPC library's options that install interceptors (its name ends in
@@ -39,30 +41,44 @@ func (w *whyRun) interceptors() []report.Interceptor {
 		if handler == nil {
 			continue
 		}
-		var ways []study.Way
 		var calls []ssa.CallInstruction
 		for _, b := range x.Func.Blocks {
 			for _, ins := range b.Instrs {
 				if c, ok := ins.(ssa.CallInstruction); ok && c.Common().Value == handler {
-					res, _ := w.Feas.Check(feasible.Path{Root: x.Func, Target: c, ArgsNonNil: x.Kind.ArgsNonNil()})
-					ways = append(ways, study.Way{Res: res})
 					calls = append(calls, c)
 				}
 			}
 		}
-		if len(ways) == 0 {
+		if len(calls) == 0 {
 			continue
 		}
-		best := bestWayIndex(ways)
 		pos := w.Graph.Fset().Position(x.Func.Pos())
-		hfile, hline := w.position(calls[best].Pos())
+		hfile, hline := w.position(calls[0].Pos())
 		ifile, iline := w.position(at.Pos())
-		out = append(out, report.Interceptor{
+		ic := report.Interceptor{
 			Name: callpath.Name(x.Func), File: w.Source.RepoPath(pos.Filename), Line: pos.Line, Stream: stream,
 			Installed: report.Loc{File: ifile, Line: iline},
 			Handler:   report.Loc{File: hfile, Line: hline},
-			Way:       w.ways(ways[best : best+1])[0],
-		})
+			Refuses:   []report.Refused{},
+		}
+		// Each return that no call of the handler comes before: the call
+		// ends there, refused, on the runs its way can take.
+		for _, b := range x.Func.Blocks {
+			if len(b.Instrs) == 0 || b == x.Func.Recover {
+				continue
+			}
+			ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+			if !ok || slices.ContainsFunc(calls, func(c ssa.CallInstruction) bool { return canRunBefore(c, ret) }) {
+				continue
+			}
+			res, _ := w.Feas.Check(feasible.Path{Root: x.Func, Target: ret, ArgsNonNil: x.Kind.ArgsNonNil()})
+			if res.Verdict == feasible.No {
+				continue
+			}
+			file, line := w.position(ret.Pos())
+			ic.Refuses = append(ic.Refuses, report.Refused{At: report.Loc{File: file, Line: line}, Way: w.ways([]study.Way{{Res: res}})[0]})
+		}
+		out = append(out, ic)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -149,4 +165,35 @@ func handlerParam(fn *ssa.Function) *ssa.Parameter {
 		}
 	}
 	return nil
+}
+
+// canRunBefore reports whether instruction x can run before y in their
+// function: earlier in y's block, or in a block a run can go on from to
+// y's.
+func canRunBefore(x, y ssa.Instruction) bool {
+	bx, by := x.Block(), y.Block()
+	if bx == by {
+		for _, ins := range bx.Instrs {
+			if ins == x {
+				return true
+			}
+			if ins == y {
+				break
+			}
+		}
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	stack := append([]*ssa.BasicBlock{}, bx.Succs...)
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if b == by {
+			return true
+		}
+		if !seen[b] {
+			seen[b] = true
+			stack = append(stack, b.Succs...)
+		}
+	}
+	return false
 }

@@ -247,12 +247,20 @@ func Asks(cs []Cond) Text {
 	if !verbs {
 		out = append(out, Plain("makes "))
 	}
+	// An item of one of several alternatives holds commas of its own:
+	// then the items are set apart by semicolons.
+	sep, last := ", ", " and "
+	for _, c := range cs {
+		if c.Either {
+			sep, last = "; ", "; and "
+		}
+	}
 	for i, c := range cs {
 		switch {
 		case i > 0 && i == len(cs)-1:
-			out = append(out, Plain(" and "))
+			out = append(out, Plain(last))
 		case i > 0:
-			out = append(out, Plain(", "))
+			out = append(out, Plain(sep))
 		}
 		if c.Passes != "" || c.Fails != "" {
 			if c.Passes != "" {

@@ -218,15 +218,23 @@ type WhyWay struct {
 // Interceptor is a server interceptor the loaded code builds a gRPC
 // server with: the function (Name, where it is), whether it is a stream
 // method's (else a unary method's), the call that builds the server's
-// option with it (Installed), and its best way to its call of the
-// handler it is handed (Way, whose Hops are empty: it is within the
-// interceptor), at Handler.
+// option with it (Installed), its call of the handler it is handed
+// (Handler), and the returns before that call by which it refuses a
+// call (Refuses), each with its way (none: it calls the handler on every
+// call).
 type Interceptor struct {
-	Name      string `json:"name"`
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Stream    bool   `json:"stream,omitempty"`
-	Installed Loc    `json:"installed"`
-	Handler   Loc    `json:"handler"`
-	Way       Way    `json:"way"`
+	Name      string    `json:"name"`
+	File      string    `json:"file"`
+	Line      int       `json:"line"`
+	Stream    bool      `json:"stream,omitempty"`
+	Installed Loc       `json:"installed"`
+	Handler   Loc       `json:"handler"`
+	Refuses   []Refused `json:"refuses"`
+}
+
+// Refused is a return of an interceptor before the handler, and the way
+// to it from the interceptor's entry (its Hops are empty).
+type Refused struct {
+	At  Loc `json:"at"`
+	Way Way `json:"way"`
 }
