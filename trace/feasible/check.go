@@ -1607,10 +1607,44 @@ func (w *walk) messageDecides(fr *frame, edges []edgeOf) bool {
 	if !w.beforeMessage(fr) || w.p.Message.Value == nil {
 		return false
 	}
+	for _, e := range edges {
+		if !usesMessage(e.ifi.Cond, w.p.Message, 0) {
+			return false // a branch the message cannot decide
+		}
+	}
 	nf := w.newFrame(fr.fn, fr.parent, fr.callAt)
 	nf.params, nf.free, nf.inline, nf.depth, nf.root, nf.rootState, nf.override = fr.params, fr.free, fr.inline, fr.depth, fr.root, fr.rootState, fr.override
 	nf.msg = w.p.Message
 	return w.entailedOuter(nf, edges)
+}
+
+// usesMessage reports whether v is computed from a value of message m's
+// type (through operators, calls' arguments, loads and fields, a few
+// levels deep).
+func usesMessage(v ssa.Value, m *Message, depth int) bool {
+	if v == nil || depth > 6 {
+		return false
+	}
+	if m.Matches(v.Type()) {
+		return true
+	}
+	switch x := v.(type) {
+	case *ssa.UnOp:
+		return usesMessage(x.X, m, depth+1)
+	case *ssa.BinOp:
+		return usesMessage(x.X, m, depth+1) || usesMessage(x.Y, m, depth+1)
+	case *ssa.Call:
+		for _, a := range x.Call.Args {
+			if usesMessage(a, m, depth+1) {
+				return true
+			}
+		}
+	case *ssa.FieldAddr:
+		return usesMessage(x.X, m, depth+1)
+	case *ssa.Field:
+		return usesMessage(x.X, m, depth+1)
+	}
+	return false
 }
 
 // entailedOuter reports whether every world of the path takes each of
