@@ -439,7 +439,10 @@ func (o *object) paramCopyKeeps(st *ssa.Store, i int, fv *types.Var, at ssa.Inst
 // it, when the object is a parameter's copy that keeps it there
 // (paramCopyKeeps); nil otherwise.
 func (o *object) copiedField(i int, fv *types.Var, at ssa.Instruction) *value {
-	if len(o.path) > 0 || o.closureWrites() {
+	// A frozen object (a message a sender's walk handed over, shared by
+	// walks that run at once) has its fields as they were frozen: field
+	// reads them, and nothing of the walk that made it is touched.
+	if o.frozen != nil || len(o.path) > 0 || o.closureWrites() {
 		return nil
 	}
 	if at.Parent() != o.alloc.Parent() {
