@@ -165,6 +165,10 @@ type whyBase struct {
 	// progs maps a package to the programs that contain it (programs).
 	progs     map[string][]string
 	progsDone bool
+	// ics are the server interceptors of the loaded code (interceptors),
+	// found once: they depend on the load, not on the object answered.
+	ics    []report.Interceptor
+	icDone bool
 }
 
 // openWhy resolves the source and lists its packages.
@@ -376,7 +380,10 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 		if net, err = b.network(); err != nil {
 			return nil, nil, err
 		}
-		rep.Interceptors = w.interceptors()
+		if !b.icDone {
+			b.ics, b.icDone = w.interceptors(), true
+		}
+		rep.Interceptors = b.ics
 	}
 	rep.Entries, rep.Paths = w.reportEntries(net), r.reportPaths()
 	rep.Ways = w.reportWays()

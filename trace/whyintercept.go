@@ -68,7 +68,7 @@ func (w *whyRun) interceptors() []report.Interceptor {
 				continue
 			}
 			ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
-			if !ok || slices.ContainsFunc(calls, func(c ssa.CallInstruction) bool { return canRunBefore(c, ret) }) {
+			if !ok || slices.ContainsFunc(calls, func(c ssa.CallInstruction) bool { return feasible.MayRunBefore(c, ret) }) {
 				continue
 			}
 			res, _ := w.Feas.Check(feasible.Path{Root: x.Func, Target: ret, ArgsNonNil: x.Kind.ArgsNonNil()})
@@ -165,35 +165,4 @@ func handlerParam(fn *ssa.Function) *ssa.Parameter {
 		}
 	}
 	return nil
-}
-
-// canRunBefore reports whether instruction x can run before y in their
-// function: earlier in y's block, or in a block a run can go on from to
-// y's.
-func canRunBefore(x, y ssa.Instruction) bool {
-	bx, by := x.Block(), y.Block()
-	if bx == by {
-		for _, ins := range bx.Instrs {
-			if ins == x {
-				return true
-			}
-			if ins == y {
-				break
-			}
-		}
-	}
-	seen := map[*ssa.BasicBlock]bool{}
-	stack := append([]*ssa.BasicBlock{}, bx.Succs...)
-	for len(stack) > 0 {
-		b := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if b == by {
-			return true
-		}
-		if !seen[b] {
-			seen[b] = true
-			stack = append(stack, b.Succs...)
-		}
-	}
-	return false
 }

@@ -1392,7 +1392,8 @@ func (w *walk) askEither(fr *frame, es []edgeOf) (Cond, bool) {
 			}
 			c.Class = Input
 		}
-		if c.Class != Input || text == "" && c.check() == "" || takesRequestOnly(c) {
+		// A check the way needs failed is not an alternative this words.
+		if c.Class != Input || text == "" && c.check() == "" || c.Fails != "" {
 			return Cond{}, false
 		}
 		alts = append(alts, c)
@@ -1407,11 +1408,6 @@ func (w *walk) askEither(fr *frame, es []edgeOf) (Cond, bool) {
 	}
 	return c, true
 }
-
-// takesRequestOnly reports whether c is a check the way needs failed
-// (Fails): an alternative of a join that asks for a failure is not one
-// the analysis words.
-func takesRequestOnly(c Cond) bool { return c.Fails != "" }
 
 // errorOf is, for v a test of an error (a comparison with nil, or a
 // function given it first: errors.Is), the call that returned the error,
@@ -1859,25 +1855,23 @@ func givenInput(fr *frame, call ssa.CallInstruction) bool {
 // call is given what the request brought.
 func filledFromInput(fr *frame, a ssa.Value, call ssa.CallInstruction) bool {
 	fa, ok := a.(*ssa.FieldAddr)
-	if !ok {
+	if !ok || fa.X.Referrers() == nil {
 		return false
 	}
-	for _, b := range fr.fn.Blocks {
-		for _, ins := range b.Instrs {
-			st, ok := ins.(*ssa.Store)
+	for _, r := range *fa.X.Referrers() {
+		of, ok := r.(*ssa.FieldAddr)
+		if !ok || of.Field != fa.Field {
+			continue
+		}
+		for _, r := range *of.Referrers() {
+			inner, ok := r.(*ssa.FieldAddr)
 			if !ok {
 				continue
 			}
-			inner, ok := st.Addr.(*ssa.FieldAddr)
-			if !ok {
-				continue
-			}
-			of, ok := inner.X.(*ssa.FieldAddr)
-			if !ok || of.X != fa.X || of.Field != fa.Field || !mayRunBefore(st, call) {
-				continue
-			}
-			if ofInput(fr.eval(st.Val)) {
-				return true
+			for _, r := range *inner.Referrers() {
+				if st, ok := r.(*ssa.Store); ok && st.Addr == inner && mayRunBefore(st, call) && ofInput(fr.eval(st.Val)) {
+					return true
+				}
 			}
 		}
 	}

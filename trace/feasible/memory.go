@@ -265,3 +265,8 @@ func noneBetween(x, y ssa.Instruction, set map[ssa.Instruction]bool) bool {
 	}
 	return true
 }
+
+// MayRunBefore reports whether instruction x can run before y in their
+// function (mayRunBefore): earlier in y's block, or in a block a run can
+// go on from to y's.
+func MayRunBefore(x, y ssa.Instruction) bool { return mayRunBefore(x, y) }

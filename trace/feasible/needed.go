@@ -109,9 +109,9 @@ func (w *walk) needed(cs []Cond) []Cond {
 				continue
 			}
 			text, pos, flip := w.c.text.condText(g.ifi)
-			_, isCase := g.ifi.Cond.(*ssa.BinOp)
-			if isCase {
-				_, _, isCase = selectCase(g.ifi.Cond.(*ssa.BinOp))
+			isCase := false
+			if b, ok := g.ifi.Cond.(*ssa.BinOp); ok {
+				_, _, isCase = selectCase(b)
 			}
 			if (text == "" || !pos.IsValid()) && !isCase {
 				continue // a branch with no source (a wrapper's)
