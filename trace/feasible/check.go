@@ -2367,8 +2367,8 @@ func (w *walk) typeTest(fr *frame, c *Cond, ta *ssa.TypeAssert, want bool) {
 func (w *walk) compare(fr *frame, c *Cond, b *ssa.BinOp, want bool) {
 	x, y := fr.eval(b.X), fr.eval(b.Y)
 	names := w.operands(b)
-	if r := fold(b.Op, x, y); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
-		w.decided(c, constant.BoolVal(r.c) == want,
+	if r, ok := foldBool(b.Op, x, y); ok {
+		w.decided(c, r == want,
 			Fixed{Name: names[0], Value: x.show(), At: x.at, Set: setOf(x), Unset: x.unset, Handed: x.handed},
 			Fixed{Name: names[1], Value: y.show(), At: y.at, Set: setOf(y), Unset: y.unset, Handed: y.handed})
 		return

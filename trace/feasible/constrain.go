@@ -253,9 +253,16 @@ func (w *walk) applyWay(ws []*world, way []guard) []*world {
 // guardReason is a branch that a value the path uses needed: a branch of a
 // function whose result the path tests.
 func (w *walk) guardReason(fr *frame, ifi *ssa.If, want bool, via []*viaCall, kind ReasonKind) *reason {
-	text, pos, flip := w.c.text.condText(ifi)
-	c := &Cond{Func: fr.fn, If: ifi, Text: text, Pos: pos, Want: want != flip}
-	return &reason{cond: c, pos: pos, kind: kind, via: via}
+	var c *Cond
+	if kind == ReasonGuard {
+		// A guard's condition is only read (a ReasonCond's is told apart
+		// by its identity: see readThrough).
+		c = w.c.text.guardCond(fr.fn, ifi, want)
+	} else {
+		text, pos, flip := w.c.text.condText(ifi)
+		c = &Cond{Func: fr.fn, If: ifi, Text: text, Pos: pos, Want: want != flip}
+	}
+	return &reason{cond: c, pos: c.Pos, kind: kind, via: via}
 }
 
 // compareIn constrains a comparison.
@@ -288,8 +295,8 @@ func linOf(v *value) (string, int64, bool) {
 
 // atom adds x op y to world wd.
 func (w *walk) atom(wd *world, op token.Token, x, y *value, t types.Type, why *reason, src []*reason) []*world {
-	if r := fold(op, x, y); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
-		if constant.BoolVal(r.c) {
+	if b, ok := foldBool(op, x, y); ok {
+		if b {
 			return []*world{wd}
 		}
 		w.kill(append([]*reason{why}, src...)...)
@@ -1110,7 +1117,7 @@ func (w *walk) someAlt(ws []*world, val, k *value, left bool, op token.Token, t 
 			}
 			if pv := a.peek(); pv != nil {
 				px, py := pair(pv)
-				if r := fold(op, px, py); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool && !constant.BoolVal(r.c) {
+				if b, ok := foldBool(op, px, py); ok && !b {
 					continue
 				}
 			}
@@ -1183,8 +1190,8 @@ func (w *walk) quickEntailed(wd *world, fr *frame, v ssa.Value, want bool) quick
 		if !want {
 			op = negate(op)
 		}
-		if r := fold(op, xv, yv); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
-			return boolQuick(constant.BoolVal(r.c))
+		if b, ok := foldBool(op, xv, yv); ok {
+			return boolQuick(b)
 		}
 		// Nil-ness of a term.
 		if op == token.EQL || op == token.NEQ {
@@ -1276,8 +1283,8 @@ func (w *walk) quickSat(wd *world, fr *frame, v ssa.Value, want bool, used map[s
 		if !want {
 			op = negate(op)
 		}
-		if r := fold(op, xv, yv); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
-			return constant.BoolVal(r.c)
+		if b, ok := foldBool(op, xv, yv); ok {
+			return b
 		}
 		// One side a value of several: some alternative does it.
 		for _, p := range [][2]*value{{xv, yv}, {yv, xv}} {
@@ -1301,8 +1308,8 @@ func (w *walk) quickSat(wd *world, fr *frame, v ssa.Value, want bool, used map[s
 						continue
 					}
 					av := a.value()
-					if r := fold(op, av, p[1]); r != nil && r.kind == kConst && r.c.Kind() == constant.Bool {
-						if constant.BoolVal(r.c) {
+					if b, ok := foldBool(op, av, p[1]); ok {
+						if b {
 							return true
 						}
 						continue

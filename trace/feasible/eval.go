@@ -487,6 +487,35 @@ func (f *frame) callResult(c *ssa.CallCommon) *value {
 	return opaque(org)
 }
 
+// foldBool is fold's answer when it is a boolean (a comparison), without
+// making a value: what most of fold's callers ask.
+func foldBool(op token.Token, x, y *value) (result, ok bool) {
+	if x.kind == kConst && y.kind == kConst {
+		if x.isNil || y.isNil {
+			if op == token.EQL || op == token.NEQ {
+				return (x.isNil == y.isNil) == (op == token.EQL), true
+			}
+			return false, false
+		}
+		if x.c.Kind() == constant.Unknown || y.c.Kind() == constant.Unknown {
+			return false, false
+		}
+		switch op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+			return constant.Compare(x.c, op, y.c), true
+		}
+		return false, false
+	}
+	// A value that is surely not nil against nil.
+	if op == token.EQL || op == token.NEQ {
+		nn := func(a, b *value) bool { return (a.kind == kObj || a.kind == kNonNil) && b.kind == kConst && b.isNil }
+		if nn(x, y) || nn(y, x) {
+			return op == token.NEQ, true
+		}
+	}
+	return false, false
+}
+
 // fold evaluates an operation on two constants.
 func fold(op token.Token, x, y *value) *value {
 	at := x.at
@@ -497,7 +526,7 @@ func fold(op token.Token, x, y *value) *value {
 		if x.isNil || y.isNil {
 			if op == token.EQL || op == token.NEQ {
 				eq := x.isNil == y.isNil
-				return constVal(constant.MakeBool(eq == (op == token.EQL))).fixedAt(at)
+				return constAt(constant.MakeBool(eq == (op == token.EQL)), at)
 			}
 			return nil
 		}
@@ -506,9 +535,9 @@ func fold(op token.Token, x, y *value) *value {
 		}
 		switch op {
 		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
-			return constVal(constant.MakeBool(constant.Compare(x.c, op, y.c))).fixedAt(at)
+			return constAt(constant.MakeBool(constant.Compare(x.c, op, y.c)), at)
 		case token.ADD, token.SUB, token.MUL, token.AND, token.OR, token.XOR:
-			return constVal(constant.BinaryOp(x.c, op, y.c)).fixedAt(at)
+			return constAt(constant.BinaryOp(x.c, op, y.c), at)
 		}
 		return nil
 	}
@@ -516,11 +545,10 @@ func fold(op token.Token, x, y *value) *value {
 	if op == token.EQL || op == token.NEQ {
 		nn := func(a, b *value) bool { return (a.kind == kObj || a.kind == kNonNil) && b.kind == kConst && b.isNil }
 		if nn(x, y) || nn(y, x) {
-			r := constVal(constant.MakeBool(op == token.NEQ))
 			if x.kind == kConst {
-				return r.fixedAt(y.at)
+				return constAt(constant.MakeBool(op == token.NEQ), y.at)
 			}
-			return r.fixedAt(x.at)
+			return constAt(constant.MakeBool(op == token.NEQ), x.at)
 		}
 	}
 	return nil

@@ -19,6 +19,17 @@ type texts struct {
 	index map[*ast.File]*fileIndex
 	conds map[*ssa.If]condText  // condText's answers
 	loops map[*ssa.If]token.Pos // loopOf's answers
+	// guards are guardReason's conditions, one per branch and outcome:
+	// a branch an alternative needs is a reason on every path that
+	// evaluates the alternative, and nothing changes such a condition
+	// once made.
+	guards map[guardKey]*Cond
+}
+
+type guardKey struct {
+	fn   *ssa.Function
+	ifi  *ssa.If
+	want bool
 }
 
 type condText struct {
@@ -457,4 +468,20 @@ func firstPos(b *ssa.BasicBlock) token.Pos {
 		b = b.Succs[0]
 	}
 	return token.NoPos
+}
+
+// guardCond is the condition of branch ifi of fn with outcome want, made
+// once.
+func (t *texts) guardCond(fn *ssa.Function, ifi *ssa.If, want bool) *Cond {
+	k := guardKey{fn, ifi, want}
+	if c, ok := t.guards[k]; ok {
+		return c
+	}
+	text, pos, flip := t.condText(ifi)
+	c := &Cond{Func: fn, If: ifi, Text: text, Pos: pos, Want: want != flip}
+	if t.guards == nil {
+		t.guards = map[guardKey]*Cond{}
+	}
+	t.guards[k] = c
+	return c
 }

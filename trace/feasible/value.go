@@ -102,6 +102,11 @@ func constVal(c constant.Value) *value {
 	return &value{kind: kConst, org: fixed, c: c, desc: c.ExactString()}
 }
 
+// constAt is constVal(c).fixedAt(at), made at once.
+func constAt(c constant.Value, at token.Pos) *value {
+	return &value{kind: kConst, org: fixed, c: c, desc: c.ExactString(), at: at}
+}
+
 func nilVal() *value { return &value{kind: kConst, org: fixed, isNil: true, desc: "nil"} }
 
 func nonNil(dyn types.Type, inner *value) *value {
