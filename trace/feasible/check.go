@@ -872,6 +872,14 @@ func (w *walk) messageFor(fn *ssa.Function) *Message {
 	return nil
 }
 
+// joinConds is a new slice of conds and then more, with room for the
+// one or two conditions a hop may add (a Cond is large: growing the
+// slice would copy them all again).
+func joinConds(conds, more []Cond) []Cond {
+	cs := make([]Cond, 0, len(conds)+len(more)+2)
+	return append(append(cs, conds...), more...)
+}
+
 // dfs evaluates frame fr (the function of hop i, or the last one) and the
 // rest of the path, trying each call site of the hop; it returns the best
 // result.
@@ -886,7 +894,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		if w.p.Target != nil && w.p.Target.Parent() == fr.fn {
 			blk = w.p.Target.Block()
 		}
-		cs := append(append([]Cond{}, conds...), w.conds(fr, blk)...)
+		cs := joinConds(conds, w.conds(fr, blk))
 		if blk != nil && !failed(cs) {
 			if c, ok := w.readThrough(fr, w.p.Target); ok {
 				cs = append(cs, c)
@@ -920,7 +928,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		}
 		fr.site = site
 		savedW, savedD, savedS := w.worlds, w.deaths, len(w.settled)
-		cs := append(append([]Cond{}, conds...), w.conds(fr, site.Block())...)
+		cs := joinConds(conds, w.conds(fr, site.Block()))
 		ss := append(append([]ssa.CallInstruction{}, sites...), site)
 		var res Result
 		var val *Value
