@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -1262,9 +1263,58 @@ func (n *notes) feasibleFrom(l report.Loc) []string {
 				return out
 			}
 		}
-		return c.Entries
+		out := append([]string(nil), c.Entries...)
+		for _, e := range n.acrossChains(l) {
+			if !slices.Contains(out, e) && !slices.Contains(out, "→ "+e) {
+				out = append(out, "→ "+e)
+			}
+		}
+		return out
 	}
 	return nil
+}
+
+// acrossChains are the entries that begin a behaviour's way to the step
+// at l only across a hand-off: an entry step from which the links into l
+// (followed back) come with a hand-off among them, sorted. A step reached
+// from the entry by calls alone is already among the comparison's entries.
+func (n *notes) acrossChains(l report.Loc) []string {
+	var out []string
+	for _, ch := range n.sg.Chains {
+		for i, st := range ch.Steps {
+			if st.File != l.File || st.Line != l.Line || st.Kind != "decision" {
+				continue
+			}
+			// crossed[j]: step j leads to step i; true once a way back
+			// from i to j has crossed a hand-off.
+			crossed := map[int]bool{i: false}
+			queue := []int{i}
+			for len(queue) > 0 {
+				k := queue[0]
+				queue = queue[1:]
+				for _, f := range ch.Steps[k].From {
+					x := crossed[k] || f.Handoff
+					if was, seen := crossed[f.Step]; seen && (was || !x) {
+						continue
+					}
+					crossed[f.Step] = x
+					queue = append(queue, f.Step)
+				}
+			}
+			for j, x := range crossed {
+				if !x || ch.Steps[j].Kind != "entry" {
+					continue
+				}
+				for _, e := range n.rep.Entries {
+					if e.Function == ch.Steps[j].Function && e.File == ch.Steps[j].File && e.Line == ch.Steps[j].Line && !slices.Contains(out, e.Name) {
+						out = append(out, e.Name)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (n *notes) appendix() []report.Section {

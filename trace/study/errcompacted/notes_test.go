@@ -66,3 +66,41 @@ func TestJoinSamePlace(t *testing.T) {
 		t.Errorf("arrows into the joined step (-want +got):\n%s", diff)
 	}
 }
+
+// TestReachedAcross: a decision that guards no use of the sentinel is
+// reached from the entries whose call paths reach it, and, marked →, from
+// an entry that begins a behaviour's way to it only across a hand-off; an
+// entry whose way reaches it by calls alone, or that begins no way to it,
+// is not added.
+func TestReachedAcross(t *testing.T) {
+	at := func(line int) report.Loc {
+		return report.Loc{File: "a.go", Line: line, Function: "f" + itoa(int64(line))}
+	}
+	from := func(links ...report.StepLink) []report.StepLink { return links }
+	steps := []report.Step{
+		{Loc: at(1), Kind: "entry", Label: "a client opens it"},
+		{Loc: at(2), Kind: "handoff", Label: "put in a group", From: from(report.StepLink{Step: 0})},
+		{Loc: at(3), Kind: "go", Label: "a loop of its own"},
+		{Loc: at(4), Kind: "handoff", Label: "takes the group's", From: from(report.StepLink{Step: 2}, report.StepLink{Step: 1, Handoff: true})},
+		{Loc: at(5), Kind: "decision", Label: "decision: x < y", From: from(report.StepLink{Step: 3})},
+		{Loc: at(6), Kind: "entry", Label: "another entry, after the decision", From: from(report.StepLink{Step: 4})},
+	}
+	entry := func(name string, l report.Loc) report.Entry {
+		return report.Entry{Name: name, Function: l.Function, File: l.File, Line: l.Line}
+	}
+	n := &notes{
+		rep: &report.Report{Entries: []report.Entry{entry("open", at(1)), entry("loop", at(3)), entry("late", at(6))}},
+		sg: &report.Signal{
+			Comparisons: []report.Comparison{{Loc: at(5), Kind: "decision", Entries: []string{"loop"}}},
+			Chains:      []report.Chain{{Behaviour: "b", Steps: steps}},
+		},
+	}
+	if diff := cmp.Diff([]string{"loop", "→ open"}, n.feasibleFrom(at(5))); diff != "" {
+		t.Errorf("reached from (-want +got):\n%s", diff)
+	}
+	// The same way by calls alone adds nothing.
+	steps[3].From = from(report.StepLink{Step: 2}, report.StepLink{Step: 1})
+	if diff := cmp.Diff([]string{"loop"}, n.feasibleFrom(at(5))); diff != "" {
+		t.Errorf("reached from, by calls (-want +got):\n%s", diff)
+	}
+}
