@@ -112,7 +112,8 @@ func (r *Result) reportSignal() *report.Signal {
 		if a.Cond != "" {
 			d += " when " + a.Cond
 		}
-		rs.Handoffs = append(rs.Handoffs, report.Handoff{Loc: r.loc(a.Pos), Kind: "group", Detail: d, Entries: r.entriesReaching(a.Pos)})
+		rs.Handoffs = append(rs.Handoffs, report.Handoff{Loc: r.loc(a.Pos), Kind: "group", Detail: d, Entries: r.entriesReaching(a.Pos),
+			Group: fieldName(a.Group), Method: a.Method})
 	}
 	for _, c := range s.Chans {
 		kind, d := "receive", "receives from a channel of "+report.ShortName(r.Study.Signal.Channel)

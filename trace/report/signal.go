@@ -131,6 +131,10 @@ type Handoff struct {
 	Kind    string   `json:"kind"` // go, group, send, receive
 	Detail  string   `json:"detail"`
 	Entries []string `json:"entries"` // entries whose call graph reaches it
+	// Group and Method are, for a group's, the group's field and the
+	// method called on it ("" for a use of the field itself).
+	Group  string `json:"group,omitempty"`
+	Method string `json:"method,omitempty"`
 }
 
 // Client is the client layer.

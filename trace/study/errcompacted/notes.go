@@ -1228,7 +1228,7 @@ func (n *notes) decide() report.Section {
 			{Text: t(strings.Join(n.feasibleFrom(c.Loc), ", "))},
 		})
 	}
-	s.Blocks = append(s.Blocks, report.Block{Para: t("The column at C says passes when revision C itself, the compaction revision, passes the comparison, so that C is the lowest revision that passes, and fails when C fails too. The column reached from names the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off.")})
+	s.Blocks = append(s.Blocks, report.Block{Para: t("The column at C says passes when revision C itself, the compaction revision, gets past the comparison, that is, does not lead to what the comparison guards (C is then the lowest revision that passes), and fails when C leads to it too. The column reached from names the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off.")})
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	if v := n.verdictText("boundary"); v != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})
@@ -1275,11 +1275,27 @@ func (n *notes) feasibleFrom(l report.Loc) []string {
 }
 
 // acrossChains are the entries that begin a behaviour's way to the step
-// at l only across a hand-off: an entry step from which the links into l
-// (followed back) come with a hand-off among them, sorted. A step reached
-// from the entry by calls alone is already among the comparison's entries.
+// at l only across a hand-off, sorted: an entry step from which the links
+// into l (followed back) come with a hand-off among them; and, where such
+// a hand-off comes from a call on a group (a watcher put in one), the
+// entries whose calls reach another call of the same method on the same
+// group (other ways in that the same hand-off takes to l). A step reached
+// from an entry by calls alone is already among the comparison's entries.
 func (n *notes) acrossChains(l report.Loc) []string {
 	var out []string
+	add := func(name string) {
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	groupAt := func(at report.Loc) *report.Handoff {
+		for i, h := range n.sg.Handoffs {
+			if h.Kind == "group" && h.Group != "" && h.File == at.File && h.Line == at.Line {
+				return &n.sg.Handoffs[i]
+			}
+		}
+		return nil
+	}
 	for _, ch := range n.sg.Chains {
 		for i, st := range ch.Steps {
 			if st.File != l.File || st.Line != l.Line || st.Kind != "decision" {
@@ -1293,6 +1309,17 @@ func (n *notes) acrossChains(l report.Loc) []string {
 				k := queue[0]
 				queue = queue[1:]
 				for _, f := range ch.Steps[k].From {
+					if f.Handoff {
+						if g := groupAt(ch.Steps[f.Step].Loc); g != nil {
+							for _, h := range n.sg.Handoffs {
+								if h.Kind == "group" && h.Group == g.Group && h.Method == g.Method {
+									for _, e := range h.Entries {
+										add(e)
+									}
+								}
+							}
+						}
+					}
 					x := crossed[k] || f.Handoff
 					if was, seen := crossed[f.Step]; seen && (was || !x) {
 						continue
@@ -1306,8 +1333,8 @@ func (n *notes) acrossChains(l report.Loc) []string {
 					continue
 				}
 				for _, e := range n.rep.Entries {
-					if e.Function == ch.Steps[j].Function && e.File == ch.Steps[j].File && e.Line == ch.Steps[j].Line && !slices.Contains(out, e.Name) {
-						out = append(out, e.Name)
+					if e.Function == ch.Steps[j].Function && e.File == ch.Steps[j].File && e.Line == ch.Steps[j].Line {
+						add(e.Name)
 					}
 				}
 			}

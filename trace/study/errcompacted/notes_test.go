@@ -69,9 +69,11 @@ func TestJoinSamePlace(t *testing.T) {
 
 // TestReachedAcross: a decision that guards no use of the sentinel is
 // reached from the entries whose call paths reach it, and, marked →, from
-// an entry that begins a behaviour's way to it only across a hand-off; an
-// entry whose way reaches it by calls alone, or that begins no way to it,
-// is not added.
+// an entry that begins a behaviour's way to it only across a hand-off,
+// and from the entries that reach another call of the same method on the
+// same group as a group hand-off on that way; an entry whose way reaches
+// it by calls alone, or that begins no way to it, or that calls another
+// method of the group, is not added.
 func TestReachedAcross(t *testing.T) {
 	at := func(line int) report.Loc {
 		return report.Loc{File: "a.go", Line: line, Function: "f" + itoa(int64(line))}
@@ -88,14 +90,18 @@ func TestReachedAcross(t *testing.T) {
 	entry := func(name string, l report.Loc) report.Entry {
 		return report.Entry{Name: name, Function: l.Function, File: l.File, Line: l.Line}
 	}
+	group := func(l report.Loc, method string, entries ...string) report.Handoff {
+		return report.Handoff{Loc: l, Kind: "group", Group: "s.g", Method: method, Entries: entries}
+	}
 	n := &notes{
 		rep: &report.Report{Entries: []report.Entry{entry("open", at(1)), entry("loop", at(3)), entry("late", at(6))}},
 		sg: &report.Signal{
 			Comparisons: []report.Comparison{{Loc: at(5), Kind: "decision", Entries: []string{"loop"}}},
 			Chains:      []report.Chain{{Behaviour: "b", Steps: steps}},
+			Handoffs:    []report.Handoff{group(at(2), "add", "open"), group(at(9), "add", "restore"), group(at(4), "take", "loop"), group(at(8), "drop", "other")},
 		},
 	}
-	if diff := cmp.Diff([]string{"loop", "→ open"}, n.feasibleFrom(at(5))); diff != "" {
+	if diff := cmp.Diff([]string{"loop", "→ open", "→ restore"}, n.feasibleFrom(at(5))); diff != "" {
 		t.Errorf("reached from (-want +got):\n%s", diff)
 	}
 	// The same way by calls alone adds nothing.
