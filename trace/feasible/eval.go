@@ -516,39 +516,22 @@ func foldBool(op token.Token, x, y *value) (result, ok bool) {
 	return false, false
 }
 
-// fold evaluates an operation on two constants.
+// fold evaluates an operation on two constants (or compares a value
+// that is surely not nil with nil): the constant, fixed where the first
+// operand that was fixed was (the value, against nil), or nil.
 func fold(op token.Token, x, y *value) *value {
+	bothConst := x.kind == kConst && y.kind == kConst
 	at := x.at
-	if !at.IsValid() {
+	if bothConst && !at.IsValid() || !bothConst && x.kind == kConst {
 		at = y.at
 	}
-	if x.kind == kConst && y.kind == kConst {
-		if x.isNil || y.isNil {
-			if op == token.EQL || op == token.NEQ {
-				eq := x.isNil == y.isNil
-				return constAt(constant.MakeBool(eq == (op == token.EQL)), at)
-			}
-			return nil
-		}
-		if x.c.Kind() == constant.Unknown || y.c.Kind() == constant.Unknown {
-			return nil
-		}
+	if b, ok := foldBool(op, x, y); ok {
+		return constAt(constant.MakeBool(b), at)
+	}
+	if bothConst && !x.isNil && !y.isNil && x.c.Kind() != constant.Unknown && y.c.Kind() != constant.Unknown {
 		switch op {
-		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
-			return constAt(constant.MakeBool(constant.Compare(x.c, op, y.c)), at)
 		case token.ADD, token.SUB, token.MUL, token.AND, token.OR, token.XOR:
 			return constAt(constant.BinaryOp(x.c, op, y.c), at)
-		}
-		return nil
-	}
-	// A value that is surely not nil against nil.
-	if op == token.EQL || op == token.NEQ {
-		nn := func(a, b *value) bool { return (a.kind == kObj || a.kind == kNonNil) && b.kind == kConst && b.isNil }
-		if nn(x, y) || nn(y, x) {
-			if x.kind == kConst {
-				return constAt(constant.MakeBool(op == token.NEQ), y.at)
-			}
-			return constAt(constant.MakeBool(op == token.NEQ), x.at)
 		}
 	}
 	return nil
