@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -253,18 +254,31 @@ func rootParam(v ssa.Value) *ssa.Parameter {
 
 // binding_ is the value a closure's free variable is bound to.
 func binding_(fv *ssa.FreeVar) ssa.Value {
-	fn := fv.Parent()
-	idx := -1
-	for i, x := range fn.FreeVars {
-		if x == fv {
-			idx = i
-		}
+	if bs := FreeVarBindings(fv); len(bs) > 0 {
+		return bs[0]
 	}
-	mc := makeClosure(fn)
-	if mc == nil || idx < 0 || idx >= len(mc.Bindings) {
+	return nil
+}
+
+// FreeVarBindings are the values free variable fv is bound to: one for
+// each closure of its function that the function enclosing it makes, in
+// the order they are made.
+func FreeVarBindings(fv *ssa.FreeVar) []ssa.Value {
+	fn := fv.Parent()
+	parent := fn.Parent()
+	idx := slices.Index(fn.FreeVars, fv)
+	if parent == nil || idx < 0 {
 		return nil
 	}
-	return mc.Bindings[idx]
+	var out []ssa.Value
+	for _, blk := range parent.Blocks {
+		for _, ins := range blk.Instrs {
+			if mc, ok := ins.(*ssa.MakeClosure); ok && mc.Fn == fn && idx < len(mc.Bindings) {
+				out = append(out, mc.Bindings[idx])
+			}
+		}
+	}
+	return out
 }
 
 // onlyStored returns the value of the one store to alloc, or nil.
@@ -279,22 +293,6 @@ func onlyStored(alloc *ssa.Alloc) ssa.Value {
 		}
 	}
 	return val
-}
-
-// makeClosure finds the instruction that creates closure fn in its parent.
-func makeClosure(fn *ssa.Function) *ssa.MakeClosure {
-	parent := fn.Parent()
-	if parent == nil {
-		return nil
-	}
-	for _, blk := range parent.Blocks {
-		for _, ins := range blk.Instrs {
-			if mc, ok := ins.(*ssa.MakeClosure); ok && mc.Fn == fn {
-				return mc
-			}
-		}
-	}
-	return nil
 }
 
 func isAncestor(owner, fn *ssa.Function) bool {

@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/callpath"
 )
 
 // What the store keeps true of one integer field: that it is never below
@@ -348,24 +350,10 @@ func allStores(a *ssa.Alloc) ([]localStore, bool) {
 // boundTo is the value a closure's free variable is bound to where the
 // function that makes the closure makes it, when it makes it once.
 func boundTo(fv *ssa.FreeVar) ssa.Value {
-	fn := fv.Parent()
-	parent := fn.Parent()
-	if parent == nil {
-		return nil
+	if bs := callpath.FreeVarBindings(fv); len(bs) == 1 {
+		return bs[0]
 	}
-	idx := slices.Index(fn.FreeVars, fv)
-	var out ssa.Value
-	for _, b := range parent.Blocks {
-		for _, ins := range b.Instrs {
-			if mc, ok := ins.(*ssa.MakeClosure); ok && mc.Fn == fn && idx < len(mc.Bindings) {
-				if out != nil {
-					return nil
-				}
-				out = mc.Bindings[idx]
-			}
-		}
-	}
-	return out
+	return nil
 }
 
 // readsField reports whether v is a load of field f (of any struct).

@@ -428,25 +428,11 @@ func (d *deriver) calleesReturn(call *ssa.Call, i int) bool {
 	return true
 }
 
-// freeBinding is the value a closure's free variable is bound to.
+// freeBinding is the value a closure's free variable is bound to (by
+// the first closure of its function made).
 func freeBinding(fv *ssa.FreeVar) ssa.Value {
-	fn := fv.Parent()
-	parent := fn.Parent()
-	if parent == nil {
-		return nil
-	}
-	idx := -1
-	for i, x := range fn.FreeVars {
-		if x == fv {
-			idx = i
-		}
-	}
-	for _, b := range parent.Blocks {
-		for _, ins := range b.Instrs {
-			if mc, ok := ins.(*ssa.MakeClosure); ok && mc.Fn == fn && idx >= 0 && idx < len(mc.Bindings) {
-				return mc.Bindings[idx]
-			}
-		}
+	if bs := callpath.FreeVarBindings(fv); len(bs) > 0 {
+		return bs[0]
 	}
 	return nil
 }
