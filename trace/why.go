@@ -10,6 +10,7 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
@@ -143,8 +144,11 @@ type whyBase struct {
 	lines      *lineCache
 	k, nearest int
 	env        []string
-	net        *roots.Network
-	netRead    bool
+	// net is the gRPC network (network), read once; netMu guards it, as
+	// the error flow, which reads it too, may be read beside the answers.
+	netMu   sync.Mutex
+	net     *roots.Network
+	netRead bool
 	cache      *whyCache
 	cat        *errtext.Catalog
 	catRead    bool
@@ -154,7 +158,7 @@ type whyBase struct {
 	// last but return it along none of their ways (whyRun.returnsIt).
 	dropped *droppedLog
 	// flow is the error flow (flowOf), read once.
-	flowDone bool
+	flowRead sync.Once
 	flow     *errorFlow
 	flowErr  error
 	// tool are the tool's packages, loaded from source with the main set
@@ -357,6 +361,11 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 	}
 	w := &whyRun{Result: r, nearest: b.nearest, added: map[*ssa.Function]int{}, cache: b.cache, programs: b.programs(),
 		translate: b.translateFuncs(), dropped: newDroppedLog()}
+	if grpc {
+		// The user's half reads the error flow next; it needs neither the
+		// answers nor the graph, so a core the answers leave idle reads it.
+		w.idle = func() { b.flowOf() }
+	}
 	r.shared = &b.cache.sent
 	w.handOffs(b.t)
 	var reached map[int][]roots.Root

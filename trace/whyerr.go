@@ -238,10 +238,7 @@ type errorFlow struct {
 // flowOf prepares the error flow, once: a failure is kept and returned
 // again, never a flow half made.
 func (b *whyBase) flowOf() (*errorFlow, error) {
-	if !b.flowDone {
-		b.flowDone = true
-		b.flow, b.flowErr = b.readFlow()
-	}
+	b.flowRead.Do(func() { b.flow, b.flowErr = b.readFlow() })
 	return b.flow, b.flowErr
 }
 

@@ -37,6 +37,9 @@ const (
 type whyRun struct {
 	*Result
 	nearest int
+	// idle, when set, is run once by the first of onForks's workers that
+	// finds no part left, beside the others still answering.
+	idle func()
 	// added maps a root's (or a receiver's) function to its entry.
 	added map[*ssa.Function]int
 	roots map[*ssa.Function]roots.Root
@@ -445,6 +448,7 @@ func onForks(w *whyRun, parts [][]int, sizes []int, do func(f *whyRun, part int)
 	workers := min(runtime.GOMAXPROCS(0), maxForkWorkers, len(parts))
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
+	var idle sync.Once
 	for k := 0; k < workers; k++ {
 		wg.Add(1)
 		go func() {
@@ -456,6 +460,9 @@ func onForks(w *whyRun, parts [][]int, sizes []int, do func(f *whyRun, part int)
 					return
 				}
 				f.release()
+			}
+			if w.idle != nil {
+				idle.Do(w.idle)
 			}
 		}()
 	}
@@ -1292,6 +1299,8 @@ func (w *whyRun) needsNetwork() bool {
 // network reads, once, the gRPC methods of the generated code of the
 // target's packages.
 func (b *whyBase) network() (*roots.Network, error) {
+	b.netMu.Lock()
+	defer b.netMu.Unlock()
 	if b.netRead {
 		return b.net, nil
 	}
