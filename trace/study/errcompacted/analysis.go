@@ -1017,10 +1017,11 @@ func (r *analysis) currentWatcher(v *sentence) {
 	rewritten := ""
 	if st := s.StartArg; st.Rewritten() {
 		// The store never sees 0 from a client: such a watch is synced
-		// only if no write lands between the two reads of the revision.
+		// only if the store's revision does not grow between the two reads
+		// of it (a write or a restore from a snapshot makes it grow).
 		_, val, _ := strings.Cut(st.Set.Text, " = ")
-		v.add(fmt.Sprintf(" In this release the store never sees start revision 0 from a client: the receive loop hands it `%s` instead (%%L). Such a watch goes to `%s` when a write lands between the loop's read of the revision and the store's; a compaction past `%s` before the next pass would then cancel it.", val, fieldName(sg.Behind), val), st.Set)
-		rewritten = ". In this release it is put there only when no write lands while it opens"
+		v.add(fmt.Sprintf(" In this release the store never sees start revision 0 from a client: the receive loop hands it `%s` instead (%%L). Such a watch goes to `%s` when the store's revision grows between the loop's read of it and the store's (as a write that lands between them makes it grow); a compaction past `%s` before the next pass would then cancel it.", val, fieldName(sg.Behind), val), st.Set)
+		rewritten = ". In this release it is put there only when the store's revision does not grow while it opens"
 		if rp := sg.Replay; rp != nil && rp.Quiet {
 			rewritten += ", as in the exercise"
 		}

@@ -261,7 +261,7 @@ func (r *analysis) setsVerdict() {
 		// is put in, which set is checked, and so which dies.
 		unless := ""
 		if r.Signal.StartArg.Rewritten() {
-			unless = ", unless a write lands as it opens,"
+			unless = ", unless the store's revision grows as it opens (a write lands, say),"
 		}
 		v.say(FactPrediction, fmt.Sprintf("Terminal 1 (`--rev=A`) goes to `%s`, the only set checked against compactions, and dies if a compaction goes past its progress (`%s`) before it catches up; terminal 2 (no `--rev`) goes to `%s`%s and survives while there.", behind, d.Revision, fieldName(synced.Group), unless))
 		v.add(" ")
@@ -407,15 +407,16 @@ func (r *analysis) currentInSynced(v *sentence, synced *signal.GroupAccess) {
 	st := r.Signal.StartArg
 	if st.Rewritten() {
 		// The store never sees 0: the loop hands it one past the revision
-		// it read, which is above the current one unless a write lands
-		// between its read and the store's.
+		// it read, which is above the current one unless the store's
+		// revision grows between its read and the store's (a write or a
+		// restore from a snapshot).
 		text := fmt.Sprintf("Terminal 2's watch (no `--rev`) asks for start revision 0, but the store never sees 0: when `%s`, the receive loop sets %s (%%L)", st.If.Text, quote(st.Set.Text))
 		at := []signal.Pos{st.Set}
 		if st.Base.Filename != "" {
 			text += fmt.Sprintf(", where %s (%%L)", quote(st.Base.Text))
 			at = append(at, st.Base)
 		}
-		text += fmt.Sprintf(". The store puts it in `%s`, %s (%%L)%s, as that start revision is above the current one. If a write lands between the two reads of the revision, it waits in `%s` for the sync loop's next pass instead.", name, quote(synced.Text), cond, fieldName(r.Study.Signal.Behind))
+		text += fmt.Sprintf(". The store puts it in `%s`, %s (%%L)%s, as that start revision is above the current one. If the store's revision grows between the two reads of it (as a write that lands between them makes it grow), it waits in `%s` for the sync loop's next pass instead.", name, quote(synced.Text), cond, fieldName(r.Study.Signal.Behind))
 		at = append(append(at, synced.Pos), condAt...)
 		if rp := r.Study.Signal.Replay; rp != nil && rp.Quiet {
 			text += " The exercise writes nothing while its watches open."
