@@ -261,7 +261,7 @@ func (r *analysis) setsVerdict() {
 		// is put in, which set is checked, and so which dies.
 		unless := ""
 		if r.Signal.StartArg.Rewritten() {
-			unless = ", unless the store's revision grows as it opens (a write lands, say),"
+			unless = ", unless the store's revision grows as it opens,"
 		}
 		v.say(FactPrediction, fmt.Sprintf("Terminal 1 (`--rev=A`) goes to `%s`, the only set checked against compactions, and dies if a compaction goes past its progress (`%s`) before it catches up; terminal 2 (no `--rev`) goes to `%s`%s and survives while there.", behind, d.Revision, fieldName(synced.Group), unless))
 		v.add(" ")
