@@ -24,6 +24,16 @@ func (r *Result) position(p token.Pos) (string, int) {
 	return r.Source.RepoPath(pos.Filename), pos.Line
 }
 
+// lineText is the source line at p, trimmed ("" when it cannot be read).
+func (r *Result) lineText(p token.Pos) string {
+	pos := r.Graph.Fset().Position(p)
+	text, err := r.lines.line(pos.Filename, pos.Line)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(text)
+}
+
 func (r *Result) cond(c *feasible.Cond) report.Cond {
 	file, line := r.position(c.Pos)
 	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != "", Case: c.Case,
@@ -59,6 +69,11 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 	case feasible.False:
 		if c.Why == "no sender" {
 			b.Text = fmt.Sprintf("no sender of the %s makes a request for `%s` to dispatch, and this way is handed none", c.HandOff, callpath.Name(c.Func))
+			break
+		}
+		if c.Why == OtherCase {
+			cf, cl := r.position(c.CallAt)
+			b.Text = fmt.Sprintf("the %s's message is received by `%s` (%s:%d), and this way's call at %s:%d is in another case of that select: it runs on that case's turn, not on the message's", c.HandOff, r.lineText(c.Pos), rc.File, rc.Line, cf, cl)
 			break
 		}
 		if c.Why == "dispatch" {
@@ -330,16 +345,16 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 		case feasible.ReasonStill:
 			if st := x.Still; st != nil && st.Entry {
 				first, _ := strconv.Atoi(x.Text)
-				add(fmt.Sprintf("`%s` holds the same entry for the key the path looks up at %s and again at %s: every write that changes its entries (%s) is made within a run of `%s`, %s, and the path, in one such run, makes none between the two lookups",
-					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S)), serialRuns(st)))
+				add(fmt.Sprintf("`%s` holds the same entry for the key the path looks up at %s and again at %s: %s, and the path, in one such run, makes none between the two lookups",
+					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.stillWrites(st, "every write that changes its entries")))
 			} else if st := x.Still; st != nil && x.Raise != "" {
 				at, _ := strconv.Atoi(x.Text)
-				add(fmt.Sprintf("`%s` is at least the value `%s` (%s) raised it to, at its read at %s: every write of it (%s) is made within a run of `%s`, %s, and the path, in one such run, writes it nowhere between them",
-					st.A.Name(), x.Raise, r.lineList([]token.Pos{token.Pos(at)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S)), serialRuns(st)))
+				add(fmt.Sprintf("`%s` is at least the value `%s` (%s) raised it to, at its read at %s: %s, and the path, in one such run, writes it nowhere between them",
+					st.A.Name(), x.Raise, r.lineList([]token.Pos{token.Pos(at)}), r.lineList([]token.Pos{x.Pos}), r.stillWrites(st, "every write of it")))
 			} else if st := x.Still; st != nil {
 				first, _ := strconv.Atoi(x.Text)
-				add(fmt.Sprintf("`%s` does not change between its reads at %s and %s: every write of it (%s) is made within a run of `%s`, %s, and the path, in one such run, writes it nowhere between them",
-					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.writeLines(st.In), report.ShortName(callpath.Name(st.S)), serialRuns(st)))
+				add(fmt.Sprintf("`%s` does not change between its reads at %s and %s: %s, and the path, in one such run, writes it nowhere between them",
+					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.stillWrites(st, "every write of it")))
 			}
 		case feasible.ReasonLock:
 			if a, l, ok := strings.Cut(x.Text, "|"); ok {
@@ -653,7 +668,34 @@ func (r *Result) stilledText(c *feasible.Cond) string {
 	if len(st.In) > 0 {
 		text += fmt.Sprintf(", and the writes of it at %s are made only within such runs", r.writeLines(st.In))
 	}
+	text += r.beforeWrites(st)
 	return text + "; the analysis does not show that " + r.outWrites(st) + " cannot run between " + between
+}
+
+// stillWrites says where every write of a still field is made: "every
+// write of it (…) is made within a run of `S`, which …", with, where
+// some are made before those runs begin, "or (…) within a call of `F`,
+// which returns before those runs begin".
+func (r *Result) stillWrites(st *feasible.Still, every string) string {
+	in := fmt.Sprintf("within a run of `%s`, %s", report.ShortName(callpath.Name(st.S)), serialRuns(st))
+	if len(st.Before) == 0 {
+		return fmt.Sprintf("%s (%s) is made %s", every, r.writeLines(st.In), in)
+	}
+	before := fmt.Sprintf("within a call of `%s`, which returns before those runs begin (the target's start-up order)", report.ShortName(callpath.Name(st.After)))
+	if len(st.In) == 0 {
+		return fmt.Sprintf("%s (%s) is made %s, and none %s", every, r.writeLines(st.Before), before, in)
+	}
+	return fmt.Sprintf("%s is made %s (%s) or else %s (%s)", every, in, r.writeLines(st.In), before, r.writeLines(st.Before))
+}
+
+// beforeWrites says which writes of a still field are made before the
+// serial function's runs begin: ", and those at … only within calls of
+// `F`, which return before those runs begin".
+func (r *Result) beforeWrites(st *feasible.Still) string {
+	if len(st.Before) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", and those at %s only within calls of `%s`, which return before those runs begin (the target's start-up order)", r.writeLines(st.Before), report.ShortName(callpath.Name(st.After)))
 }
 
 // stilledEntryText says why a way that needs a map's entry for a key to
@@ -670,6 +712,7 @@ func (r *Result) stilledEntryText(c *feasible.Cond) string {
 	if len(st.In) > 0 {
 		text += fmt.Sprintf(", and the writes that change its entries (puts, deletes, new maps) at %s are made only within such runs", r.writeLines(st.In))
 	}
+	text += r.beforeWrites(st)
 	var unshown []string
 	if len(st.Out) > 0 {
 		unshown = append(unshown, r.outWrites(st)+" cannot run between the two lookups")

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"slices"
@@ -667,6 +668,9 @@ func (r *Result) cross(p *study.Pair) {
 				if len(ways) == 0 {
 					continue
 				}
+				if b.Via == study.ChannelSend {
+					ways = r.inReceivingCase(bi, ways)
+				}
 				c := &chain{legs: chainLegs, ways: ways}
 				for _, l := range chainLegs {
 					c.part = append(c.part, l.Res)
@@ -1025,4 +1029,127 @@ func (r *Result) callersWithin(fn *ssa.Function, n int) map[*ssa.Function]int {
 		}
 	}
 	return dist
+}
+
+// OtherCase is the Why of a condition of class False that refutes a way
+// across a hand-off by a channel send: the way's first call in the
+// receiving function is in a case of the select that receives the
+// message (Text, at Pos) other than that case: it runs on another
+// case's turn, not on the message's.
+const OtherCase = "other case"
+
+// inReceivingCase refutes, among ways from the receiving side of
+// channel-send boundary bi, each whose first call in the receiving
+// function lies in a case of a select other than the case that receives
+// from a channel of the kind the boundary's sends send on (the case that
+// takes the message): the message is handed to that case alone. A way
+// whose first call is outside such a select is kept as it is.
+func (r *Result) inReceivingCase(bi int, ways []study.Way) []study.Way {
+	b := r.Boundaries[bi]
+	var sent []types.Type
+	for _, ins := range b.Instrs {
+		switch x := ins.(type) {
+		case *ssa.Send:
+			sent = append(sent, x.Chan.Type())
+		case *ssa.Select:
+			for _, st := range x.States {
+				if st.Dir == types.SendOnly {
+					sent = append(sent, st.Chan.Type())
+				}
+			}
+		}
+	}
+	out := ways
+	for i, w := range ways {
+		if len(w.Path) == 0 || w.Res.Verdict == feasible.No {
+			continue
+		}
+		h := w.Path[0]
+		c := receivingCase(h.Caller, h.Site, sent)
+		if c == nil {
+			continue
+		}
+		c.HandOff = b.Name
+		if &out[0] == &ways[0] {
+			out = append([]study.Way(nil), ways...)
+		}
+		out[i].Res = feasible.Result{Verdict: feasible.No, Because: c, Conds: append(append([]feasible.Cond(nil), w.Res.Conds...), *c), Sites: w.Res.Sites}
+	}
+	return out
+}
+
+// receivingCase is the condition that refutes a way whose call site
+// lies in a case of one of fn's selects other than the case receiving
+// from a channel of one of the types sent (nil when the site is in no
+// such select, or in that case).
+func receivingCase(fn *ssa.Function, site ssa.CallInstruction, sent []types.Type) *feasible.Cond {
+	if fn == nil || site == nil || fn.Syntax() == nil {
+		return nil
+	}
+	at := site.Pos()
+	matches := func(t types.Type) bool {
+		for _, s := range sent {
+			if types.Identical(types.Unalias(t).Underlying(), types.Unalias(s).Underlying()) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, blk := range fn.Blocks {
+		for _, ins := range blk.Instrs {
+			sel, ok := ins.(*ssa.Select)
+			if !ok {
+				continue
+			}
+			var recv []token.Pos
+			for _, st := range sel.States {
+				if st.Dir == types.RecvOnly && matches(st.Chan.Type()) {
+					recv = append(recv, st.Pos)
+				}
+			}
+			if len(recv) == 0 {
+				continue
+			}
+			stmt := selectAt(fn.Syntax(), sel.Pos())
+			if stmt == nil || at < stmt.Pos() || at >= stmt.End() {
+				continue
+			}
+			var taking *ast.CommClause
+			var in *ast.CommClause
+			for _, x := range stmt.Body.List {
+				cc := x.(*ast.CommClause)
+				if cc.Comm != nil && taking == nil {
+					for _, p := range recv {
+						if p >= cc.Comm.Pos() && p < cc.Comm.End() {
+							taking = cc
+						}
+					}
+				}
+				if at >= cc.Pos() && at < cc.End() {
+					in = cc
+				}
+			}
+			if in == nil || taking == nil || in == taking {
+				return nil
+			}
+			return &feasible.Cond{Class: feasible.False, Why: OtherCase, Func: fn, Pos: taking.Comm.Pos(), Callee: site.Common().StaticCallee(), CallAt: at}
+		}
+	}
+	return nil
+}
+
+// selectAt is the select statement of syntax n whose keyword is at pos.
+func selectAt(n ast.Node, pos token.Pos) *ast.SelectStmt {
+	var found *ast.SelectStmt
+	ast.Inspect(n, func(x ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		if s, ok := x.(*ast.SelectStmt); ok && s.Select == pos {
+			found = s
+			return false
+		}
+		return true
+	})
+	return found
 }

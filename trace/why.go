@@ -300,7 +300,9 @@ func setOwns(c *feasible.Checker, t *target.Target) {
 }
 
 // setSerial tells checker c which functions of g run one call at a
-// time: the receiving sides of target t's serial hand-offs.
+// time: the receiving sides of target t's serial hand-offs, each with
+// the function whose calls return before its runs begin, where the
+// target names one.
 func setSerial(c *feasible.Checker, g *callpath.Graph, t *target.Target) {
 	if t == nil {
 		return
@@ -311,6 +313,11 @@ func setSerial(c *feasible.Checker, g *callpath.Graph, t *target.Target) {
 		}
 		if fn, err := g.Func(h.To); err == nil {
 			c.SetSerial(fn, h.Name)
+			if h.After != "" {
+				if after, err := g.Func(h.After); err == nil {
+					c.SetSerialAfter(fn, after)
+				}
+			}
 		}
 	}
 }

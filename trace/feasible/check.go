@@ -101,6 +101,10 @@ type Cond struct {
 	Senders []token.Pos
 	// HandOff names that hand-off.
 	HandOff string
+	// CallAt, on a condition that refutes a way across a channel send
+	// because its call is in another case of the receiving select (Why
+	// "other case", set by the caller), is where that call is.
+	CallAt token.Pos
 	// Pinned, on a condition of State that compares a part of the request
 	// with state, are the parts the path leaves one value: what it
 	// checked earlier leaves the client no choice, so the condition is
@@ -538,6 +542,11 @@ type Checker struct {
 	// stills, writers and runs are stillOf's, mayWrite's and runsOf's answers.
 	serial   []*ssa.Function
 	serialBy []string
+	// after are, per serial function, the function whose calls return
+	// before its runs begin (SetSerialAfter); befores are beforeRuns's
+	// answers.
+	after    map[*ssa.Function]*ssa.Function
+	befores  map[stillKey]bool
 	stills   map[stillKey]*Still
 	entries  map[*types.Var]*entrySites
 	stores   map[loadKey]*ssa.Store
@@ -590,7 +599,7 @@ func (c *Checker) Fork() *Checker {
 	f := New(c.g)
 	f.MaxLeaves, f.Owns = c.MaxLeaves, c.Owns
 	f.shared = c.shared
-	f.serial, f.serialBy = c.serial, c.serialBy
+	f.serial, f.serialBy, f.after = c.serial, c.serialBy, c.after
 	return f
 }
 

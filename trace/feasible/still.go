@@ -19,10 +19,11 @@ import (
 //
 // A way that needs such a field to change between two reads, where the
 // path writes it nowhere between them, is No when every write of the
-// field is made within the serial function's runs, and not decided
-// (Unknown) when some are made elsewhere too (at start-up, say, before
-// the serial function can run): the reason names those writes and where
-// they are reached from.
+// field is made within the serial function's runs, or else only within
+// calls of the function the target says returns before those runs begin
+// (SetSerialAfter: a server's making, before its loops start), and not
+// decided (Unknown) when some are made elsewhere too: the reason names
+// those writes and where they are reached from.
 
 // SetSerial says that fn runs one call at a time: by (a hand-off's
 // name) starts its runs, each ending before the next begins.
@@ -32,6 +33,96 @@ func (c *Checker) SetSerial(fn *ssa.Function, by string) {
 		c.serialBy = append(c.serialBy, by)
 	}
 }
+
+// SetSerialAfter says that serial function fn's runs begin only after
+// the calls of after have returned (the target's start-up order: the
+// server is made before its loops start). It holds only where after
+// cannot start them itself: when fn is reachable from after, by calls
+// or through go statements, it is not set.
+func (c *Checker) SetSerialAfter(fn, after *ssa.Function) {
+	if fn == nil || after == nil || !c.isSerial(fn) || c.reachesAll(after)[fn] {
+		return
+	}
+	m := map[*ssa.Function]*ssa.Function{}
+	for k, v := range c.after {
+		m[k] = v
+	}
+	m[fn] = after
+	c.after = m
+}
+
+// reachesAll are the functions fn may call, fn among them, by calls or
+// through go statements.
+func (c *Checker) reachesAll(fn *ssa.Function) map[*ssa.Function]bool {
+	seen := map[*ssa.Function]bool{fn: true}
+	queue := []*ssa.Function{fn}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		n := c.g.CG.Nodes[f]
+		if n == nil {
+			continue
+		}
+		for _, e := range n.Out {
+			if g := e.Callee.Func; g != nil && !seen[g] {
+				seen[g] = true
+				queue = append(queue, g)
+			}
+		}
+	}
+	return seen
+}
+
+// beforeRuns reports whether every way into fn that does not come from
+// s's runs passes through a call of the function whose calls return
+// before s's runs begin (SetSerialAfter): followed from fn up through
+// its callers, each way meets that function or s, and none starts in a
+// function no one calls or through a go statement (a goroutine that
+// could outlive the call).
+func (c *Checker) beforeRuns(fn, s *ssa.Function) bool {
+	after := c.after[s]
+	if after == nil {
+		return false
+	}
+	k := stillKey{s: s, fn: fn}
+	if x, ok := c.befores[k]; ok {
+		return x
+	}
+	ok := true
+	seen := map[*ssa.Function]bool{fn: true}
+	queue := []*ssa.Function{fn}
+	for len(queue) > 0 && ok {
+		f := queue[0]
+		queue = queue[1:]
+		if f == s || f == after {
+			continue
+		}
+		n := c.g.CG.Nodes[f]
+		if n == nil || len(n.In) == 0 {
+			ok = false
+			break
+		}
+		for _, e := range n.In {
+			if _, isGo := e.Site.(*ssa.Go); isGo || e.Caller == nil || e.Caller.Func == nil {
+				ok = false
+				break
+			}
+			if g := e.Caller.Func; !seen[g] {
+				seen[g] = true
+				queue = append(queue, g)
+			}
+		}
+	}
+	if c.befores == nil {
+		c.befores = map[stillKey]bool{}
+	}
+	c.befores[k] = ok
+	return ok
+}
+
+// afterOf is the function whose calls return before serial function
+// s's runs begin, or nil.
+func (c *Checker) afterOf(s *ssa.Function) *ssa.Function { return c.after[s] }
 
 func (c *Checker) isSerial(fn *ssa.Function) bool {
 	for _, s := range c.serial {
@@ -64,21 +155,27 @@ type Still struct {
 	In   []InvariantWrite
 	Out  []InvariantWrite
 	From [][]*ssa.Function
+	// Before are the writes made outside S's runs only within calls of
+	// After, the function whose calls return before S's runs begin
+	// (SetSerialAfter).
+	Before []InvariantWrite
+	After  *ssa.Function
 	// Entry says that A holds a map and the writes are of its entries
 	// (puts, deletes, new maps): the two reads are lookups of one key.
 	Entry bool
 }
 
 type stillKey struct {
-	a *types.Var
-	s *ssa.Function
+	a  *types.Var
+	s  *ssa.Function
+	fn *ssa.Function // beforeRuns's
 }
 
 // stillOf classifies the writes of field a by whether they run only
 // within serial function s; nil when the analysis does not see every
 // write of a (or a has none but the ones that make a struct).
 func (c *Checker) stillOf(a *types.Var, s *ssa.Function) *Still {
-	k := stillKey{a, s}
+	k := stillKey{a: a, s: s}
 	if x, ok := c.stills[k]; ok {
 		return x
 	}
@@ -104,12 +201,14 @@ func (c *Checker) stillOf(a *types.Var, s *ssa.Function) *Still {
 			w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Text: shortStmt(c.text.stmtText(st.Pos()))}
 			if tops, ok := c.within(st.Parent(), s); ok {
 				out.In = append(out.In, w)
+			} else if c.beforeRuns(st.Parent(), s) {
+				out.Before, out.After = append(out.Before, w), c.afterOf(s)
 			} else {
 				out.Out = append(out.Out, w)
 				out.From = append(out.From, tops)
 			}
 		}
-		if len(out.In)+len(out.Out) == 0 {
+		if len(out.In)+len(out.Out)+len(out.Before) == 0 {
 			out = nil
 		}
 	}

@@ -138,6 +138,12 @@ type HandOff struct {
 	// what only To's runs write does not change within one run but by
 	// the run itself.
 	Serial bool
+	// After, for a serial hand-off, is the qualified function whose calls
+	// return before To's runs begin (the start-up order: what makes the
+	// server, before the loop that hands off starts): a field it writes,
+	// in what it makes, does not change within one of To's runs. The
+	// checker sets it only when To is not reachable from After.
+	After string
 }
 
 // ChannelSend as a HandOff's Via means a send statement on a channel.
@@ -208,6 +214,10 @@ var Etcd = &Target{
 			// The scheduler has one worker, which runs the jobs one after
 			// another (pkg/schedule's FIFO scheduler).
 			Serial: true,
+			// NewServer makes the server and its store; the raft loop,
+			// which schedules the apply job, starts only when Start is
+			// called on the server NewServer returned (go s.run()).
+			After: "go.etcd.io/etcd/server/v3/etcdserver.NewServer",
 		},
 		{
 			Name: "watch channel",
