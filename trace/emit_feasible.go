@@ -674,28 +674,31 @@ func (r *Result) stilledText(c *feasible.Cond) string {
 
 // stillWrites says where every write of a still field is made: "every
 // write of it (…) is made within a run of `S`, which …", with, where
-// some are made before those runs begin, "or (…) within a call of `F`,
-// which returns before those runs begin".
+// some are also reached from the function whose calls return before
+// those runs begin, "and every other (…) within such a run or a call of
+// `F`, which returns before those runs begin, by the target's start-up
+// order".
 func (r *Result) stillWrites(st *feasible.Still, every string) string {
 	in := fmt.Sprintf("within a run of `%s`, %s", report.ShortName(callpath.Name(st.S)), serialRuns(st))
 	if len(st.Before) == 0 {
 		return fmt.Sprintf("%s (%s) is made %s", every, r.writeLines(st.In), in)
 	}
-	before := fmt.Sprintf("within a call of `%s`, which returns before those runs begin (the target's start-up order)", report.ShortName(callpath.Name(st.After)))
+	before := fmt.Sprintf("a call of `%s`, which returns before those runs begin, by the target's start-up order", report.ShortName(callpath.Name(st.After)))
 	if len(st.In) == 0 {
-		return fmt.Sprintf("%s (%s) is made %s, and none %s", every, r.writeLines(st.Before), before, in)
+		return fmt.Sprintf("%s (%s) is made %s, or within %s", every, r.writeLines(st.Before), in, before)
 	}
-	return fmt.Sprintf("%s is made %s (%s) or else %s (%s)", every, in, r.writeLines(st.In), before, r.writeLines(st.Before))
+	return fmt.Sprintf("%s (%s) is made %s, and every other (%s) within such a run or %s", every, r.writeLines(st.In), in, r.writeLines(st.Before), before)
 }
 
-// beforeWrites says which writes of a still field are made before the
-// serial function's runs begin: ", and those at … only within calls of
-// `F`, which return before those runs begin".
+// beforeWrites says which writes of a still field are made within the
+// serial function's runs or before they begin: ", and those at … only
+// within such runs or calls of `F`, which return before those runs
+// begin, by the target's start-up order".
 func (r *Result) beforeWrites(st *feasible.Still) string {
 	if len(st.Before) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", and those at %s only within calls of `%s`, which return before those runs begin (the target's start-up order)", r.writeLines(st.Before), report.ShortName(callpath.Name(st.After)))
+	return fmt.Sprintf(", and those at %s only within such runs or calls of `%s`, which return before those runs begin, by the target's start-up order", r.writeLines(st.Before), report.ShortName(callpath.Name(st.After)))
 }
 
 // stilledEntryText says why a way that needs a map's entry for a key to
