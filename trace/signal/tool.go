@@ -97,6 +97,11 @@ type interp struct {
 	// loop) that holds a return: what the function returns is not known.
 	ret     []value
 	skipped bool
+	// loops counts the loops the evaluation makes one pass of (those
+	// whose body makes the call that fails); broken is set by a break or
+	// a continue in the innermost, which ends its pass.
+	loops  int
+	broken bool
 	// calls are the calls the evaluation is inside, outermost first
 	// (their positions are made only for an exit).
 	calls   []inCall
@@ -151,7 +156,7 @@ func (in *interp) exec(fn *ssa.Function) *ToolRun {
 	return in.run
 }
 
-func (in *interp) stopped() bool { return in.run.Exited || in.done }
+func (in *interp) stopped() bool { return in.run.Exited || in.done || in.broken }
 
 func (in *interp) block(list []ast.Stmt, fn *ssa.Function) {
 	for _, st := range list {
@@ -206,7 +211,36 @@ func (in *interp) stmt(st ast.Stmt, fn *ssa.Function) {
 			}
 			in.block(x.Body.List, fn)
 			in.done = false
+		} else if in.failsIn(x.Body, fn) {
+			// A loop over a slice or a map whose body makes the call that
+			// fails: one pass, so that the call is made; its key and value
+			// are not known.
+			head := "for range " + in.r.syn.src(x.X)
+			switch {
+			case x.Key != nil && x.Value != nil:
+				head = fmt.Sprintf("for %s, %s %s range %s", in.r.syn.src(x.Key), in.r.syn.src(x.Value), x.Tok, in.r.syn.src(x.X))
+			case x.Key != nil:
+				head = fmt.Sprintf("for %s %s range %s", in.r.syn.src(x.Key), x.Tok, in.r.syn.src(x.X))
+			}
+			in.run.Assumed = appendOnce(in.run.Assumed, "the loop `"+head+"` makes one pass (the call that fails is in it)")
+			for _, e := range []ast.Expr{x.Key, x.Value} {
+				if id, ok := e.(*ast.Ident); ok {
+					if o := in.r.syn.obj(id); o != nil {
+						in.env[o] = value{}
+					}
+				}
+			}
+			in.loops++
+			in.block(x.Body.List, fn)
+			in.loops--
+			in.broken = false
 		} else if in.depth > 0 && holdsReturn(x) {
+			in.skipped = true
+		}
+	case *ast.BranchStmt:
+		if in.loops > 0 && (x.Tok == token.BREAK || x.Tok == token.CONTINUE) {
+			in.broken = true
+		} else if in.depth > 0 && holdsReturn(st) {
 			in.skipped = true
 		}
 	default:
@@ -222,6 +256,30 @@ func (in *interp) stmt(st ast.Stmt, fn *ssa.Function) {
 		}
 		in.done = true
 	}
+}
+
+// failsIn reports whether body, in fn's code, makes a call that fails
+// (not in a function literal).
+func (in *interp) failsIn(body *ast.BlockStmt, fn *ssa.Function) bool {
+	if in.fails == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if f := calleeObj(in.r.syn.info[in.r.syn.file(x.Pos())], x.Fun); f != nil && in.fails(fn, x, f) {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
 }
 
 func appendOnce(list []string, s string) []string {
