@@ -676,29 +676,38 @@ func (r *Result) stilledText(c *feasible.Cond) string {
 // write of it (…) is made within a run of `S`, which …", with, where
 // some are also reached from the function whose calls return before
 // those runs begin, "and every other (…) within such a run or a call of
-// `F`, which returns before those runs begin, by the target's start-up
-// order".
+// `F`, which returns before the runs it prepares begin (the target
+// declares it: …)".
 func (r *Result) stillWrites(st *feasible.Still, every string) string {
 	in := fmt.Sprintf("within a run of `%s`, %s", report.ShortName(callpath.Name(st.S)), serialRuns(st))
 	if len(st.Before) == 0 {
 		return fmt.Sprintf("%s (%s) is made %s", every, r.writeLines(st.In), in)
 	}
-	before := fmt.Sprintf("a call of `%s`, which returns before those runs begin, by the target's start-up order", report.ShortName(callpath.Name(st.After)))
 	if len(st.In) == 0 {
-		return fmt.Sprintf("%s (%s) is made %s, or within %s", every, r.writeLines(st.Before), in, before)
+		return fmt.Sprintf("%s (%s) is made %s, or within %s", every, r.writeLines(st.Before), in, afterCall(st))
 	}
-	return fmt.Sprintf("%s (%s) is made %s, and every other (%s) within such a run or %s", every, r.writeLines(st.In), in, r.writeLines(st.Before), before)
+	return fmt.Sprintf("%s (%s) is made %s, and every other (%s) within such a run or %s", every, r.writeLines(st.In), in, r.writeLines(st.Before), afterCall(st))
+}
+
+// afterCall names the function whose calls return before a serial
+// function's runs begin: "a call of `F`, which returns before the runs
+// it prepares begin (the target declares it: why)".
+func afterCall(st *feasible.Still) string {
+	text := fmt.Sprintf("a call of `%s`, which returns before the runs it prepares begin", report.ShortName(callpath.Name(st.After)))
+	if st.AfterWhy != "" {
+		return text + " (the target declares it: " + st.AfterWhy + ")"
+	}
+	return text + " (the target declares it)"
 }
 
 // beforeWrites says which writes of a still field are made within the
 // serial function's runs or before they begin: ", and those at … only
-// within such runs or calls of `F`, which return before those runs
-// begin, by the target's start-up order".
+// within such runs or a call of `F`, which …".
 func (r *Result) beforeWrites(st *feasible.Still) string {
 	if len(st.Before) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", and those at %s only within such runs or calls of `%s`, which return before those runs begin, by the target's start-up order", r.writeLines(st.Before), report.ShortName(callpath.Name(st.After)))
+	return fmt.Sprintf(", and those at %s only within such runs or %s", r.writeLines(st.Before), afterCall(st))
 }
 
 // stilledEntryText says why a way that needs a map's entry for a key to

@@ -315,7 +315,7 @@ func setSerial(c *feasible.Checker, g *callpath.Graph, t *target.Target) {
 			c.SetSerial(fn, h.Name)
 			if h.After != "" {
 				if after, err := g.Func(h.After); err == nil {
-					c.SetSerialAfter(fn, after)
+					c.SetSerialAfter(fn, after, h.AfterWhy)
 				}
 			}
 		}

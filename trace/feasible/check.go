@@ -545,7 +545,7 @@ type Checker struct {
 	// after are, per serial function, the function whose calls return
 	// before its runs begin (SetSerialAfter); befores are beforeRuns's
 	// answers.
-	after    map[*ssa.Function]*ssa.Function
+	after    map[*ssa.Function]serialAfter
 	befores  map[stillKey]bool
 	stills   map[stillKey]*Still
 	entries  map[*types.Var]*entrySites

@@ -39,16 +39,23 @@ func (c *Checker) SetSerial(fn *ssa.Function, by string) {
 // server is made before its loops start). It holds only where after
 // cannot start them itself: when fn is reachable from after, by calls
 // or through go statements, it is not set.
-func (c *Checker) SetSerialAfter(fn, after *ssa.Function) {
+func (c *Checker) SetSerialAfter(fn, after *ssa.Function, why string) {
 	if fn == nil || after == nil || !c.isSerial(fn) || c.reachesAll(after)[fn] {
 		return
 	}
-	m := map[*ssa.Function]*ssa.Function{}
+	m := map[*ssa.Function]serialAfter{}
 	for k, v := range c.after {
 		m[k] = v
 	}
-	m[fn] = after
+	m[fn] = serialAfter{fn: after, why: why}
 	c.after = m
+}
+
+// serialAfter is the function whose calls return before a serial
+// function's runs begin, and why (the target's words).
+type serialAfter struct {
+	fn  *ssa.Function
+	why string
 }
 
 // reachesAll are the functions fn may call, fn among them, by calls or
@@ -80,7 +87,7 @@ func (c *Checker) reachesAll(fn *ssa.Function) map[*ssa.Function]bool {
 // function no one calls or through a go statement (a goroutine that
 // could outlive the call).
 func (c *Checker) beforeRuns(fn, s *ssa.Function) bool {
-	after := c.after[s]
+	after := c.after[s].fn
 	if after == nil {
 		return false
 	}
@@ -121,8 +128,11 @@ func (c *Checker) beforeRuns(fn, s *ssa.Function) bool {
 }
 
 // afterOf is the function whose calls return before serial function
-// s's runs begin, or nil.
-func (c *Checker) afterOf(s *ssa.Function) *ssa.Function { return c.after[s] }
+// s's runs begin (nil when none), and why.
+func (c *Checker) afterOf(s *ssa.Function) (*ssa.Function, string) {
+	a := c.after[s]
+	return a.fn, a.why
+}
 
 func (c *Checker) isSerial(fn *ssa.Function) bool {
 	for _, s := range c.serial {
@@ -158,8 +168,9 @@ type Still struct {
 	// Before are the writes made outside S's runs only within calls of
 	// After, the function whose calls return before S's runs begin
 	// (SetSerialAfter).
-	Before []InvariantWrite
-	After  *ssa.Function
+	Before   []InvariantWrite
+	After    *ssa.Function
+	AfterWhy string // why After's calls return before S's runs begin
 	// Entry says that A holds a map and the writes are of its entries
 	// (puts, deletes, new maps): the two reads are lookups of one key.
 	Entry bool
@@ -202,7 +213,8 @@ func (c *Checker) stillOf(a *types.Var, s *ssa.Function) *Still {
 			if tops, ok := c.within(st.Parent(), s); ok {
 				out.In = append(out.In, w)
 			} else if c.beforeRuns(st.Parent(), s) {
-				out.Before, out.After = append(out.Before, w), c.afterOf(s)
+				out.Before = append(out.Before, w)
+				out.After, out.AfterWhy = c.afterOf(s)
 			} else {
 				out.Out = append(out.Out, w)
 				out.From = append(out.From, tops)

@@ -142,8 +142,9 @@ type HandOff struct {
 	// return before To's runs begin (the start-up order: what makes the
 	// server, before the loop that hands off starts): a field it writes,
 	// in what it makes, does not change within one of To's runs. The
-	// checker sets it only when To is not reachable from After.
-	After string
+	// checker sets it only when To is not reachable from After. AfterWhy
+	// says why the order holds, for the reader.
+	After, AfterWhy string
 }
 
 // ChannelSend as a HandOff's Via means a send statement on a channel.
@@ -217,7 +218,8 @@ var Etcd = &Target{
 			// NewServer makes the server and its store; the raft loop,
 			// which schedules the apply job, starts only when Start is
 			// called on the server NewServer returned (go s.run()).
-			After: "go.etcd.io/etcd/server/v3/etcdserver.NewServer",
+			After:    "go.etcd.io/etcd/server/v3/etcdserver.NewServer",
+			AfterWhy: "the raft loop, which schedules the apply job, starts only when Start is called on the server NewServer returned",
 		},
 		{
 			Name: "watch channel",
