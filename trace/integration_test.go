@@ -139,9 +139,9 @@ var releases = []struct {
 			// revision read under s.mu (kvstore_txn.go:61) that the view
 			// holds until End; rangeKeys (kvstore_txn.go:81) reads it again.
 			// Across its proposal to raft (a Txn with a range that is not
-			// read-only), the apply job's view reads compactMainRev apart
-			// from NewStore's writes at start-up: not decided, as why says.
-			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "guard", also: "unknown"},
+			// read-only), the apply job's view and write read the same
+			// compactMainRev (below): no way across either.
+			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "guard", alsoNone: true},
 			// The compactions' only way to rangeKeys is the header read after
 			// the compaction, kv.Range with RangeOptions{} (apply/backend.go):
 			// revision 0, which becomes the current revision
@@ -159,12 +159,15 @@ var releases = []struct {
 			// reads compactMainRev again (kvstore_txn.go:81). Only the apply
 			// job, which the FIFO scheduler's one worker runs, writes it
 			// (updateCompactRev, kvstore.go:221; Restore, :316), and the
-			// transaction does not; but restore also writes it when the
-			// store is made at start-up (kvstore.go:343, and :221 through
-			// compactLockfree), which the analysis does not order before
-			// the apply job: not decided (it was "only if shouldApplyV3").
-			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "unknown", because: "changes between its reads at server/storage/mvcc/kvstore_txn.go:61 and server/storage/mvcc/kvstore_txn.go:81"},
-			{entry: "raft-loop", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "unknown", because: "(server/storage/mvcc/kvstore.go:343, reached outside those runs through `mvcc.NewStore`) cannot run between the two reads"},
+			// transaction does not; restore also writes it when the store
+			// is made at start-up (kvstore.go:343, and :221 through
+			// compactLockfree), within NewServer (mvcc.New, server.go:366),
+			// which returns before Start starts the raft loop that
+			// schedules the job (server.go:594, 845): no (it was "not
+			// decided", and before that "only if shouldApplyV3"). Every
+			// way from the apply job and the raft loop is no.
+			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no"},
+			{entry: "raft-loop", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no"},
 			// What must stay feasible: the read at an old revision.
 			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "yes"},
 			// The apply's deferred result check compares ar.Err with
@@ -236,13 +239,14 @@ var releases = []struct {
 			// ranges first (txn.go:302 checkTxn, txn.go:497 checkRange's
 			// ErrCompacted); the compactions' header read is at revision 0.
 			{entry: "apply", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", noWayThrough: "mvcc.(*store).Restore"},
-			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "guard", also: "unknown"},
+			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "guard", alsoNone: true},
 			{entry: "kv-compact", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
 			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
 			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
 			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "yes"},
-			// As at v3.7.3, at v3.6.0's lines.
-			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "unknown", because: "changes between its reads at server/storage/mvcc/kvstore_txn.go:"},
+			// As at v3.7.3, at v3.6.0's lines (mvcc.New at server.go:379).
+			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no"},
+			{entry: "raft-loop", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no"},
 			// The deferred result check (uber_applier.go:128 here): the
 			// corruption alarm's ar.Err is always nil.
 			{entry: "kv-hash-check", site: "server/etcdserver/apply/uber_applier.go:128", verdict: "no", refutedBy: "value"},
@@ -440,6 +444,8 @@ type feasibleWant struct {
 	// also, for a pair whose call paths cannot run, is the verdict of
 	// the first way across a hand-off that connects it (Also).
 	also string
+	// alsoNone says no other way across a hand-off reaches the use.
+	alsoNone bool
 }
 
 func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots map[string][]string) {
@@ -484,6 +490,9 @@ func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots 
 			if !found {
 				t.Errorf("%s: because = %+v, want a reason of kind %s", name, p.Because, w.refutedBy)
 			}
+		}
+		if w.alsoNone && len(p.Also) > 0 {
+			t.Errorf("%s: also across = %+v, want none", name, p.Also)
 		}
 		if w.also != "" && (len(p.Also) == 0 || p.Also[0].Feasible != w.also) {
 			t.Errorf("%s: also across = %+v, want the first %s", name, p.Also, w.also)
