@@ -73,7 +73,7 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 		}
 		if c.Why == OtherCase {
 			cf, cl := r.position(c.CallAt)
-			b.Text = fmt.Sprintf("the %s's message is received by `%s` (%s:%d), and this way's call at %s:%d is in another case of that select: it runs on that case's turn, not on the message's", c.HandOff, r.lineText(c.Pos), rc.File, rc.Line, cf, cl)
+			b.Text = fmt.Sprintf("the %s's message is received by `%s` (%s:%d), and this way's call at %s:%d is in another case of that select: it runs on that case's turn, not on the message's, so the way cannot run", c.HandOff, r.lineText(c.Pos), rc.File, rc.Line, cf, cl)
 			break
 		}
 		if c.Why == "dispatch" {
@@ -774,14 +774,14 @@ func (r *Result) outWrites(st *feasible.Still) string {
 	return joinList(out, "and")
 }
 
-// serialRuns says how a serial function's runs come: "which the
-// scheduled job hand-off runs one at a time, each run ending before the
+// serialRuns says how a serial function's runs come: "whose runs come
+// one at a time through the scheduled job hand-off, each ending before the
 // next begins".
 func serialRuns(st *feasible.Still) string {
 	if st.By == "" {
 		return "whose runs come one at a time, each ending before the next begins"
 	}
-	return "which the " + st.By + " hand-off runs one at a time, each run ending before the next begins"
+	return "whose runs come one at a time through the " + st.By + " hand-off, each ending before the next begins"
 }
 
 // writeLines lists writes as file:line, joined as a sentence does.

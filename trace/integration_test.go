@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,8 +141,14 @@ var releases = []struct {
 			// holds until End; rangeKeys (kvstore_txn.go:81) reads it again.
 			// Across its proposal to raft (a Txn with a range that is not
 			// read-only), the apply job's view and write read the same
-			// compactMainRev (below): no way across either.
-			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "guard", alsoNone: true},
+			// compactMainRev (below): that way cannot run; but a Txn that
+			// puts is applied, and the apply's write notifies the watchers
+			// (watchable_store_txn.go:44, notify), whose send loop, across
+			// the watch channel, ranges an event's previous revision for a
+			// watch with prevKV (watch.go:450-452), which a compaction to
+			// the event's own revision, applied before the send loop gets
+			// to it, has compacted: only if, across both hand-offs.
+			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", refutedBy: "guard", also: "only-if"},
 			// The compactions' only way to rangeKeys is the header read after
 			// the compaction, kv.Range with RangeOptions{} (apply/backend.go):
 			// revision 0, which becomes the current revision
@@ -164,10 +171,12 @@ var releases = []struct {
 			// compactLockfree), within NewServer (mvcc.New, server.go:366),
 			// which returns before Start starts the raft loop that
 			// schedules the job (server.go:594, 845): no (it was "not
-			// decided", and before that "only if shouldApplyV3"). Every
-			// way from the apply job and the raft loop is no.
-			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no"},
-			{entry: "raft-loop", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no"},
+			// decided", and before that "only if shouldApplyV3"). By calls
+			// the apply job has no way that can run; across the watch
+			// channel, as the Txn handler's above, it does, and the raft
+			// loop, which hands the job its entries, across both.
+			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "no", also: "only-if"},
+			{entry: "raft-loop", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "only-if", crossings: []string{"scheduled job", "watch channel"}},
 			// What must stay feasible: the read at an old revision.
 			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "yes"},
 			// The apply's deferred result check compares ar.Err with
@@ -239,14 +248,14 @@ var releases = []struct {
 			// ranges first (txn.go:302 checkTxn, txn.go:497 checkRange's
 			// ErrCompacted); the compactions' header read is at revision 0.
 			{entry: "apply", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", noWayThrough: "mvcc.(*store).Restore"},
-			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "guard", alsoNone: true},
+			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "guard", also: "only-if"},
 			{entry: "kv-compact", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
 			{entry: "compactor-periodic", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
 			{entry: "compactor-revision", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", refutedBy: "invariant"},
 			{entry: "kv-range", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "yes"},
 			// As at v3.7.3, at v3.6.0's lines (mvcc.New at server.go:379).
-			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no"},
-			{entry: "raft-loop", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no"},
+			{entry: "apply", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "no", also: "only-if"},
+			{entry: "raft-loop", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "only-if", crossings: []string{"scheduled job", "watch channel"}},
 			// The deferred result check (uber_applier.go:128 here): the
 			// corruption alarm's ar.Err is always nil.
 			{entry: "kv-hash-check", site: "server/etcdserver/apply/uber_applier.go:128", verdict: "no", refutedBy: "value"},
@@ -444,8 +453,8 @@ type feasibleWant struct {
 	// also, for a pair whose call paths cannot run, is the verdict of
 	// the first way across a hand-off that connects it (Also).
 	also string
-	// alsoNone says no other way across a hand-off reaches the use.
-	alsoNone bool
+	// crossings are the hand-offs the pair's way crosses, in order.
+	crossings []string
 }
 
 func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots map[string][]string) {
@@ -491,8 +500,14 @@ func checkFeasible(t *testing.T, rep *report.Report, want []feasibleWant, roots 
 				t.Errorf("%s: because = %+v, want a reason of kind %s", name, p.Because, w.refutedBy)
 			}
 		}
-		if w.alsoNone && len(p.Also) > 0 {
-			t.Errorf("%s: also across = %+v, want none", name, p.Also)
+		if w.crossings != nil {
+			var got []string
+			for _, c := range p.Crossing {
+				got = append(got, c.Boundary)
+			}
+			if !slices.Equal(got, w.crossings) {
+				t.Errorf("%s: crossing %q, want %q", name, got, w.crossings)
+			}
 		}
 		if w.also != "" && (len(p.Also) == 0 || p.Also[0].Feasible != w.also) {
 			t.Errorf("%s: also across = %+v, want the first %s", name, p.Also, w.also)

@@ -680,6 +680,12 @@ func (r *Result) cross(p *study.Pair) {
 				c.part = append(c.part, w.Res)
 				c.n += len(w.Path)
 				consider(c)
+				if w.Res.Verdict == feasible.No && depth < 2 {
+					// The receiving side reaches the use by calls only by
+					// ways that cannot run: it may still hand off again
+					// (the apply job's writes notify the watchers).
+					walk(to, next, chainLegs, depth+1)
+				}
 			}
 		}
 	}

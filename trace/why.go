@@ -149,9 +149,9 @@ type whyBase struct {
 	netMu   sync.Mutex
 	net     *roots.Network
 	netRead bool
-	cache      *whyCache
-	cat        *errtext.Catalog
-	catRead    bool
+	cache   *whyCache
+	cat     *errtext.Catalog
+	catRead bool
 	// ownRet are ownReturns' answers, once read.
 	ownRet map[string][]report.Loc
 	// dropped are the gRPC roots that reach a use of the error answered

@@ -545,14 +545,14 @@ type Checker struct {
 	// after are, per serial function, the function whose calls return
 	// before its runs begin (SetSerialAfter); befores are beforeRuns's
 	// answers.
-	after    map[*ssa.Function]serialAfter
-	befores  map[stillKey]bool
-	stills   map[stillKey]*Still
-	entries  map[*types.Var]*entrySites
-	stores   map[loadKey]*ssa.Store
-	looked   map[looksKey]bool
-	writers  map[*types.Var]map[*ssa.Function]bool
-	runs     map[*ssa.Function]map[*ssa.Function]bool
+	after   map[*ssa.Function]serialAfter
+	befores map[stillKey]bool
+	stills  map[stillKey]*Still
+	entries map[*types.Var]*entrySites
+	stores  map[loadKey]*ssa.Store
+	looked  map[looksKey]bool
+	writers map[*types.Var]map[*ssa.Function]bool
+	runs    map[*ssa.Function]map[*ssa.Function]bool
 }
 
 // typeString is types.TypeString(t, nil), once per type.
