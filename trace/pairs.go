@@ -300,6 +300,18 @@ type sentShare struct {
 	// outs are, per call out of a dispatch, the senders' requests that
 	// can take it (outOfDispatch).
 	outs firstStored[outKey, []int]
+	// legs are legs's answers for an entry handed a typed message, by the
+	// entry's function, the boundary and the message (a leg depends on
+	// its path and the message only, not on the checker that found it).
+	legs firstStored[msgLegsKey, []study.Leg]
+}
+
+type msgLegsKey struct {
+	entry    *ssa.Function
+	handOff  string
+	t        types.Type
+	dispatch *ssa.Function
+	v        *feasible.Value
 }
 
 type sentKey struct {
@@ -680,10 +692,11 @@ func (r *Result) cross(p *study.Pair) {
 				c.part = append(c.part, w.Res)
 				c.n += len(w.Path)
 				consider(c)
-				if w.Res.Verdict == feasible.No && depth < 2 {
+				if bv, _ := verdict(best); w.Res.Verdict == feasible.No && bv == feasible.No && depth < 2 {
 					// The receiving side reaches the use by calls only by
-					// ways that cannot run: it may still hand off again
-					// (the apply job's writes notify the watchers).
+					// ways that cannot run, and no chain found so far can
+					// run: it may still hand off again (the apply job's
+					// writes notify the watchers).
 					walk(to, next, chainLegs, depth+1)
 				}
 			}
@@ -740,6 +753,32 @@ func (r *Result) legs(entry, bi int, msg *feasible.Message) []study.Leg {
 			return ws
 		}
 	}
+	var mk legsMsgKey
+	var sk msgLegsKey
+	if msg != nil && msg != handedState && msg.Value != nil {
+		mk = legsMsgKey{entry: entry, bi: bi, t: msg.Type, dispatch: msg.Dispatch, v: msg.Value}
+		if ws, ok := r.legsMsg[mk]; ok {
+			return ws
+		}
+		if r.shared != nil {
+			// Another run on the same call graph may have found them:
+			// renumbered to this run's entries.
+			sk = msgLegsKey{entry: r.Entries[entry].Func, handOff: r.Boundaries[bi].Name, t: msg.Type, dispatch: msg.Dispatch, v: msg.Value}
+			if ls, ok := r.shared.legs.get(sk); ok {
+				to := r.EntryIndex(r.Boundaries[bi].To)
+				out := make([]study.Leg, len(ls))
+				for i, l := range ls {
+					l.Boundary, l.From, l.To = bi, entry, to
+					out[i] = l
+				}
+				if r.legsMsg == nil {
+					r.legsMsg = map[legsMsgKey][]study.Leg{}
+				}
+				r.legsMsg[mk] = out
+				return out
+			}
+		}
+	}
 	b := r.Boundaries[bi]
 	e := r.Entries[entry]
 	var out []study.Leg
@@ -779,7 +818,25 @@ func (r *Result) legs(entry, bi int, msg *feasible.Message) []study.Leg {
 		}
 		r.legsHanded[k] = out
 	}
+	if mk.v != nil {
+		if r.legsMsg == nil {
+			r.legsMsg = map[legsMsgKey][]study.Leg{}
+		}
+		r.legsMsg[mk] = out
+		if sk.v != nil {
+			r.shared.legs.put(sk, out)
+		}
+	}
 	return out
+}
+
+// legsMsgKey is a key of legs's answers for a typed message: the entry
+// and boundary, and the message (its type, dispatch and value).
+type legsMsgKey struct {
+	entry, bi int
+	t         types.Type
+	dispatch  *ssa.Function
+	v         *feasible.Value
 }
 
 // receive are the ways from entry to site with a message handed to it.

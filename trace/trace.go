@@ -65,7 +65,11 @@ type Result struct {
 	// legsHanded are legs' answers for an entry handed an untyped
 	// hand-off's message (handedState).
 	legsHanded map[[2]int][]study.Leg
-	recv       map[recvKey][]study.Way
+	// legsMsg are legs' answers for an entry handed a typed hand-off's
+	// message, by the message's value (the legs before it are found once
+	// per entry and boundary, so the same value comes back for each use).
+	legsMsg map[legsMsgKey][]study.Leg
+	recv    map[recvKey][]study.Way
 	// shared holds the requests each typed boundary's senders make, for
 	// the runs on one call graph (one of its own when none is set).
 	shared *sentShare
