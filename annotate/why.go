@@ -261,6 +261,7 @@ func judgedSection() report.Section {
 		),
 		para("What it does not use:"),
 		list(
+			"a second hand-off from a receiving side that reaches the use by calls, only by ways that cannot run (the apply job, whose writes notify the watchers): the study's notes follow it, why does not (what the legs it needs find within the checker's bound of work would depend on what else the run answered);",
 			"which goroutine runs what, beyond the rules above: that what runs at start-up outside the server's making, which the target declares, is done before the apply job starts (a goroutine that making starts, say);",
 			"in a gRPC root's way, the server's interceptors, which gRPC runs before the handler and which can refuse the call (on a learner member, say, or for a client that asks for a leader while there is none): a way begins at the handler. What those of the loaded code test is said once, under what runs each root, with where the server is built with them; others (a metrics library's, one the server's caller passes) are not followed;",
 			"what a map or another structure keeps true across requests (that the lease a key's index names is one the lessor holds, say); of two maps it finds only the relation below, and never uses it to refute a way;",

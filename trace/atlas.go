@@ -99,7 +99,7 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 	ph.Next("finding the uses and roots of each error")
 	// One Result for every error: the roots, the hand-offs and what the
 	// search learns of them are found once.
-	r := &Result{Pass: &study.Pass{Source: b.src, Pkgs: b.pkgs, Graph: b.g, Feas: b.feas, Roots: b.roots}, lines: b.lines, k: b.k}
+	r := &Result{Pass: &study.Pass{Source: b.src, Pkgs: b.pkgs, Graph: b.g, Feas: b.feas, Roots: b.roots}, lines: b.lines, k: b.k, once: true}
 	r.Lines = r.lines.line
 	objs := map[types.Object]bool{}
 	for _, v := range vars {

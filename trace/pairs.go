@@ -692,7 +692,7 @@ func (r *Result) cross(p *study.Pair) {
 				c.part = append(c.part, w.Res)
 				c.n += len(w.Path)
 				consider(c)
-				if bv, _ := verdict(best); w.Res.Verdict == feasible.No && bv == feasible.No && depth < 2 {
+				if bv, _ := verdict(best); w.Res.Verdict == feasible.No && bv == feasible.No && depth < 2 && !r.once {
 					// The receiving side reaches the use by calls only by
 					// ways that cannot run, and no chain found so far can
 					// run: it may still hand off again (the apply job's

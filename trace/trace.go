@@ -70,6 +70,14 @@ type Result struct {
 	// per entry and boundary, so the same value comes back for each use).
 	legsMsg map[legsMsgKey][]study.Leg
 	recv    map[recvKey][]study.Way
+	// once says a crossing goes on across a second hand-off only from a
+	// receiving side that does not reach the use by calls (why's runs):
+	// from one that does by ways that cannot run, the legs the second
+	// hand-off needs are checked within the checker's bound of work, and
+	// what they find there then depends on what else the run answered
+	// (why of an error's text, which answers several objects, found more
+	// than why of one of them).
+	once bool
 	// shared holds the requests each typed boundary's senders make, for
 	// the runs on one call graph (one of its own when none is set).
 	shared *sentShare

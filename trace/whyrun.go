@@ -231,7 +231,7 @@ func (w *whyRun) fork() *whyRun {
 		pass.Entries[i].Reach = maps.Clone(pass.Entries[i].Reach)
 	}
 	pass.Pairs = nil
-	r := &Result{Pass: &pass, lines: w.lines, k: w.k, shared: w.shared}
+	r := &Result{Pass: &pass, lines: w.lines, k: w.k, shared: w.shared, once: w.once}
 	r.Lines = r.lines.line
 	return &whyRun{Result: r, nearest: w.nearest, added: maps.Clone(w.added), roots: maps.Clone(w.roots),
 		cache: w.cache, programs: w.programs, logged: true, translate: w.translate, dropped: w.dropped}
