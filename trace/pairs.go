@@ -753,30 +753,22 @@ func (r *Result) legs(entry, bi int, msg *feasible.Message) []study.Leg {
 			return ws
 		}
 	}
-	var mk legsMsgKey
 	var sk msgLegsKey
 	if msg != nil && msg != handedState && msg.Value != nil {
-		mk = legsMsgKey{entry: entry, bi: bi, t: msg.Type, dispatch: msg.Dispatch, v: msg.Value}
-		if ws, ok := r.legsMsg[mk]; ok {
-			return ws
+		// This run or another on the same call graph may have found them:
+		// renumbered to this run's entries.
+		if r.shared == nil {
+			r.shared = &sentShare{}
 		}
-		if r.shared != nil {
-			// Another run on the same call graph may have found them:
-			// renumbered to this run's entries.
-			sk = msgLegsKey{entry: r.Entries[entry].Func, handOff: r.Boundaries[bi].Name, t: msg.Type, dispatch: msg.Dispatch, v: msg.Value}
-			if ls, ok := r.shared.legs.get(sk); ok {
-				to := r.EntryIndex(r.Boundaries[bi].To)
-				out := make([]study.Leg, len(ls))
-				for i, l := range ls {
-					l.Boundary, l.From, l.To = bi, entry, to
-					out[i] = l
-				}
-				if r.legsMsg == nil {
-					r.legsMsg = map[legsMsgKey][]study.Leg{}
-				}
-				r.legsMsg[mk] = out
-				return out
+		sk = msgLegsKey{entry: r.Entries[entry].Func, handOff: r.Boundaries[bi].Name, t: msg.Type, dispatch: msg.Dispatch, v: msg.Value}
+		if ls, ok := r.shared.legs.get(sk); ok {
+			to := r.EntryIndex(r.Boundaries[bi].To)
+			out := make([]study.Leg, len(ls))
+			for i, l := range ls {
+				l.Boundary, l.From, l.To = bi, entry, to
+				out[i] = l
 			}
+			return out
 		}
 	}
 	b := r.Boundaries[bi]
@@ -818,25 +810,10 @@ func (r *Result) legs(entry, bi int, msg *feasible.Message) []study.Leg {
 		}
 		r.legsHanded[k] = out
 	}
-	if mk.v != nil {
-		if r.legsMsg == nil {
-			r.legsMsg = map[legsMsgKey][]study.Leg{}
-		}
-		r.legsMsg[mk] = out
-		if sk.v != nil {
-			r.shared.legs.put(sk, out)
-		}
+	if sk.v != nil {
+		r.shared.legs.put(sk, out)
 	}
 	return out
-}
-
-// legsMsgKey is a key of legs's answers for a typed message: the entry
-// and boundary, and the message (its type, dispatch and value).
-type legsMsgKey struct {
-	entry, bi int
-	t         types.Type
-	dispatch  *ssa.Function
-	v         *feasible.Value
 }
 
 // receive are the ways from entry to site with a message handed to it.
@@ -1122,7 +1099,7 @@ func (r *Result) inReceivingCase(bi int, ways []study.Way) []study.Way {
 			}
 		}
 	}
-	out := ways
+	var out []study.Way
 	for i, w := range ways {
 		if len(w.Path) == 0 || w.Res.Verdict == feasible.No {
 			continue
@@ -1133,10 +1110,14 @@ func (r *Result) inReceivingCase(bi int, ways []study.Way) []study.Way {
 			continue
 		}
 		c.HandOff = b.Name
-		if &out[0] == &ways[0] {
+		if out == nil {
+			// ways are receive's, kept for other pairs: changed in a copy.
 			out = append([]study.Way(nil), ways...)
 		}
 		out[i].Res = feasible.Result{Verdict: feasible.No, Because: c, Conds: append(append([]feasible.Cond(nil), w.Res.Conds...), *c), Sites: w.Res.Sites}
+	}
+	if out == nil {
+		return ways
 	}
 	return out
 }

@@ -65,11 +65,7 @@ type Result struct {
 	// legsHanded are legs' answers for an entry handed an untyped
 	// hand-off's message (handedState).
 	legsHanded map[[2]int][]study.Leg
-	// legsMsg are legs' answers for an entry handed a typed hand-off's
-	// message, by the message's value (the legs before it are found once
-	// per entry and boundary, so the same value comes back for each use).
-	legsMsg map[legsMsgKey][]study.Leg
-	recv    map[recvKey][]study.Way
+	recv       map[recvKey][]study.Way
 	// once says a crossing goes on across a second hand-off only from a
 	// receiving side that does not reach the use by calls (why's runs):
 	// from one that does by ways that cannot run, the legs the second

@@ -40,7 +40,7 @@ func (c *Checker) SetSerial(fn *ssa.Function, by string) {
 // cannot start them itself: when fn is reachable from after, by calls
 // or through go statements, it is not set.
 func (c *Checker) SetSerialAfter(fn, after *ssa.Function, why string) {
-	if fn == nil || after == nil || !c.isSerial(fn) || c.reachesAll(after)[fn] {
+	if fn == nil || after == nil || !c.isSerial(fn) || c.closure([]*ssa.Function{after}, true, true)[fn] {
 		return
 	}
 	m := map[*ssa.Function]serialAfter{}
@@ -56,28 +56,6 @@ func (c *Checker) SetSerialAfter(fn, after *ssa.Function, why string) {
 type serialAfter struct {
 	fn  *ssa.Function
 	why string
-}
-
-// reachesAll are the functions fn may call, fn among them, by calls or
-// through go statements.
-func (c *Checker) reachesAll(fn *ssa.Function) map[*ssa.Function]bool {
-	seen := map[*ssa.Function]bool{fn: true}
-	queue := []*ssa.Function{fn}
-	for len(queue) > 0 {
-		f := queue[0]
-		queue = queue[1:]
-		n := c.g.CG.Nodes[f]
-		if n == nil {
-			continue
-		}
-		for _, e := range n.Out {
-			if g := e.Callee.Func; g != nil && !seen[g] {
-				seen[g] = true
-				queue = append(queue, g)
-			}
-		}
-	}
-	return seen
 }
 
 // beforeRuns reports whether every way into fn that does not come from
@@ -125,13 +103,6 @@ func (c *Checker) beforeRuns(fn, s *ssa.Function) bool {
 	}
 	c.befores[k] = ok
 	return ok
-}
-
-// afterOf is the function whose calls return before serial function
-// s's runs begin (nil when none), and why.
-func (c *Checker) afterOf(s *ssa.Function) (*ssa.Function, string) {
-	a := c.after[s]
-	return a.fn, a.why
 }
 
 func (c *Checker) isSerial(fn *ssa.Function) bool {
@@ -214,7 +185,7 @@ func (c *Checker) stillOf(a *types.Var, s *ssa.Function) *Still {
 				out.In = append(out.In, w)
 			} else if c.beforeRuns(st.Parent(), s) {
 				out.Before = append(out.Before, w)
-				out.After, out.AfterWhy = c.afterOf(s)
+				out.After, out.AfterWhy = c.after[s].fn, c.after[s].why
 			} else {
 				out.Out = append(out.Out, w)
 				out.From = append(out.From, tops)
