@@ -54,7 +54,7 @@ func (r *Result) Report() (*report.Report, error) {
 		pos := b.Calls[0]
 		rep.Boundaries = append(rep.Boundaries, report.Boundary{
 			Name: b.Name, From: b.Boundary.From, Via: b.Via, To: b.To, Doc: b.Doc,
-			File: r.Source.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column,
+			File: r.Source.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column, Message: b.Boundary.Message,
 		})
 	}
 

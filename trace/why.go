@@ -345,7 +345,7 @@ func (b *whyBase) lookup(pkgPath, member string) (types.Object, string, error) {
 // half), by the use's index.
 func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol string, grpc bool) (*report.Why, map[int][]roots.Root, error) {
 	r := &Result{Pass: &study.Pass{Source: b.src, Pkgs: b.pkgs, Graph: b.g, Feas: b.feas, Sentinel: obj, Roots: b.roots},
-		lines: b.lines, k: b.k, once: true}
+		lines: b.lines, k: b.k, once: false}
 	r.Lines = r.lines.line
 	if err := r.whyUses(obj); err != nil {
 		return nil, nil, err
@@ -406,7 +406,7 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 	for _, bd := range r.Boundaries {
 		pos := bd.Calls[0]
 		rep.HandOffs = append(rep.HandOffs, report.Boundary{Name: bd.Name, From: bd.Boundary.From, Via: bd.Via, To: bd.To, Doc: bd.Doc,
-			File: b.src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column})
+			File: b.src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column, Message: bd.Boundary.Message})
 	}
 	rep.Absent = w.absent
 	return rep, reached, nil

@@ -267,6 +267,11 @@ type Boundary struct {
 	Line   int    `json:"line"`
 	Column int    `json:"column"`
 	Doc    string `json:"doc"`
+	// Message is the qualified type of the message the hand-off carries,
+	// when it carries one (a raft proposal's request); a hand-off without
+	// one (a scheduled job) hands its receiver the state it holds, which
+	// any of the receiver's ways may take.
+	Message string `json:"message,omitempty"`
 }
 
 // SiteRef points at a site.

@@ -1274,14 +1274,58 @@ func (n *notes) feasibleFrom(l report.Loc) []string {
 			}
 		}
 		out := append([]string(nil), c.Entries...)
-		for _, e := range n.acrossChains(l) {
+		across := n.acrossChains(l)
+		for _, e := range across {
 			if !slices.Contains(out, e) && !slices.Contains(out, "→ "+e) {
 				out = append(out, "→ "+e)
 			}
 		}
+		// An entry that hands one of these a hand-off without a message
+		// (the raft loop's scheduled job, which hands the apply job the
+		// state it holds) reaches what it guards across that too.
+		var more []string
+		for _, e := range across {
+			for _, h := range n.statefulHanders(e) {
+				if !slices.Contains(out, h) && !slices.Contains(out, "→ "+h) && !slices.Contains(more, h) {
+					more = append(more, h)
+				}
+			}
+		}
+		sort.Strings(more)
+		for _, h := range more {
+			out = append(out, "→ "+h)
+		}
 		return out
 	}
 	return nil
+}
+
+// statefulHanders are the entries, sorted, with a leg that can run to
+// entry to across a hand-off that carries no message: its receiver is
+// handed the state its sender holds, and may take any of its ways with it.
+func (n *notes) statefulHanders(to string) []string {
+	untyped := map[string]bool{}
+	for _, b := range n.rep.Boundaries {
+		if b.Message == "" {
+			untyped[b.Name] = true
+		}
+	}
+	var out []string
+	add := func(legs []report.Crossing) {
+		for _, l := range legs {
+			if l.To == to && untyped[l.Boundary] && (l.Feasible == "yes" || l.Feasible == "only-if") && l.From != to && !slices.Contains(out, l.From) {
+				out = append(out, l.From)
+			}
+		}
+	}
+	for _, p := range n.rep.Paths {
+		add(p.Crossing)
+		for _, a := range p.Also {
+			add(a.Crossing)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // acrossChains are the entries that begin a behaviour's way to the step

@@ -104,6 +104,24 @@ func TestReachedAcross(t *testing.T) {
 	if diff := cmp.Diff([]string{"loop", "→ open", "→ restore"}, n.feasibleFrom(at(5))); diff != "" {
 		t.Errorf("reached from (-want +got):\n%s", diff)
 	}
+	// An entry with a leg that can run to one of those across a hand-off
+	// without a message is added too; one across a hand-off with a
+	// message (which the receiver dispatches on), or by a leg that cannot
+	// run, is not.
+	leg := func(b, from, to, v string) report.Crossing {
+		return report.Crossing{Boundary: b, From: from, To: to, Feasible: v}
+	}
+	n.rep.Boundaries = []report.Boundary{{Name: "job"}, {Name: "proposal", Message: "pkg.Request"}}
+	n.rep.Paths = []report.PairPaths{
+		{Entry: "ticker", Crossing: []report.Crossing{leg("job", "ticker", "restore", "only-if")}},
+		{Entry: "client", Crossing: []report.Crossing{leg("proposal", "client", "restore", "yes")}},
+		{Entry: "idle", Also: []report.AlsoCrossing{{Crossing: []report.Crossing{leg("job", "idle", "restore", "no")}}}},
+		{Entry: "timer", Also: []report.AlsoCrossing{{Crossing: []report.Crossing{leg("job", "timer", "restore", "yes")}}}},
+	}
+	if diff := cmp.Diff([]string{"loop", "→ open", "→ restore", "→ ticker", "→ timer"}, n.feasibleFrom(at(5))); diff != "" {
+		t.Errorf("reached from, with legs into restore (-want +got):\n%s", diff)
+	}
+	n.rep.Boundaries, n.rep.Paths = nil, nil
 	// The same way by calls alone adds nothing.
 	steps[3].From = from(report.StepLink{Step: 2}, report.StepLink{Step: 1})
 	if diff := cmp.Diff([]string{"loop"}, n.feasibleFrom(at(5))); diff != "" {
