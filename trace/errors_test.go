@@ -205,7 +205,7 @@ func TestErrorsFixture(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(f[2:]) {
 				t.Errorf("%q: %s's client value %v, want %v", curText, f[1], got, f[2:])
 			}
-		case "own":
+		case "own", "noown":
 			if !need(4) {
 				continue
 			}
@@ -217,8 +217,8 @@ func TestErrorsFixture(t *testing.T) {
 			for _, l := range c.Own {
 				got = append(got, fmt.Sprintf("%s:%d %s", l.File, l.Line, report.ShortName(l.Function)))
 			}
-			if want := f[2] + " " + f[3]; !slices.Contains(got, want) {
-				t.Errorf("%q: %s's client's own returns %v, want %s", curText, f[1], got, want)
+			if want := f[2] + " " + f[3]; slices.Contains(got, want) != (f[0] == "own") {
+				t.Errorf("%q: %s's client's own returns %v, want %s %s", curText, f[1], got, f[0], want)
 			}
 		case "etcdctl", "noetcdctl":
 			if !need(3) {

@@ -69,10 +69,11 @@ type Result struct {
 	// once says a crossing goes on across a second hand-off only from a
 	// receiving side that does not reach the use by calls (why's runs):
 	// from one that does by ways that cannot run, the legs the second
-	// hand-off needs are checked within the checker's bound of work, and
-	// what they find there then depends on what else the run answered
-	// (why of an error's text, which answers several objects, found more
-	// than why of one of them).
+	// hand-off needs run through code that why loads or not by what else
+	// it answers (why of an error's text loads the packages of every
+	// object the text names: the lessor's, whose revoke deletes a lease's
+	// keys and so notifies the watchers, only there), so why of a text
+	// and why of one of its objects by name would disagree.
 	once bool
 	// shared holds the requests each typed boundary's senders make, for
 	// the runs on one call graph (one of its own when none is set).

@@ -345,7 +345,7 @@ func (b *whyBase) lookup(pkgPath, member string) (types.Object, string, error) {
 // half), by the use's index.
 func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol string, grpc bool) (*report.Why, map[int][]roots.Root, error) {
 	r := &Result{Pass: &study.Pass{Source: b.src, Pkgs: b.pkgs, Graph: b.g, Feas: b.feas, Sentinel: obj, Roots: b.roots},
-		lines: b.lines, k: b.k, once: false}
+		lines: b.lines, k: b.k, once: true}
 	r.Lines = r.lines.line
 	if err := r.whyUses(obj); err != nil {
 		return nil, nil, err

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -783,7 +784,11 @@ func (b *whyBase) clientReturns(vars []string) []report.Loc {
 }
 
 // ownReturns are the return statements of the client's own code whose
-// result is a package-level variable, by the variable's full name.
+// result is a package-level variable, by the variable's full name; and
+// the assignments of such a variable to a local one that a later return
+// statement of the function returns, with no other assignment to it in
+// between in the source (`err = rpctypes.ErrX` under a test of what a
+// call received, then `return resp, err`), at the assignment.
 func (b *whyBase) ownReturns() map[string][]report.Loc {
 	// The tool's own code: its module, or, where it shares the server's,
 	// its root command's package and those below it.
@@ -797,6 +802,49 @@ func (b *whyBase) ownReturns() map[string][]report.Loc {
 		if p.TypesInfo == nil || p.PkgPath == own || strings.HasPrefix(p.PkgPath, own+"/") {
 			continue
 		}
+		// pkgVar is the package-level variable expression e names, if any.
+		pkgVar := func(e ast.Expr) *types.Var {
+			var id *ast.Ident
+			switch x := ast.Unparen(e).(type) {
+			case *ast.Ident:
+				id = x
+			case *ast.SelectorExpr:
+				id = x.Sel
+			}
+			if id == nil {
+				return nil
+			}
+			v, ok := p.TypesInfo.Uses[id].(*types.Var)
+			if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
+				return nil
+			}
+			return v
+		}
+		// local is the local variable identifier e names, if any.
+		local := func(e ast.Expr) *types.Var {
+			id, ok := ast.Unparen(e).(*ast.Ident)
+			if !ok {
+				return nil
+			}
+			obj := p.TypesInfo.Defs[id]
+			if obj == nil {
+				obj = p.TypesInfo.Uses[id]
+			}
+			v, ok := obj.(*types.Var)
+			if !ok || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() || v.IsField() {
+				return nil
+			}
+			return v
+		}
+		add := func(fn *types.Func, v *types.Var, at token.Pos) {
+			pos := p.Fset.Position(at)
+			l := report.Loc{File: b.src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column, Function: callpath.FuncName(fn)}
+			if text, err := b.lines.line(pos.Filename, pos.Line); err == nil {
+				l.Text = strings.TrimSpace(text)
+			}
+			name := v.Pkg().Path() + "." + v.Name()
+			out[name] = append(out[name], l)
+		}
 		for _, f := range p.Syntax {
 			for _, d := range f.Decls {
 				fd, ok := d.(*ast.FuncDecl)
@@ -807,39 +855,54 @@ func (b *whyBase) ownReturns() map[string][]report.Loc {
 				if !ok {
 					continue
 				}
+				type assigned struct {
+					x, v *types.Var
+					at   token.Pos
+				}
+				var cands []assigned
+				writes := map[*types.Var][]token.Pos{}
+				returns := map[*types.Var][]token.Pos{}
 				ast.Inspect(fd.Body, func(n ast.Node) bool {
-					if _, lit := n.(*ast.FuncLit); lit {
+					switch n := n.(type) {
+					case *ast.FuncLit:
 						return false // a function of its own
-					}
-					ret, ok := n.(*ast.ReturnStmt)
-					if !ok {
-						return true
-					}
-					for _, r := range ret.Results {
-						var id *ast.Ident
-						switch x := ast.Unparen(r).(type) {
-						case *ast.Ident:
-							id = x
-						case *ast.SelectorExpr:
-							id = x.Sel
+					case *ast.AssignStmt:
+						for i, lhs := range n.Lhs {
+							x := local(lhs)
+							if x == nil {
+								continue
+							}
+							writes[x] = append(writes[x], n.Pos())
+							if len(n.Rhs) == len(n.Lhs) {
+								if v := pkgVar(n.Rhs[i]); v != nil {
+									cands = append(cands, assigned{x, v, n.Pos()})
+								}
+							}
 						}
-						if id == nil {
-							continue
+					case *ast.IncDecStmt:
+						if x := local(n.X); x != nil {
+							writes[x] = append(writes[x], n.Pos())
 						}
-						v, ok := p.TypesInfo.Uses[id].(*types.Var)
-						if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
-							continue // not a package-level variable
+					case *ast.ReturnStmt:
+						for _, r := range n.Results {
+							if v := pkgVar(r); v != nil {
+								add(fn, v, n.Pos())
+							} else if x := local(r); x != nil {
+								returns[x] = append(returns[x], n.Pos())
+							}
 						}
-						pos := p.Fset.Position(ret.Pos())
-						l := report.Loc{File: b.src.RepoPath(pos.Filename), Line: pos.Line, Column: pos.Column, Function: callpath.FuncName(fn)}
-						if text, err := b.lines.line(pos.Filename, pos.Line); err == nil {
-							l.Text = strings.TrimSpace(text)
-						}
-						name := v.Pkg().Path() + "." + v.Name()
-						out[name] = append(out[name], l)
 					}
 					return true
 				})
+				for _, c := range cands {
+					for _, ret := range returns[c.x] {
+						if ret < c.at || slices.ContainsFunc(writes[c.x], func(w token.Pos) bool { return w > c.at && w < ret }) {
+							continue
+						}
+						add(fn, c.v, c.at)
+						break
+					}
+				}
 			}
 		}
 	}
