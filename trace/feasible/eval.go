@@ -437,8 +437,12 @@ func (f *frame) callResult(c *ssa.CallCommon) *value {
 		if (b.Name() == "len" || b.Name() == "cap") && len(xs) == 1 && xs[0].org == input {
 			return opaque(input)
 		}
-		// A nil slice, map or channel has no elements.
+		// A nil slice, map or channel has no elements, nor has a slice
+		// known to be empty.
 		if (b.Name() == "len" || b.Name() == "cap") && len(xs) == 1 && xs[0].kind == kConst && xs[0].isNil {
+			return constVal(constant.MakeInt64(0))
+		}
+		if b.Name() == "len" && len(xs) == 1 && xs[0].empty {
 			return constVal(constant.MakeInt64(0))
 		}
 		return derived(xs...)

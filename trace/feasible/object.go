@@ -1,6 +1,7 @@
 package feasible
 
 import (
+	"go/constant"
 	"go/token"
 	"go/types"
 
@@ -303,6 +304,11 @@ func (o *object) whole(f *frame) *value {
 	if len(ws) == 1 && len(o.set) == 0 {
 		return o.fr.eval(ws[0].Val)
 	}
+	if len(ws) == 1 && o.paramCopy(ws[0]) {
+		if v := o.overridden(ws[0]); v != nil {
+			return v
+		}
+	}
 	if len(ws) > 0 {
 		return opaque(state)
 	}
@@ -372,6 +378,11 @@ func (o *object) field1(f *frame, i int, fv *types.Var) *value {
 		if len(ws) == 1 && o.paramCopyKeeps(ws[0], i, fv, nil) {
 			return o.fr.fieldOf(o.fr.eval(ws[0].Val), i, fv, nil)
 		}
+		if len(ws) == 1 && o.paramCopy(ws[0]) {
+			if v := o.storedEmpty(ws[0], i, fv); v != nil {
+				return v
+			}
+		}
 		// Assigned several times, or decoded too: input when every value
 		// it is assigned is the input's.
 		for _, st := range ws {
@@ -433,6 +444,159 @@ func (o *object) paramCopyKeeps(st *ssa.Store, i int, fv *types.Var, at ssa.Inst
 		}
 	}
 	return true
+}
+
+// paramCopy reports whether the object is a parameter's copy (st, the
+// function's one store of a whole value into it, stores a parameter)
+// whose address goes only to loads, stores to it, literals that only read
+// it, and its fields' addresses, which go only to loads and stores to
+// them: no call or closure can change it, only the function's own stores.
+func (o *object) paramCopy(st *ssa.Store) bool {
+	if _, ok := st.Val.(*ssa.Parameter); !ok || len(o.path) > 0 || o.frozen != nil {
+		return false
+	}
+	a := o.root()
+	for _, r := range *a.Referrers() {
+		switch x := r.(type) {
+		case *ssa.Store:
+			if x.Addr != a {
+				return false
+			}
+		case *ssa.UnOp, *ssa.DebugRef, *ssa.MakeClosure:
+		case *ssa.FieldAddr:
+			for _, u := range *x.Referrers() {
+				switch u := u.(type) {
+				case *ssa.Store:
+					if u.Addr != x {
+						return false
+					}
+				case *ssa.UnOp, *ssa.DebugRef:
+				default:
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return !o.closureWrites()
+}
+
+// overridden is the whole of a parameter's copy (paramCopy; st stores
+// the parameter) whose fields the function sets, when the parameter is a
+// literal the path made: that literal, with each field the function sets
+// as storedEmpty finds it (else some value of state), the others as the
+// literal has them. nil when the parameter is no such literal.
+func (o *object) overridden(st *ssa.Store) *value {
+	pv := o.fr.eval(st.Val)
+	if pv.kind != kObj || pv.obj == nil {
+		return nil
+	}
+	s, ok := o.typ.Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	stored := map[int]bool{}
+	for _, r := range *o.root().Referrers() {
+		if fa, ok := r.(*ssa.FieldAddr); ok && fa.X == o.alloc && len(stores(fa)) > 0 {
+			stored[fa.Field] = true
+		}
+	}
+	lit := pv.obj
+	c := &object{alloc: lit.alloc, fr: lit.fr, typ: lit.typ, fields: map[int]*value{}, set: lit.set, frozen: map[int]*value{}}
+	for i := 0; i < s.NumFields(); i++ {
+		fv := s.Field(i)
+		if !stored[i] {
+			c.frozen[i] = o.fr.fieldOf(pv, i, fv, nil)
+			continue
+		}
+		if v := o.storedEmpty(st, i, fv); v != nil {
+			c.frozen[i] = v
+		} else {
+			c.frozen[i] = opaque(state)
+		}
+	}
+	r := *pv
+	r.obj = c
+	return &r
+}
+
+// storedEmpty is field i (fv) of a parameter's copy (paramCopy) when
+// every value it can hold is a slice with no elements: the parameter's
+// field and each value the function stores in it. nil otherwise, or when
+// the field's address goes anywhere but stores and loads.
+func (o *object) storedEmpty(st *ssa.Store, i int, fv *types.Var) *value {
+	if fv == nil {
+		return nil
+	}
+	if _, ok := fv.Type().Underlying().(*types.Slice); !ok {
+		return nil
+	}
+	if v := o.fr.fieldOf(o.fr.eval(st.Val), i, fv, nil); !v.empty && !(v.kind == kConst && v.isNil) {
+		return nil
+	}
+	// Each store keeps it empty if it was: then it always is.
+	for _, r := range *o.alloc.Referrers() {
+		fa, ok := r.(*ssa.FieldAddr)
+		if !ok || fa.X != o.alloc || fa.Field != i {
+			continue
+		}
+		for _, u := range *fa.Referrers() {
+			switch u := u.(type) {
+			case *ssa.Store:
+				if u.Addr != fa || !keepsEmpty(u.Val, o.root(), i, map[ssa.Value]bool{}) {
+					return nil
+				}
+			case *ssa.UnOp, *ssa.DebugRef:
+			default:
+				return nil
+			}
+		}
+	}
+	return &value{kind: kOpaque, org: fixed, empty: true, at: o.alloc.Pos(), desc: "empty"}
+}
+
+// keepsEmpty reports whether v is a slice with no elements whenever field
+// i of allocation a is one: a slice made with length 0, nil, a read of
+// that field, or a phi of such values; at the head of a loop over that
+// field, the values it comes in with only (the loop makes no pass over
+// an empty slice, so what its body appends never gets there).
+func keepsEmpty(v ssa.Value, a *ssa.Alloc, i int, seen map[ssa.Value]bool) bool {
+	if seen[v] {
+		return true // a phi's own cycle adds nothing
+	}
+	seen[v] = true
+	switch v := v.(type) {
+	case *ssa.Const:
+		return v.IsNil()
+	case *ssa.MakeSlice:
+		c, ok := v.Len.(*ssa.Const)
+		return ok && c.Value != nil && constant.Sign(c.Value) == 0
+	case *ssa.UnOp:
+		fa, ok := v.X.(*ssa.FieldAddr)
+		return v.Op == token.MUL && ok && fa.X == a && fa.Field == i
+	case *ssa.Phi:
+		b := v.Block()
+		overField := false
+		if b.Comment == "rangeindex.loop" && len(b.Instrs) > 0 {
+			if ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
+				if _, _, ok := rangeIndex(ifi); ok {
+					n := ifi.Cond.(*ssa.BinOp).Y.(*ssa.Call)
+					overField = keepsEmpty(n.Call.Args[0], a, i, map[ssa.Value]bool{})
+				}
+			}
+		}
+		for k, e := range v.Edges {
+			if overField && b.Dominates(b.Preds[k]) {
+				continue // from the loop's body, which makes no pass
+			}
+			if !keepsEmpty(e, a, i, seen) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // copiedField is field i (fv) of the object where instruction at reads
@@ -538,7 +702,7 @@ func freeze(f *frame, v *value, depth int) *value {
 
 // mutates reports whether a function of the path after the object's maker
 // stores to the field fv of a value of the object's type (which might be
-// the object).
+// the object): not of a variable of its own, which is not the object.
 func (w *walk) mutates(o *object, fv *types.Var) bool {
 	if fv == nil {
 		return true
@@ -554,7 +718,12 @@ func (w *walk) mutates(o *object, fv *types.Var) bool {
 					continue
 				}
 				fa, ok := st.Addr.(*ssa.FieldAddr)
-				if ok && fieldVar(fa.X.Type(), fa.Field) == fv {
+				if !ok || fieldVar(fa.X.Type(), fa.Field) != fv {
+					continue
+				}
+				// A variable of that later call's own (a copy of a
+				// parameter, say) is not the object, made before it.
+				if _, local := fa.X.(*ssa.Alloc); !local {
 					return true
 				}
 			}

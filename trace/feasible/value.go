@@ -77,6 +77,9 @@ type value struct {
 	key  altKey
 	// zs marks the zero value of a struct: each field is its zero.
 	zs bool
+	// empty marks a slice known to have no elements (a field of a
+	// parameter's copy that only ever holds such slices): its length is 0.
+	empty bool
 	// handed, on a root's pointer parameter that its caller never passes
 	// nil (Path.ArgsNonNil), is the root.
 	handed *ssa.Function
