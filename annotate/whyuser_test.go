@@ -366,3 +366,24 @@ func TestSharedStart(t *testing.T) {
 		t.Errorf("sharedStart with no way shown = %d, want 0", k)
 	}
 }
+
+// TestHandOffNames: the hand-offs an answer follows are named from its
+// report, in its order.
+func TestHandOffNames(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"raft proposal"}, " (the raft proposal)"},
+		{[]string{"raft proposal", "scheduled job", "peer hash request"}, " (the raft proposal, the scheduled job and the peer hash request)"},
+	} {
+		var hs []report.Boundary
+		for _, n := range tc.names {
+			hs = append(hs, report.Boundary{Name: n})
+		}
+		if got := handOffNames(hs); got != tc.want {
+			t.Errorf("handOffNames(%v) = %q, want %q", tc.names, got, tc.want)
+		}
+	}
+}

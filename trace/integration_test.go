@@ -82,7 +82,15 @@ var releases = []struct {
 		feasible: []feasibleWant{
 			// PeriodicCheck calls cm.hasher.HashByRev(0) (corrupt.go:180);
 			// hashByRev returns ErrCompacted only if rev > 0 && rev < compactRev.
-			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:188", verdict: "no", cond: "rev > 0", at: "server/etcdserver/corrupt.go:180"},
+			// Across the network it asks each peer for the hash at its own
+			// revision (corrupt.go:184, PeerHashByRev(h.Revision); then
+			// getPeerHashKVs and HashByRev, whose cc.Do is at :595); the
+			// peer's handler (corrupt.go:522) hashes at the request's
+			// revision (:550), which the peer's store refuses below its own
+			// compaction (kvstore.go:186-188): only if, on the peer. The
+			// compaction check does the same (corrupt.go:285).
+			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:188", verdict: "no", cond: "rev > 0", at: "server/etcdserver/corrupt.go:180", also: "only-if"},
+			{entry: "compact-hash-check", site: "server/storage/mvcc/kvstore.go:188", verdict: "only-if", boundary: "peer hash request"},
 			// maintenanceServer.HashKV passes the request's revision.
 			{entry: "hash-kv", site: "server/storage/mvcc/kvstore.go:188", verdict: "yes"},
 			// The corruption alarm proposes &pb.InternalRaftRequest{Alarm: a}
@@ -113,8 +121,11 @@ var releases = []struct {
 			// watcher not behind the compaction (watchable_store.go:369).
 			// The eviction's response (watcher_group.go:257) sets no events:
 			// the send loop's loop over them makes no pass, and no way
-			// across it reaches the read (alsoNot).
+			// across it reaches the read (alsoNot). What the sync loop sends
+			// is its literal (watchable_store.go:388), handed through send's
+			// copy, which sets only the events it filters.
 			{entry: "sync-loop", site: "server/storage/mvcc/kvstore_txn.go:82", verdict: "only-if", boundary: "watch channel",
+				message: []string{"WatchID", "Events", "Revision"}, messageAt: "server/storage/mvcc/watchable_store.go:388",
 				senderNeeds: []string{"w.minRev < compactionRev@server/storage/mvcc/watchable_store.go:369"}, alsoNot: "watch eviction"},
 			// dispatch returns early when !shouldApplyV3 (uber_applier.go:126).
 			{entry: "apply", site: "server/etcdserver/txn/range.go:181", verdict: "only-if", cond: "shouldApplyV3", condAt: "server/etcdserver/apply/uber_applier.go:126"},
@@ -232,7 +243,9 @@ var releases = []struct {
 		},
 		feasible: []feasibleWant{
 			// PeriodicCheck: cm.hasher.HashByRev(0) at corrupt.go:180.
-			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:177", verdict: "no", cond: "rev > 0", at: "server/etcdserver/corrupt.go:180"},
+			// As at v3.7.3 (corrupt.go:184, :285, :595, :522, :550).
+			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:177", verdict: "no", cond: "rev > 0", at: "server/etcdserver/corrupt.go:180", also: "only-if"},
+			{entry: "compact-hash-check", site: "server/storage/mvcc/kvstore.go:177", verdict: "only-if", boundary: "peer hash request"},
 			{entry: "hash-kv", site: "server/storage/mvcc/kvstore.go:177", verdict: "yes"},
 			// Compact proposes pb.InternalRaftRequest{Compaction: r} (v3_server.go:205).
 			{entry: "kv-compact", site: "server/storage/mvcc/kvstore.go:203", verdict: "feasible", boundary: "raft proposal", message: []string{"Compaction"}, messageAt: "server/etcdserver/v3_server.go:205"},
@@ -241,6 +254,7 @@ var releases = []struct {
 			{entry: "kv-hash-check", site: "server/storage/mvcc/kvstore.go:203", verdict: "no", cond: "r.Compaction != nil", boundary: "raft proposal", message: []string{"Alarm"}},
 			{entry: "watch-open", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "only-if", cond: "IsCreateEvent(evs[i])"},
 			{entry: "sync-loop", site: "server/storage/mvcc/kvstore_txn.go:81", verdict: "only-if", boundary: "watch channel",
+				message: []string{"WatchID", "Events", "Revision"}, messageAt: "server/storage/mvcc/watchable_store.go:384",
 				senderNeeds: []string{"w.minRev < compactionRev@server/storage/mvcc/watchable_store.go:365"}, alsoNot: "watch eviction"},
 			{entry: "v3rpc.(*quotaKVServer).Txn", site: "server/etcdserver/txn/txn.go:439", verdict: "yes"},
 			// As at v3.7.3: restore's scheduledCompact is 0 at or below

@@ -131,12 +131,20 @@ func TestWhyReleases(t *testing.T) {
 				"server/etcdserver/txn/range.go:179 return": {"v3rpc.(*quotaKVServer).Txn", "etcdserver.(*EtcdServer).run"},
 				// hashByRev, from the peer HTTP handler and the HashKV method of
 				// the registered maintenance service, authMaintenanceServer
-				// (grpc.go:89, NewMaintenanceServer), which calls maintenanceServer's.
-				"server/storage/mvcc/kvstore.go:191 return": {"etcdserver.(*hashKVHandler).ServeHTTP", "v3rpc.(*authMaintenanceServer).HashKV"},
+				// (grpc.go:89, NewMaintenanceServer), which calls
+				// maintenanceServer's; and, across the network, from the
+				// corruption checks' goroutines (server.go:538-539), which ask
+				// each peer for its hash at the leader's revision
+				// (corrupt.go:184 and :285, HashByRev's cc.Do at :595): a peer
+				// behind it refuses that revision (kvstore.go:189-191). The
+				// handler stays a root of its own: any client of the peer
+				// address can call it.
+				"server/storage/mvcc/kvstore.go:191 return": {"etcdserver.(*hashKVHandler).ServeHTTP", "v3rpc.(*authMaintenanceServer).HashKV", "etcdserver.(*EtcdServer).monitorCompactHash", "etcdserver.(*EtcdServer).monitorKVHash"},
 			},
 			ways: map[string][]string{
-				"server/etcdserver/txn/range.go:179 v3rpc.(*quotaKVServer).Txn":   {"calls", "dynamic"}, // kvServer.Txn calls s.kv.Txn through etcdserver.RaftKV (key.go:130)
-				"server/etcdserver/txn/range.go:179 etcdserver.(*EtcdServer).run": {"hand-off", "scheduled job:", "dynamic"},
+				"server/storage/mvcc/kvstore.go:191 etcdserver.(*EtcdServer).monitorKVHash": {"hand-off", "peer hash request:", "dynamic"},
+				"server/etcdserver/txn/range.go:179 v3rpc.(*quotaKVServer).Txn":             {"calls", "dynamic"}, // kvServer.Txn calls s.kv.Txn through etcdserver.RaftKV (key.go:130)
+				"server/etcdserver/txn/range.go:179 etcdserver.(*EtcdServer).run":           {"hand-off", "scheduled job:", "dynamic"},
 			},
 			// Range of the KV service is kvServer's (quotaKVServer has it
 			// by embedding); the client stub that sends it is kVClient's
@@ -465,7 +473,7 @@ func TestWhyReleases(t *testing.T) {
 			},
 			uses: map[string][]string{
 				"server/etcdserver/txn/txn.go:437 return":   {"v3rpc.(*quotaKVServer).Txn", "etcdserver.(*EtcdServer).run"},
-				"server/storage/mvcc/kvstore.go:180 return": {"etcdserver.(*hashKVHandler).ServeHTTP", "v3rpc.(*authMaintenanceServer).HashKV"},
+				"server/storage/mvcc/kvstore.go:180 return": {"etcdserver.(*hashKVHandler).ServeHTTP", "v3rpc.(*authMaintenanceServer).HashKV", "etcdserver.(*EtcdServer).monitorCompactHash", "etcdserver.(*EtcdServer).monitorKVHash"},
 			},
 			all: []string{"server/etcdserver/api/v3rpc/util.go:46", "server/etcdserver/corrupt.go:609", "server/etcdserver/txn/txn.go:437",
 				"server/storage/mvcc/kvstore.go:180", "server/storage/mvcc/kvstore.go:207", "server/storage/mvcc/kvstore_txn.go:75"},

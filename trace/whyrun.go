@@ -667,11 +667,14 @@ func (w *whyRun) use(si int) {
 			}
 		}
 		// The receiving side of a hand-off runs what its senders hand
-		// off: where a sender's root is found, it is not a root of its own.
+		// off: where a sender's root is found, it is not a root of its own,
+		// unless a client's request enters it too (an HTTP handler that a
+		// peer's request over the network reaches, which any client of
+		// that address can call).
 		if len(crossed) > 0 {
 			kept := got[:0:0]
 			for _, f := range got {
-				if !w.receives(f.root.Func) {
+				if !w.receives(f.root.Func) || f.root.Kind.ArgsNonNil() {
 					kept = append(kept, f)
 				}
 			}

@@ -43,7 +43,8 @@ value (marked dynamic) and, for an interface method, its implementations'
 uses; and for each use the roots found from the code (gRPC methods, HTTP
 handlers, goroutines, main functions) that reach it by a path that can run:
 by calls, across the hand-offs of etcd's architecture (a raft proposal and
-its apply, the scheduled apply job, the watch channels), with the message
+its apply, the scheduled apply job, the watch channels, a peer's hash request
+over the network), with the message
 each hands off, or at start-up from a program's main function. Each root says
 what runs it (a gRPC method's name and the client stub that sends it). No
 study is needed.

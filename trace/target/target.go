@@ -3,7 +3,7 @@
 // written, where a checkout records its version, where the repository
 // is published, and the hand-offs of its architecture that calls do not
 // show (a proposal to raft and its apply, a scheduler, a channel between
-// goroutines). etcd is the target a study reads (Etcd); Kubernetes is
+// goroutines, a request to a peer over the network). etcd is the target a study reads (Etcd); Kubernetes is
 // read as etcd's consumer (Kubernetes). Nothing else in srctrace names
 // their layouts, etcd's hand-offs or how etcd's errors reach its users
 // (its translation map, its client's conversion, etcdctl), and every study
@@ -242,6 +242,13 @@ var Etcd = &Target{
 			// select hands each it receives on to the client.
 			Message:  "go.etcd.io/etcd/server/v3/storage/mvcc.WatchResponse",
 			Dispatch: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*serverWatchStream).sendLoop",
+		},
+		{
+			Name: "peer hash request",
+			From: "go.etcd.io/etcd/server/v3/etcdserver.HashByRev",
+			Via:  "net/http.(*Client).Do",
+			To:   "go.etcd.io/etcd/server/v3/etcdserver.(*hashKVHandler).ServeHTTP",
+			Doc:  "a member's corruption check asks a peer over the network for the hash of its store at a revision; the peer's HTTP handler answers it, with the error's text in the body of a 400 when it fails",
 		},
 		{
 			Name: "watch control stream",
