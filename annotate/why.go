@@ -53,7 +53,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 				rs = append(rs, report.Plain("; "))
 			}
 			rs = append(rs, report.CodeSpan(p.Entry))
-			rs = append(rs, report.Plain(" ("+wayPhrase(ways[[2]string{fmt.Sprint(i), p.Entry}])))
+			rs = append(rs, report.Plain(" ("+wayPhrase(ways[[2]string{fmt.Sprint(i), p.Entry}], w.HandOffs)))
 			if p.Feasible == "only-if" {
 				rs = append(rs, report.Plain(", only if"))
 			}
@@ -67,7 +67,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			if u.By == "hand-off" {
 				how = "across the " + u.HandOff
 				if u.Message != "" {
-					how += " of " + aKind(u.Message) + " request"
+					how += " of " + aKind(u.Message) + " " + messageNoun(w.HandOffs, u.HandOff)
 				}
 			}
 			rs = append(rs, report.CodeSpan(u.Root), report.Plain(" ("+how+", not decided)"))
@@ -162,7 +162,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			if u.By == "hand-off" {
 				how = "across the " + u.HandOff
 				if u.Message != "" {
-					how += " of " + aKind(u.Message) + " request"
+					how += " of " + aKind(u.Message) + " " + messageNoun(w.HandOffs, u.HandOff)
 				}
 			}
 			head := report.Text{report.StrongSpan(u.Root), report.Plain(" (" + how + "): ")}
@@ -262,6 +262,7 @@ func judgedSection() report.Section {
 		para("What it does not use:"),
 		list(
 			"the code of a package of etcd's that it does not load from source (listed at the top: the object's, its importers' and the hand-offs' senders'): a call into it (the lessor's methods, seen from a package the lessor's does not import) goes no further, so a way through it (a lease's revoke, which deletes the lease's keys and so notifies the watchers) is not found. Why of an error's text loads the packages of every object the text names, so it may find such a way that why of one of them by name does not;",
+			"a request members send each other over the network, other than the hand-offs named at the top (a follower's forwarding of a lease's renewal or time-to-live to the leader, whose handler serves either by the request's path, which the analysis does not follow across the network): its handler is a root of its own, not reached from the sender's;",
 			"a second hand-off from a receiving side that reaches the use by calls, only by ways that cannot run (the apply job, whose writes notify the watchers): the study's notes follow it, why does not (its legs run through such code far more often: why of an error's text and why of the error's name would answer differently);",
 			"which goroutine runs what, beyond the rules above: that what runs at start-up outside the server's making, which the target declares, is done before the apply job starts (a goroutine that making starts, say);",
 			"in a gRPC root's way, the server's interceptors, which gRPC runs before the handler and which can refuse the call (on a learner member, say, or for a client that asks for a leader while there is none): a way begins at the handler. What those of the loaded code test is said once, under what runs each root, with where the server is built with them; others (a metrics library's, one the server's caller passes) are not followed;",
@@ -291,7 +292,9 @@ func crossingItems(cs []report.Crossing) []report.Text {
 		hand := report.Text{report.Plain("hands off by the " + c.Boundary + " at "), report.Cite(report.Loc{File: c.File, Line: c.Line})}
 		if len(c.Message) > 0 {
 			hand = append(hand, report.Plain(", a message that sets "), report.CodeSpan(strings.Join(c.Message, ", ")))
-			if c.MessageAt != nil {
+			if c.MessageAt != nil && c.MessageAt.Text != "" {
+				hand = append(hand, report.Plain(", made by "), report.CodeSpan(c.MessageAt.Text), report.Plain(" ("), report.Cite(*c.MessageAt), report.Plain(")"))
+			} else if c.MessageAt != nil {
 				hand = append(hand, report.Plain(" (made at "), report.Cite(*c.MessageAt), report.Plain(")"))
 			}
 		}
@@ -359,8 +362,9 @@ func hopItem(h report.Hop) report.Text {
 	return t
 }
 
-// wayPhrase says how a root gets to a use, in a few words.
-func wayPhrase(x report.WhyWay) string {
+// wayPhrase says how a root gets to a use, in a few words; hs are the
+// hand-offs the answer follows.
+func wayPhrase(x report.WhyWay, hs []report.Boundary) string {
 	var s string
 	switch x.By {
 	case "hand-off":
@@ -368,7 +372,7 @@ func wayPhrase(x report.WhyWay) string {
 		for i, h := range x.HandOffs {
 			l := "the " + h
 			if i < len(x.Messages) && x.Messages[i] != "" {
-				l += " of " + aKind(x.Messages[i]) + " request"
+				l += " of " + aKind(x.Messages[i]) + " " + messageNoun(hs, h)
 			}
 			legs = append(legs, l)
 		}
@@ -589,4 +593,22 @@ func handOffNames(hs []report.Boundary) string {
 	default:
 		return " (" + strings.Join(names[:n-1], ", ") + " and " + names[n-1] + ")"
 	}
+}
+
+// messageNoun is what hand-off name carries, by its message type's name:
+// a request, a response, or else a message.
+func messageNoun(hs []report.Boundary, name string) string {
+	for _, h := range hs {
+		if h.Name != name {
+			continue
+		}
+		t := h.Message[strings.LastIndex(h.Message, ".")+1:]
+		switch {
+		case strings.HasSuffix(t, "Request"):
+			return "request"
+		case strings.HasSuffix(t, "Response"):
+			return "response"
+		}
+	}
+	return "message"
 }

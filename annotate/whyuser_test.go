@@ -94,7 +94,7 @@ func TestNoWayCell(t *testing.T) {
 // decide is named in the use's cell after the roots that reach it, with
 // how, and in the use's section with why not.
 func TestUndecidedRoots(t *testing.T) {
-	w := &report.Why{Symbol: "mvcc.ErrX", Object: report.Object{Name: "mvcc.ErrX", Kind: "var", File: "kv.go", Line: 5},
+	w := &report.Why{Symbol: "mvcc.ErrX", HandOffs: []report.Boundary{{Name: "raft proposal", Message: "pb.InternalRaftRequest"}}, Object: report.Object{Name: "mvcc.ErrX", Kind: "var", File: "kv.go", Line: 5},
 		Sites: []report.Site{
 			{File: "kv.go", Line: 76, Function: "example.com/mvcc.rangeKeys", Kind: "return",
 				Undecided: []report.NoWay{{Root: "v3rpc.(*kvServer).Txn", By: "calls",
@@ -384,6 +384,16 @@ func TestHandOffNames(t *testing.T) {
 		}
 		if got := handOffNames(hs); got != tc.want {
 			t.Errorf("handOffNames(%v) = %q, want %q", tc.names, got, tc.want)
+		}
+	}
+}
+
+// TestMessageNoun: what a hand-off carries is named by its message type.
+func TestMessageNoun(t *testing.T) {
+	hs := []report.Boundary{{Name: "proposal", Message: "pkg/a.InternalRaftRequest"}, {Name: "channel", Message: "pkg/b.WatchResponse"}, {Name: "other", Message: "pkg/c.Note"}, {Name: "job"}}
+	for name, want := range map[string]string{"proposal": "request", "channel": "response", "other": "message", "job": "message", "absent": "message"} {
+		if got := messageNoun(hs, name); got != want {
+			t.Errorf("messageNoun(%s) = %q, want %q", name, got, want)
 		}
 	}
 }

@@ -216,7 +216,7 @@ func (r *Result) crossings(legs []study.Leg) []report.Crossing {
 			}
 			if at := l.Message.At(); at.IsValid() && b.Msg != nil {
 				file, line := r.position(at)
-				out[len(out)-1].MessageAt = &report.Loc{File: file, Line: line}
+				out[len(out)-1].MessageAt = &report.Loc{File: file, Line: line, Text: r.literalText(at)}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"slices"
@@ -32,6 +33,40 @@ func (r *Result) lineText(p token.Pos) string {
 		return ""
 	}
 	return strings.TrimSpace(text)
+}
+
+// literalText is the composite literal whose brace is at p as written,
+// when it is written on one line ("" otherwise): the code that makes a
+// message a hand-off carries.
+func (r *Result) literalText(p token.Pos) string {
+	f := r.Graph.File(p)
+	if f == nil {
+		return ""
+	}
+	var lit *ast.CompositeLit
+	ast.Inspect(f, func(n ast.Node) bool {
+		if lit != nil || n == nil || p < n.Pos() || p >= n.End() {
+			return false
+		}
+		if cl, ok := n.(*ast.CompositeLit); ok && cl.Lbrace == p {
+			lit = cl
+			return false
+		}
+		return true
+	})
+	if lit == nil {
+		return ""
+	}
+	fset := r.Graph.Fset()
+	start, end := fset.Position(lit.Pos()), fset.Position(lit.End())
+	if start.Line != end.Line {
+		return ""
+	}
+	text, err := r.lines.line(start.Filename, start.Line)
+	if err != nil || end.Column-1 > len(text) {
+		return ""
+	}
+	return text[start.Column-1 : end.Column-1]
 }
 
 func (r *Result) cond(c *feasible.Cond) report.Cond {

@@ -1455,10 +1455,12 @@ func (w *walk) errorOf(v ssa.Value) string {
 
 // everyElement are, for each range loop over a slice that a run on to
 // target leaves at its end, the branches inside it that lead to a return
-// (one branch each) and compare part of the request: the way needs each
-// false for every element (`rev == h.Revision` for every kept hash).
-// They are what the way asks of the request (class Input, Every the
-// slice as written); the worlds are not constrained by them.
+// (one branch each) and compare part of the request, or else only server
+// state: the way needs each false for every element (`rev == h.Revision`
+// for every kept hash). They are what the way asks of the request (class
+// Input), or a condition of state (a revision a sender handed off across
+// a hand-off), Every the slice as written; the worlds are not
+// constrained by them.
 func (w *walk) everyElement(fr *frame, target *ssa.BasicBlock) []Cond {
 	var out []Cond
 	for _, l := range w.c.loops(fr.fn) {
@@ -1480,7 +1482,7 @@ func (w *walk) everyElement(fr *frame, target *ssa.BasicBlock) []Cond {
 			}
 			cd := Cond{Func: fr.fn, If: e.ifi, Text: text, Pos: pos, Want: !e.want != flip, Every: over}
 			w.classify(fr, &cd, e.ifi.Cond, !e.want)
-			if cd.Class != Input {
+			if cd.Class != Input && cd.Class != State {
 				continue
 			}
 			cd.Whole = w.c.text.whole(pos, text)

@@ -210,6 +210,9 @@ func OnlyIf(c Cond) Text {
 		not = "either " + not
 	}
 	out := Text{Plain("only if " + not), CodeSpan(c.Text), Plain(" (")}
+	if c.Every != "" {
+		out = Text{Plain("only if " + not), CodeSpan(c.Text), Plain(" for every element of "), CodeSpan(c.Every), Plain(" (")}
+	}
 	if c.Erred != "" {
 		out = Text{Plain("only if "), CodeSpan(c.Erred), Plain(" returns an error (" + not), CodeSpan(c.Text), Plain(", ")}
 		if c.Unloaded != "" {

@@ -248,7 +248,7 @@ var Etcd = &Target{
 			From: "go.etcd.io/etcd/server/v3/etcdserver.HashByRev",
 			Via:  "net/http.(*Client).Do",
 			To:   "go.etcd.io/etcd/server/v3/etcdserver.(*hashKVHandler).ServeHTTP",
-			Doc:  "a member's corruption check asks a peer over the network for the hash of its store at a revision; the peer's HTTP handler answers it, with the error's text in the body of a 400 when it fails",
+			Doc:  "a member's corruption check asks a peer over the network for the hash of its store at a revision; the peer's HTTP handler answers it from the peer's own store (the state it compares the revision with is the peer's), with the error's text in the body of a 400 when it fails",
 		},
 		{
 			Name: "watch control stream",

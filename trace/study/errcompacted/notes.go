@@ -1759,7 +1759,7 @@ func alsoAcross(p *report.PairPaths, lead string) report.Text {
 		last := a.Crossing[len(a.Crossing)-1]
 		out = append(out, t(" "+lead+" the "+last.Boundary+" at ", report.Loc{File: last.File, Line: last.Line})...)
 		if len(last.Message) > 0 && last.MessageAt != nil {
-			out = append(out, t(", with a message that sets "+strings.Join(last.Message, ", ")+" (made at ", *last.MessageAt, ")")...)
+			out = append(out, madeAt(last.Message, *last.MessageAt)...)
 		}
 		if ab := a.Because; ab != nil && a.Feasible == "only-if" {
 			out = append(out, t(": "+ab.Text+" (", report.Loc{File: ab.File, Line: ab.Line}, ").")...)
@@ -1800,7 +1800,7 @@ func (n *notes) detail(p *report.PairPaths) report.Text {
 		}
 		out = append(out, t(fmt.Sprintf(" across the %s at ", c.Boundary), report.Loc{File: c.File, Line: c.Line})...)
 		if len(c.Message) > 0 && c.MessageAt != nil {
-			out = append(out, t(", with a message that sets "+strings.Join(c.Message, ", ")+" (made at ", *c.MessageAt, ")")...)
+			out = append(out, madeAt(c.Message, *c.MessageAt)...)
 		}
 		if p.Feasible == "no" {
 			return append(out, t(": cannot run: "+b.Text+" (", where, ").")...)
@@ -1969,4 +1969,14 @@ func (n *notes) loaded() report.Section {
 	}
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	return s
+}
+
+// madeAt says what message a crossing hands off and where it is made:
+// ", with a message that sets A, B (`T{A: a, B: b}`, file:line)", the
+// literal quoted beside its line when it is written on one line.
+func madeAt(fields []string, at report.Loc) report.Text {
+	if at.Text != "" && !strings.Contains(at.Text, "`") && !placeholder.MatchString(at.Text) {
+		return t(", with a message that sets "+strings.Join(fields, ", ")+", made by `"+at.Text+"` (", at, ")")
+	}
+	return t(", with a message that sets "+strings.Join(fields, ", ")+" (made at ", at, ")")
 }

@@ -1,6 +1,7 @@
 package errcompacted
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -126,5 +127,34 @@ func TestReachedAcross(t *testing.T) {
 	steps[3].From = from(report.StepLink{Step: 2}, report.StepLink{Step: 1})
 	if diff := cmp.Diff([]string{"loop"}, n.feasibleFrom(at(5))); diff != "" {
 		t.Errorf("reached from, by calls (-want +got):\n%s", diff)
+	}
+}
+
+// TestMadeAt: a crossing's message is quoted beside its line when its
+// literal is known and can be quoted; else only the line is cited.
+func TestMadeAt(t *testing.T) {
+	flat := func(x report.Text) string {
+		var b strings.Builder
+		for _, s := range x {
+			switch {
+			case s.Code:
+				b.WriteString("`" + s.Text + "`")
+			case s.Loc != nil:
+				b.WriteString("LOC")
+			default:
+				b.WriteString(s.Text)
+			}
+		}
+		return b.String()
+	}
+	at := report.Loc{File: "a.go", Line: 7, Text: "T{A: a}"}
+	if got := flat(madeAt([]string{"A"}, at)); !strings.Contains(got, "made by `T{A: a}` (LOC)") {
+		t.Errorf("madeAt = %q, want the literal quoted", got)
+	}
+	for _, text := range []string{"", "T{S: `x`}", "T{A: {0}}"} {
+		at.Text = text
+		if got := flat(madeAt([]string{"A"}, at)); !strings.Contains(got, "(made at LOC)") || strings.Contains(got, "made by") {
+			t.Errorf("madeAt with %q = %q, want the line cited alone", text, got)
+		}
 	}
 }
