@@ -1228,7 +1228,7 @@ func (n *notes) decide() report.Section {
 			{Text: t(strings.Join(n.feasibleFrom(c.Loc), ", "))},
 		})
 	}
-	s.Blocks = append(s.Blocks, report.Block{Para: t("The column at C says passes when revision C itself, the compaction revision, gets past the comparison, that is, does not lead to what the comparison guards (C is then the lowest revision that passes), and fails when C leads to it too. The column reached from names the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off.")})
+	s.Blocks = append(s.Blocks, report.Block{Para: t("The column at C says passes when revision C itself, the compaction revision, gets past the comparison, that is, does not lead to what the comparison guards (C is then the lowest revision that passes), and fails when C leads to it too. The column reached from names the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off. An entry that only sets a value compared (a compaction, which sets the compaction revision the sync loop's comparison reads) is not named for that: it decides how the comparison comes out, but no way of its own runs what the comparison guards.")})
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
 	if v := n.verdictText("boundary"); v != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})
