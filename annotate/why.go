@@ -63,13 +63,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			if len(rs) > 0 {
 				rs = append(rs, report.Plain("; "))
 			}
-			how := "by calls"
-			if u.By == "hand-off" {
-				how = "across the " + u.HandOff
-				if u.Message != "" {
-					how += " of " + aKind(u.Message) + " " + messageNoun(w.HandOffs, u.HandOff)
-				}
-			}
+			how := undecidedHow(u, w.HandOffs)
 			rs = append(rs, report.CodeSpan(u.Root), report.Plain(" ("+how+", not decided)"))
 		}
 		cell := report.Cell{Text: rs}
@@ -158,13 +152,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			}
 		}
 		for _, u := range s.Undecided {
-			how := "by calls"
-			if u.By == "hand-off" {
-				how = "across the " + u.HandOff
-				if u.Message != "" {
-					how += " of " + aKind(u.Message) + " " + messageNoun(w.HandOffs, u.HandOff)
-				}
-			}
+			how := undecidedHow(u, w.HandOffs)
 			head := report.Text{report.StrongSpan(u.Root), report.Plain(" (" + how + "): ")}
 			if u.Because != nil {
 				head = append(head, report.CodeText(u.Because.Text)...)
@@ -576,6 +564,20 @@ func aKind(kind string) string {
 		return "an " + kind
 	}
 	return "a " + kind
+}
+
+// undecidedHow says how a root whose best way is not decided gets to the
+// use: "by calls", or "across the H of a K request"; hs are the hand-offs
+// the answer follows.
+func undecidedHow(u report.NoWay, hs []report.Boundary) string {
+	if u.By != "hand-off" {
+		return "by calls"
+	}
+	how := "across the " + u.HandOff
+	if u.Message != "" {
+		how += " of " + aKind(u.Message) + " " + messageNoun(hs, u.HandOff)
+	}
+	return how
 }
 
 // handOffNames names the hand-offs the answer follows, as " (the A, the

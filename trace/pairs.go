@@ -281,15 +281,21 @@ type sentSet struct {
 // sendersOf are the requests that typed boundary bi's own senders make,
 // found once per call graph.
 func (r *Result) sendersOf(bi int) sentSet {
-	if r.shared == nil {
-		r.shared = &sentShare{}
-	}
 	b := r.Boundaries[bi]
 	k := sentKey{b.Name, b.From}
-	if out, ok := r.shared.senders.get(k); ok {
+	if out, ok := r.share().senders.get(k); ok {
 		return out
 	}
 	return r.shared.senders.put(k, r.findSenders(b))
+}
+
+// share is the store the runs on r's call graph share: one of r's own
+// when none is set.
+func (r *Result) share() *sentShare {
+	if r.shared == nil {
+		r.shared = &sentShare{}
+	}
+	return r.shared
 }
 
 // sentShare holds the senders of each typed boundary for the runs on one
@@ -757,11 +763,8 @@ func (r *Result) legs(entry, bi int, msg *feasible.Message) []study.Leg {
 	if msg != nil && msg != handedState && msg.Value != nil {
 		// This run or another on the same call graph may have found them:
 		// renumbered to this run's entries.
-		if r.shared == nil {
-			r.shared = &sentShare{}
-		}
 		sk = msgLegsKey{entry: r.Entries[entry].Func, handOff: r.Boundaries[bi].Name, t: msg.Type, dispatch: msg.Dispatch, v: msg.Value}
-		if ls, ok := r.shared.legs.get(sk); ok {
+		if ls, ok := r.share().legs.get(sk); ok {
 			to := r.EntryIndex(r.Boundaries[bi].To)
 			out := make([]study.Leg, len(ls))
 			for i, l := range ls {

@@ -1972,8 +1972,9 @@ func (n *notes) loaded() report.Section {
 }
 
 // madeAt says what message a crossing hands off and where it is made:
-// ", with a message that sets A, B (`T{A: a, B: b}`, file:line)", the
-// literal quoted beside its line when it is written on one line.
+// ", with a message that sets A, B, made by `T{A: a, B: b}` (file:line)"
+// when the literal is written on one line and can be quoted, else
+// ", with a message that sets A, B (made at file:line)".
 func madeAt(fields []string, at report.Loc) report.Text {
 	if at.Text != "" && !strings.Contains(at.Text, "`") && !placeholder.MatchString(at.Text) {
 		return t(", with a message that sets "+strings.Join(fields, ", ")+", made by `"+at.Text+"` (", at, ")")
