@@ -382,6 +382,11 @@ func (r *Result) reasons(rs []feasible.Reason) string {
 				first, _ := strconv.Atoi(x.Text)
 				add(fmt.Sprintf("`%s` holds the same entry for the key the path looks up at %s and again at %s: %s, and the path, in one such run, makes none between the two lookups",
 					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.stillWrites(st, "every write that changes its entries")))
+			} else if st := x.Still; st != nil && st.Grows != nil {
+				first, _ := strconv.Atoi(x.Text)
+				add(fmt.Sprintf("`%s` does not go down between its reads at %s and %s: %s, and the path, in one such run, makes none between them; every other write of it %s",
+					st.A.Name(), r.lineList([]token.Pos{token.Pos(first)}), r.lineList([]token.Pos{x.Pos}), r.stillWrites(st, "every write that may lower it"),
+					strings.TrimPrefix(r.floorWrites(st.Grows.Writes), "every write of it ")))
 			} else if st := x.Still; st != nil && x.Raise != "" {
 				at, _ := strconv.Atoi(x.Text)
 				add(fmt.Sprintf("`%s` is at least the value `%s` (%s) raised it to, at its read at %s: %s, and the path, in one such run, writes it nowhere between them",

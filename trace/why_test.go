@@ -176,16 +176,6 @@ func TestWhyReleases(t *testing.T) {
 			// Txn handler can run.
 			verdicts: map[string]string{
 				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*kvServer).Range": "yes|",
-				// The apply job's ways are not decided. A write transaction
-				// checks every range against a read view (txn.go:54, the
-				// view's revision read at kvstore_txn.go:61) and runs it in
-				// a write begun after the view ended (beginRev, read again
-				// at kvstore_txn.go:181): past the write's revision only if
-				// currentRev went down in between, which every write of it
-				// prevents but restore's reset to 1 (kvstore.go:315) and
-				// the value it receives (kvstore.go:377). A compaction's
-				// header read (backend.go:78, revision 0) needs it below 0.
-				"server/storage/mvcc/kvstore_txn.go:76 etcdserver.(*EtcdServer).run": "unknown|not decided",
 				// The watch stream's send loop ranges at the revision before
 				// an event's (watch.go:451, `ModRevision - 1`) for a watcher
 				// that asked for the previous value. A put records its change
@@ -226,8 +216,17 @@ func TestWhyReleases(t *testing.T) {
 			// over those events (:579-590), so the send loop's loop over
 			// them (watch.go:448) makes no pass and never ranges a
 			// previous revision. (The Txn handler's write, applied across
-			// its raft proposal, is the apply job's way: not decided.)
-			noWay: []string{"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn calls", "server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*watchServer).Watch watch channel"},
+			// its raft proposal, is the apply job's way.) The apply job's
+			// Txn checks each range against a read view (txn.go:43, 54;
+			// range.go:178) and runs it in a write begun after the view
+			// ended (txn.go:66-67): currentRev, read at kvstore_txn.go:61
+			// and :181, does not go down between, as only a restore may
+			// lower it (kvstore.go:315, 377), made in the apply job's runs
+			// (applySnapshot) or in NewServer, and none comes between the
+			// two reads. So the job's way, and the Txn handler's across
+			// its proposal, are refuted too.
+			noWay: []string{"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn calls", "server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*watchServer).Watch watch channel",
+				"server/storage/mvcc/kvstore_txn.go:76 etcdserver.(*EtcdServer).run scheduled job", "server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*quotaKVServer).Txn raft proposal"},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/etcdserver/errors.ErrNoSpace",
 			// The capped applier refuses a Put (capped.go:34). The dispatch
@@ -477,12 +476,7 @@ func TestWhyReleases(t *testing.T) {
 			},
 			all: []string{"server/etcdserver/api/v3rpc/util.go:46", "server/etcdserver/corrupt.go:609", "server/etcdserver/txn/txn.go:437",
 				"server/storage/mvcc/kvstore.go:180", "server/storage/mvcc/kvstore.go:207", "server/storage/mvcc/kvstore_txn.go:75"},
-			// The same as v3.7.3's: the apply job's write transaction
-			// checks its ranges (txn.go:432) against a view read before
-			// the write began, and restore may lower currentRev
-			// (kvstore.go:304, 366).
 			verdicts: map[string]string{
-				"server/storage/mvcc/kvstore_txn.go:75 etcdserver.(*EtcdServer).run": "unknown|not decided",
 				// As v3.7.3's, at v3.6.0's lines (watch.go:423 and 424).
 				"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*watchServer).Watch": "unknown|is more than 1 above `currentRev` read after it at server/storage/mvcc/kvstore_txn.go:",
 				// As v3.7.3's revision compactor, refused at v3.6.0's line.
@@ -491,8 +485,13 @@ func TestWhyReleases(t *testing.T) {
 			// As v3.7.3's: the decoder refuses a negative revision at
 			// revision.go:107-108 here too.
 			// As at v3.7.3, at this release's lines (watch.go:529,
-			// watchable_store.go:548, 589-602, watch.go:421).
-			noWay: []string{"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*quotaKVServer).Txn calls", "server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*watchServer).Watch watch channel"},
+			// watchable_store.go:548, 589-602, watch.go:421). The apply
+			// job's write transaction checks its ranges (txn.go:432)
+			// against a view read before the write began: as at v3.7.3,
+			// only restore lowers currentRev (kvstore.go:304, 366), in the
+			// apply job's runs or NewServer, never between the two reads.
+			noWay: []string{"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*quotaKVServer).Txn calls", "server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*watchServer).Watch watch channel",
+				"server/storage/mvcc/kvstore_txn.go:75 etcdserver.(*EtcdServer).run scheduled job", "server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*quotaKVServer).Txn raft proposal"},
 		}},
 	} {
 		t.Run(tc.version+"/"+tc.symbol[strings.LastIndex(tc.symbol, "/")+1:], func(t *testing.T) {

@@ -553,6 +553,9 @@ type Checker struct {
 	looked  map[looksKey]bool
 	writers map[*types.Var]map[*ssa.Function]bool
 	runs    map[*ssa.Function]map[*ssa.Function]bool
+	// lowerers are, per field that keeps an order through writes that
+	// may lower it, the functions that may make one of those (insLowers).
+	lowerers map[*types.Var]map[*ssa.Function]bool
 }
 
 // typeString is types.TypeString(t, nil), once per type.

@@ -565,6 +565,21 @@ func (w *walk) assumedFloors(res Result) Result {
 	if order != nil {
 		named = order
 	}
+	if named != nil {
+		// Two reads a serial run keeps still are one value, and a field
+		// that only grows does not go down between two reads of one run
+		// that meets none of the writes that may lower it, made only in
+		// such runs, whatever the writes the floor or the order cannot
+		// bound do elsewhere: when that alone leaves no world, the way
+		// cannot run (a read view's revision and the write's, taken
+		// within one apply run).
+		kept := append(append([]assumed(nil), stills...), w.loweredPairs()...)
+		if _, _, _, still, needs := w.noWorldWith3(ws, kept); still != nil {
+			if r := w.gaveStill(res, still, needs); r.Verdict == No {
+				return r
+			}
+		}
+	}
 	if named == nil && len(carries) > 0 {
 		var carry *assumed
 		var all []assumed

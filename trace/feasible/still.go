@@ -3,6 +3,7 @@ package feasible
 import (
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -145,12 +146,19 @@ type Still struct {
 	// Entry says that A holds a map and the writes are of its entries
 	// (puts, deletes, new maps): the two reads are lookups of one key.
 	Entry bool
+	// Grows, when set, is the order A keeps but through writes that may
+	// lower it (Grows.Unbounded): In, Out and Before are those writes
+	// only, and the others, which only raise it (Grows.Writes), may come
+	// anywhere. What it keeps between two reads is their order, not
+	// their value.
+	Grows *Invariant
 }
 
 type stillKey struct {
-	a  *types.Var
-	s  *ssa.Function
-	fn *ssa.Function // beforeRuns's
+	a     *types.Var
+	s     *ssa.Function
+	fn    *ssa.Function // beforeRuns's
+	lower bool          // lowersOf's
 }
 
 // stillOf classifies the writes of field a by whether they run only
@@ -179,24 +187,94 @@ func (c *Checker) stillOf(a *types.Var, s *ssa.Function) *Still {
 				}
 			}
 		}
-		for _, st := range sites {
-			w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Text: shortStmt(c.text.stmtText(st.Pos()))}
-			if tops, ok := c.within(st.Parent(), s); ok {
-				out.In = append(out.In, w)
-			} else if c.beforeRuns(st.Parent(), s) {
-				out.Before = append(out.Before, w)
-				out.After, out.AfterWhy = c.after[s].fn, c.after[s].why
-			} else {
-				out.Out = append(out.Out, w)
-				out.From = append(out.From, tops)
-			}
-		}
+		c.classifyWrites(out, sites)
 		if len(out.In)+len(out.Out)+len(out.Before) == 0 {
 			out = nil
 		}
 	}
 	c.setStill(k, out)
 	return out
+}
+
+// lowersOf classifies, for field a that keeps order inv but through
+// writes that may lower it (inv.Unbounded), those writes by whether they
+// run only within serial function s; nil when a has none.
+func (c *Checker) lowersOf(a *types.Var, s *ssa.Function, inv *Invariant) *Still {
+	k := stillKey{a: a, s: s, lower: true}
+	if x, ok := c.stills[k]; ok {
+		return x
+	}
+	var out *Still
+	if stores := c.lowering(a, inv); len(stores) > 0 {
+		out = &Still{A: a, S: s, By: c.serialName(s), Grows: inv}
+		var sites []ssa.Instruction
+		for _, st := range stores {
+			sites = append(sites, st)
+		}
+		c.classifyWrites(out, sites)
+	}
+	c.setStill(k, out)
+	return out
+}
+
+// lowering are the stores of a that its order inv does not bound
+// (inv.Unbounded): the writes that may lower it.
+func (c *Checker) lowering(a *types.Var, inv *Invariant) []*ssa.Store {
+	var out []*ssa.Store
+	for _, st := range c.sortedWrites(a) {
+		for _, u := range inv.Unbounded {
+			if u.Pos == st.Pos() && u.Func == st.Parent() {
+				out = append(out, st)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// insLowers reports whether instruction ins may make a write of a that
+// its order inv does not bound: such a store, or a call (deferred, or
+// started in a goroutine) of code that may.
+func (c *Checker) insLowers(ins ssa.Instruction, a *types.Var, inv *Invariant) bool {
+	switch x := ins.(type) {
+	case *ssa.Store:
+		return slices.Contains(c.lowering(a, inv), x)
+	case ssa.CallInstruction:
+		set, ok := c.lowerers[a]
+		if !ok {
+			var seeds []*ssa.Function
+			for _, st := range c.lowering(a, inv) {
+				seeds = append(seeds, st.Parent())
+			}
+			set = c.closure(seeds, false, true)
+			if c.lowerers == nil {
+				c.lowerers = map[*types.Var]map[*ssa.Function]bool{}
+			}
+			c.lowerers[a] = set
+		}
+		return c.anyCallee(x, func(fn *ssa.Function) bool { return set[fn] })
+	}
+	return false
+}
+
+// classifyWrites sorts the writes sites of out's field into out.In (made
+// only within its serial function's runs), out.Before (only before they
+// begin) and out.Out (elsewhere too, with where their ways in leave the
+// runs).
+func (c *Checker) classifyWrites(out *Still, sites []ssa.Instruction) {
+	s := out.S
+	for _, st := range sites {
+		w := InvariantWrite{Pos: st.Pos(), Func: st.Parent(), Text: shortStmt(c.text.stmtText(st.Pos()))}
+		if tops, ok := c.within(st.Parent(), s); ok {
+			out.In = append(out.In, w)
+		} else if c.beforeRuns(st.Parent(), s) {
+			out.Before = append(out.Before, w)
+			out.After, out.AfterWhy = c.after[s].fn, c.after[s].why
+		} else {
+			out.Out = append(out.Out, w)
+			out.From = append(out.From, tops)
+		}
+	}
 }
 
 // shortStmt is an assignment as written, its value cut when long (a
@@ -397,6 +475,29 @@ func stepsOf(r *readInfo) []step {
 // of the path (first before then), when the path runs within a serial
 // function there and writes a nowhere between them; nil otherwise.
 func (w *walk) stillBetween(first, then *readInfo) *Still {
+	a := first.field
+	return w.keptBetween(first, then, func(s *ssa.Function) *Still { return w.c.stillOf(a, s) },
+		func(ins ssa.Instruction) bool { return w.c.insWrites(ins, a) })
+}
+
+// loweredBetween is what keeps field a from going down between reads
+// first and then of the path (first before then), where a keeps order
+// inv but through writes that may lower it: the path runs within a
+// serial function there and makes none of those writes between the
+// reads (writes that only raise a may come between); nil otherwise. It
+// keeps it when every write that may lower a is made within the serial
+// function's runs, or before they begin (no Out: gaveStill decides).
+func (w *walk) loweredBetween(first, then *readInfo, inv *Invariant) *Still {
+	a := first.field
+	return w.keptBetween(first, then, func(s *ssa.Function) *Still { return w.c.lowersOf(a, s, inv) },
+		func(ins ssa.Instruction) bool { return w.c.insLowers(ins, a, inv) })
+}
+
+// keptBetween is what of (its answer for the serial function that holds
+// both reads) says keeps their field between reads first and then of the
+// path, when the path, within one run of that function, makes no write
+// that writes reports between them; nil otherwise.
+func (w *walk) keptBetween(first, then *readInfo, of func(*ssa.Function) *Still, writes func(ssa.Instruction) bool) *Still {
 	if len(w.c.serial) == 0 {
 		return nil
 	}
@@ -427,27 +528,25 @@ func (w *walk) stillBetween(first, then *readInfo) *Still {
 			return nil
 		}
 	}
-	a := first.field
-	st := w.c.stillOf(a, s)
+	st := of(s)
 	if st == nil {
 		return nil
 	}
-	c := w.c
 	// Below the common frame, on first's side: the rest of each function
 	// after its step (and what it defers, run when it returns).
 	for _, x := range ca[:ia] {
-		if c.writesAfter(x.ins, a) {
+		if writesAfter(x.ins, writes) {
 			return nil
 		}
 	}
 	// On then's side: each function from its entry to its step.
 	for _, x := range cb[:ib] {
-		if c.writesBefore(x.ins, a) {
+		if writesBefore(x.ins, writes) {
 			return nil
 		}
 	}
 	// In the common frame, between the two steps.
-	if c.writesBetweenIns(ca[ia].ins, cb[ib].ins, a) {
+	if writesBetweenIns(ca[ia].ins, cb[ib].ins, writes) {
 		return nil
 	}
 	return st
@@ -457,10 +556,16 @@ func (w *walk) stillBetween(first, then *readInfo) *Still {
 // ins: in the rest of its block, in a block reachable from it, or in a
 // deferred call.
 func (c *Checker) writesAfter(ins ssa.Instruction, a *types.Var) bool {
+	return writesAfter(ins, func(x ssa.Instruction) bool { return c.insWrites(x, a) })
+}
+
+// writesAfter reports whether a run of ins's function may make a write
+// that writes reports after ins.
+func writesAfter(ins ssa.Instruction, writes func(ssa.Instruction) bool) bool {
 	b := ins.Block()
 	i := instrIndex(ins)
 	for _, x := range b.Instrs[i+1:] {
-		if c.insWrites(x, a) {
+		if writes(x) {
 			return true
 		}
 	}
@@ -472,7 +577,7 @@ func (c *Checker) writesAfter(ins ssa.Instruction, a *types.Var) bool {
 			}
 			seen[x] = true
 			for _, y := range x.Instrs {
-				if c.insWrites(y, a) {
+				if writes(y) {
 					return true
 				}
 			}
@@ -480,7 +585,7 @@ func (c *Checker) writesAfter(ins ssa.Instruction, a *types.Var) bool {
 	}
 	for _, x := range ins.Parent().Blocks {
 		for _, y := range x.Instrs {
-			if _, isDefer := y.(*ssa.Defer); isDefer && c.insWrites(y, a) {
+			if _, isDefer := y.(*ssa.Defer); isDefer && writes(y) {
 				return true
 			}
 		}
@@ -491,6 +596,12 @@ func (c *Checker) writesAfter(ins ssa.Instruction, a *types.Var) bool {
 // writesBefore reports whether a run of ins's function may write a
 // before it reaches ins.
 func (c *Checker) writesBefore(ins ssa.Instruction, a *types.Var) bool {
+	return writesBefore(ins, func(x ssa.Instruction) bool { return c.insWrites(x, a) })
+}
+
+// writesBefore reports whether a run of ins's function may make a write
+// that writes reports before it reaches ins.
+func writesBefore(ins ssa.Instruction, writes func(ssa.Instruction) bool) bool {
 	b := ins.Block()
 	reach := reachesTo(b)
 	loops := false
@@ -505,7 +616,7 @@ func (c *Checker) writesBefore(ins ssa.Instruction, a *types.Var) bool {
 			if _, isDefer := y.(*ssa.Defer); isDefer {
 				continue
 			}
-			if y != ins && c.insWrites(y, a) {
+			if y != ins && writes(y) {
 				return true
 			}
 		}
@@ -517,9 +628,15 @@ func (c *Checker) writesBefore(ins ssa.Instruction, a *types.Var) bool {
 // after instruction x and before instruction y (a deferred call runs at
 // the function's end, not there).
 func (c *Checker) writesBetweenIns(x, y ssa.Instruction, a *types.Var) bool {
+	return writesBetweenIns(x, y, func(z ssa.Instruction) bool { return c.insWrites(z, a) })
+}
+
+// writesBetweenIns reports whether a run of one function may make a
+// write that writes reports after instruction x and before instruction y.
+func writesBetweenIns(x, y ssa.Instruction, writes func(ssa.Instruction) bool) bool {
 	return anyBetween(x, y, func(z ssa.Instruction) bool {
 		_, isDefer := z.(*ssa.Defer)
-		return !isDefer && c.insWrites(z, a)
+		return !isDefer && writes(z)
 	}, nil)
 }
 
@@ -549,6 +666,37 @@ func (w *walk) stillPairs() []assumed {
 			out = append(out,
 				assumed{a: p.first, b: p.then, still: st, reads: reads},
 				assumed{a: p.then, b: p.first, still: st, reads: reads})
+		}
+	}
+	return out
+}
+
+// loweredPairs are the assumptions that a field that only grows, but
+// through writes that may lower it (an order the analysis does not
+// assume, see order.go), does not go down between two reads of the path
+// that a serial run holds with none of those writes between them and
+// none made outside such runs (loweredBetween): the first is at most the
+// second.
+func (w *walk) loweredPairs() []assumed {
+	if len(w.c.serial) == 0 {
+		return nil
+	}
+	var out []assumed
+	for _, t := range w.intReads() {
+		rd := w.terms[t].read
+		inv := w.c.grows(rd.field)
+		if inv == nil || len(inv.Unbounded) == 0 {
+			continue
+		}
+		for _, p := range w.orderedPairs(t, rd) {
+			if p.then != t {
+				continue // each pair once: from its later read
+			}
+			st := w.loweredBetween(w.terms[p.first].read, w.terms[p.then].read, inv)
+			if st == nil {
+				continue
+			}
+			out = append(out, assumed{a: p.first, b: p.then, inv: inv, still: st, reads: []token.Pos{p.at[0], p.at[1]}})
 		}
 	}
 	return out
