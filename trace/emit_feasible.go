@@ -1071,11 +1071,18 @@ func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 		if t.Passes != "" {
 			part = fmt.Sprintf("passes `%s`", t.Passes)
 		}
+		if t.NoError {
+			part = fmt.Sprintf("`%s` returns no error", t.Text)
+		}
 		of := ""
 		if t.Of != "" {
 			of = fmt.Sprintf(", of the error `%s` returned", t.Of)
 		}
-		if file, line := r.position(t.Pos); file != "" {
+		if len(t.More) > 0 {
+			// One call made at several places, any of which the way may
+			// pass: each is named.
+			part += fmt.Sprintf(" (`%s`%s)", r.lineList(append([]token.Pos{t.Pos}, t.More...)), of)
+		} else if file, line := r.position(t.Pos); file != "" {
 			part += fmt.Sprintf(" (`%s:%d`%s)", file, line, of)
 		} else if of != "" {
 			part += " (" + of[2:] + ")"

@@ -321,17 +321,23 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			}
 		case "onlyif":
 			// onlyif ENTRY SITE [not] TEXT [| WORDS]: the shown way lists
-			// the condition among its only-ifs (with WORDS in its note).
+			// the condition among its only-ifs (with WORDS in its note;
+			// ending it, with WORDS ending in $).
 			p := pair(f[1], f[2])
 			want, text := true, strings.Join(f[3:], " ")
 			text, words, _ := strings.Cut(text, " | ")
 			if rest, ok := strings.CutPrefix(text, "not "); ok {
 				want, text = false, rest
 			}
+			words, atEnd := strings.CutSuffix(words, "$")
 			found := false
 			if p.Best < len(p.Ways) {
 				for _, c := range p.Ways[p.Best].OnlyIf {
-					found = found || c.Text == text && c.Want == want && strings.Contains(c.Note, words)
+					has := strings.Contains(c.Note, words)
+					if atEnd {
+						has = strings.HasSuffix(c.Note, words)
+					}
+					found = found || c.Text == text && c.Want == want && has
 				}
 			}
 			if !found {

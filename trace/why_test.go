@@ -283,6 +283,17 @@ func TestWhyReleases(t *testing.T) {
 				// is given (kvstore.go:517): the way needs a stored key with
 				// a lease.
 				"server/lease/lessor.go:561 etcdserver.(*EtcdServer).run": "raft.IsEmptySnap(toApply.snapshot)| ;; keyToLease|ranged over by the loop there, whose body the way runs",
+				// The keep-alive's renewal waits for the apply where the
+				// feature FastLeaseKeepAlive is off, or where the lessor
+				// does not find the lease (v3_server.go:512-523), and goes
+				// on to checkLeaseRenew only when the wait returns no error
+				// (ErrStopped or a timeout otherwise, :459-466): the way to
+				// a lease not found (lessor.go:409) needs the lease found
+				// there or the wait passed. And a renewal that clears a
+				// checkpointed TTL goes on past its checkpoint proposal
+				// only when that returns no error (lessor.go:436-439).
+				"server/lease/lessor.go:409 v3rpc.(*LeaseServer).LeaseKeepAlive": "le == nil|, or else `s.waitAppliedIndex()` returns no error (`server/etcdserver/v3_server.go:515 and 520`)",
+				"server/lease/lessor.go:447 leasehttp.(*leaseHandler).ServeHTTP": "clearRemainingTTL|, or else `le.cp(…)` returns no error (`server/lease/lessor.go:437`)",
 			},
 			uses: map[string][]string{
 				// The lease HTTP handler compares the lessor's error (http.go:93).

@@ -1234,6 +1234,8 @@ func (w *walk) joins(fr *frame, target *ssa.BasicBlock) []Cond {
 				out = append(out, c)
 			} else if c, ok := w.askEither(fr, alive); ok {
 				out = append(out, c)
+			} else if c, ok := w.eitherNoError(fr, alive); ok {
+				out = append(out, c)
 			}
 		}
 	}
@@ -1387,6 +1389,75 @@ func (w *walk) either(fr *frame, es []edgeOf) (Cond, bool) {
 	for _, a := range alts[1:] {
 		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want, Of: w.errorOf(a.If.Cond)})
 	}
+	return c, true
+}
+
+// eitherNoError is either for a join that some ways come into past a
+// test that a call of server state returned no error (a lease's renewal
+// waits for the apply only when the lessor does not find the lease, or
+// when a feature is off, and goes on when the wait returns no error):
+// each such way in is "`s.waitAppliedIndex()` returns no error", one per
+// call as written (with each place it is made), in Or after the branches
+// of state, at least one of
+// which comes in too. False when a way in is neither (a check of the
+// request is not of class Ordinary).
+func (w *walk) eitherNoError(fr *frame, es []edgeOf) (Cond, bool) {
+	var states []Cond
+	var calls []Test
+	for _, e := range es {
+		text, pos, flip := w.c.text.condText(e.ifi)
+		c := Cond{Func: fr.fn, If: e.ifi, Text: text, Pos: pos, Want: e.want != flip}
+		w.classify(fr, &c, e.ifi.Cond, e.want)
+		if c.Class == State && text != "" {
+			states = append(states, c)
+			continue
+		}
+		if c.Class != Ordinary || !errTest(e.ifi.Cond) {
+			return Cond{}, false
+		}
+		x, needsErr, ok := nilTest(e.ifi.Cond, e.want)
+		if !ok || needsErr {
+			return Cond{}, false
+		}
+		var call *ssa.Call
+		switch t := x.(type) {
+		case *ssa.Call:
+			call = t
+		case *ssa.Extract:
+			call, _ = t.Tuple.(*ssa.Call)
+		}
+		if call == nil {
+			return Cond{}, false
+		}
+		ct := shortCall(w.c.text.callText(call))
+		if ct == "" {
+			return Cond{}, false
+		}
+		calls = append(calls, Test{Text: ct, Pos: pos, NoError: true})
+	}
+	if len(states) == 0 || len(calls) == 0 {
+		return Cond{}, false
+	}
+	sort.SliceStable(states, func(i, j int) bool { return states[i].Pos < states[j].Pos })
+	sort.SliceStable(calls, func(i, j int) bool { return calls[i].Pos < calls[j].Pos })
+	// One call made at two places (the wait, under either side of a
+	// test of a feature) is one alternative, naming both.
+	var merged []Test
+	for _, t := range calls {
+		if i := slices.IndexFunc(merged, func(m Test) bool { return m.Text == t.Text }); i >= 0 {
+			merged[i].More = append(merged[i].More, t.Pos)
+			continue
+		}
+		merged = append(merged, t)
+	}
+	calls = merged
+	c := states[0]
+	c.Whole = w.c.text.whole(c.Pos, c.Text)
+	c.hop, c.at, c.meet = w.meetAt(fr, c.Pos)
+	for _, a := range states[1:] {
+		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want, Of: w.errorOf(a.If.Cond)})
+	}
+	c.Or = append(c.Or, calls...)
 	return c, true
 }
 

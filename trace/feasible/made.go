@@ -58,6 +58,11 @@ type Test struct {
 	// way needs passed (an alternative of a request's join), is the check
 	// as written.
 	Passes string
+	// NoError says that the test is that the call Text, as written,
+	// returned no error (an alternative of a join: eitherNoError); More
+	// are the other places the way may make that call instead of at Pos.
+	NoError bool
+	More    []token.Pos
 }
 
 // pointee is the named struct type t points to, or nil.

@@ -292,6 +292,18 @@ func shortStmt(s string) string {
 	return s
 }
 
+// shortCall is a call as written, its arguments cut when long:
+// "le.cp(…)".
+func shortCall(s string) string {
+	if len(s) <= 72 {
+		return s
+	}
+	if i := strings.Index(s, "("); i > 0 && strings.HasSuffix(s, ")") {
+		return s[:i] + "(…)"
+	}
+	return s
+}
+
 func closing(b byte) byte {
 	if b == '{' {
 		return '}'
