@@ -84,6 +84,10 @@ type whyCase struct {
 	// passes ("file:line root function") to that way's verdict and words
 	// its reason holds ("verdict|words").
 	wayThrough map[string]string
+	// asks maps a use and a root ("file:line root") to what the shown
+	// way asks of the request: a condition's text and the words its note
+	// holds ("text|words").
+	asks map[string]string
 }
 
 // TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
@@ -294,6 +298,15 @@ func TestWhyReleases(t *testing.T) {
 				// only when that returns no error (lessor.go:436-439).
 				"server/lease/lessor.go:409 v3rpc.(*LeaseServer).LeaseKeepAlive": "le == nil|, or else `s.waitAppliedIndex()` returns no error (`server/etcdserver/v3_server.go:515 and 520`)",
 				"server/lease/lessor.go:447 leasehttp.(*leaseHandler).ServeHTTP": "clearRemainingTTL|, or else `le.cp(…)` returns no error (`server/lease/lessor.go:437`)",
+			},
+			// The time-to-live checks the caller may list the lease's keys
+			// only when the request asks for them (v3_server.go:706-712),
+			// and compares the revision that check returns only after the
+			// lease's answer (:719-723): the way into leaseTimeToLive
+			// (:714), to its refusal of a lease the leader's lessor does
+			// not find (:648), asks one of the two.
+			asks: map[string]string{
+				"server/etcdserver/v3_server.go:648 v3rpc.(*LeaseServer).LeaseTimeToLive": "r.Keys|, or else passes `s.checkLeaseTimeToLive(ctx, lease.LeaseID(r.ID))` (`server/etcdserver/v3_server.go:709`)",
 			},
 			uses: map[string][]string{
 				// The lease HTTP handler compares the lessor's error (http.go:93).
@@ -671,6 +684,26 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 			if slices.Contains(tc.notRoots, r) {
 				t.Errorf("%s:%d gives the root %s, which gRPC does not run", s.File, s.Line, r)
 			}
+		}
+	}
+	for key, want := range tc.asks {
+		text, words, _ := strings.Cut(want, "|")
+		paired := false
+		for _, p := range pairsAt(w, key) {
+			if p.Best >= len(p.Ways) {
+				continue
+			}
+			paired = true
+			found := false
+			for _, c := range p.Ways[p.Best].Asks {
+				found = found || c.Text == text && strings.Contains(c.Note, words)
+			}
+			if !found {
+				t.Errorf("%s: the shown way asks %+v; want %q, saying %q", key, p.Ways[p.Best].Asks, text, words)
+			}
+		}
+		if !paired {
+			t.Errorf("no pair %s with a way", key)
 		}
 	}
 	for key, wants := range tc.onlyIf {

@@ -1479,6 +1479,9 @@ func (w *walk) askEither(fr *frame, es []edgeOf) (Cond, bool) {
 		if (c.Class == Input || c.Class == Ordinary) && errTest(e.ifi.Cond) {
 			w.checkCall(fr, &c, e.ifi.Cond, e.want)
 			if c.check() == "" {
+				w.checkCallBefore(fr, &c, e.ifi.Cond, e.want)
+			}
+			if c.check() == "" {
 				return Cond{}, false
 			}
 			c.Class = Input
@@ -1914,6 +1917,70 @@ func (w *walk) meetAt(fr *frame, pos token.Pos) (int, token.Pos, string) {
 		}
 	}
 	return -1, pos, ""
+}
+
+// checkCallBefore is checkCall for a call whose other results the
+// function uses, but only after the way has left it (a permission check
+// that also returns the revision it checked at, compared when the way's
+// call has returned): up to where the way goes on, the call is a check.
+func (w *walk) checkCallBefore(fr *frame, c *Cond, cond ssa.Value, want bool) {
+	if fr.site == nil {
+		return
+	}
+	x, fails, ok := nilTest(cond, want)
+	if !ok {
+		return
+	}
+	e, ok := w.c.stored(x).(*ssa.Extract)
+	if !ok {
+		return
+	}
+	call, ok := e.Tuple.(*ssa.Call)
+	if !ok || len(checked(call)) == 0 || usedBetween(call, e.Index, fr.site) || c.Class != Input && !givenInput(fr, call) {
+		return
+	}
+	if fails {
+		w.notLoaded(fr, c, call)
+		c.Fails = w.c.text.callText(call)
+	} else {
+		c.Passes = w.c.text.callText(call)
+	}
+}
+
+// usedBetween reports whether a result of call other than the one at
+// index i is used after it and before instruction until: by an
+// instruction a run can reach from the call before until, through the
+// phis that merge it (a variable declared before an if statement that
+// the call assigns in its body).
+func usedBetween(call *ssa.Call, i int, until ssa.Instruction) bool {
+	seen := map[ssa.Value]bool{}
+	var uses func(v ssa.Value) bool
+	uses = func(v ssa.Value) bool {
+		if seen[v] || v.Referrers() == nil {
+			return false
+		}
+		seen[v] = true
+		for _, r := range *v.Referrers() {
+			switch r := r.(type) {
+			case *ssa.DebugRef:
+			case *ssa.Phi:
+				if uses(r) {
+					return true
+				}
+			default:
+				if r == until || anyBetween(call, until, func(z ssa.Instruction) bool { return z == r }, nil) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, r := range *call.Referrers() {
+		if x, ok := r.(*ssa.Extract); ok && x.Index != i && uses(x) {
+			return true
+		}
+	}
+	return false
 }
 
 // givenInput reports whether call is given a value of the root's input
