@@ -109,7 +109,8 @@ func TestWhyReleases(t *testing.T) {
 			// updateCompactRev needs that branch not taken when the field
 			// was last set.
 			onlyIf: map[string]string{
-				"server/storage/mvcc/kvstore.go:218 v3rpc.(*kvServer).Compact": "corruptAlarms|sets `applyV3` to a `apply.applierV3Corrupt`, whose `Compaction` cannot lead on to this way",
+				"server/storage/mvcc/kvstore.go:218 v3compactor.(*Revision).Run$1": "rev > s.currentRev|",
+				"server/storage/mvcc/kvstore.go:218 v3rpc.(*kvServer).Compact":     "corruptAlarms|sets `applyV3` to a `apply.applierV3Corrupt`, whose `Compaction` cannot lead on to this way",
 			},
 			// The raft loop's way through the restore (applySnapshot ->
 			// restore -> compactLockfree(scheduledCompact) ->
@@ -205,12 +206,16 @@ func TestWhyReleases(t *testing.T) {
 				// the number it keeps (revision.go:81, `rc.rg.Rev() -
 				// rc.retention`, Rev a read of currentRev): past the current
 				// revision, read after the proposal, only with a retention
-				// below 0. Nothing rejects one: in revision mode a retention
-				// of "-5ns" is parsed as a duration (embed/etcd.go:929-947)
-				// and a compactor is made for any but 0 (server.go:379). Not
-				// decided, as the periodic compactor's, and the reason says
-				// what it needs of retention.
-				"server/storage/mvcc/kvstore.go:218 v3compactor.(*Revision).Run$1": "unknown|so the value is above a later read of the same struct's `currentRev` only if `retention` is below 0, which the analysis does not rule out: it does not bound the value stored by `retention: retention` (server/etcdserver/api/v3compactor/revision.go:54)",
+				// below 0. That number is the configuration NewServer is
+				// given (server.go:379-383, cfg.AutoCompactionRetention,
+				// through v3compactor.New, compactor.go:69, to newRevision's
+				// `retention: retention`, revision.go:54), which a program
+				// may set to any value, and nothing rejects a negative one:
+				// in revision mode a retention of "-5ns" is parsed as a
+				// duration (embed/etcd.go:929-947), and a compactor is made
+				// for any but 0 (server.go:379). So the way can run, only if
+				// the proposed revision is past the current one.
+				"server/storage/mvcc/kvstore.go:218 v3compactor.(*Revision).Run$1": "only-if|",
 			},
 			// The Watch handler's send loop asks for progress
 			// (watch.go:564, RequestProgress), which hands the watch
@@ -488,7 +493,8 @@ func TestWhyReleases(t *testing.T) {
 		{"v3.6.0", whyCase{symbol: "mvcc.ErrFutureRev",
 			// As v3.7.3's: restoreAlarms (uber_applier.go:108-109 here).
 			onlyIf: map[string]string{
-				"server/storage/mvcc/kvstore.go:207 v3rpc.(*kvServer).Compact": "corruptAlarms|sets `applyV3` to a `apply.applierV3Corrupt`, whose `Compaction` cannot lead on to this way",
+				"server/storage/mvcc/kvstore.go:207 v3compactor.(*Revision).Run$1": "rev > s.currentRev|",
+				"server/storage/mvcc/kvstore.go:207 v3rpc.(*kvServer).Compact":     "corruptAlarms|sets `applyV3` to a `apply.applierV3Corrupt`, whose `Compaction` cannot lead on to this way",
 			},
 			// As v3.7.3's: the raise at kvstore.go:382-383 here.
 			wayThrough: map[string]string{
@@ -503,8 +509,9 @@ func TestWhyReleases(t *testing.T) {
 			verdicts: map[string]string{
 				// As v3.7.3's, at v3.6.0's lines (watch.go:423 and 424).
 				"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*watchServer).Watch": "unknown|is more than 1 above `currentRev` read after it at server/storage/mvcc/kvstore_txn.go:",
-				// As v3.7.3's revision compactor, refused at v3.6.0's line.
-				"server/storage/mvcc/kvstore.go:207 v3compactor.(*Revision).Run$1": "unknown|the value its sender handed off, `rev := rc.rg.Rev() - rc.retention` at server/etcdserver/api/v3compactor/revision.go:81, is above `currentRev` read after the hand-off at server/storage/mvcc/kvstore.go:205",
+				// As v3.7.3's revision compactor, refused at v3.6.0's line:
+				// the retention is the configuration's (server.go:392-396).
+				"server/storage/mvcc/kvstore.go:207 v3compactor.(*Revision).Run$1": "only-if|",
 			},
 			// As v3.7.3's: the decoder refuses a negative revision at
 			// revision.go:107-108 here too.

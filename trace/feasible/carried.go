@@ -3,6 +3,7 @@ package feasible
 import (
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 
 	"golang.org/x/tools/go/ssa"
@@ -572,6 +573,11 @@ func (c *Checker) subSrc(b *ssa.BinOp) *readSrc {
 	}
 	// The value itself is the carried "write": where the sender computes it.
 	cr.Writes = []InvariantWrite{{Pos: b.Pos(), Func: b.Parent(), Text: cr.Expr}}
+	if c.configured(g) {
+		// Any value the configuration's type holds: the difference may be
+		// above the read, and the way is a condition of state like another.
+		return nil
+	}
 	cr.MinusFloor = c.floor(g)
 	if cr.MinusFloor == nil && c.seesAllWrites(g) {
 		for _, st := range c.sortedWrites(g) {
@@ -579,6 +585,122 @@ func (c *Checker) subSrc(b *ssa.BinOp) *readSrc {
 		}
 	}
 	return &readSrc{field: r.from, pos: b.Pos(), fn: b.Parent(), carry: cr}
+}
+
+// configured reports whether every write of field g stores a value of
+// the configuration the server is made with: a field of a parameter of
+// the function the target says makes the server before its loops start
+// (SetSerialAfter: NewServer, given its configuration by the program
+// that makes it), followed through conversions and the parameters of the
+// functions that hand it on (`newRevision(…, int64(retention), …)`).
+// A program may give that function any configuration, so the field may
+// hold any value its type holds (a compactor's retention below 0).
+func (c *Checker) configured(g *types.Var) bool {
+	makers := map[*ssa.Function]bool{}
+	for _, a := range c.after {
+		makers[a.fn] = true
+	}
+	if len(makers) == 0 || !c.seesAllWrites(g) {
+		return false
+	}
+	ws := c.sortedWrites(g)
+	if len(ws) == 0 {
+		return false
+	}
+	for _, st := range ws {
+		if !c.fromConfig(st.Val, makers, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// fromConfig reports whether v is, on every way to it, a field of a
+// parameter of one of makers (through a local copy of it), followed up
+// through conversions and through a parameter to what every caller
+// passes.
+func (c *Checker) fromConfig(v ssa.Value, makers map[*ssa.Function]bool, depth int) bool {
+	if depth > 6 {
+		return false
+	}
+	switch x := v.(type) {
+	case *ssa.Convert:
+		return c.fromConfig(x.X, makers, depth+1)
+	case *ssa.ChangeType:
+		return c.fromConfig(x.X, makers, depth+1)
+	case *ssa.Field:
+		return c.configStruct(x.X, makers, x)
+	case *ssa.UnOp:
+		if fa, ok := x.X.(*ssa.FieldAddr); ok && x.Op == token.MUL {
+			return c.configStruct(fa.X, makers, x)
+		}
+	case *ssa.Parameter:
+		fn := x.Parent()
+		i := slices.Index(fn.Params, x)
+		n := c.g.CG.Nodes[fn]
+		if i < 0 || n == nil || len(n.In) == 0 || makers[fn] {
+			return false
+		}
+		for _, e := range n.In {
+			cm := e.Site.Common()
+			if _, isGo := e.Site.(*ssa.Go); isGo || cm.IsInvoke() || cm.StaticCallee() != fn {
+				return false
+			}
+			args := cm.Args
+			if i >= len(args) || !c.fromConfig(args[i], makers, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// configStruct reports whether v, the struct a field is read from (or
+// its address) by instruction at, is a parameter of one of makers, or a
+// local copy whose only store is one and that no call is given before
+// at (a method that might change it).
+func (c *Checker) configStruct(v ssa.Value, makers map[*ssa.Function]bool, at ssa.Instruction) bool {
+	if p, ok := v.(*ssa.Parameter); ok {
+		return makers[p.Parent()]
+	}
+	a, ok := v.(*ssa.Alloc)
+	if !ok || a.Heap && a.Referrers() == nil {
+		return false
+	}
+	var from *ssa.Parameter
+	var copied *ssa.Store
+	var calls []*ssa.Call
+	for _, r := range *a.Referrers() {
+		switch r := r.(type) {
+		case *ssa.Store:
+			p, ok := r.Val.(*ssa.Parameter)
+			if !ok || r.Addr != a || from != nil {
+				return false
+			}
+			from, copied = p, r
+		case *ssa.FieldAddr, *ssa.DebugRef:
+		case *ssa.UnOp:
+			if r.Op != token.MUL {
+				return false
+			}
+		case *ssa.Call:
+			// A method of the configuration (a timeout it computes from two
+			// of its fields): it must come after the read.
+			calls = append(calls, r)
+		default:
+			return false
+		}
+	}
+	if from == nil || !makers[from.Parent()] {
+		return false
+	}
+	for _, call := range calls {
+		if call == at || anyBetween(copied, at, func(z ssa.Instruction) bool { return z == ssa.Instruction(call) }, nil) {
+			return false
+		}
+	}
+	return true
 }
 
 // handedOut are the calls of the loaded code (at most n, by position)
