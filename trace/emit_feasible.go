@@ -1097,6 +1097,20 @@ func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 // can only be 0 on the runs that take it (…): so only if `0 > curRev`"; "" when it
 // has none.
 func (r *Result) pinNote(c *feasible.Cond) string {
+	if cr := c.Configured; cr != nil && cr.Config != nil {
+		// A value a sender computed less a field of the configuration.
+		first := "its first operand"
+		if cr.First != "" {
+			first = "`" + cr.First + "`"
+		}
+		at := ""
+		if len(cr.Writes) > 0 {
+			at = " (`" + r.lineList([]token.Pos{cr.Writes[0].Pos}) + "`)"
+		}
+		file, line := r.position(cr.Config.Pos)
+		return fmt.Sprintf(", where the sender handed off `%s`%s: %s is at most an earlier read of `%s`, which never goes down%s, so this holds only with `%s` below 0, the configuration's `%s` (`%s:%d`, in `%s`), which a program may give the server so",
+			cr.Expr, at, first, cr.From.Name(), r.assumedOrder(cr), cr.Minus.Name(), cr.Config.Text, file, line, report.ShortName(callpath.Name(cr.Config.Func)))
+	}
 	if len(c.Or) > 0 {
 		// A join the way comes into by one of several branches.
 		return ", or else " + r.testsJoined(c.Or, "or")

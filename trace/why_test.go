@@ -109,7 +109,7 @@ func TestWhyReleases(t *testing.T) {
 			// updateCompactRev needs that branch not taken when the field
 			// was last set.
 			onlyIf: map[string]string{
-				"server/storage/mvcc/kvstore.go:218 v3compactor.(*Revision).Run$1": "rev > s.currentRev|",
+				"server/storage/mvcc/kvstore.go:218 v3compactor.(*Revision).Run$1": "rev > s.currentRev|so this holds only with `retention` below 0, the configuration's `cfg.AutoCompactionRetention` (`server/etcdserver/server.go:379`, in `etcdserver.NewServer`)",
 				"server/storage/mvcc/kvstore.go:218 v3rpc.(*kvServer).Compact":     "corruptAlarms|sets `applyV3` to a `apply.applierV3Corrupt`, whose `Compaction` cannot lead on to this way",
 			},
 			// The raft loop's way through the restore (applySnapshot ->
@@ -493,7 +493,7 @@ func TestWhyReleases(t *testing.T) {
 		{"v3.6.0", whyCase{symbol: "mvcc.ErrFutureRev",
 			// As v3.7.3's: restoreAlarms (uber_applier.go:108-109 here).
 			onlyIf: map[string]string{
-				"server/storage/mvcc/kvstore.go:207 v3compactor.(*Revision).Run$1": "rev > s.currentRev|",
+				"server/storage/mvcc/kvstore.go:207 v3compactor.(*Revision).Run$1": "rev > s.currentRev|so this holds only with `retention` below 0, the configuration's `cfg.AutoCompactionRetention` (`server/etcdserver/server.go:392`, in `etcdserver.NewServer`)",
 				"server/storage/mvcc/kvstore.go:207 v3rpc.(*kvServer).Compact":     "corruptAlarms|sets `applyV3` to a `apply.applierV3Corrupt`, whose `Compaction` cannot lead on to this way",
 			},
 			// As v3.7.3's: the raise at kvstore.go:382-383 here.

@@ -47,7 +47,12 @@ type Carry struct {
 	// computes the value and First its first operand, as written;
 	// MinusFloor is what keeps Minus at or above 0 (nil when the analysis
 	// finds nothing), MinusWrites its writes when there is no floor.
-	Minus       *types.Var
+	Minus *types.Var
+	// Config, on a Minus whose every write stores a field of the
+	// configuration the server is made with (configured), is that field
+	// as read there: Minus may hold any value, and the carry is no
+	// assumption but what the way needs of the configuration.
+	Config      *ConfigField
 	Expr, First string
 	MinusFloor  *Invariant
 	MinusWrites []InvariantWrite
@@ -573,10 +578,12 @@ func (c *Checker) subSrc(b *ssa.BinOp) *readSrc {
 	}
 	// The value itself is the carried "write": where the sender computes it.
 	cr.Writes = []InvariantWrite{{Pos: b.Pos(), Func: b.Parent(), Text: cr.Expr}}
-	if c.configured(g) {
+	if cf := c.configured(g); cf != nil {
 		// Any value the configuration's type holds: the difference may be
-		// above the read, and the way is a condition of state like another.
-		return nil
+		// above the read, and the way is a condition of state like another,
+		// which needs the field below 0 (Carry.Config).
+		cr.Config = cf
+		return &readSrc{field: r.from, pos: b.Pos(), fn: b.Parent(), carry: cr}
 	}
 	cr.MinusFloor = c.floor(g)
 	if cr.MinusFloor == nil && c.seesAllWrites(g) {
@@ -595,44 +602,63 @@ func (c *Checker) subSrc(b *ssa.BinOp) *readSrc {
 // functions that hand it on (`newRevision(…, int64(retention), …)`).
 // A program may give that function any configuration, so the field may
 // hold any value its type holds (a compactor's retention below 0).
-func (c *Checker) configured(g *types.Var) bool {
+func (c *Checker) configured(g *types.Var) *ConfigField {
 	makers := map[*ssa.Function]bool{}
 	for _, a := range c.after {
 		makers[a.fn] = true
 	}
 	if len(makers) == 0 || !c.seesAllWrites(g) {
-		return false
+		return nil
 	}
 	ws := c.sortedWrites(g)
 	if len(ws) == 0 {
-		return false
+		return nil
 	}
+	var first *ConfigField
 	for _, st := range ws {
-		if !c.fromConfig(st.Val, makers, 0) {
-			return false
+		var cf ConfigField
+		if !c.fromConfig(st.Val, makers, 0, &cf) {
+			return nil
+		}
+		if first == nil {
+			first = &cf
 		}
 	}
-	return true
+	return first
+}
+
+// ConfigField is a field of the configuration the server is made with,
+// as the function that makes it reads it ("cfg.AutoCompactionRetention").
+type ConfigField struct {
+	Text string
+	Pos  token.Pos
+	Func *ssa.Function
 }
 
 // fromConfig reports whether v is, on every way to it, a field of a
 // parameter of one of makers (through a local copy of it), followed up
 // through conversions and through a parameter to what every caller
 // passes.
-func (c *Checker) fromConfig(v ssa.Value, makers map[*ssa.Function]bool, depth int) bool {
+func (c *Checker) fromConfig(v ssa.Value, makers map[*ssa.Function]bool, depth int, cf *ConfigField) bool {
 	if depth > 6 {
 		return false
 	}
 	switch x := v.(type) {
 	case *ssa.Convert:
-		return c.fromConfig(x.X, makers, depth+1)
+		return c.fromConfig(x.X, makers, depth+1, cf)
 	case *ssa.ChangeType:
-		return c.fromConfig(x.X, makers, depth+1)
+		return c.fromConfig(x.X, makers, depth+1, cf)
 	case *ssa.Field:
-		return c.configStruct(x.X, makers, x)
+		if name, ok := c.configStruct(x.X, makers, x); ok {
+			*cf = ConfigField{Text: name + "." + fieldVar(x.X.Type(), x.Field).Name(), Pos: x.Pos(), Func: x.Parent()}
+			return true
+		}
 	case *ssa.UnOp:
 		if fa, ok := x.X.(*ssa.FieldAddr); ok && x.Op == token.MUL {
-			return c.configStruct(fa.X, makers, x)
+			if name, ok := c.configStruct(fa.X, makers, x); ok {
+				*cf = ConfigField{Text: name + "." + fieldVar(fa.X.Type(), fa.Field).Name(), Pos: fa.Pos(), Func: x.Parent()}
+				return true
+			}
 		}
 	case *ssa.Parameter:
 		fn := x.Parent()
@@ -647,7 +673,7 @@ func (c *Checker) fromConfig(v ssa.Value, makers map[*ssa.Function]bool, depth i
 				return false
 			}
 			args := cm.Args
-			if i >= len(args) || !c.fromConfig(args[i], makers, depth+1) {
+			if i >= len(args) || !c.fromConfig(args[i], makers, depth+1, cf) {
 				return false
 			}
 		}
@@ -660,13 +686,13 @@ func (c *Checker) fromConfig(v ssa.Value, makers map[*ssa.Function]bool, depth i
 // its address) by instruction at, is a parameter of one of makers, or a
 // local copy whose only store is one and that no call is given before
 // at (a method that might change it).
-func (c *Checker) configStruct(v ssa.Value, makers map[*ssa.Function]bool, at ssa.Instruction) bool {
+func (c *Checker) configStruct(v ssa.Value, makers map[*ssa.Function]bool, at ssa.Instruction) (string, bool) {
 	if p, ok := v.(*ssa.Parameter); ok {
-		return makers[p.Parent()]
+		return p.Name(), makers[p.Parent()]
 	}
 	a, ok := v.(*ssa.Alloc)
 	if !ok || a.Heap && a.Referrers() == nil {
-		return false
+		return "", false
 	}
 	var from *ssa.Parameter
 	var copied *ssa.Store
@@ -676,31 +702,31 @@ func (c *Checker) configStruct(v ssa.Value, makers map[*ssa.Function]bool, at ss
 		case *ssa.Store:
 			p, ok := r.Val.(*ssa.Parameter)
 			if !ok || r.Addr != a || from != nil {
-				return false
+				return "", false
 			}
 			from, copied = p, r
 		case *ssa.FieldAddr, *ssa.DebugRef:
 		case *ssa.UnOp:
 			if r.Op != token.MUL {
-				return false
+				return "", false
 			}
 		case *ssa.Call:
 			// A method of the configuration (a timeout it computes from two
 			// of its fields): it must come after the read.
 			calls = append(calls, r)
 		default:
-			return false
+			return "", false
 		}
 	}
 	if from == nil || !makers[from.Parent()] {
-		return false
+		return "", false
 	}
 	for _, call := range calls {
 		if call == at || anyBetween(copied, at, func(z ssa.Instruction) bool { return z == ssa.Instruction(call) }, nil) {
-			return false
+			return "", false
 		}
 	}
-	return true
+	return from.Name(), true
 }
 
 // handedOut are the calls of the loaded code (at most n, by position)

@@ -203,6 +203,11 @@ type Cond struct {
 	// Or, on a condition of state at a join the way passes (joins), are
 	// the other branches into it: the way takes this one or one of them.
 	Or []Test
+	// Configured, on a condition of state, is the carry of a value a
+	// sender handed off less a field of the configuration the server is
+	// made with: the condition holds only with that field below 0
+	// (configNeed).
+	Configured *Carry
 	// errRead marks a test of an error read from memory that the way
 	// needs (erred): a condition of state.
 	errRead bool

@@ -484,7 +484,8 @@ func (w *walk) narrowAll(wd *world) []*world {
 // is left once, besides, two reads of a field that only grows but
 // through writes that may lower it are taken in the order the path makes
 // them (an assumed order, see order.go).
-func (w *walk) assumedFloors(res Result) Result {
+func (w *walk) assumedFloors(in Result) (res Result) {
+	res = in
 	var floors, orders, carries []assumed
 	var sent []string
 	for t, ti := range w.terms {
@@ -493,9 +494,24 @@ func (w *walk) assumedFloors(res Result) Result {
 		}
 	}
 	sort.Strings(sent)
+	var free []assumed
 	for _, t := range sent {
-		carries = append(carries, w.sentReads(t, w.terms[t].sent)...)
+		for _, x := range w.sentReads(t, w.terms[t].sent) {
+			if x.carry.Config != nil {
+				free = append(free, x)
+			} else {
+				carries = append(carries, x)
+			}
+		}
 	}
+	// A difference less a field of the configuration assumes nothing: the
+	// way needs the configuration so, which the condition it makes needed
+	// says (configNeed).
+	defer func() {
+		if len(free) > 0 && (res.Verdict == OnlyIf || res.Verdict == Yes) {
+			res = w.configNeed(res, free)
+		}
+	}()
 	seen := map[[2]string]bool{}
 	for _, t := range w.intReads() {
 		rd := w.terms[t].read
@@ -608,6 +624,39 @@ func (w *walk) assumedFloors(res Result) Result {
 	cond := Cond{Class: Gave, Why: Floored, Text: inv.A.Name(), Pos: inv.Unbounded[0].Pos, Func: inv.Unbounded[0].Func, Floor: inv, Reads: named.reads}
 	cond.OrBelow = order != nil && floor != nil && floor.inv.A == order.inv.A
 	return gaveOn(res, cond, needs, inv.A)
+}
+
+// configNeed notes what the way needs of the configuration the server
+// is made with, for free, the carries of differences less a field of it
+// (Carry.Config): when they, taken as what the sender's writes leave,
+// leave no world, the way needs that field below 0, and the last of its
+// conditions that this ends (the compaction's revision past the current
+// one) says so (Cond.Configured).
+func (w *walk) configNeed(res Result, free []assumed) Result {
+	saved, budget := w.deaths, w.budget
+	defer func() { w.deaths, w.budget = saved, budget }()
+	_, _, carry, _, needs := w.noWorldWith3(w.worlds, free)
+	if carry == nil {
+		return res
+	}
+	for i := len(res.Conds) - 1; i >= 0; i-- {
+		c := &res.Conds[i]
+		if !slices.ContainsFunc(needs, func(n *Cond) bool { return c.Pos == n.Pos && c.Text == n.Text && c.Want == n.Want }) {
+			continue
+		}
+		conds := append([]Cond(nil), res.Conds...)
+		conds[i].Configured = carry.carry
+		if res.Because != nil {
+			for j := range res.Conds {
+				if res.Because == &res.Conds[j] {
+					res.Because = &conds[j]
+				}
+			}
+		}
+		res.Conds = conds
+		return res
+	}
+	return res
 }
 
 // gaveOn makes res Unknown for cond, which says what the way needs that
