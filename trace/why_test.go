@@ -694,24 +694,7 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		}
 	}
 	for key, want := range tc.asks {
-		text, words, _ := strings.Cut(want, "|")
-		paired := false
-		for _, p := range pairsAt(w, key) {
-			if p.Best >= len(p.Ways) {
-				continue
-			}
-			paired = true
-			found := false
-			for _, c := range p.Ways[p.Best].Asks {
-				found = found || c.Text == text && strings.Contains(c.Note, words)
-			}
-			if !found {
-				t.Errorf("%s: the shown way asks %+v; want %q, saying %q", key, p.Ways[p.Best].Asks, text, words)
-			}
-		}
-		if !paired {
-			t.Errorf("no pair %s with a way", key)
-		}
+		checkListed(t, w, key, want, "asks", func(w report.Way) []report.Cond { return w.Asks })
 	}
 	for key, wants := range tc.onlyIf {
 		for _, want := range strings.Split(wants, " ;; ") {
@@ -847,6 +830,14 @@ func checkSays(t *testing.T, key, got string, because *report.Because, want, wor
 // (want: "text|words").
 func checkOnlyIf(t *testing.T, w *report.Why, key, want string) {
 	t.Helper()
+	checkListed(t, w, key, want, "only-ifs", func(w report.Way) []report.Cond { return w.OnlyIf })
+}
+
+// checkListed checks that the shown way of the pair key lists, in the
+// conditions of it that list gives (named what), one of text want's
+// text and whose note holds its words ("text|words").
+func checkListed(t *testing.T, w *report.Why, key, want, what string, list func(report.Way) []report.Cond) {
+	t.Helper()
 	text, words, _ := strings.Cut(want, "|")
 	paired := false
 	for _, p := range pairsAt(w, key) {
@@ -855,11 +846,11 @@ func checkOnlyIf(t *testing.T, w *report.Why, key, want string) {
 		}
 		paired = true
 		found := false
-		for _, c := range p.Ways[p.Best].OnlyIf {
+		for _, c := range list(p.Ways[p.Best]) {
 			found = found || c.Text == text && strings.Contains(c.Note, words)
 		}
 		if !found {
-			t.Errorf("%s: the shown way's only-ifs are %+v; want %q, saying %q", key, p.Ways[p.Best].OnlyIf, text, words)
+			t.Errorf("%s: the shown way's %s are %+v; want %q, saying %q", key, what, list(p.Ways[p.Best]), text, words)
 		}
 	}
 	if !paired {

@@ -603,6 +603,18 @@ func (c *Checker) subSrc(b *ssa.BinOp) *readSrc {
 // A program may give that function any configuration, so the field may
 // hold any value its type holds (a compactor's retention below 0).
 func (c *Checker) configured(g *types.Var) *ConfigField {
+	if cf, ok := c.configs[g]; ok {
+		return cf
+	}
+	cf := c.findConfigured(g)
+	if c.configs == nil {
+		c.configs = map[*types.Var]*ConfigField{}
+	}
+	c.configs[g] = cf
+	return cf
+}
+
+func (c *Checker) findConfigured(g *types.Var) *ConfigField {
 	makers := map[*ssa.Function]bool{}
 	for _, a := range c.after {
 		makers[a.fn] = true

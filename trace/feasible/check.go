@@ -561,6 +561,8 @@ type Checker struct {
 	// lowerers are, per field that keeps an order through writes that
 	// may lower it, the functions that may make one of those (insLowers).
 	lowerers map[*types.Var]map[*ssa.Function]bool
+	// configs are configured's answers.
+	configs map[*types.Var]*ConfigField
 }
 
 // typeString is types.TypeString(t, nil), once per type.
@@ -1387,6 +1389,13 @@ func (w *walk) either(fr *frame, es []edgeOf) (Cond, bool) {
 		}
 		alts = append(alts, c)
 	}
+	return w.firstOf(fr, alts), true
+}
+
+// firstOf is the condition that the way takes one of branches alts,
+// each a condition of state: the first as the way meets them, the others
+// its Or.
+func (w *walk) firstOf(fr *frame, alts []Cond) Cond {
 	sort.SliceStable(alts, func(i, j int) bool { return alts[i].Pos < alts[j].Pos })
 	c := alts[0]
 	c.Whole = w.c.text.whole(c.Pos, c.Text)
@@ -1394,7 +1403,7 @@ func (w *walk) either(fr *frame, es []edgeOf) (Cond, bool) {
 	for _, a := range alts[1:] {
 		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want, Of: w.errorOf(a.If.Cond)})
 	}
-	return c, true
+	return c
 }
 
 // eitherNoError is either for a join that some ways come into past a
@@ -1424,13 +1433,7 @@ func (w *walk) eitherNoError(fr *frame, es []edgeOf) (Cond, bool) {
 		if !ok || needsErr {
 			return Cond{}, false
 		}
-		var call *ssa.Call
-		switch t := x.(type) {
-		case *ssa.Call:
-			call = t
-		case *ssa.Extract:
-			call, _ = t.Tuple.(*ssa.Call)
-		}
+		call := resultOf(x)
 		if call == nil {
 			return Cond{}, false
 		}
@@ -1443,7 +1446,6 @@ func (w *walk) eitherNoError(fr *frame, es []edgeOf) (Cond, bool) {
 	if len(states) == 0 || len(calls) == 0 {
 		return Cond{}, false
 	}
-	sort.SliceStable(states, func(i, j int) bool { return states[i].Pos < states[j].Pos })
 	sort.SliceStable(calls, func(i, j int) bool { return calls[i].Pos < calls[j].Pos })
 	// One call made at two places (the wait, under either side of a
 	// test of a feature) is one alternative, naming both.
@@ -1455,14 +1457,8 @@ func (w *walk) eitherNoError(fr *frame, es []edgeOf) (Cond, bool) {
 		}
 		merged = append(merged, t)
 	}
-	calls = merged
-	c := states[0]
-	c.Whole = w.c.text.whole(c.Pos, c.Text)
-	c.hop, c.at, c.meet = w.meetAt(fr, c.Pos)
-	for _, a := range states[1:] {
-		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want, Of: w.errorOf(a.If.Cond)})
-	}
-	c.Or = append(c.Or, calls...)
+	c := w.firstOf(fr, states)
+	c.Or = append(c.Or, merged...)
 	return c, true
 }
 
@@ -1482,10 +1478,9 @@ func (w *walk) askEither(fr *frame, es []edgeOf) (Cond, bool) {
 		c := Cond{Func: fr.fn, If: e.ifi, Text: text, Pos: pos, Want: e.want != flip}
 		w.classify(fr, &c, e.ifi.Cond, e.want)
 		if (c.Class == Input || c.Class == Ordinary) && errTest(e.ifi.Cond) {
-			w.checkCall(fr, &c, e.ifi.Cond, e.want)
-			if c.check() == "" {
-				w.checkCallBefore(fr, &c, e.ifi.Cond, e.want)
-			}
+			// Where the way goes on past the join, a call whose other
+			// results the function uses only after it is a check too.
+			w.checkCall(fr, &c, e.ifi.Cond, e.want, fr.site)
 			if c.check() == "" {
 				return Cond{}, false
 			}
@@ -1524,15 +1519,23 @@ func (w *walk) errorOf(v ssa.Value) string {
 	if x == nil {
 		return ""
 	}
-	switch e := w.c.stored(x).(type) {
-	case *ssa.Extract:
-		if call, ok := e.Tuple.(*ssa.Call); ok {
-			return w.c.text.callText(call)
-		}
-	case *ssa.Call:
-		return w.c.text.callText(e)
+	if call := resultOf(w.c.stored(x)); call != nil {
+		return w.c.text.callText(call)
 	}
 	return ""
+}
+
+// resultOf is the call whose result x is (the call, or one of its
+// results), or nil.
+func resultOf(x ssa.Value) *ssa.Call {
+	switch t := x.(type) {
+	case *ssa.Call:
+		return t
+	case *ssa.Extract:
+		call, _ := t.Tuple.(*ssa.Call)
+		return call
+	}
+	return nil
 }
 
 // everyElement are, for each range loop over a slice that a run on to
@@ -1672,7 +1675,7 @@ func (w *walk) avoided(fr *frame, target *ssa.BasicBlock) []Cond {
 		}
 		if c, ok := w.chainCond(fr, chain, ret); ok {
 			out = append(out, c)
-		} else if _, _, isCheck := w.c.checkOf(chain[0].ifi.Cond, !chain[0].want); isCheck && w.entailedOuter(fr, chain[1:]) {
+		} else if _, _, isCheck := w.c.checkOf(chain[0].ifi.Cond, !chain[0].want, nil); isCheck && w.entailedOuter(fr, chain[1:]) {
 			// A check inside branches that hold on every way the path
 			// can go on (an `if r.Authenticate == nil` around a check of
 			// the caller, for a request the path made without one): the
@@ -1872,7 +1875,7 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 			// A check the way needs passed or failed: of the request, or a
 			// call of state given some of it (a permission check of the
 			// caller).
-			w.checkCall(fr, &c, ifi.Cond, want)
+			w.checkCall(fr, &c, ifi.Cond, want, nil)
 			c.unasked = c.check() == ""
 			w.erred(fr, &c, ifi.Cond, want)
 		}
@@ -1922,34 +1925,6 @@ func (w *walk) meetAt(fr *frame, pos token.Pos) (int, token.Pos, string) {
 		}
 	}
 	return -1, pos, ""
-}
-
-// checkCallBefore is checkCall for a call whose other results the
-// function uses, but only after the way has left it (a permission check
-// that also returns the revision it checked at, compared when the way's
-// call has returned): up to where the way goes on, the call is a check.
-func (w *walk) checkCallBefore(fr *frame, c *Cond, cond ssa.Value, want bool) {
-	if fr.site == nil {
-		return
-	}
-	x, fails, ok := nilTest(cond, want)
-	if !ok {
-		return
-	}
-	e, ok := w.c.stored(x).(*ssa.Extract)
-	if !ok {
-		return
-	}
-	call, ok := e.Tuple.(*ssa.Call)
-	if !ok || len(checked(call)) == 0 || usedBetween(call, e.Index, fr.site) || c.Class != Input && !givenInput(fr, call) {
-		return
-	}
-	if fails {
-		w.notLoaded(fr, c, call)
-		c.Fails = w.c.text.callText(call)
-	} else {
-		c.Passes = w.c.text.callText(call)
-	}
 }
 
 // usedBetween reports whether a result of call other than the one at
@@ -2044,11 +2019,11 @@ func filledFromInput(fr *frame, a ssa.Value, call ssa.CallInstruction) bool {
 }
 
 // checkCall sets c's Passes or Fails when cond, which tests an error,
-// is the test of a check's result (checkOf) and the check is of the
-// request (c is of class Input) or given part of it (a permission check
-// of the caller).
-func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool) {
-	call, fails, ok := w.c.checkOf(cond, want)
+// is the test of a check's result (checkOf, with until) and the check is
+// of the request (c is of class Input) or given part of it (a permission
+// check of the caller).
+func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool, until ssa.Instruction) {
+	call, fails, ok := w.c.checkOf(cond, want, until)
 	if !ok || c.Class != Input && !givenInput(fr, call) {
 		return
 	}
@@ -2075,13 +2050,7 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 	if !ok || !needsErr {
 		return
 	}
-	var call *ssa.Call
-	switch t := x.(type) {
-	case *ssa.Call:
-		call = t
-	case *ssa.Extract:
-		call, _ = t.Tuple.(*ssa.Call)
-	}
+	call := resultOf(x)
 	if !callpath.IsError(x.Type()) {
 		return
 	}
@@ -2191,8 +2160,11 @@ func nilTest(v ssa.Value, want bool) (x ssa.Value, notNil, ok bool) {
 // checkOf is, when v compares with nil the error a check returned (a
 // call given something, whose only result used is that error, or given
 // only a context: ofContext) (through a not), that call, and whether the outcome want of v needs the error
-// (fails) or needs it nil.
-func (c *Checker) checkOf(v ssa.Value, want bool) (call ssa.CallInstruction, fails, ok bool) {
+// (fails) or needs it nil. With until (where a way goes on past a join),
+// a call whose other results are used only after until is one too (a
+// permission check that also returns the revision it checked at,
+// compared when the way's call has returned: usedBetween).
+func (c *Checker) checkOf(v ssa.Value, want bool, until ssa.Instruction) (call ssa.CallInstruction, fails, ok bool) {
 	x, fails, ok := nilTest(v, want)
 	if !ok {
 		return nil, false, false
@@ -2202,7 +2174,7 @@ func (c *Checker) checkOf(v ssa.Value, want bool) (call ssa.CallInstruction, fai
 	// nothing uses, given something to check (not a stream's receive, not
 	// a context's own error).
 	if e, ok := x.(*ssa.Extract); ok {
-		if call, ok := e.Tuple.(*ssa.Call); ok && (onlyErrUsed(call, e.Index) || ofContext(call)) && len(checked(call)) > 0 {
+		if call, ok := e.Tuple.(*ssa.Call); ok && (onlyErrUsed(call, e.Index) || ofContext(call) || until != nil && !usedBetween(call, e.Index, until)) && len(checked(call)) > 0 {
 			return call, fails, true
 		}
 		return nil, false, false

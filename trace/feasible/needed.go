@@ -128,7 +128,7 @@ func (w *walk) needed(cs []Cond) []Cond {
 			if errTest(g.ifi.Cond) && (cd.Class == Input || cd.Class == Ordinary) {
 				// A check the value needs passed or failed, as on the way
 				// (decide); another test of an error is not listed.
-				w.checkCall(g.fr, &cd, g.ifi.Cond, g.want)
+				w.checkCall(g.fr, &cd, g.ifi.Cond, g.want, nil)
 				w.erred(g.fr, &cd, g.ifi.Cond, g.want)
 				if cd.check() == "" && cd.Erred == "" {
 					continue
