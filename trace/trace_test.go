@@ -388,16 +388,17 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 				t.Errorf("%s: the shown way asks %q", sc.Text(), got)
 			}
 		case "notonlyif":
-			// notonlyif ENTRY SITE TEXT: the shown way lists no condition
-			// on TEXT, taken or not.
+			// notonlyif ENTRY SITE TEXT [| erred CALL]: the shown way lists
+			// no condition on TEXT, taken or not (none that needs CALL's
+			// error, when given).
 			p := pair(f[1], f[2])
-			text := strings.Join(f[3:], " ")
+			text, erred, _ := strings.Cut(strings.Join(f[3:], " "), " | erred ")
 			if p.Best >= len(p.Ways) {
 				t.Errorf("%s: no way is shown", sc.Text())
 				continue
 			}
 			for _, c := range p.Ways[p.Best].OnlyIf {
-				if c.Text == text {
+				if c.Text == text && (erred == "" || c.Erred == erred) {
 					t.Errorf("%s: the shown way's only-ifs are %+v", sc.Text(), p.Ways[p.Best].OnlyIf)
 				}
 			}

@@ -196,9 +196,10 @@ type Cond struct {
 	Fails    string
 	PassesFn *ssa.Function
 	// Erred, on a condition of class State that tests the error of a call
-	// of state the analysis does not follow (an interface's method in a
-	// package not loaded from source), where the way needs the error, is
-	// the call as written: the way runs only when it fails.
+	// of state, where the way needs the error, is the call as written: the
+	// way runs only when it fails. (When the analysis follows the call, the
+	// branches that lead to its error are tests of errors or of state
+	// inside it, which are not listed: the failure is.)
 	Erred string
 	// Or, on a condition of state at a join the way passes (joins), are
 	// the other branches into it: the way takes this one or one of them.
@@ -211,6 +212,13 @@ type Cond struct {
 	// errRead marks a test of an error read from memory that the way
 	// needs (erred): a condition of state.
 	errRead bool
+	// erredCall, with Erred, is the call when the analysis follows it:
+	// a branch inside it that leads to its error, listed (within), says
+	// more (result).
+	erredCall ssa.CallInstruction
+	// within, on a condition a value the way reads needs (needed), are
+	// the calls the branch is inside, outermost first.
+	within []ssa.CallInstruction
 	// Unloaded, on a condition with Fails or Erred, says where the code
 	// the call runs is when none of it is loaded from source, though it
 	// is the target's: whether it can fail is not known.
@@ -1054,6 +1062,35 @@ func (f *frame) someCannot(v *value, m *types.Func, callee *ssa.Function, depth 
 	return false
 }
 
+// failedWithin is cs with the need of a followed call's error (Erred)
+// left an ordinary test where a branch inside that call that leads to
+// its error is listed: the branch says why the call fails.
+func failedWithin(cs []Cond) []Cond {
+	inside := map[ssa.CallInstruction]bool{}
+	for _, c := range cs {
+		for _, call := range c.within {
+			inside[call] = true
+		}
+	}
+	if len(inside) == 0 {
+		return cs
+	}
+	var out []Cond
+	for i, c := range cs {
+		if c.erredCall == nil || !inside[c.erredCall] {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(cs)
+		}
+		out[i].Class, out[i].Erred, out[i].erredCall = Ordinary, "", nil
+	}
+	if out == nil {
+		return cs
+	}
+	return out
+}
+
 func failed(cs []Cond) bool {
 	for _, c := range cs {
 		if c.Class == False || c.Class == Excluded {
@@ -1068,6 +1105,7 @@ func (w *walk) result(cs []Cond, sites []ssa.CallInstruction) Result {
 	w.leaves++
 	if !failed(cs) {
 		cs = append(cs, w.needed(cs)...)
+		cs = failedWithin(cs)
 	}
 	r := Result{Verdict: Yes, Conds: cs, Sites: sites}
 	pick := func(v Verdict, class ...Class) bool {
@@ -2039,9 +2077,10 @@ func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool, until ss
 }
 
 // erred makes c, an ordinary test of an error, a condition of state when
-// the way needs the error and it is what a call of state returned that
-// the analysis does not follow (its returns, when followed, say under
-// which branches it fails).
+// the way needs the error and it is what a call of state returned,
+// whether the analysis follows the call (its returns say under which
+// branches it fails, which the way's conditions may not list: a test of
+// an inner call's error, a field the apply set) or not.
 func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 	if c.Class != Ordinary || c.check() != "" {
 		return
@@ -2063,18 +2102,20 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 		// finds): the test itself is a condition of state, with what
 		// leads to the error listed beside it when every way to it shares
 		// it (needed). (The error of a call the way tests at once is
-		// named by the call below, or by the branches of its returns
-		// when the analysis follows it.)
+		// named by the call below.)
 		if !takesRequest(fr, cond, 0) {
 			c.Class, c.errRead = State, true
 		}
 		return
 	}
-	if v.kind != kOpaque {
+	if v.kind != kOpaque && v.kind != kAlt {
 		return
 	}
 	w.notLoaded(fr, c, call)
 	c.Class, c.Erred = State, w.c.text.callText(call)
+	if v.kind == kAlt {
+		c.erredCall = call
+	}
 }
 
 // notLoaded sets c.Unloaded when c tests the error of call, which the

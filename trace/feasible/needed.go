@@ -142,6 +142,9 @@ func (w *walk) needed(cs []Cond) []Cond {
 			if len(g.via) > 0 {
 				cd.Inside = g.via[len(g.via)-1].text
 			}
+			for _, v := range g.via {
+				cd.within = append(cd.within, v.call)
+			}
 			cd.late = true
 			cd.hop, cd.at, cd.meet = w.meetAt(g.fr, pos)
 			// What carries a handed request, tested before its dispatch, is

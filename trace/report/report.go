@@ -457,9 +457,10 @@ type Cond struct {
 	Passes     string `json:"passes,omitempty"`
 	Fails      string `json:"fails,omitempty"`
 	PassesMade *Loc   `json:"passes_made,omitempty"`
-	// Erred, on a condition of state that tests the error of a call the
-	// analysis does not follow, is the call as written: the way needs it
-	// to return an error.
+	// Erred, on a condition of state that tests the error of a call of
+	// state, is the call as written: the way needs it to return an error
+	// (where the analysis follows the call and lists a branch inside it
+	// that leads to its error, the branch is listed instead).
 	Erred string `json:"erred,omitempty"`
 	// Unloaded, with Fails or Erred, says where the code the call runs is
 	// when none of it is loaded from source, though it is the target's:
