@@ -1108,7 +1108,7 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 			at = " (`" + r.lineList([]token.Pos{cr.Writes[0].Pos}) + "`)"
 		}
 		file, line := r.position(cr.Config.Pos)
-		return fmt.Sprintf(", where the sender handed off `%s`%s: %s is at most an earlier read of `%s`, which never goes down%s, so this holds only with `%s` below 0, the configuration's `%s` (`%s:%d`, in `%s`), which a program may give the server so",
+		return fmt.Sprintf(", where the sender handed off `%s`%s: %s is at most an earlier read of `%s`, which never goes down%s, so this holds only with `%s` below 0, the configuration's `%s` (`%s:%d`, in `%s`), which may hold any value (what fills the configuration, a program that makes the server or the parsing of a command line, is not followed)",
 			cr.Expr, at, first, cr.From.Name(), r.assumedOrder(cr), cr.Minus.Name(), cr.Config.Text, file, line, report.ShortName(callpath.Name(cr.Config.Func)))
 	}
 	if len(c.Or) > 0 {

@@ -290,6 +290,25 @@ func TestErrorsFixture(t *testing.T) {
 			if !found {
 				t.Errorf("%q: %s: no note that %s leaves out %s at %s: %q", curText, f[1], f[3], f[2], f[4], a.User.Notes)
 			}
+		case "droppedsays":
+			// droppedsays OBJECT METHOD WORDS: the note that leaves the
+			// method out says WORDS (what its function does with the
+			// error instead).
+			if !need(4) {
+				continue
+			}
+			a := obj(cur)
+			if a == nil || a.User == nil {
+				continue
+			}
+			words := strings.Join(f[3:], " ")
+			found := false
+			for _, n := range a.User.Notes {
+				found = found || strings.HasPrefix(n, f[2]+" is left out") && strings.Contains(n, words)
+			}
+			if !found {
+				t.Errorf("%q: %s: no note leaving out %s that says %q: %q", curText, f[1], f[2], words, a.User.Notes)
+			}
 		case "none":
 			if !need(3) {
 				continue

@@ -585,3 +585,78 @@ func pathKey(p callpath.Path) string {
 	}
 	return b.String()
 }
+
+// onlyTested returns where fn tests the error results of its call at
+// pos, when it does nothing else with them: it compares them (with nil,
+// or with an error by errors.Is) and hands them nowhere, so what the call
+// returned goes no further than those tests. ok is false when fn does
+// anything else with one (returns, stores, sends, wraps or passes it),
+// or has no such call.
+func onlyTested(fn *ssa.Function, pos token.Pos) (tests []token.Pos, ok bool) {
+	var call *ssa.Call
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if c, isCall := instr.(*ssa.Call); isCall && c.Pos() == pos {
+				call = c
+			}
+		}
+	}
+	if call == nil || call.Referrers() == nil {
+		return nil, false
+	}
+	var errs []ssa.Value
+	res := call.Call.Signature().Results()
+	if res.Len() == 1 && callpath.IsError(res.At(0).Type()) {
+		errs = append(errs, call)
+	} else {
+		for _, r := range *call.Referrers() {
+			if e, isExt := r.(*ssa.Extract); isExt && callpath.IsError(res.At(e.Index).Type()) {
+				errs = append(errs, e)
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil, false
+	}
+	seen := map[ssa.Value]bool{}
+	var walk func(v ssa.Value) bool
+	walk = func(v ssa.Value) bool {
+		if seen[v] {
+			return true
+		}
+		seen[v] = true
+		if v.Referrers() == nil {
+			return true
+		}
+		for _, r := range *v.Referrers() {
+			switch x := r.(type) {
+			case *ssa.DebugRef:
+			case *ssa.BinOp:
+				if x.Op != token.EQL && x.Op != token.NEQ {
+					return false
+				}
+				tests = append(tests, x.Pos())
+			case *ssa.Phi:
+				if !walk(x) {
+					return false
+				}
+			case *ssa.Call:
+				f := x.Call.StaticCallee()
+				if f == nil || f.Pkg == nil || f.Pkg.Pkg.Path() != "errors" || f.Name() != "Is" {
+					return false
+				}
+				tests = append(tests, x.Pos())
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range errs {
+		if !walk(e) {
+			return nil, false
+		}
+	}
+	sort.Slice(tests, func(i, j int) bool { return tests[i] < tests[j] })
+	return tests, len(tests) > 0
+}

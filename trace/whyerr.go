@@ -614,8 +614,19 @@ func (b *whyBase) droppedNotes(rep *report.Why, lo, hi int, listed map[string]bo
 		}
 		use := rep.Sites[d.k.si]
 		at := b.g.Fset().Position(d.b.call)
-		notes = append(notes, fmt.Sprintf("%s is left out: it reaches the use at %s:%d, but the error comes back to it along none of its ways that can run (of those checked): on the first, %s does not return what its call at %s:%d returns when that is the error (what it does with it instead, such as a response's field or a log line, is not followed, and may still reach the client).",
-			d.method, use.File, use.Line, report.ShortName(callpath.Name(d.b.fn)), b.src.RepoPath(at.Filename), at.Line))
+		instead := "what it does with it instead, such as a response's field or a log line, is not followed, and may still reach the client"
+		if tests, ok := onlyTested(d.b.fn, d.b.call); ok {
+			var where []string
+			for _, t := range tests {
+				p := b.g.Fset().Position(t)
+				if w := fmt.Sprintf("%s:%d", b.src.RepoPath(p.Filename), p.Line); !slices.Contains(where, w) {
+					where = append(where, w)
+				}
+			}
+			instead = "it only tests it, at " + strings.Join(where, ", ") + ", and hands it nowhere: the error goes no further"
+		}
+		notes = append(notes, fmt.Sprintf("%s is left out: it reaches the use at %s:%d, but the error comes back to it along none of its ways that can run (of those checked): on the first, %s does not return what its call at %s:%d returns when that is the error (%s).",
+			d.method, use.File, use.Line, report.ShortName(callpath.Name(d.b.fn)), b.src.RepoPath(at.Filename), at.Line, instead))
 	}
 	return notes
 }

@@ -1344,6 +1344,9 @@ func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
 		for _, u := range s.Undecided {
 			undecided[u.Root] = true
 			for _, l := range u.Legs {
+				if !slices.Contains(hands[l.From], l.Boundary) {
+					hands[l.From] = append(hands[l.From], l.Boundary)
+				}
 				used[l.From], used[l.To] = true, true
 			}
 		}

@@ -1027,7 +1027,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 		}
 	}
 	if len(into) > 0 {
-		v.add(fmt.Sprintf(" It is compared only if it is moved into `%s` (", fieldName(sg.Behind)))
+		v.add(fmt.Sprintf(" It is compared only if it ends up in `%s`, added there by one of its other writers (", fieldName(sg.Behind)))
 		for i, a := range into {
 			if i > 0 {
 				v.add(", ")
@@ -1058,7 +1058,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 			moved = append(moved, fmt.Sprintf("`%s`", short(a.Func)))
 			lines = append(lines, a.Pos)
 		}
-		v.fact(FactCurrentCanBeMoved, fmt.Sprintf("A watcher in `%s` can be moved into `%s` (by %s): there a compaction past its progress cancels it like a behind watcher", synced, fieldName(sg.Behind), strings.Join(moved, ", ")), lines...)
+		v.fact(FactCurrentCanBeMoved, fmt.Sprintf("A watcher in `%s` can end up in `%s`, added there by %s: there a compaction past its progress cancels it like a behind watcher", synced, fieldName(sg.Behind), strings.Join(moved, " or ")), lines...)
 	}
 	r.quietFacts(v, synced, fed)
 }
@@ -1323,13 +1323,13 @@ func (r *analysis) replayVerdict() {
 	if sg.Replay.Short > 0 {
 		v.add(fmt.Sprintf("A compaction to N−%d (%d revisions before the head N) evicts the watcher only if it lands before pass %d, which comes %s. From then on its progress is at or past the compaction revision.", sg.Replay.Short, sg.Replay.Short, closes, when))
 		if spaced && early > 0 {
-			v.add(fmt.Sprintf(" A compaction applied within %s of the watch's registration is always in time.", early))
+			v.add(fmt.Sprintf(" While it is the only watcher behind, a compaction applied within %s of the watch's registration is always in time.", early))
 		}
 		v.add(" ")
 	}
 	sure := ""
 	if spaced && early > 0 {
-		sure = fmt.Sprintf("; within %s it is sure to", early)
+		sure = fmt.Sprintf("; within %s it is sure to, while it is the only watcher behind", early)
 	}
 	if window < typed {
 		moved := r.movedOutLines()

@@ -87,7 +87,7 @@ var Study = &study.Study{
 		{
 			Name:     "kv-compact",
 			Function: "go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc.(*kvServer).Compact",
-			Doc:      "the gRPC Compact handler: etcdctl compact",
+			Doc:      "the gRPC Compact handler: etcdctl compaction (the exercise's `etcdctl compact`)",
 		},
 		{
 			Name:     "apply",
