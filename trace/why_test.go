@@ -80,6 +80,9 @@ type whyCase struct {
 	// shown way lists among its only-ifs, and words its note holds
 	// ("text|words"; several are separated by " ;; ").
 	onlyIf map[string]string
+	// notOnlyIf maps a use and a root ("file:line root") to the text of
+	// a condition the shown way does not list among its only-ifs.
+	notOnlyIf map[string]string
 	// wayThrough maps a use, a root and a function some way of the pair
 	// passes ("file:line root function") to that way's verdict and words
 	// its reason holds ("verdict|words").
@@ -264,6 +267,13 @@ func TestWhyReleases(t *testing.T) {
 			},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound",
+			// A follower forwards the time-to-live to the leader it waits
+			// for: waitLeader loops `for leader == nil` (v3_server.go:787),
+			// each pass reading the leader again: every run that leaves
+			// the loop finds one, so the loop's test is no condition.
+			notOnlyIf: map[string]string{
+				"server/etcdserver/v3_server.go:687 v3rpc.(*LeaseServer).LeaseTimeToLive": "leader == nil",
+			},
 			// A Put through the applier field: restoreAlarms sets it to an
 			// applierV3Capped under `if noSpaceAlarms` (uber_applier.go:74),
 			// whose Put returns ErrNoSpace (capped.go:34) and calls
@@ -710,6 +720,22 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 	for key, wants := range tc.onlyIf {
 		for _, want := range strings.Split(wants, " ;; ") {
 			checkOnlyIf(t, w, key, want)
+		}
+	}
+	for key, text := range tc.notOnlyIf {
+		ps := pairsAt(w, key)
+		if len(ps) == 0 {
+			t.Errorf("no pair %s", key)
+		}
+		for _, p := range ps {
+			if p.Best >= len(p.Ways) {
+				continue
+			}
+			for _, c := range p.Ways[p.Best].OnlyIf {
+				if c.Text == text {
+					t.Errorf("%s: the shown way lists %q among its only-ifs: %+v", key, text, c)
+				}
+			}
 		}
 	}
 	for use, via := range tc.via {

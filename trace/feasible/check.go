@@ -1861,6 +1861,46 @@ var loopHeads = map[string]bool{
 	"rangeint.loop": true, "rangefunc.loop": true,
 }
 
+// loopExit reports whether ifi, taken want, leaves a for loop (`for
+// leader == nil { … }`) whose condition reads a value the loop carries
+// from one pass to the next (a phi of its head that a pass sets): every
+// run that leaves the loop by that test finds it so, whatever it was
+// when the loop began, so the test is the loop's next iteration, not a
+// condition of the way.
+func loopExit(ifi *ssa.If, want bool) bool {
+	head := ifi.Block()
+	if want || head.Comment != "for.loop" || len(head.Succs) != 2 || head.Succs[1].Comment != "for.done" {
+		return false
+	}
+	carried := false
+	var visit func(v ssa.Value, depth int)
+	visit = func(v ssa.Value, depth int) {
+		if carried || depth > 4 {
+			return
+		}
+		if phi, ok := v.(*ssa.Phi); ok && phi.Block() == head {
+			for i, e := range phi.Edges {
+				if i < len(head.Preds) && head.Dominates(head.Preds[i]) && e != phi {
+					carried = true
+				}
+			}
+			return
+		}
+		if ins, ok := v.(ssa.Instruction); ok && ins.Block() != head {
+			return
+		}
+		if ins, ok := v.(ssa.Instruction); ok {
+			for _, op := range ins.Operands(nil) {
+				if *op != nil {
+					visit(*op, depth+1)
+				}
+			}
+		}
+	}
+	visit(ifi.Cond, 0)
+	return carried
+}
+
 // decide evaluates one branch of a path.
 func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 	text, pos, flip := w.c.text.condText(ifi)
@@ -1873,6 +1913,11 @@ func (w *walk) decide(fr *frame, ifi *ssa.If, want bool) Cond {
 	c.Whole = w.c.text.whole(pos, text)
 	c.Entry = w.c.text.lookupOf(ifi.Cond)
 	c.hop, c.at, c.meet = w.meetAt(fr, pos)
+	if loopExit(ifi, want) {
+		c.Class = Ordinary
+		w.settle(fr, ifi, want, &c)
+		return c
+	}
 	if loopHeads[ifi.Block().Comment] {
 		c.Class = Ordinary
 		// A counted loop whose bound the path fixes (a loop over a slice

@@ -108,6 +108,11 @@ func (w *walk) needed(cs []Cond) []Cond {
 			if onlyPanics(notTaken(g.ifi, g.want), 0) {
 				continue
 			}
+			// Nor is the test by which a loop that carries its value
+			// from pass to pass ends (decide).
+			if loopExit(g.ifi, g.want) {
+				continue
+			}
 			text, pos, flip := w.c.text.condText(g.ifi)
 			isCase := false
 			if b, ok := g.ifi.Cond.(*ssa.BinOp); ok {
