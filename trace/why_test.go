@@ -326,7 +326,15 @@ func TestWhyReleases(t *testing.T) {
 			uses: map[string][]string{
 				// The lease HTTP handler compares the lessor's error (http.go:93).
 				"server/lease/leasehttp/http.go:93 comparison": {"leasehttp.(*leaseHandler).ServeHTTP"},
-				"server/lease/lessor.go:61 definition":         nil,
+				// The leader revokes an expired lease in a goroutine that
+				// revokeExpiredLeases starts (server.go:859, 883-885): a
+				// LeaseRevoke across the raft proposal, a second of which
+				// finds the lease gone (lessor.go:330-332; the lessor sends
+				// it again after a retry interval). The raft loop starts it,
+				// but its own way there is the scheduled job: the goroutine
+				// is a root too.
+				"server/lease/lessor.go:332 return":    {"etcdserver.(*EtcdServer).run", "v3rpc.(*LeaseServer).LeaseRevoke", "etcdserver.(*EtcdServer).revokeExpiredLeases$1"},
+				"server/lease/lessor.go:61 definition": nil,
 				// The lessor's Grant refuses an ID of NoLease (lessor.go:282).
 				// The LeaseGrant handler is no root of it: EtcdServer.LeaseGrant
 				// loops `for r.ID == int64(lease.NoLease)` (v3_server.go:437),

@@ -680,9 +680,24 @@ func (w *whyRun) use(si int) {
 			}
 			got = kept
 		}
-		// A root that one found by calls starts is that root's way in.
+		// A root that one found starts is that root's way in, where the
+		// way shown of the one that starts it passes through it (a
+		// goroutine the raft loop starts to revoke expired leases, whose
+		// way across the raft proposal the loop's own way, across the
+		// scheduled job, does not take, is a root of its own).
 		all := append(append([]found{}, got...), crossed...)
 		keep := outermost(w.reachable, len(all), func(i int) *ssa.Function { return all[i].root.Func })
+		for i := range all {
+			if keep[i] {
+				continue
+			}
+			keep[i] = true
+			for j := range all {
+				if i != j && w.reachable(all[j].root.Func)[all[i].root.Func] && !w.reachable(all[i].root.Func)[all[j].root.Func] && wayPasses(all[j].p, all[i].root.Func) {
+					keep[i] = false
+				}
+			}
+		}
 		got = got[:0:0]
 		for i, f := range all {
 			if keep[i] {
@@ -831,6 +846,26 @@ func (w *whyRun) tryCross(c roots.Root, si int, dead map[string]bool) (study.Pai
 		return p, false
 	}
 	return p, true
+}
+
+// wayPasses reports whether the way shown of pair p (its legs across
+// hand-offs, then its best way) runs fn.
+func wayPasses(p study.Pair, fn *ssa.Function) bool {
+	var paths []callpath.Path
+	for _, l := range p.Crossing {
+		paths = append(paths, l.Path)
+	}
+	if len(p.Ways) > 0 {
+		paths = append(paths, bestOf(p.Ways).Path)
+	}
+	for _, path := range paths {
+		for _, h := range path {
+			if h.Caller == fn || h.Callee == fn {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pairOf is the pair of a use and the ways a root reaches it by, and the
