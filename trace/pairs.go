@@ -788,6 +788,14 @@ func (r *Result) legs(entry, bi int, msg *feasible.Message) []study.Leg {
 	seen := map[string]bool{}
 	for _, path := range r.Graph.Paths(e.Func, b.From, legBound) {
 		res, val := r.check(e, path, target, msg, want)
+		if sel, ok := target.(*ssa.Select); ok {
+			// A send that is a case of a select, which may take another
+			// case instead (its default, when the channel has no room):
+			// the way hands the message off only when it takes this one.
+			if c, ok := r.Feas.SendCase(sel); ok {
+				res = res.Needing(c)
+			}
+		}
 		key := string(res.Verdict)
 		if val != nil {
 			key += fmt.Sprint(val.Fields())

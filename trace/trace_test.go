@@ -387,6 +387,20 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			if !slices.Equal(got, want) {
 				t.Errorf("%s: the shown way asks %q", sc.Text(), got)
 			}
+		case "legonlyif":
+			// legonlyif ENTRY SITE TEXT: a leg of the pair's way across a
+			// hand-off lists the condition among its only-ifs.
+			p := pair(f[1], f[2])
+			text := strings.Join(f[3:], " ")
+			found := false
+			for _, l := range p.Crossing {
+				for _, c := range l.OnlyIf {
+					found = found || c.Text == text
+				}
+			}
+			if !found {
+				t.Errorf("%s: the legs are %+v", sc.Text(), p.Crossing)
+			}
 		case "notonlyif":
 			// notonlyif ENTRY SITE TEXT [| erred CALL]: the shown way lists
 			// no condition on TEXT, taken or not (none that needs CALL's
