@@ -165,6 +165,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.Text = r.referencedText(c)
 			break
 		}
+		if c.Why == feasible.ReadBack && c.Back != nil {
+			b.Text = r.readBackText(c)
+			break
+		}
 		if c.Why == feasible.Bounded {
 			b.Text = "not decided: the analysis reached its bound of work on this path before it could show whether what the path checks earlier rules out the rest"
 			break
@@ -836,6 +840,28 @@ func (r *Result) writeLines(ws []feasible.InvariantWrite) string {
 
 // referencedText says why a way that needs a key missing from a map,
 // where the key is a value another map holds, is not decided.
+// readBackText says why a way that needs a key missing from a map, the
+// key ranged from a map the path filled from what the server holds, is
+// not decided.
+func (r *Result) readBackText(c *feasible.Cond) string {
+	bk := c.Back
+	text := fmt.Sprintf("not decided: the way can run only if the map it looks up at %s has no entry for the key", r.lineList(c.Reads[1:]))
+	if n := c.Near; n != nil && n.Text != "" {
+		text += " (it needs " + r.nearText(n) + ")"
+	}
+	var fills []string
+	for i, f := range bk.Fills {
+		fills = append(fills, fmt.Sprintf("`%s` (%s)", f, r.lineList(bk.FillAt[i:i+1])))
+	}
+	fill := "fills"
+	if len(fills) > 1 {
+		fill = "fill"
+	}
+	text += fmt.Sprintf(", a value of `%s` ranged over at %s, a map the path made (%s) and handed to %s, which %s it from what the server holds (data it reads back, such as stored keys): whether that data can name a key the map lacks is not decided",
+		bk.Text, r.lineList(c.Reads[:1]), r.lineList([]token.Pos{bk.Made}), joinList(fills, "and"), fill)
+	return text
+}
+
 func (r *Result) referencedText(c *feasible.Cond) string {
 	mr := c.Ref
 	a, b := mr.A.Name(), mr.B.Name()

@@ -141,6 +141,11 @@ type Cond struct {
 	Ref     *MapRef
 	NotZero *Cond
 	RefNil  bool
+	// Back, on a condition of class Gave with Why ReadBack, is the map
+	// the key the way needs missing was ranged from (Reads[0] the range,
+	// Reads[1] the lookup), which the path made and handed to calls that
+	// fill it from what the server holds.
+	Back *ReadBackMap
 	// Still, on a condition of class Gave with Why Stilled, is what keeps
 	// the field read at Reads[0] and again at Reads[1] still between
 	// them, but for the writes it makes outside the serial function's runs.
@@ -933,6 +938,9 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		}
 		if res.Verdict == OnlyIf || res.Verdict == Yes {
 			res = w.refNeeded(res)
+		}
+		if res.Verdict == OnlyIf || res.Verdict == Yes {
+			res = w.readBackNeeded(res)
 		}
 		var val *Value
 		if w.p.Want != nil {

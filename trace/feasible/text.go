@@ -485,3 +485,18 @@ func (t *texts) guardCond(fn *ssa.Function, ifi *ssa.If, want bool) *Cond {
 	t.guards[k] = c
 	return c
 }
+
+// mapName is the map a range ranges over, as a name it is had by (the
+// variable the path made it in); "" when none is found.
+func (t *texts) mapName(rg *ssa.Range) string {
+	for _, blk := range rg.Parent().Blocks {
+		for _, ins := range blk.Instrs {
+			if d, isRef := ins.(*ssa.DebugRef); isRef && d.X == rg.X {
+				if id, isIdent := ast.Unparen(d.Expr).(*ast.Ident); isIdent {
+					return id.Name
+				}
+			}
+		}
+	}
+	return ""
+}
