@@ -1113,6 +1113,9 @@ func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 		} else if of != "" {
 			part += " (" + of[2:] + ")"
 		}
+		if len(t.Under) > 0 {
+			part += " and " + r.testsJoined(t.Under, "and")
+		}
 		parts = append(parts, part)
 	}
 	return joinList(parts, conj)
@@ -1138,8 +1141,13 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 			cr.Expr, at, first, cr.From.Name(), r.assumedOrder(cr), cr.Minus.Name(), cr.Config.Text, file, line, report.ShortName(callpath.Name(cr.Config.Func)))
 	}
 	if len(c.Or) > 0 {
-		// A join the way comes into by one of several branches.
-		return ", or else " + r.testsJoined(c.Or, "or")
+		// A join the way comes into by one of several branches, each with
+		// the branches of state it takes from where they part.
+		under := ""
+		if len(c.Under) > 0 {
+			under = " and " + r.testsJoined(c.Under, "and")
+		}
+		return under + ", or else " + r.testsJoined(c.Or, "or")
 	}
 	if c.Inside != "" {
 		return fmt.Sprintf(", in `%s`, whose result the way tests", c.Inside)

@@ -208,7 +208,10 @@ type Cond struct {
 	Erred string
 	// Or, on a condition of state at a join the way passes (joins), are
 	// the other branches into it: the way takes this one or one of them.
-	Or []Test
+	// Under are the branches of state that this one needs beside it, from
+	// where the alternatives part (Test.Under).
+	Or    []Test
+	Under []Test
 	// Configured, on a condition of state, is the carry of a value a
 	// sender handed off less a field of the configuration the server is
 	// made with: the condition holds only with that field below 0
@@ -1433,9 +1436,54 @@ func (w *walk) either(fr *frame, es []edgeOf) (Cond, bool) {
 		if c.Class != State || text == "" {
 			return Cond{}, false
 		}
+		c.Under = w.under(fr, e, es)
 		alts = append(alts, c)
 	}
 	return w.firstOf(fr, alts), true
+}
+
+// under are the branches of state that alternative e of a join's ways in
+// es takes from where the alternatives part (the nearest block that
+// dominates every one of their tests) to its own test: what the
+// alternative needs beside its last branch. A branch of that block is
+// left out when it is itself an alternative's (`if s.isLeader()`, whose
+// other side is one).
+func (w *walk) under(fr *frame, e edgeOf, es []edgeOf) []Test {
+	fork := e.ifi.Block()
+	for _, x := range es {
+		fork = commonDom(fork, x.ifi.Block())
+	}
+	if fork == nil {
+		return nil
+	}
+	own := false
+	for _, x := range es {
+		own = own || x.ifi.Block() == fork
+	}
+	var out []Test
+	for _, d := range w.c.domEdges(fr.fn, e.ifi.Block()) {
+		if d.ifi == e.ifi || !fork.Dominates(d.ifi.Block()) || own && d.ifi.Block() == fork {
+			continue
+		}
+		text, pos, flip := w.c.text.condText(d.ifi)
+		c := Cond{Func: fr.fn, If: d.ifi, Text: text, Pos: pos, Want: d.want != flip}
+		w.classify(fr, &c, d.ifi.Cond, d.want)
+		if c.Class != State || text == "" {
+			continue
+		}
+		out = append(out, Test{Text: text, Pos: pos, Want: c.Want, Of: w.errorOf(d.ifi.Cond)})
+	}
+	return out
+}
+
+// commonDom is the nearest block that dominates both a and b.
+func commonDom(a, b *ssa.BasicBlock) *ssa.BasicBlock {
+	for x := a; x != nil; x = x.Idom() {
+		if x.Dominates(b) {
+			return x
+		}
+	}
+	return nil
 }
 
 // firstOf is the condition that the way takes one of branches alts,
@@ -1447,7 +1495,7 @@ func (w *walk) firstOf(fr *frame, alts []Cond) Cond {
 	c.Whole = w.c.text.whole(c.Pos, c.Text)
 	c.hop, c.at, c.meet = w.meetAt(fr, c.Pos)
 	for _, a := range alts[1:] {
-		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want, Of: w.errorOf(a.If.Cond)})
+		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want, Of: w.errorOf(a.If.Cond), Under: a.Under})
 	}
 	return c
 }
@@ -1469,6 +1517,7 @@ func (w *walk) eitherNoError(fr *frame, es []edgeOf) (Cond, bool) {
 		c := Cond{Func: fr.fn, If: e.ifi, Text: text, Pos: pos, Want: e.want != flip}
 		w.classify(fr, &c, e.ifi.Cond, e.want)
 		if c.Class == State && text != "" {
+			c.Under = w.under(fr, e, es)
 			states = append(states, c)
 			continue
 		}

@@ -63,6 +63,10 @@ type Test struct {
 	// are the other places the way may make that call instead of at Pos.
 	NoError bool
 	More    []token.Pos
+	// Under are the branches of state the way takes on the way to this
+	// one from where the alternatives part (a join's: a test of a
+	// feature before the lessor's lookup): the alternative is all of them.
+	Under []Test
 }
 
 // pointee is the named struct type t points to, or nil.
