@@ -857,7 +857,7 @@ func (r *Result) readBackText(c *feasible.Cond) string {
 	if len(fills) > 1 {
 		fill = "fill"
 	}
-	text += fmt.Sprintf(", a value of `%s` ranged over at %s, a map the path made (%s) and handed to %s, which %s it from what the server holds (data it reads back, such as stored keys): whether that data can name a key the map lacks is not decided",
+	text += fmt.Sprintf(", a value of `%s` ranged over at %s, a map the path made (%s) and handed to %s, which %s it from what it is given of what the server holds (data read back from storage, such as each stored key's lease): whether that data can name a key the map lacks is not decided",
 		bk.Text, r.lineList(c.Reads[:1]), r.lineList([]token.Pos{bk.Made}), joinList(fills, "and"), fill)
 	return text
 }

@@ -80,6 +80,9 @@ type whyCase struct {
 	// shown way lists among its only-ifs, and words its note holds
 	// ("text|words"; several are separated by " ;; ").
 	onlyIf map[string]string
+	// later maps roots to whether the main function that reaches their
+	// starter does so only through a goroutine it starts (Entry.Later).
+	later map[string]bool
 	// notOnlyIf maps a use and a root ("file:line root") to the text of
 	// a condition the shown way does not list among its only-ifs.
 	notOnlyIf map[string]string
@@ -271,8 +274,18 @@ func TestWhyReleases(t *testing.T) {
 			// for: waitLeader loops `for leader == nil` (v3_server.go:787),
 			// each pass reading the leader again: every run that leaves
 			// the loop finds one, so the loop's test is no condition.
+			// The raft loop is started at start-up (server.go:594, from
+			// main by calls); the revoker only when the loop receives
+			// expired leases (server.go:846-847, 859).
+			later: map[string]bool{"etcdserver.(*EtcdServer).run": false, "etcdserver.(*EtcdServer).revokeExpiredLeases$1": true},
 			notOnlyIf: map[string]string{
 				"server/etcdserver/v3_server.go:687 v3rpc.(*LeaseServer).LeaseTimeToLive": "leader == nil",
+				// The handler compares the error of EtcdServer's
+				// LeaseTimeToLive (lease.go:63-64), given the request: a
+				// client makes it fail by naming a lease the lessor lacks
+				// (v3_server.go:366-368, the lessor's lookup), so its
+				// failure is not named a condition.
+				"server/etcdserver/api/v3rpc/lease.go:64 v3rpc.(*LeaseServer).LeaseTimeToLive": "err != nil",
 			},
 			// A Put through the applier field: restoreAlarms sets it to an
 			// applierV3Capped under `if noSpaceAlarms` (uber_applier.go:74),
@@ -733,6 +746,20 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 	for key, wants := range tc.onlyIf {
 		for _, want := range strings.Split(wants, " ;; ") {
 			checkOnlyIf(t, w, key, want)
+		}
+	}
+	for name, want := range tc.later {
+		found := false
+		for _, e := range w.Entries {
+			if e.Name == name {
+				found = true
+				if e.StartUp == "" || e.Later != want {
+					t.Errorf("root %s: start-up %q, later %v; want later %v", name, e.StartUp, e.Later, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no root %s", name)
 		}
 	}
 	for key, text := range tc.notOnlyIf {

@@ -1387,6 +1387,7 @@ func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
 		}
 	}
 	var starts map[*ssa.Function]*ssa.Function
+	var syncReach map[*ssa.Function]map[*ssa.Function]bool
 	out := []report.Entry{}
 	for ei, e := range w.Entries {
 		if !used[ei] && !undecided[callpath.Name(e.Func)] {
@@ -1413,6 +1414,13 @@ func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
 				}
 				if m := starts[c.Func]; m != nil {
 					re.StartUp = callpath.Name(m)
+					if syncReach == nil {
+						syncReach = map[*ssa.Function]map[*ssa.Function]bool{}
+					}
+					if syncReach[m] == nil {
+						syncReach[m] = w.Graph.SyncReachable(m)
+					}
+					re.Later = c.Starter != nil && !syncReach[m][c.Starter]
 				}
 			}
 			re.Doc = whyRootDoc(c, re)
@@ -1462,10 +1470,7 @@ func whyRootDoc(c roots.Root, e report.Entry) string {
 		if e.Starter != nil {
 			s += " by " + report.ShortName(e.Starter.Function)
 		}
-		if e.StartUp != "" {
-			s += ", which " + report.ShortName(e.StartUp) + " can reach at start-up (whether it does, by the conditions on the way such as a setting, is not checked)"
-		}
-		return s
+		return s + startUpText(e)
 	case roots.Main:
 		return "the main function of the program " + c.Func.Pkg.Pkg.Path() + ": it runs when the program starts, and what it reaches without starting a goroutine runs in its goroutine, at start-up or when the program stops"
 	}
@@ -1473,10 +1478,20 @@ func whyRootDoc(c roots.Root, e report.Entry) string {
 	if e.Starter != nil {
 		s += " started in " + report.ShortName(e.Starter.Function)
 	}
-	if e.StartUp != "" {
-		s += ", which " + report.ShortName(e.StartUp) + " can reach at start-up (whether it does, by the conditions on the way such as a setting, is not checked)"
+	return s + startUpText(e)
+}
+
+// startUpText says which main function reaches where a root is started:
+// at start-up, in its own goroutine, or later, through a goroutine it
+// starts (the raft loop, on a message it receives).
+func startUpText(e report.Entry) string {
+	switch {
+	case e.StartUp != "" && e.Later:
+		return ", which a goroutine that " + report.ShortName(e.StartUp) + " starts can reach (later than start-up; whether it does, by the conditions on the way such as a message it receives, is not checked)"
+	case e.StartUp != "":
+		return ", which " + report.ShortName(e.StartUp) + " can reach at start-up (whether it does, by the conditions on the way such as a setting, is not checked)"
 	}
-	return s
+	return ""
 }
 
 // reportWays says, per pair, how its root gets to its use.

@@ -2213,6 +2213,12 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 	if v.kind != kOpaque && v.kind != kAlt {
 		return
 	}
+	if v.kind == kAlt && givenInput(fr, call) {
+		// A followed call given part of the request: the request may
+		// make it fail (a lease it names that the lessor lacks), which
+		// is not named.
+		return
+	}
 	w.notLoaded(fr, c, call)
 	c.Class, c.Erred = State, w.c.text.callText(call)
 	if v.kind == kAlt {

@@ -244,6 +244,10 @@ type Entry struct {
 	Stubs   []string `json:"stubs,omitempty"`
 	Starter *Loc     `json:"starter,omitempty"`
 	StartUp string   `json:"start_up,omitempty"`
+	// Later says that StartUp reaches the starter only through a
+	// goroutine it starts (the raft loop, on a message it receives), not
+	// in its own goroutine at start-up.
+	Later bool `json:"start_up_later,omitempty"`
 	// HandsOff are the hand-offs a root's ways cross from it, each "the
 	// NAME: what it does" (srctrace why): the raft loop's own code only
 	// schedules the apply job.
