@@ -2566,6 +2566,11 @@ func (w *walk) classify(fr *frame, c *Cond, v ssa.Value, want bool) {
 					c.Class, c.Case, c.Text, c.Pos, c.Whole, c.Want = State, true, text, pos, "", true
 				}
 			}
+			if !takes && !sel.Blocking && !inCycle(sel.Block()) && k == len(sel.States)-1 && sel.Pos().IsValid() {
+				// Past the test of its last case, a select that does not
+				// block takes its default (a server that is not stopping).
+				c.Class, c.Case, c.Text, c.Pos, c.Whole, c.Want = State, true, "default", sel.Pos(), "", true
+			}
 			return
 		}
 		switch x.Op {
