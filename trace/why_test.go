@@ -325,6 +325,9 @@ func TestWhyReleases(t *testing.T) {
 			// not find (:648), asks one of the two.
 			asks: map[string]string{
 				"server/etcdserver/v3_server.go:648 v3rpc.(*LeaseServer).LeaseTimeToLive": "r.Keys|, or else passes `s.checkLeaseTimeToLive(ctx, lease.LeaseID(r.ID))` (`server/etcdserver/v3_server.go:709`)",
+				// The comparison at lease.go:64 runs only when that call
+				// fails, which the request can make it do: it asks so.
+				"server/etcdserver/api/v3rpc/lease.go:64 v3rpc.(*LeaseServer).LeaseTimeToLive": "err != nil|fails ls.le.LeaseTimeToLive(ctx, rr)",
 			},
 			uses: map[string][]string{
 				// The lease HTTP handler compares the lessor's error (http.go:93).
@@ -913,11 +916,13 @@ func checkOnlyIf(t *testing.T, w *report.Why, key, want string) {
 // checkListed checks that the shown way of the pair key lists, in the
 // conditions of it that list gives (named what), one of text want's
 // text and whose note holds its words ("text|words"), or that needs the
-// error of the call CALL ("text|erred CALL").
+// error of the call CALL ("text|erred CALL"; "text|fails CALL" where the
+// request may make it fail).
 func checkListed(t *testing.T, w *report.Why, key, want, what string, list func(report.Way) []report.Cond) {
 	t.Helper()
 	text, words, _ := strings.Cut(want, "|")
 	erred, isErred := strings.CutPrefix(words, "erred ")
+	fails, isFails := strings.CutPrefix(words, "fails ")
 	paired := false
 	for _, p := range pairsAt(w, key) {
 		if p.Best >= len(p.Ways) {
@@ -928,6 +933,10 @@ func checkListed(t *testing.T, w *report.Why, key, want, what string, list func(
 		for _, c := range list(p.Ways[p.Best]) {
 			if isErred {
 				found = found || c.Text == text && c.Erred == erred
+				continue
+			}
+			if isFails {
+				found = found || c.Text == text && c.Fails == fails
 				continue
 			}
 			found = found || c.Text == text && strings.Contains(c.Note, words)

@@ -1487,7 +1487,7 @@ func whyRootDoc(c roots.Root, e report.Entry) string {
 func startUpText(e report.Entry) string {
 	switch {
 	case e.StartUp != "" && e.Later:
-		return ", which a goroutine that " + report.ShortName(e.StartUp) + " starts can reach (later than start-up; whether it does, by the conditions on the way such as a message it receives, is not checked)"
+		return ", which " + report.ShortName(e.StartUp) + " can reach only across goroutines it starts, directly or not (later than start-up; whether it does, by the conditions on the way such as a message one receives, is not checked)"
 	case e.StartUp != "":
 		return ", which " + report.ShortName(e.StartUp) + " can reach at start-up (whether it does, by the conditions on the way such as a setting, is not checked)"
 	}

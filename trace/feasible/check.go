@@ -220,9 +220,10 @@ type Cond struct {
 	// errRead marks a test of an error read from memory that the way
 	// needs (erred): a condition of state.
 	errRead bool
-	// erredCall, with Erred, is the call when the analysis follows it:
-	// a branch inside it that leads to its error, listed (within), says
-	// more (result).
+	// erredCall, with Erred (or Fails, for a call given part of the
+	// request), is the call when the analysis follows it: a branch
+	// inside it that leads to its error, listed (within), says more
+	// (result).
 	erredCall ssa.CallInstruction
 	// within, on a condition a value the way reads needs (needed), are
 	// the calls the branch is inside, outermost first.
@@ -1073,9 +1074,10 @@ func (f *frame) someCannot(v *value, m *types.Func, callee *ssa.Function, depth 
 	return false
 }
 
-// failedWithin is cs with the need of a followed call's error (Erred)
-// left an ordinary test where a branch inside that call that leads to
-// its error is listed: the branch says why the call fails.
+// failedWithin is cs with the need of a followed call's error (Erred,
+// or Fails where the call is given part of the request) left an ordinary
+// test where a branch inside that call that leads to its error is
+// listed: the branch says why the call fails.
 func failedWithin(cs []Cond) []Cond {
 	inside := map[ssa.CallInstruction]bool{}
 	for _, c := range cs {
@@ -1093,6 +1095,12 @@ func failedWithin(cs []Cond) []Cond {
 		}
 		if out == nil {
 			out = slices.Clone(cs)
+		}
+		if out[i].Fails != "" {
+			// A failure the request asks of a followed call, where a
+			// check inside it that fails is listed: that check says it.
+			out[i].Fails, out[i].erredCall, out[i].unasked = "", nil, true
+			continue
 		}
 		out[i].Class, out[i].Erred, out[i].erredCall = Ordinary, "", nil
 	}
@@ -1468,6 +1476,18 @@ func (w *walk) under(fr *frame, e edgeOf, es []edgeOf) []Test {
 		text, pos, flip := w.c.text.condText(d.ifi)
 		c := Cond{Func: fr.fn, If: d.ifi, Text: text, Pos: pos, Want: d.want != flip}
 		w.classify(fr, &c, d.ifi.Cond, d.want)
+		if c.Class == Ordinary && errTest(d.ifi.Cond) {
+			// Past a test that a call of state returned no error (a wait
+			// for the apply): that call's success.
+			if x, needsErr, ok := nilTest(d.ifi.Cond, d.want); ok && !needsErr {
+				if call := resultOf(x); call != nil && !givenInput(fr, call) {
+					if ct := shortCall(w.c.text.callText(call)); ct != "" {
+						out = append(out, Test{Text: ct, Pos: pos, NoError: true})
+					}
+				}
+			}
+			continue
+		}
 		if c.Class != State || text == "" {
 			continue
 		}
@@ -2215,8 +2235,11 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 	}
 	if v.kind == kAlt && givenInput(fr, call) {
 		// A followed call given part of the request: the request may
-		// make it fail (a lease it names that the lessor lacks), which
-		// is not named.
+		// make it fail (a lease it names that the lessor lacks). The way
+		// needs it to fail: what it asks of the request, as a check it
+		// fails, not a condition of state.
+		c.Fails, c.erredCall = w.c.text.callText(call), call
+		c.unasked = w.beforeMessage(fr)
 		return
 	}
 	w.notLoaded(fr, c, call)
