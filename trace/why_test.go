@@ -80,6 +80,9 @@ type whyCase struct {
 	// shown way lists among its only-ifs, and words its note holds
 	// ("text|words"; several are separated by " ;; ").
 	onlyIf map[string]string
+	// handsOff maps roots to a hand-off their ways cross, which what
+	// runs them names (Entry.HandsOff), decided or not.
+	handsOff map[string]string
 	// later maps roots to whether the main function that reaches their
 	// starter does so only through a goroutine it starts (Entry.Later).
 	later map[string]bool
@@ -107,6 +110,10 @@ func TestWhyReleases(t *testing.T) {
 		whyCase
 	}{
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/storage/mvcc.ErrFutureRev",
+			// The sync loops' ways to the range's refusal (kvstore_txn.go:76)
+			// cross the watch channel and are not decided: what runs them
+			// says so all the same.
+			handsOff: map[string]string{"mvcc.(*watchableStore).syncWatchersLoop": "watch channel", "v3compactor.(*Periodic).Run$1": "raft proposal"},
 			// The apply job calls the compaction through the applier field
 			// (uber_applier.go:145, a.applyV3), which restoreAlarms sets
 			// to an applierV3Corrupt under `if corruptAlarms`
@@ -749,6 +756,20 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 	for key, wants := range tc.onlyIf {
 		for _, want := range strings.Split(wants, " ;; ") {
 			checkOnlyIf(t, w, key, want)
+		}
+	}
+	for name, want := range tc.handsOff {
+		found := false
+		for _, e := range w.Entries {
+			if e.Name != name {
+				continue
+			}
+			for _, h := range e.HandsOff {
+				found = found || strings.HasPrefix(h, "the "+want+":")
+			}
+		}
+		if !found {
+			t.Errorf("root %s: no hand-off %q among what runs it", name, want)
 		}
 	}
 	for name, want := range tc.later {
