@@ -335,6 +335,10 @@ func TestWhyReleases(t *testing.T) {
 				// The comparison at lease.go:64 runs only when that call
 				// fails, which the request can make it do: it asks so.
 				"server/etcdserver/api/v3rpc/lease.go:64 v3rpc.(*LeaseServer).LeaseTimeToLive": "err != nil|fails ls.le.LeaseTimeToLive(ctx, rr)",
+				// A follower's renewal compares the error of its forward to
+				// the leader only when there is one (`err == nil ||`,
+				// v3_server.go:555); the request's lease ID can make it fail.
+				"server/etcdserver/v3_server.go:555 v3rpc.(*LeaseServer).LeaseKeepAlive": "err == nil|fails leasehttp.RenewHTTP(cctx, id, lurl, s.peerRt)",
 			},
 			uses: map[string][]string{
 				// The lease HTTP handler compares the lessor's error (http.go:93).

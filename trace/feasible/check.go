@@ -2204,7 +2204,7 @@ func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool, until ss
 // branches it fails, which the way's conditions may not list: a test of
 // an inner call's error, a field the apply set) or not.
 func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
-	if c.Class != Ordinary || c.check() != "" {
+	if c.Class != Ordinary && c.Class != Input || c.check() != "" {
 		return
 	}
 	x, needsErr, ok := nilTest(cond, want)
@@ -2216,7 +2216,16 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 		return
 	}
 	v := fr.eval(x)
-	if v.org != state {
+	if call != nil && v.kind == kAlt && givenInput(fr, call) {
+		// A followed call given part of the request: the request may
+		// make it fail (a lease it names that the lessor lacks). The way
+		// needs it to fail: what it asks of the request, as a check it
+		// fails, not a condition of state.
+		c.Fails, c.erredCall = w.c.text.callText(call), call
+		c.unasked = w.beforeMessage(fr)
+		return
+	}
+	if c.Class != Ordinary || v.org != state {
 		return
 	}
 	if call == nil {
@@ -2231,15 +2240,6 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 		return
 	}
 	if v.kind != kOpaque && v.kind != kAlt {
-		return
-	}
-	if v.kind == kAlt && givenInput(fr, call) {
-		// A followed call given part of the request: the request may
-		// make it fail (a lease it names that the lessor lacks). The way
-		// needs it to fail: what it asks of the request, as a check it
-		// fails, not a condition of state.
-		c.Fails, c.erredCall = w.c.text.callText(call), call
-		c.unasked = w.beforeMessage(fr)
 		return
 	}
 	w.notLoaded(fr, c, call)
