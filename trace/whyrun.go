@@ -1387,7 +1387,6 @@ func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
 		}
 	}
 	var starts map[*ssa.Function]*ssa.Function
-	var syncReach map[*ssa.Function]map[*ssa.Function]bool
 	out := []report.Entry{}
 	for ei, e := range w.Entries {
 		if !used[ei] && !undecided[callpath.Name(e.Func)] {
@@ -1414,13 +1413,7 @@ func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
 				}
 				if m := starts[c.Func]; m != nil {
 					re.StartUp = callpath.Name(m)
-					if syncReach == nil {
-						syncReach = map[*ssa.Function]map[*ssa.Function]bool{}
-					}
-					if syncReach[m] == nil {
-						syncReach[m] = w.Graph.SyncReachable(m)
-					}
-					re.Later = c.Starter != nil && !syncReach[m][c.Starter]
+					re.Later = c.Starter != nil && !w.syncReach(m)[c.Starter]
 				}
 			}
 			re.Doc = whyRootDoc(c, re)

@@ -40,16 +40,8 @@ type ReadBackMap struct {
 func (w *walk) readBackNeeded(res Result) Result {
 	for i := len(res.Conds) - 1; i >= 0; i-- {
 		c := &res.Conds[i]
-		if c.Class != State || c.If == nil {
-			continue
-		}
-		lk, _, found, ok := lookupTest(c.If.Cond, c.Want)
-		if !ok || found {
-			continue
-		}
-		b := heldIn(lk.X)
-		fr := w.frameOf(c.Func)
-		if b == nil || fr == nil {
+		lk, _, b, fr, ok := w.missedLookup(c)
+		if !ok {
 			continue
 		}
 		src, at, _ := w.origin(fr, lk.Index)

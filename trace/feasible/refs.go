@@ -274,16 +274,8 @@ const Referenced = "referenced"
 func (w *walk) refNeeded(res Result) Result {
 	for i := len(res.Conds) - 1; i >= 0; i-- {
 		c := &res.Conds[i]
-		if c.Class != State || c.If == nil {
-			continue
-		}
-		lk, commaOk, found, ok := lookupTest(c.If.Cond, c.Want)
-		if !ok || found {
-			continue
-		}
-		b := heldIn(lk.X)
-		fr := w.frameOf(c.Func)
-		if b == nil || fr == nil {
+		lk, commaOk, b, fr, ok := w.missedLookup(c)
+		if !ok {
 			continue
 		}
 		src, at, chain := w.origin(fr, lk.Index)
@@ -308,6 +300,21 @@ func (w *walk) refNeeded(res Result) Result {
 		return gaveOn(res, cond, []*Cond{c}, b)
 	}
 	return res
+}
+
+// missedLookup reads c, a condition of state, as a lookup in a map
+// field (b) that the way needs to miss: the lookup, whether it is `v, ok
+// :=`, and the frame of the path that makes it.
+func (w *walk) missedLookup(c *Cond) (lk *ssa.Lookup, commaOk bool, b *types.Var, fr *frame, ok bool) {
+	if c.Class != State || c.If == nil {
+		return nil, false, nil, nil, false
+	}
+	lk, commaOk, found, ok := lookupTest(c.If.Cond, c.Want)
+	if !ok || found {
+		return nil, false, nil, nil, false
+	}
+	b, fr = heldIn(lk.X), w.frameOf(c.Func)
+	return lk, commaOk, b, fr, b != nil && fr != nil
 }
 
 // frameOf is the last frame of the path's stack whose function is fn.
