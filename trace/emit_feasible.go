@@ -1094,6 +1094,9 @@ func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 			how = "is false"
 		}
 		part := fmt.Sprintf("`%s` %s", t.Text, how)
+		if t.Asked {
+			part = fmt.Sprintf("the request makes `%s` %v", t.Text, t.Want)
+		}
 		if t.Passes != "" {
 			part = fmt.Sprintf("passes `%s`", t.Passes)
 		}

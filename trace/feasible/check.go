@@ -1300,6 +1300,8 @@ func (w *walk) joins(fr *frame, target *ssa.BasicBlock) []Cond {
 				out = append(out, c)
 			} else if c, ok := w.eitherNoError(fr, alive); ok {
 				out = append(out, c)
+			} else if c, ok := w.eitherMixed(fr, alive); ok {
+				out = append(out, c)
 			}
 		}
 	}
@@ -1618,6 +1620,87 @@ func (w *walk) askEither(fr *frame, es []edgeOf) (Cond, bool) {
 	return c, true
 }
 
+// eitherMixed is either for a join some of whose ways in are branches of
+// state and the others the request's (a put's check that reads the key
+// back, and needs it found, only when the request asks to keep its value
+// or its lease): the way takes one of the branches of state, or the
+// request takes one of its own (Test.Asked), each its whole if
+// statement's condition where the way in passes all of its parts. False
+// when a way in is neither, when none is of state or none the request's,
+// or when a request's way in is not one outcome of its statement.
+func (w *walk) eitherMixed(fr *frame, es []edgeOf) (Cond, bool) {
+	if w.beforeMessage(fr) {
+		return Cond{}, false
+	}
+	var states []Cond
+	var asked []Test
+	for _, e := range es {
+		text, pos, flip := w.c.text.condText(e.ifi)
+		c := Cond{Func: fr.fn, If: e.ifi, Text: text, Pos: pos, Want: e.want != flip}
+		w.classify(fr, &c, e.ifi.Cond, e.want)
+		switch {
+		case c.Class == State && text != "":
+			c.Under = w.under(fr, e, es)
+			if t, ok := w.wholeWay(e); ok && t.Text != text {
+				// The statement's whole condition, taken one way, in place
+				// of its last part and the others among Under.
+				c.Text, c.Pos, c.Want = t.Text, t.Pos, t.Want
+				c.Under = slices.DeleteFunc(c.Under, func(u Test) bool { return w.c.text.whole(u.Pos, u.Text) == t.Text })
+			}
+			states = append(states, c)
+		case c.Class == Input && text != "" && !c.unasked && c.Fails == "" && !errTest(e.ifi.Cond):
+			t, ok := w.wholeWay(e)
+			if !ok {
+				return Cond{}, false
+			}
+			asked = append(asked, t)
+		default:
+			return Cond{}, false
+		}
+	}
+	if len(states) == 0 || len(asked) == 0 {
+		return Cond{}, false
+	}
+	sort.SliceStable(asked, func(i, j int) bool { return asked[i].Pos < asked[j].Pos })
+	c := w.firstOf(fr, states)
+	c.Or = append(c.Or, asked...)
+	return c, true
+}
+
+// wholeWay is the test a way in through branch e takes of e's if
+// statement: its whole condition, when e is the last of a chain of parts
+// each taken the same way (`a || b`, both false; `a && b`, both true),
+// back to the statement's first part; e's own when e is the whole. False
+// when the parts are taken differently or one is negated.
+func (w *walk) wholeWay(e edgeOf) (Test, bool) {
+	text, pos, flip := w.c.text.condText(e.ifi)
+	whole := w.c.text.whole(pos, text)
+	if whole == "" {
+		return Test{Text: text, Pos: pos, Want: e.want != flip, Asked: true}, true
+	}
+	if flip {
+		return Test{}, false
+	}
+	b := e.ifi.Block()
+	first := pos
+	for len(b.Preds) == 1 {
+		p := b.Preds[0]
+		ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
+		if !ok {
+			break
+		}
+		pt, ppos, pflip := w.c.text.condText(ifi)
+		if w.c.text.whole(ppos, pt) != whole {
+			break
+		}
+		if pflip || (p.Succs[0] == b) != e.want {
+			return Test{}, false
+		}
+		b, first = p, ppos
+	}
+	return Test{Text: whole, Pos: first, Want: e.want, Asked: true}, true
+}
+
 // errorOf is, for v a test of an error (a comparison with nil, or a
 // function given it first: errors.Is), the call that returned the error,
 // as written; "" otherwise.
@@ -1631,7 +1714,7 @@ func (w *walk) errorOf(v ssa.Value) string {
 	} else if c, ok := v.(*ssa.Call); ok && len(c.Call.Args) > 0 && !c.Call.IsInvoke() && callpath.IsError(c.Call.Args[0].Type()) {
 		x = c.Call.Args[0]
 	}
-	if x == nil {
+	if x == nil || !callpath.IsError(x.Type()) {
 		return ""
 	}
 	if call := resultOf(w.c.stored(x)); call != nil {

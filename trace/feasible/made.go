@@ -67,6 +67,10 @@ type Test struct {
 	// one from where the alternatives part (a join's: a test of a
 	// feature before the lessor's lookup): the alternative is all of them.
 	Under []Test
+	// Asked, on an alternative of a join whose others are branches of
+	// state, says the test is the request's (eitherMixed): the way takes
+	// it when the request makes Text come out Want.
+	Asked bool
 }
 
 // pointee is the named struct type t points to, or nil.
