@@ -24,7 +24,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 		report.Plain(fmt.Sprintf("The %s is declared at ", o.Kind)), report.Cite(report.Loc{File: o.File, Line: o.Line}),
 		report.Plain(" ("), report.CodeSpan(o.Text), report.Plain(fmt.Sprintf("). Found in etcd %s by type identity, in the %d packages loaded from source: its own, those that import it directly or not, those that hand work across to them, and those of the requests and of the checks made on a request's cost; ", w.Etcd.Version, len(w.Packages))),
 		report.Plain("a call that reaches it through an interface method or a function value (as the call graph resolves it) is a use too, marked dynamic. "),
-		report.Plain(fmt.Sprintf("Roots are where the code is entered or started (%s); for each use the %d nearest that reach it by a path that can run are kept: by calls; when fewer, across the hand-offs of etcd's architecture that calls do not show%s, with the message each hands off; when none, from a program's main function in its own goroutine (start-up). Beside them, up to %d more, nearest first, whose best way is not decided are listed, marked \"not decided\". ", rootKinds(w.Roots), w.Nearest, handOffNames(w.HandOffs), w.Nearest)),
+		report.Plain(fmt.Sprintf("Roots are where the code is entered or started (%s); for each use the %d nearest that reach it by a path that can run are kept: by calls; when fewer, across the hand-offs of etcd's architecture that calls do not show%s, with the message each hands off; when none, from a program's main function in its own goroutine (start-up). Beside them, up to %d more, nearest first, whose best way is not decided are listed, marked \"not decided\", each with what it needs beside what is not decided. ", rootKinds(w.Roots), w.Nearest, handOffNames(w.HandOffs), w.Nearest)),
 		report.Plain("A path can run when no branch on it is refuted by what the path fixes or already needs; "),
 		report.RefSpan("how a way is judged", "judged"), report.Plain(" lists what the analysis uses, what it counts as a condition, and what it does not see."),
 	}
@@ -162,6 +162,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 			} else {
 				head = append(head, report.Plain("not decided"))
 			}
+			head = append(head, undecidedBeside(u)...)
 			sec.Blocks = append(sec.Blocks, report.Block{Para: head})
 			items := crossingItems(u.Crossing)
 			for _, h := range u.Hops {
@@ -520,6 +521,54 @@ func pairVerdict(p report.PairPaths) report.Text {
 		t = append(t, report.Asks(asks)...)
 	}
 	return t
+}
+
+// undecidedBeside says what a way not decided needs beside what is not
+// decided: the conditions of state of its legs and of its last part, and
+// what it asks of the request ("; beside that, it can run only if …, for
+// a request that …"), nil when it needs nothing else.
+func undecidedBeside(u report.NoWay) report.Text {
+	var cs, asks []report.Cond
+	seen := map[report.Cond]bool{}
+	// The test the undecided condition is of is said there.
+	said := func(c report.Cond) bool {
+		b := u.Because
+		return b != nil && (same(c, b.Cond) || b.Near != nil && same(c, *b.Near))
+	}
+	add := func(to *[]report.Cond, xs []report.Cond) {
+		for _, c := range xs {
+			if !seen[c] && !said(c) {
+				seen[c] = true
+				*to = append(*to, c)
+			}
+		}
+	}
+	for _, c := range u.Crossing {
+		add(&cs, c.OnlyIf)
+		add(&asks, c.Asks)
+	}
+	add(&cs, u.OnlyIf)
+	add(&asks, u.Asks)
+	if len(cs) == 0 && len(asks) == 0 {
+		return nil
+	}
+	t := report.Text{report.Plain("; beside that, it can run")}
+	for i, c := range cs {
+		t = append(t, report.Plain(" "))
+		if i > 0 {
+			t[len(t)-1] = report.Plain(joiner(i, len(cs)))
+		}
+		t = append(t, report.OnlyIf(c)...)
+	}
+	if len(cs) == 0 {
+		t = report.Text{report.Plain("; beside that, it can run only")}
+	}
+	return append(t, report.Asks(asks)...)
+}
+
+// same reports whether a and b are one test taken one way.
+func same(a, b report.Cond) bool {
+	return a.Text == b.Text && a.File == b.File && a.Line == b.Line && a.Want == b.Want
 }
 
 // joiner is what comes before the i-th of n items of a list: nothing,

@@ -132,6 +132,12 @@ func (r *Result) reportSites() ([]report.Site, error) {
 			if len(u.Path) > 0 {
 				nw.Hops = r.hops(u.Path)
 			}
+			for _, c := range u.Res.OnlyIfs() {
+				nw.OnlyIf = append(nw.OnlyIf, r.cond(&c))
+			}
+			for _, c := range u.Res.Asks() {
+				nw.Asks = append(nw.Asks, r.cond(&c))
+			}
 			rs.Undecided = append(rs.Undecided, nw)
 		}
 		out = append(out, rs)

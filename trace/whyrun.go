@@ -579,7 +579,7 @@ func (w *whyRun) use(si int) {
 			case b.Res.Verdict == feasible.No && noWay == nil:
 				noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because}
 			case b.Res.Verdict == feasible.Unknown:
-				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because, Path: b.Path}, c, i})
+				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(c.Func), By: byCalls, Because: b.Res.Because, Path: b.Path, Res: b.Res}, c, i})
 			}
 		}
 	}
@@ -643,7 +643,7 @@ func (w *whyRun) use(si int) {
 				}
 				if len(p.Crossing) > 0 && p.Verdict == feasible.Unknown {
 					nw := &study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because,
-						Legs: p.Crossing, Path: bestOf(p.Ways).Path}
+						Legs: p.Crossing, Path: bestOf(p.Ways).Path, Res: bestOf(p.Ways).Res}
 					if m := p.Crossing[0].Message; m != nil {
 						nw.Message = strings.Join(m.Fields(), "+")
 					}

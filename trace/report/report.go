@@ -214,6 +214,11 @@ type NoWay struct {
 	// the legs to its hand-offs, then the calls after the last.
 	Crossing []Crossing `json:"crossing,omitempty"`
 	Hops     []Hop      `json:"hops,omitempty"`
+	// OnlyIf and Asks are what the way needs beside what is not decided,
+	// after its last hand-off (or from the root, by calls): the
+	// conditions of state and what it asks of the request.
+	OnlyIf []Cond `json:"only_if,omitempty"`
+	Asks   []Cond `json:"asks,omitempty"`
 }
 
 // Excerpt is a few numbered source lines.

@@ -133,6 +133,9 @@ type NoWay struct {
 	// side (or from the root, by calls).
 	Legs []Leg
 	Path callpath.Path
+	// Res is the verdict of Path, with the conditions it needs beside the
+	// one not decided.
+	Res feasible.Result
 }
 
 // EntryPoint is a resolved entry point: one the study names, or a root
