@@ -2,6 +2,7 @@ package signal
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/types"
 )
 
@@ -51,6 +52,56 @@ func (r *Result) revisionAccesses() {
 		return true
 	})
 	sortBy(r.RevisionAccesses, func(a, b RevisionAccess) bool { return posLess(a.Position, b.Position) })
+	r.revisionInit(rev)
+}
+
+// RevisionInit is the value a literal of the store's struct starts the
+// compaction revision at (`compactMainRev: -1`): Pos is the literal's
+// element, Value the constant.
+type RevisionInit struct {
+	Pos
+	Value int64
+}
+
+// revisionInit finds the RevisionInit: set when every literal that sets
+// the field sets it to one integer constant.
+func (r *Result) revisionInit(rev *types.Var) {
+	var found []RevisionInit
+	mixed := false
+	r.syn.inspectIn(rev, func(f *ast.File, info *types.Info, n ast.Node) bool {
+		kv, ok := n.(*ast.KeyValueExpr)
+		if !ok {
+			return true
+		}
+		key, ok := kv.Key.(*ast.Ident)
+		if !ok || r.syn.obj(key) != rev {
+			return true
+		}
+		tv, ok := info.Types[kv.Value]
+		if !ok || tv.Value == nil || tv.Value.Kind() != constant.Int {
+			mixed = true
+			return true
+		}
+		v, exact := constant.Int64Val(tv.Value)
+		if !exact {
+			mixed = true
+			return true
+		}
+		path, _ := r.syn.path(kv.Pos(), kv.End())
+		fn := r.funcAt(f, path)
+		found = append(found, RevisionInit{Pos: r.pos(kv.Pos(), fn, r.syn.src(kv)), Value: v})
+		return true
+	})
+	if mixed || len(found) == 0 {
+		return
+	}
+	for _, x := range found[1:] {
+		if x.Value != found[0].Value {
+			return
+		}
+	}
+	sortBy(found, func(a, b RevisionInit) bool { return posLess(a.Position, b.Position) })
+	r.RevisionInit = &found[0]
 }
 
 // lockHeld is the lock call that holds at the access sel (see

@@ -234,6 +234,9 @@ type Result struct {
 	// RevisionAccesses are the reads and writes of the compaction
 	// revision, with the lock held there.
 	RevisionAccesses []RevisionAccess
+	// RevisionInit is the constant the store's literals start the
+	// compaction revision at, when they agree on one.
+	RevisionInit *RevisionInit
 	// Receive is how the client takes a compaction cancel (when the spec
 	// names its receive loop); Created how a create response reaches the
 	// user.

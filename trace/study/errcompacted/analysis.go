@@ -1087,7 +1087,7 @@ func (r *analysis) quietFacts(v *sentence, synced string, fed []signal.Write) {
 		return
 	}
 	sent := r.sendIn(fed[0].Func, fed[0].Pos)
-	text := fmt.Sprintf("Terminal 2 is sent events only as keys under its prefix are written, in `%s` ({0})", short(fed[0].Func))
+	text := fmt.Sprintf("While it stays in `%s`, terminal 2 is sent events only as keys under its prefix are written, in `%s` ({0})", synced, short(fed[0].Func))
 	if rp := sg.Replay; rp != nil && rp.Quiet {
 		text += ", and the exercise writes none after the compaction until its teardown's `del`: until then terminal 2 prints nothing"
 	}
@@ -1329,7 +1329,7 @@ func (r *analysis) replayVerdict() {
 	}
 	sure := ""
 	if spaced && early > 0 {
-		sure = fmt.Sprintf("; within %s it is sure to, while it is the only watcher behind", early)
+		sure = fmt.Sprintf("; within %s it is sure to, while it is the only watcher behind and its channel has room", early)
 	}
 	if window < typed {
 		moved := r.movedOutLines()
@@ -1520,7 +1520,7 @@ func (r *analysis) boundaryVerdict() {
 		keys := [2][2]string{{FactWatchBoundaryIsC, FactWatchBoundaryNotC}, {FactReadBoundaryIsC, FactReadBoundaryNotC}}[gi]
 		bothC = bothC && isC
 		if isC {
-			v.fact(keys[0], fmt.Sprintf("for %s the lowest revision that passes is C, the compaction revision, by %s", g.name, strings.Join(texts, " and ")), at...)
+			v.fact(keys[0], fmt.Sprintf("for %s the lowest positive revision that passes is C, the compaction revision, by %s", g.name, strings.Join(texts, " and ")), at...)
 		} else {
 			v.fact(keys[1], fmt.Sprintf("for %s the compaction revision C itself fails, by %s", g.name, strings.Join(texts, " and ")), at...)
 		}

@@ -234,7 +234,8 @@ var factWants = []factWant{
 			// watch(): synced := startRev > s.store.currentRev || startRev == 0 (135); chooseAll:
 			// if w.minRev < compactRev (251); sendLoop marks a cancel only for
 			// canceled := wresp.CompactRevision != 0 (432).
-			"refused/negative-start-accepted": {"v3rpc/watch.go:309", "v3rpc/watch.go:310", "watchable_store.go:135", "watcher_group.go:251", "v3rpc/watch.go:432"},
+			// Before any compaction the field is the store's compactMainRev: -1 (kvstore.go:104).
+			"refused/negative-start-accepted": {"v3rpc/watch.go:309", "v3rpc/watch.go:310", "watchable_store.go:135", "watcher_group.go:251", "v3rpc/watch.go:432", "kvstore.go:104"},
 			"retry/client-warns-once":         {"retry_interceptor.go:65", "retry_interceptor.go:92", "retry.go:57"},
 			// The doc comment (95) above the field (96).
 			"minimum/cancel-carries-minimum": {"watcher_group.go:253", "client/watch.go:95", "watcher_group.go:251"},

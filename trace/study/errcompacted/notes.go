@@ -1515,7 +1515,7 @@ func (n *notes) step6() report.Section {
 func (n *notes) matrix() report.Section {
 	r := n.rep
 	s := report.Section{ID: "uses", Title: "Every use of the sentinel, from every entry", Appendix: true}
-	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by object identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes (the request can choose values that take it, given the state the way compares them with, such as a compaction already done); if (only if a condition on server state alone holds, which the request cannot choose); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); both, as in no / → ? (no call path can run, and a way across a hand-off is as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps, or the sentinel's own, which a use that can run from the entry returns, compares or translates). Only the exercise's ways are drawn: a · in another entry's column does not say that its ways never look the declaration up. Blank: no path.", len(r.Packages)))})
+	s.Blocks = append(s.Blocks, report.Block{Para: t(fmt.Sprintf("Uses found by object identity in the %d packages loaded from source. A cell says whether a call path from the entry (a column) can run to the use (a row): yes (the request can choose values that take it, given the state the way compares them with, such as a compaction already done); if (only if a condition on server state holds, which the request cannot choose, besides what the way needs the request to choose, as its lesson says); no (a path exists but cannot run); ? (the analysis cannot decide); → (only across a hand-off, then as marked); both, as in no / → ? (no call path can run, and a way across a hand-off is as marked); · (a declaration at package level, which runs from no entry); value (such a declaration, whose value the way drawn from the entry looks up at one of its steps, or the sentinel's own, which a use that can run from the entry returns, compares or translates). Only the exercise's ways are drawn: a · in another entry's column does not say that its ways never look the declaration up. Blank: no path.", len(r.Packages)))})
 	// Lessons only for the entries of the exercise's own behaviours; the
 	// JSON's paths hold every pair's.
 	own := map[string]bool{}
@@ -1789,16 +1789,15 @@ func (n *notes) detail(p *report.PairPaths) report.Text {
 		// In the order the code runs: what the sender needs, the hand-off,
 		// what the receiver needs.
 		c := p.Crossing[0]
-		out := append(at, t(": no call path")...)
+		out := append(at, t(fmt.Sprintf(": no call path, only a way across the %s", c.Boundary))...)
 		if cb := c.Because; cb != nil && c.Feasible == "only-if" && p.Feasible != "no" {
 			// Every condition of state the sender's leg needs, as a way's.
-			out = append(out, t("; ")...)
+			out = append(out, t(": ")...)
 			out = append(out, stateConds(report.Way{Because: cb, OnlyIf: c.OnlyIf, Asks: c.Asks})...)
-			out = append(out, t(", then")...)
+			out = append(out, t(", then across it at ", report.Loc{File: c.File, Line: c.Line})...)
 		} else {
-			out = append(out, t(";")...)
+			out = append(out, t(" at ", report.Loc{File: c.File, Line: c.Line})...)
 		}
-		out = append(out, t(fmt.Sprintf(" across the %s at ", c.Boundary), report.Loc{File: c.File, Line: c.Line})...)
 		if len(c.Message) > 0 && c.MessageAt != nil {
 			out = append(out, madeAt(c.Message, *c.MessageAt)...)
 		}

@@ -91,11 +91,11 @@ func TestNotesShapeReleases(t *testing.T) {
 			}
 			lesson := ""
 			for _, l := range strings.Split(md.String(), "\n") {
-				if strings.HasPrefix(l, "- From `sync-loop` to [read step 11](#read): no call path;") {
+				if strings.HasPrefix(l, "- From `sync-loop` to [read step 11](#read): no call path, only a way across the watch channel:") {
 					lesson = l
 				}
 			}
-			if !strings.Contains(lesson, "then across the watch channel") || !strings.Contains(lesson, "`needPrevKV`") || strings.Contains(lesson, "watch eviction") {
+			if !strings.Contains(lesson, "then across it at") || !strings.Contains(lesson, "`needPrevKV`") || strings.Contains(lesson, "watch eviction") {
 				t.Errorf("the sync loop's lesson = %q, want a way across the watch channel that needs needPrevKV, and none across the eviction", lesson)
 			}
 		})
