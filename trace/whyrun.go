@@ -1407,6 +1407,9 @@ func (w *whyRun) reportEntries(net *roots.Network) []report.Entry {
 				pos := w.Graph.Fset().Position(c.At)
 				re.Starter = &report.Loc{File: w.Source.RepoPath(pos.Filename), Line: pos.Line, Function: callpath.Name(c.Starter)}
 			}
+			if c.Helper != nil {
+				re.Helper = callpath.Name(c.Helper)
+			}
 			if c.Kind == roots.Goroutine || c.Kind == roots.Callback {
 				if starts == nil {
 					starts = roots.StartUp(w.Graph, w.Roots)
@@ -1468,7 +1471,10 @@ func whyRootDoc(c roots.Root, e report.Entry) string {
 		return "the main function of the program " + c.Func.Pkg.Pkg.Path() + ": it runs when the program starts, and what it reaches without starting a goroutine runs in its goroutine, at start-up or when the program stops"
 	}
 	s := "a goroutine"
-	if e.Starter != nil {
+	switch {
+	case e.Starter != nil && e.Helper != "":
+		s = "a goroutine that " + report.ShortName(e.Helper) + " starts for the function " + report.ShortName(e.Starter.Function) + " hands it"
+	case e.Starter != nil:
 		s += " started in " + report.ShortName(e.Starter.Function)
 	}
 	return s + startUpText(e)

@@ -249,6 +249,9 @@ type Entry struct {
 	Stubs   []string `json:"stubs,omitempty"`
 	Starter *Loc     `json:"starter,omitempty"`
 	StartUp string   `json:"start_up,omitempty"`
+	// Helper, for a goroutine a helper starts for the function Starter
+	// hands it (GoAttach(f)), is the helper.
+	Helper string `json:"helper,omitempty"`
 	// Later says that StartUp reaches the starter only through a
 	// goroutine it starts (the raft loop, on a message it receives), not
 	// in its own goroutine at start-up.

@@ -89,6 +89,10 @@ type Root struct {
 	// gRPC method, a ServeHTTP method and a main function.
 	Starter *ssa.Function
 	At      token.Pos
+	// Helper, for a goroutine that a helper starts for the function
+	// handed to it (GoAttach(f)), is that helper: Starter hands it the
+	// function at At, and the helper's go statement starts it.
+	Helper *ssa.Function
 }
 
 // Find returns the roots in the functions of the source packages of g
@@ -287,7 +291,12 @@ func Find(g *callpath.Graph) []Root {
 				args := call.Common().Args
 				for _, i := range idx {
 					if i < len(args) {
-						started(funcValue(args[i]), Goroutine, fn, call.Pos())
+						if t := funcValue(args[i]); t != nil && !seen[t] {
+							started(t, Goroutine, fn, call.Pos())
+							if r := &out[len(out)-1]; r.Func == t {
+								r.Helper = callee
+							}
+						}
 					}
 				}
 			}

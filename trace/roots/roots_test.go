@@ -89,3 +89,51 @@ func TestNetwork(t *testing.T) {
 		}
 	}
 }
+
+// TestHelperStarted: a function handed to a helper that starts its
+// parameter in a goroutine (GoAttach(f)) is a goroutine root whose
+// starter is the function that hands it over and whose helper is the
+// one that starts it; one started by a go statement has no helper.
+func TestHelperStarted(t *testing.T) {
+	dir, _ := fixtures.Unpack(t, "watchshape")
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
+		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
+		Dir: filepath.Join(dir, "server"), Env: append(os.Environ(), fixtures.Env...)}
+	pkgs, err := packages.Load(cfg, "./...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := callpath.Build(pkgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rpc = "example.com/etcd/server/v3/rpc"
+	got := map[string][2]string{}
+	for _, r := range roots.Find(g) {
+		if r.Kind != roots.Goroutine {
+			continue
+		}
+		var s [2]string
+		if r.Starter != nil {
+			s[0] = callpath.Name(r.Starter)
+		}
+		if r.Helper != nil {
+			s[1] = callpath.Name(r.Helper)
+		}
+		got[callpath.Name(r.Func)] = s
+	}
+	want := map[string][2]string{
+		rpc + ".(*Server).compactLoop": {rpc + ".(*Server).Start", rpc + ".(*Server).GoAttach"},
+		rpc + ".(*Server).Start$1":     {rpc + ".(*Server).Start", rpc + ".(*Server).GoAttach"},
+		rpc + ".(*Server).idle":        {rpc + ".(*Server).Idler", rpc + ".(*Server).GoAttach"},
+	}
+	for fn, w := range want {
+		if got[fn] != w {
+			t.Errorf("%s: starter and helper %q, want %q", fn, got[fn], w)
+		}
+	}
+	// GoAttach's own go statement starts its closure: no helper.
+	if s, ok := got[rpc+".(*Server).GoAttach$2"]; ok && s[1] != "" {
+		t.Errorf("GoAttach$2: helper %q, want none", s[1])
+	}
+}
