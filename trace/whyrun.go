@@ -1473,7 +1473,7 @@ func whyRootDoc(c roots.Root, e report.Entry) string {
 	s := "a goroutine"
 	switch {
 	case e.Starter != nil && e.Helper != "":
-		s = "a goroutine that " + report.ShortName(e.Helper) + " starts for the function " + report.ShortName(e.Starter.Function) + " hands it"
+		s = "a goroutine that " + report.ShortName(e.Helper) + " starts for the function that " + report.ShortName(e.Starter.Function) + " hands it"
 	case e.Starter != nil:
 		s += " started in " + report.ShortName(e.Starter.Function)
 	}

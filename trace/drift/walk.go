@@ -98,6 +98,12 @@ func Positions(rep *report.Report) []Position {
 				caller = u.Crossing[n-1].To
 			}
 			w.hops(caller, u.Hops)
+			for _, x := range u.OnlyIf {
+				w.cond(x)
+			}
+			for _, x := range u.Asks {
+				w.cond(x)
+			}
 		}
 	}
 	for _, g := range rep.Citation.Lines {

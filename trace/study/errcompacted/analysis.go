@@ -1329,7 +1329,7 @@ func (r *analysis) replayVerdict() {
 	}
 	sure := ""
 	if spaced && early > 0 {
-		sure = fmt.Sprintf("; within %s it is sure to, while it is the only watcher behind and its channel has room", early)
+		sure = fmt.Sprintf("; within %s it is sure to, while it is the only watcher behind", early)
 	}
 	if window < typed {
 		moved := r.movedOutLines()

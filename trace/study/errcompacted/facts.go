@@ -267,7 +267,7 @@ func (r *analysis) setsVerdict() {
 		v.add(" ")
 		// The words the prediction uses, said once: what each set holds
 		// and what a watcher's progress is.
-		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers the sync loop still has to catch up and `%s` those caught up; a watcher's progress is the lowest revision the store may still send it an event of (while it is behind, the next revision it needs).", behind, fieldName(synced.Group)))
+		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers the sync loop still has to catch up and `%s` those caught up. A watcher's progress is the revision after the last one the store has sent it or set aside to send it (while it is behind, the next revision it needs).", behind, fieldName(synced.Group)))
 		v.add(" ")
 		r.currentInSynced(v, synced)
 		v.add(" ")
@@ -929,7 +929,7 @@ func (r *analysis) negativeAccepted(v *sentence) {
 		if init := r.Signal.RevisionInit; init != nil && init.Value < 0 {
 			// Before any compaction the field holds the value the store
 			// starts it at: below 0, and not 0, so the cancel is marked.
-			text += fmt.Sprintf(" Before any compaction, the compaction revision is the value the store starts it at, `%s` (%%L). A start revision below %d is then canceled on such a pass too, with that revision. It is not 0, so the client is told of the cancel, though nothing was compacted.", init.Text, init.Value)
+			text += fmt.Sprintf(" Before any compaction, the compaction revision is the value the store starts it at, `%s` (%%L). A start revision below %d is then canceled on such a pass too, and the cancel carries that compaction revision. It is not 0, so the client is told of the cancel, though nothing was compacted.", init.Text, init.Value)
 			at = append(at, init.Pos)
 		}
 	}
