@@ -35,7 +35,7 @@ func AtlasDoc(a *report.Atlas) *report.Doc {
 				break
 			}
 		}
-		if len(e.Etcdctl) > 0 {
+		if commandNames(e.Etcdctl) != "-" {
 			withCmds++
 		}
 	}
@@ -44,8 +44,8 @@ func AtlasDoc(a *report.Atlas) *report.Doc {
 		report.Plain(fmt.Sprintf("Each text is evaluated from its declaration (%d of them; the others are made otherwise, and their initializer is shown); ", withText)),
 		report.Plain("the gRPC code is the one the wire carries it with (its own for a status, its translation's for a server error, what the translation function sends for one no map holds); "),
 		report.Plain(fmt.Sprintf("the uses are found by identity, with the %d nearest roots that reach each by a path that can run, as srctrace why finds them (%d errors have a use that a root reaches); ", a.Nearest, withUses)),
-		report.Plain(fmt.Sprintf("and the commands of %s are those that make a call that can send a gRPC method whose server root reaches a use (for a wire error, or a client value made from one, also a use of a server error translated into it), with what each prints on stderr and its exit status (%d errors have one). ", tool, withCmds)),
-		report.Plain("A command is evaluated with that call failing and every other call succeeding; what it tests that the evaluation cannot decide is taken as false. Whether the request a command sends can take the server's way to the use is not decided: a command is listed by the method it calls, not because its request can make the server return the error."),
+		report.Plain(fmt.Sprintf("and the commands of %s are those that make a call that can send a gRPC method whose server root reaches a use (for a wire error, or a client value made from one, also a use of a server error translated into it), with what each prints on stderr and its exit status (%d errors have one), but for a command whose requests leave at zero a field that every way of the method to a use needs (its row in the error's answer says never). ", tool, withCmds)),
+		report.Plain("A command is evaluated with that call failing and every other call succeeding; what it tests that the evaluation cannot decide is taken as false. Beyond that, whether the request a command sends can take the server's way to the use is not decided: a command is listed by the method it calls, not because its request can make the server return the error."),
 	}
 	if generated > 0 {
 		d.Lead = append(d.Lead, report.Plain(fmt.Sprintf(" Uses in generated code (a file whose header says it is generated and not to be edited, such as a decoder's, which uses its errors in every message's Unmarshal) are listed, but their roots are not searched, and no method or command comes from them; srctrace why searches them (%d %s).", generated, pluralOf(generated, "use", "uses"))))
@@ -80,7 +80,9 @@ func commandNames(cs []report.UserCommand) string {
 	var names []string
 	seen := map[string]bool{}
 	for _, c := range cs {
-		if !seen[c.Command] {
+		// A command whose requests cannot take a way to a use does not
+		// print it.
+		if c.Cannot == nil && !seen[c.Command] {
 			seen[c.Command] = true
 			names = append(names, c.Command)
 		}

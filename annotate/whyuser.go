@@ -209,7 +209,7 @@ func commandBlocks(u *report.User, waysAbove bool) []report.Block {
 	if waysAbove {
 		asks = "; each way above says what it needs of the request, \"for a request that makes …\""
 	}
-	out = append(out, report.Block{Para: report.Text{report.Plain("The commands of " + tool + " that make a call that can send one of them (in the command's own goroutine, or a stream its client opens), read from its command tree; each is evaluated with that call failing with the client's value and every other call succeeding, what its code tests that the evaluation cannot decide taken as false, and a loop over a slice or a map whose body makes that call taken to make one pass (the JSON's "), report.CodeSpan("assumed"), report.Plain(" lists each); a value it cannot evaluate (the endpoint a loop is at, say) is shown as ?. What the command prints through the printer of its output format is not followed (a format that refuses the command, as some refuse protobuf, exits there instead). Whether a call sends the method on a run (an authentication only with a user, say) is not decided, nor whether the request it sends can take the server's way to the use (that way may need a field of the request the command never sets" + asks + "): a row says what the command does when the call fails so, not that it can.")}})
+	out = append(out, report.Block{Para: report.Text{report.Plain("The commands of " + tool + " that make a call that can send one of them (in the command's own goroutine, or a stream its client opens), read from its command tree; each is evaluated with that call failing with the client's value and every other call succeeding, what its code tests that the evaluation cannot decide taken as false, and a loop over a slice or a map whose body makes that call taken to make one pass (the JSON's "), report.CodeSpan("assumed"), report.Plain(" lists each); a value it cannot evaluate (the endpoint a loop is at, say) is shown as ?. What the command prints through the printer of its output format is not followed (a format that refuses the command, as some refuse protobuf, exits there instead). Whether a call sends the method on a run (an authentication only with a user, say) is not decided, nor whether the request it sends can take the server's way to the use (that way may need a field of the request the command never sets" + asks + "): a row says what the command does when the call fails so, not that it can. A row that says never is one whose requests leave at zero a field of the method's request (not of a request nested in it) that every way of the method's roots to a use needs: the command reaches, in its call graph, no function that can make a value other than zero for it; the first such way, and what refutes it then, are named. Where what sets a field may be code the analysis does not see (code read only from export data that may write it, a decoder handed the request), no row says never.")}})
 	out = append(out, report.Block{Table: commandTable(u.Etcdctl)})
 	return out
 }
@@ -236,7 +236,15 @@ func commandTable(cs []report.UserCommand) *report.Table {
 		if c.At != nil {
 			at = fmt.Sprintf("%s:%d", c.At.File, c.At.Line)
 		}
-		key := strings.Join([]string{c.Method, fmt.Sprint(c.Stream, c.Evaluated), strings.Join(c.Stderr, "\n"), exit, c.ExitConstant, at}, "\x00")
+		cannot := ""
+		if c.Cannot != nil {
+			cannot = strings.Join(c.Unset, ",") + "\x00" + c.Cannot.Text
+		}
+		key := strings.Join([]string{c.Method, fmt.Sprint(c.Stream, c.Evaluated), strings.Join(c.Stderr, "\n"), exit, c.ExitConstant, at, cannot}, "\x00")
+		if cannot != "" {
+			// What the command would print is not what the row says.
+			key = c.Method + "\x00" + cannot
+		}
 		g := byKey[key]
 		if g == nil {
 			g = &group{key: key, c: c}
@@ -259,6 +267,10 @@ func commandTable(cs []report.UserCommand) *report.Table {
 		exit := report.Text{report.Plain("-")}
 		class := ""
 		switch {
+		case g.c.Cannot != nil:
+			// No request the command sends can take a way to a use.
+			stderr = cannotText(g.c)
+			class = "no"
 		case g.c.Stream:
 			stderr = report.Text{report.Plain("not evaluated: a stream, whose error reaches the command by the stream's own way")}
 			class = "unknown"
@@ -288,6 +300,34 @@ func commandTable(cs []report.UserCommand) *report.Table {
 			}
 		}
 		t.Rows = append(t.Rows, []report.Cell{{Text: cmds}, {Text: report.Text{report.CodeSpan(g.c.Method)}}, {Text: stderr, Class: class}, {Text: exit}})
+	}
+	return t
+}
+
+// cannotText says why a command's call cannot get the error: the fields
+// of the request it never sets, and what refutes a way of the method's
+// roots to a use with them left at zero.
+func cannotText(c report.UserCommand) report.Text {
+	var names []string
+	for _, u := range c.Unset {
+		// "pkg.Type.Field": the type and the field.
+		parts := strings.Split(u, ".")
+		if n := len(parts); n >= 2 {
+			u = parts[n-2] + "." + parts[n-1]
+		}
+		names = append(names, u)
+	}
+	t := report.Text{report.Plain("never: the command never sets ")}
+	for i, n := range names {
+		if i > 0 {
+			t = append(t, report.Plain(joiner(i, len(names))))
+		}
+		t = append(t, report.CodeSpan(n))
+	}
+	t = append(t, report.Plain(" in the requests it sends, and with "+pluralOf(len(names), "it", "them")+" left at zero no way of the method's roots to a use can run; on the first that could otherwise, "))
+	t = append(t, report.CodeText(c.Cannot.Text)...)
+	if c.Cannot.File != "" && !citesLines(c.Cannot.Text) {
+		t = append(t, report.Plain(" ("), report.Cite(report.Loc{File: c.Cannot.File, Line: c.Cannot.Line}), report.Plain(")"))
 	}
 	return t
 }

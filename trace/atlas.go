@@ -194,7 +194,7 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 	}
 	w.dropPairs()
 	w.quietPairs()
-	b.dropped = w.dropped
+	b.dropped, b.answered = w.dropped, w
 	repSites, err := r.reportSites()
 	if err != nil {
 		return nil, err
@@ -275,16 +275,31 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each error's own rows whose requests cannot take a way to its uses
+	// (Cannot), as its own answer found them.
+	cannot := map[string]map[[2]string]report.UserCommand{}
+	for name, u := range users {
+		for _, c := range u.Etcdctl {
+			if c.Cannot != nil {
+				if cannot[name] == nil {
+					cannot[name] = map[[2]string]report.UserCommand{}
+				}
+				cannot[name][[2]string{c.Command, c.Method}] = c
+			}
+		}
+	}
 	for i := range atlas.Errors {
 		e := &atlas.Errors[i]
 		if e.User == nil {
 			continue
 		}
 		methods := map[string]bool{}
+		from := map[string][]string{} // method -> the errors it is of
 		add := func(name string) {
 			if u := users[name]; u != nil {
 				for _, m := range u.Methods {
 					methods[m] = true
+					from[m] = append(from[m], name)
 				}
 			}
 		}
@@ -304,8 +319,29 @@ func Errors(ctx context.Context, opts ErrorsOptions) (*report.Atlas, error) {
 			e.User.Methods = append(e.User.Methods, m)
 		}
 		sort.Strings(e.User.Methods)
-		if err := b.commands(ctx, f, e.User); err != nil {
+		// Methods of several errors: no use of one is checked again here.
+		if err := b.commands(ctx, f, e.User, nil, 0, 0); err != nil {
 			return nil, err
+		}
+		// A row cannot be when it cannot be for every error whose method
+		// it is.
+		for j := range e.User.Etcdctl {
+			c := &e.User.Etcdctl[j]
+			var first *report.UserCommand
+			all := len(from[c.Method]) > 0
+			for _, name := range from[c.Method] {
+				x, ok := cannot[name][[2]string{c.Command, c.Method}]
+				if !ok {
+					all = false
+					break
+				}
+				if first == nil {
+					first = &x
+				}
+			}
+			if all && first != nil {
+				c.Unset, c.Cannot = first.Unset, first.Cannot
+			}
 		}
 		e.Etcdctl = e.User.Etcdctl
 	}

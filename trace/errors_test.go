@@ -264,6 +264,32 @@ func TestErrorsFixture(t *testing.T) {
 					t.Errorf("%q: %s %s exits %s, want %s", curText, f[1], f[2], at, f[6])
 				}
 			}
+		case "etcdctlnever", "etcdctlmay":
+			// etcdctlnever OBJECT COMMAND METHOD FIELD: the command's
+			// requests of METHOD never set FIELD (its type and name), and
+			// with it left at zero no way of the method to a use runs;
+			// etcdctlmay OBJECT COMMAND METHOD: its row is not so.
+			if !need(4) {
+				continue
+			}
+			a := obj(cur)
+			if a == nil || a.User == nil {
+				continue
+			}
+			var c *report.UserCommand
+			for i, x := range a.User.Etcdctl {
+				if x.Command == f[2] && x.Method == f[3] {
+					c = &a.User.Etcdctl[i]
+				}
+			}
+			switch {
+			case c == nil:
+				t.Errorf("%q: %s lists no command %s with %s", curText, f[1], f[2], f[3])
+			case f[0] == "etcdctlmay" && c.Cannot != nil:
+				t.Errorf("%q: %s %s %s: never (%v, %s), want a row that can", curText, f[1], f[2], f[3], c.Unset, c.Cannot.Text)
+			case f[0] == "etcdctlnever" && (!need(5) || c.Cannot == nil || !slices.ContainsFunc(c.Unset, func(u string) bool { return strings.HasSuffix(u, "/"+f[4]) || strings.HasSuffix(u, "."+f[4]) })):
+				t.Errorf("%q: %s %s %s: unset %v, cannot %+v; want never, for %s", curText, f[1], f[2], f[3], c.Unset, c.Cannot, f[4])
+			}
 		case "dropped":
 			// dropped OBJECT METHOD FUNC FILE:LINE: the method's handler
 			// reaches a use but does not return the error: it is no method
@@ -338,7 +364,9 @@ func TestErrorsFixture(t *testing.T) {
 			got := []string{e.GRPCCode}
 			seen := map[string]bool{}
 			for _, c := range e.Etcdctl {
-				if !seen[c.Command] {
+				// A command that cannot get it (its requests leave a
+				// field unset that every way needs) does not print it.
+				if c.Cannot == nil && !seen[c.Command] {
 					seen[c.Command] = true
 					got = append(got, c.Command)
 				}

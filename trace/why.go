@@ -157,6 +157,14 @@ type whyBase struct {
 	// dropped are the gRPC roots that reach a use of the error answered
 	// last but return it along none of their ways (whyRun.returnsIt).
 	dropped *droppedLog
+	// answered is the run that answered the object answered last: the
+	// user's half checks its ways again for what a command's requests
+	// leave unset (refutedUnset).
+	answered *whyRun
+	// written are the fields the server's code stores into (serverWrites),
+	// read once.
+	writtenOnce sync.Once
+	written     map[*types.Var][]*ssa.Function
 	// flow is the error flow (flowOf), read once.
 	flowRead sync.Once
 	flow     *errorFlow
@@ -386,7 +394,7 @@ func (b *whyBase) answer(ctx context.Context, obj types.Object, kind, symbol str
 		w.dropPairs()
 		w.quietPairs()
 	}
-	b.dropped = w.dropped
+	b.dropped, b.answered = w.dropped, w
 	var err error
 	if rep.Sites, err = r.reportSites(); err != nil {
 		return nil, nil, err

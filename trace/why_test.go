@@ -97,6 +97,10 @@ type whyCase struct {
 	// way asks of the request: a condition's text and the words its note
 	// holds ("text|words").
 	asks map[string]string
+	// never maps a command and a method of the user's half ("command
+	// /svc/Method") to the field its requests never set that rules out
+	// every way to a use ("Type.Field"), or "" for a row that is not so.
+	never map[string]string
 }
 
 // TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
@@ -110,6 +114,18 @@ func TestWhyReleases(t *testing.T) {
 		whyCase
 	}{
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/storage/mvcc.ErrFutureRev",
+			// check perf and check datascale get with WithPrefix and
+			// WithLimit only (check.go), and reach no WithRev: their
+			// Range's revision stays 0, which rangeKeys reads as the
+			// current one (kvstore_txn.go:75-78, currentRev >= 0). get
+			// sets it with --rev (get_command.go), and elect reaches
+			// WithRev through Observe (election.go:189).
+			never: map[string]string{
+				"check perf /etcdserverpb.KV/Range":      "RangeRequest.Revision",
+				"check datascale /etcdserverpb.KV/Range": "RangeRequest.Revision",
+				"get /etcdserverpb.KV/Range":             "",
+				"elect /etcdserverpb.KV/Range":           "",
+			},
 			// The sync loops' ways to the range's refusal (kvstore_txn.go:76)
 			// cross the watch channel and are not decided: what runs them
 			// says so all the same.
@@ -532,6 +548,13 @@ func TestWhyReleases(t *testing.T) {
 		}},
 		// ErrFutureRev: v3.6.0 checks the range in txn.go (437), not range.go.
 		{"v3.6.0", whyCase{symbol: "mvcc.ErrCompacted",
+			// A Range at revision 0 reads the current one, never below
+			// the compaction (kvstore_txn.go:77-80, compactMainRev <=
+			// currentRev): check perf never sets it.
+			never: map[string]string{
+				"check perf /etcdserverpb.KV/Range": "RangeRequest.Revision",
+				"get /etcdserverpb.KV/Range":        "",
+			},
 			// The Txn handler reaches rangeKeys's refusal (kvstore_txn.go:81)
 			// across raft as a write transaction, not by calls: its read-only
 			// branch (v3_server.go:162) calls txn.Txn, whose IsTxnReadonly
@@ -837,6 +860,31 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		}
 		if fmt.Sprint(lines) != m[1] {
 			t.Errorf("%q: %d lines listed", m[0], lines)
+		}
+	}
+	for key, want := range tc.never {
+		cmdName, method, _ := strings.Cut(key, " /")
+		found := false
+		if w.User != nil {
+			for _, c := range w.User.Etcdctl {
+				if c.Command != cmdName || c.Method != "/"+method {
+					continue
+				}
+				found = true
+				got := ""
+				if c.Cannot != nil {
+					for _, u := range c.Unset {
+						parts := strings.Split(u, ".")
+						got = strings.Join(parts[len(parts)-2:], ".")
+					}
+				}
+				if got != want {
+					t.Errorf("%s: never sets %q (%v), want %q", key, got, c.Unset, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no row %s", key)
 		}
 	}
 	for root, want := range tc.methods {

@@ -234,6 +234,11 @@ type errorFlow struct {
 	retry  *signal.Retry
 	runs   map[string]report.UserCommand
 	notes  []string
+	// g is the tool's call graph; fw the stores into fields of its code
+	// (neverSets), read once.
+	g     *callpath.Graph
+	fw    *fieldWrites
+	inits map[*ssa.Function]bool
 }
 
 // flowOf prepares the error flow, once: a failure is kept and returned
@@ -260,7 +265,7 @@ func (b *whyBase) readFlow() (*errorFlow, error) {
 	if e.Tool.Exit != "" {
 		inline = append(inline, study.PackageOf(e.Tool.Exit))
 	}
-	f.tool = signal.NewCommands(g, b.tool, inline)
+	f.tool, f.g = signal.NewCommands(g, b.tool, inline), g
 	cmds, err := f.tool.Tree(signal.CommandTree{Root: e.Tool.Root, Command: e.Tool.Command, Use: e.Tool.Use, Add: e.Tool.Add, Run: e.Tool.Run, Aliases: e.Tool.Aliases})
 	if err != nil {
 		f.notes = append(f.notes, fmt.Sprintf("%s's commands could not be read: %v", e.Tool.Name, err))
@@ -358,7 +363,7 @@ func (b *whyBase) user(ctx context.Context, rep *report.Why, grpc map[int][]root
 		return nil, err
 	}
 	u.Methods = methods
-	if err := b.commands(ctx, f, u); err != nil {
+	if err := b.commands(ctx, f, u, grpc, lo, hi); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -366,10 +371,14 @@ func (b *whyBase) user(ctx context.Context, rep *report.Why, grpc map[int][]root
 
 // commands lists the tool's commands whose calls can send one of the
 // user's half's methods, with what each prints.
-func (b *whyBase) commands(ctx context.Context, f *errorFlow, u *report.User) error {
+func (b *whyBase) commands(ctx context.Context, f *errorFlow, u *report.User, grpc map[int][]roots.Root, lo, hi int) error {
 	u.Etcdctl = []report.UserCommand{}
 	if u.Client == nil || len(u.Methods) == 0 {
 		return nil
+	}
+	net, err := b.network()
+	if err != nil {
+		return err
 	}
 	want := map[string]bool{}
 	for _, m := range u.Methods {
@@ -387,7 +396,18 @@ func (b *whyBase) commands(ctx context.Context, f *errorFlow, u *report.User) er
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			u.Etcdctl = append(u.Etcdctl, b.command(f, c, m, u.Client.Text))
+			uc := b.command(f, c, m, u.Client.Text)
+			if !uc.Stream && b.answered != nil && net != nil {
+				// A request that leaves fields at zero that every way of
+				// the method to a use needs set cannot take any of them.
+				if unset := f.neverSets(c.Run, m); len(unset) > 0 {
+					b.writtenOnce.Do(func() { b.written = serverWrites(b.g) })
+					if cond, used := b.answered.refutedUnset(net, m, unset, grpc, lo, hi, b.written); cond != nil {
+						uc.Unset, uc.Cannot = used, b.answered.because(cond)
+					}
+				}
+			}
+			u.Etcdctl = append(u.Etcdctl, uc)
 		}
 	}
 	return nil

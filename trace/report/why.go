@@ -185,6 +185,12 @@ type UserCommand struct {
 	Assumed []string `json:"assumed,omitempty"`
 	// Run is the command's function.
 	Run string `json:"run"`
+	// Unset are fields of the method's request that the command's code
+	// never sets ("pkg.Type.Field"), and Cannot what refutes, with them
+	// left at zero, a way of the method's roots to a use: every way they
+	// have to one is refuted so. Set only then.
+	Unset  []string `json:"unset,omitempty"`
+	Cannot *Because `json:"cannot,omitempty"`
 }
 
 // Object is a declared Go object.
