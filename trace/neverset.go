@@ -45,6 +45,9 @@ type fieldStore struct {
 type setterSet struct {
 	fns map[*ssa.Function]bool
 	ok  bool
+	// makers are those of fns that make the function literal that
+	// stores (an option's constructor).
+	makers map[*ssa.Function]bool
 }
 
 // newFieldWrites reads g's code loaded from source; stubs are the
@@ -140,7 +143,7 @@ func (fw *fieldWrites) setters(v *types.Var, depth int) setterSet {
 		return setterSet{}
 	}
 	fw.memo[v] = setterSet{} // a cycle of copies: not known
-	out := setterSet{fns: map[*ssa.Function]bool{}, ok: true}
+	out := setterSet{fns: map[*ssa.Function]bool{}, makers: map[*ssa.Function]bool{}, ok: true}
 	for _, s := range fw.stores[v] {
 		switch x := s.val.(type) {
 		case *ssa.Const:
@@ -155,9 +158,8 @@ func (fw *fieldWrites) setters(v *types.Var, depth int) setterSet {
 						fw.memo[v] = setterSet{}
 						return setterSet{}
 					}
-					for fn := range up.fns {
-						out.fns[fn] = true
-					}
+					maps.Copy(out.fns, up.fns)
+					maps.Copy(out.makers, up.makers)
 					continue
 				}
 			}
@@ -168,13 +170,15 @@ func (fw *fieldWrites) setters(v *types.Var, depth int) setterSet {
 					fw.memo[v] = setterSet{}
 					return setterSet{}
 				}
-				for fn := range up.fns {
-					out.fns[fn] = true
-				}
+				maps.Copy(out.fns, up.fns)
+				maps.Copy(out.makers, up.makers)
 				continue
 			}
 		}
 		out.fns[litMaker(s.fn)] = true
+		if s.fn.Parent() != nil {
+			out.makers[litMaker(s.fn)] = true
+		}
 	}
 	if tn := fw.owner[v]; tn != nil {
 		for fn := range fw.opaque[tn] {
@@ -292,15 +296,132 @@ func (f *errorFlow) neverSets(run *ssa.Function, method string) []string {
 		}
 	}
 	maps.Copy(reach, f.inits)
+	var stubs []*ssa.Function
+	for st, m := range f.method {
+		if m == method {
+			stubs = append(stubs, st)
+		}
+	}
 	var out []string
 	for _, v := range fields {
 		s := f.fw.setters(v, 0)
-		if !s.ok || slices.ContainsFunc(slices.Collect(maps.Keys(s.fns)), func(fn *ssa.Function) bool { return reach[fn] }) {
+		if !s.ok || slices.ContainsFunc(slices.Collect(maps.Keys(s.fns)), func(fn *ssa.Function) bool {
+			// An option's constructor sets the field only where what it
+			// makes can reach the method's request.
+			return reach[fn] && (!s.makers[fn] || f.optionReaches(fn, reach, stubs))
+		}) {
 			continue
 		}
 		out = append(out, tn.Pkg().Path()+"."+tn.Name()+"."+v.Name())
 	}
 	return out
+}
+
+// optionReaches reports whether what a call of maker (a function that
+// makes and returns a function literal: an option) made where reach runs
+// it can be handed to a call from which one of stubs is reached. Its
+// result is followed into the slices it is put in, the appends and phis
+// of them, and the calls it or they are handed to, as an argument; any
+// other use (a store elsewhere, a return, a conversion) is taken to
+// reach.
+func (f *errorFlow) optionReaches(maker *ssa.Function, reach map[*ssa.Function]bool, stubs []*ssa.Function) bool {
+	n := f.g.CG.Nodes[maker]
+	if n == nil {
+		return true
+	}
+	for _, e := range n.In {
+		if e.Caller == nil || !reach[e.Caller.Func] {
+			continue
+		}
+		call, ok := e.Site.(*ssa.Call)
+		if !ok {
+			return true // go or defer: what it makes is dropped, but say so
+		}
+		if f.flowReaches(call, stubs) {
+			return true
+		}
+	}
+	return false
+}
+
+// flowReaches follows value v (see optionReaches).
+func (f *errorFlow) flowReaches(v ssa.Value, stubs []*ssa.Function) bool {
+	seen := map[ssa.Value]bool{}
+	work := []ssa.Value{v}
+	toCall := func(c ssa.CallInstruction) bool {
+		if b, ok := c.Common().Value.(*ssa.Builtin); ok {
+			return b.Name() != "append" && b.Name() != "len" && b.Name() != "cap"
+		}
+		edges := f.g.EdgesAt(c)
+		if len(edges) == 0 {
+			return true
+		}
+		for _, e := range edges {
+			if slices.Contains(stubs, e.Callee.Func) {
+				return true
+			}
+			r := f.g.Reachable(e.Callee.Func)
+			if slices.ContainsFunc(stubs, func(st *ssa.Function) bool { return r[st] }) {
+				return true
+			}
+		}
+		return false
+	}
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		refs := x.Referrers()
+		if refs == nil {
+			return true
+		}
+		for _, r := range *refs {
+			switch u := r.(type) {
+			case *ssa.Store:
+				if u.Val != x {
+					continue // x is where something is stored
+				}
+				// Into an element of a local array (a variadic call's or a
+				// slice literal's backing array): follow its slices.
+				ia, ok := u.Addr.(*ssa.IndexAddr)
+				if !ok {
+					return true
+				}
+				a, ok := ia.X.(*ssa.Alloc)
+				if !ok {
+					return true
+				}
+				work = append(work, a)
+			case *ssa.IndexAddr:
+				// The array's elements taken again: its stores are
+				// followed from the value stored.
+				if u.X != x {
+					return true
+				}
+			case *ssa.Slice:
+				work = append(work, u)
+			case *ssa.Phi:
+				work = append(work, u)
+			case *ssa.Call:
+				if u.Call.Value == x {
+					return true // called: what it does is its own
+				}
+				if toCall(u) {
+					return true
+				}
+				if b, ok := u.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" {
+					work = append(work, u)
+				}
+			case *ssa.DebugRef:
+			default:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // refutedUnset is, when every way of the gRPC roots that serve method to

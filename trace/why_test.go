@@ -117,14 +117,18 @@ func TestWhyReleases(t *testing.T) {
 			// check perf and check datascale get with WithPrefix and
 			// WithLimit only (check.go), and reach no WithRev: their
 			// Range's revision stays 0, which rangeKeys reads as the
-			// current one (kvstore_txn.go:75-78, currentRev >= 0). get
-			// sets it with --rev (get_command.go), and elect reaches
-			// WithRev through Observe (election.go:189).
+			// current one (kvstore_txn.go:75-78, currentRev >= 0). elect
+			// and lock make WithRev only for watches (election.go:189
+			// and 220, key.go:30), whose requests are no Range's. get
+			// sets it with --rev (get_command.go:150), make-mirror with
+			// its syncer's (mirror/syncer.go:78).
 			never: map[string]string{
 				"check perf /etcdserverpb.KV/Range":      "RangeRequest.Revision",
 				"check datascale /etcdserverpb.KV/Range": "RangeRequest.Revision",
+				"elect /etcdserverpb.KV/Range":           "RangeRequest.Revision",
+				"lock /etcdserverpb.KV/Range":            "RangeRequest.Revision",
 				"get /etcdserverpb.KV/Range":             "",
-				"elect /etcdserverpb.KV/Range":           "",
+				"make-mirror /etcdserverpb.KV/Range":     "",
 			},
 			// The sync loops' ways to the range's refusal (kvstore_txn.go:76)
 			// cross the watch channel and are not decided: what runs them
