@@ -1,9 +1,8 @@
 package trace
 
 import (
-	"github.com/srctrace/srctrace/trace/feasible"
-	"github.com/srctrace/srctrace/trace/roots"
 	"go/constant"
+	"go/token"
 	"go/types"
 	"maps"
 	"slices"
@@ -12,25 +11,31 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/srctrace/srctrace/trace/callpath"
+	"github.com/srctrace/srctrace/trace/feasible"
+	"github.com/srctrace/srctrace/trace/roots"
 )
 
 // fieldWrites indexes, over the tool's code loaded from source, the
 // stores into each struct field: the value stored and the function that
 // stores it. A field's value can come only from such a store, or from a
 // copy of a struct that holds it (which copies what some store put
-// there), or from code the index does not see (opaque).
+// there), or from code the index does not see (opaque, escaped).
 type fieldWrites struct {
 	stores map[*types.Var][]fieldStore
-	// opaque are, per struct type, the functions that hand a pointer to
-	// one on as an interface value (a decoder given it may fill any of
-	// its fields), outside the request's stubs and the type's own
-	// methods; owner is the struct type of each field stored into.
-	// exported are the packages whose exported fields code not loaded
-	// from source may write (those that a package read only from export
-	// data imports).
-	opaque   map[*types.TypeName]map[*ssa.Function]bool
-	owner    map[*types.Var]*types.TypeName
+	// opaque are the functions that hand a value that can hold a
+	// struct (a pointer to it, a slice of them, a struct holding one) on
+	// as an interface value (a decoder given it may fill any of its
+	// fields), outside the request's stubs and the type's own methods,
+	// with the types they hand on, each followed by the interface's. escaped are the fields whose address
+	// is taken for anything but a store into it or a load from it (a
+	// flag parser or a decoder handed `&req.Revision`). exported are the
+	// packages whose exported fields code not loaded from source may
+	// write (those that a package read only from export data imports).
+	opaque   map[*ssa.Function][]types.Type
+	escaped  map[*types.Var]bool
 	exported map[*types.Package]bool
+	// src are the packages loaded from source.
+	src map[*types.Package]bool
 	// memo holds setters' answers.
 	memo map[*types.Var]setterSet
 }
@@ -45,21 +50,33 @@ type fieldStore struct {
 type setterSet struct {
 	fns map[*ssa.Function]bool
 	ok  bool
-	// makers are those of fns that make the function literal that
-	// stores (an option's constructor).
+	// makers are those of fns that only make and return the function
+	// literal that stores (an option's constructor), never storing
+	// themselves; owners the struct types such literals store into.
 	makers map[*ssa.Function]bool
+	owners []types.Type
+}
+
+// srcPkg is the package of fn's code: its own, or for an instance of a
+// generic function, its origin's.
+func srcPkg(fn *ssa.Function) *ssa.Package {
+	if fn.Pkg == nil && fn.Origin() != nil {
+		return fn.Origin().Pkg
+	}
+	return fn.Pkg
 }
 
 // newFieldWrites reads g's code loaded from source; stubs are the
 // request's stubs, whose hand-off of the request to the transport is no
 // write of it.
 func newFieldWrites(g *callpath.Graph, stubs map[*ssa.Function]bool) *fieldWrites {
-	fw := &fieldWrites{stores: map[*types.Var][]fieldStore{}, opaque: map[*types.TypeName]map[*ssa.Function]bool{}, owner: map[*types.Var]*types.TypeName{},
+	fw := &fieldWrites{stores: map[*types.Var][]fieldStore{}, opaque: map[*ssa.Function][]types.Type{}, escaped: map[*types.Var]bool{},
 		exported: map[*types.Package]bool{}, memo: map[*types.Var]setterSet{}}
 	src := map[*types.Package]bool{}
 	for _, p := range g.Pkgs {
 		src[p.Pkg] = true
 	}
+	fw.src = src
 	for _, p := range g.Prog.AllPackages() {
 		if src[p.Pkg] {
 			continue
@@ -70,7 +87,7 @@ func newFieldWrites(g *callpath.Graph, stubs map[*ssa.Function]bool) *fieldWrite
 	}
 	fns := make([]*ssa.Function, 0, len(g.Funcs))
 	for fn := range g.Funcs {
-		if fn.Blocks != nil && fn.Pkg != nil && src[fn.Pkg.Pkg] {
+		if p := srcPkg(fn); fn.Blocks != nil && p != nil && src[p.Pkg] {
 			fns = append(fns, fn)
 		}
 	}
@@ -83,18 +100,38 @@ func newFieldWrites(g *callpath.Graph, stubs map[*ssa.Function]bool) *fieldWrite
 					if fa, ok := x.Addr.(*ssa.FieldAddr); ok {
 						if v := fieldVar(fa.X.Type(), fa.Field); v != nil {
 							fw.stores[v] = append(fw.stores[v], fieldStore{fn, x.Val})
-							fw.owner[v] = pointee(fa.X.Type())
 						}
 					}
-				case *ssa.MakeInterface:
-					tn := pointee(x.X.Type())
-					if tn == nil || stubs[fn] || isNilConst(x.X) || methodOf(fn, tn) {
+				case *ssa.FieldAddr:
+					v := fieldVar(x.X.Type(), x.Field)
+					if v == nil || x.Referrers() == nil {
 						continue
 					}
-					if fw.opaque[tn] == nil {
-						fw.opaque[tn] = map[*ssa.Function]bool{}
+					for _, r := range *x.Referrers() {
+						switch u := r.(type) {
+						case *ssa.Store:
+							if u.Addr == x && u.Val != ssa.Value(x) {
+								continue
+							}
+						case *ssa.UnOp:
+							if u.Op == token.MUL {
+								continue
+							}
+						case *ssa.DebugRef:
+							continue
+						case *ssa.FieldAddr, *ssa.IndexAddr:
+							continue // a part of it: its own stores are indexed
+						}
+						fw.escaped[v] = true
 					}
-					fw.opaque[tn][litMaker(fn)] = true
+				case *ssa.MakeInterface:
+					if stubs[fn] || isNilConst(x.X) {
+						continue
+					}
+					if tn := pointee(x.X.Type()); tn != nil && methodOf(fn, tn) {
+						continue
+					}
+					fw.opaque[litMaker(fn)] = append(fw.opaque[litMaker(fn)], x.X.Type(), x.Type())
 				}
 			}
 		}
@@ -126,67 +163,225 @@ func pointee(t types.Type) *types.TypeName {
 	return nil
 }
 
+// ownerOf is the struct type that declares field v, as stored into
+// (the type a FieldAddr of v points into), or nil.
+func (fw *fieldWrites) ownerOf(v *types.Var, stores []fieldStore) types.Type {
+	for _, s := range stores {
+		for _, b := range s.fn.Blocks {
+			for _, ins := range b.Instrs {
+				if st, ok := ins.(*ssa.Store); ok && st.Val == s.val {
+					if fa, ok := st.Addr.(*ssa.FieldAddr); ok {
+						if p, ok := fa.X.Type().Underlying().(*types.Pointer); ok {
+							return p.Elem()
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// carries reports whether a value of type t can hold a value of one of
+// targets: the type itself, through pointers, slices, arrays, maps,
+// channels and struct fields (of types whose packages are in src, when
+// src is given), and, with funcs (a value's flow, not a decoder's
+// reach), an interface one of targets (or a pointer to it) implements.
+func carries(t types.Type, targets []types.Type, funcs bool, src map[*types.Package]bool, seen map[types.Type]bool) bool {
+	for _, x := range targets {
+		if types.Identical(t, x) {
+			return true
+		}
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if n, ok := types.Unalias(t).(*types.Named); ok && src != nil && n.Obj().Pkg() != nil && !src[n.Obj().Pkg()] {
+		// A type of code read only from export data: that code is handed
+		// the value only by a call or a conversion the flow meets.
+		if _, isIface := n.Underlying().(*types.Interface); !isIface {
+			return false
+		}
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		return carries(u.Elem(), targets, funcs, src, seen)
+	case *types.Slice:
+		return carries(u.Elem(), targets, funcs, src, seen)
+	case *types.Array:
+		return carries(u.Elem(), targets, funcs, src, seen)
+	case *types.Chan:
+		return carries(u.Elem(), targets, funcs, src, seen)
+	case *types.Map:
+		return carries(u.Key(), targets, funcs, src, seen) || carries(u.Elem(), targets, funcs, src, seen)
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if carries(u.Field(i).Type(), targets, funcs, src, seen) {
+				return true
+			}
+		}
+	case *types.Signature:
+		// A function of another type is made by code the flow meets (a
+		// literal that captures the value, which the flow takes as
+		// reaching).
+		return false
+	case *types.Interface:
+		// A value put in an interface was converted to it where it was:
+		// a decoder's rule finds that conversion itself.
+		if !funcs {
+			return false
+		}
+		for _, x := range targets {
+			if types.Implements(x, u) || types.Implements(types.NewPointer(x), u) {
+				return true
+			}
+		}
+	case *types.Tuple:
+		for i := 0; i < u.Len(); i++ {
+			if carries(u.At(i).Type(), targets, funcs, src, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // setters are the functions that make a value other than zero for field
 // v in the loaded code: for a store of a constant zero, none; for a copy
 // of another field, that field's; for any other value, the function
-// that stores it, or, for a function literal, the function that makes
-// it (the literal runs only once that function made it). Not known when
-// code the index does not see may write v: an exported field of a
-// package that code read only from export data imports, a field of a
-// struct that the loaded code hands on as an interface value (a decoder
-// may fill it), or copies too deep to follow.
+// that stores it; for a function literal that its enclosing function
+// only makes and returns (an option's constructor, not a package's
+// initializer), that enclosing function, marked a maker (the literal
+// runs only once it made it). Not known when code the index does not
+// see may write v: an exported field of a package that code read only
+// from export data imports, a field whose address is handed on, or
+// copies too deep to follow. The functions that hand on as an interface
+// value what can hold v's struct (a decoder may fill it) are setters
+// too, for an exported field (reflection sets no other).
 func (fw *fieldWrites) setters(v *types.Var, depth int) setterSet {
 	if s, ok := fw.memo[v]; ok {
 		return s
 	}
-	if depth > 4 || v.Pkg() == nil || v.Exported() && fw.exported[v.Pkg()] {
+	if depth > 4 || v.Pkg() == nil || v.Exported() && fw.exported[v.Pkg()] || fw.escaped[v] {
 		return setterSet{}
 	}
 	fw.memo[v] = setterSet{} // a cycle of copies: not known
 	out := setterSet{fns: map[*ssa.Function]bool{}, makers: map[*ssa.Function]bool{}, ok: true}
-	for _, s := range fw.stores[v] {
+	plain := map[*ssa.Function]bool{}
+	follow := func(from *types.Var) bool {
+		up := fw.setters(from, depth+1)
+		if !up.ok {
+			return false
+		}
+		maps.Copy(out.fns, up.fns)
+		maps.Copy(out.makers, up.makers)
+		out.owners = append(out.owners, up.owners...)
+		return true
+	}
+	stores := fw.stores[v]
+	for _, s := range stores {
 		switch x := s.val.(type) {
 		case *ssa.Const:
 			if isZeroConst(x) {
 				continue
 			}
 		case *ssa.UnOp:
-			if fa, ok := x.X.(*ssa.FieldAddr); ok && x.Op.String() == "*" {
+			if fa, ok := x.X.(*ssa.FieldAddr); ok && x.Op == token.MUL {
 				if from := fieldVar(fa.X.Type(), fa.Field); from != nil {
-					up := fw.setters(from, depth+1)
-					if !up.ok {
+					if !follow(from) {
 						fw.memo[v] = setterSet{}
 						return setterSet{}
 					}
-					maps.Copy(out.fns, up.fns)
-					maps.Copy(out.makers, up.makers)
 					continue
 				}
 			}
 		case *ssa.Field:
 			if from := fieldVar(x.X.Type(), x.Field); from != nil {
-				up := fw.setters(from, depth+1)
-				if !up.ok {
+				if !follow(from) {
 					fw.memo[v] = setterSet{}
 					return setterSet{}
 				}
-				maps.Copy(out.fns, up.fns)
-				maps.Copy(out.makers, up.makers)
 				continue
 			}
 		}
-		out.fns[litMaker(s.fn)] = true
-		if s.fn.Parent() != nil {
-			out.makers[litMaker(s.fn)] = true
+		if m := optionMaker(s.fn); m != nil {
+			out.fns[m] = true
+			out.makers[m] = true
+			if o := fw.ownerOf(v, []fieldStore{s}); o != nil {
+				out.owners = append(out.owners, o)
+			}
+			continue
 		}
+		out.fns[s.fn] = true
+		plain[s.fn] = true
 	}
-	if tn := fw.owner[v]; tn != nil {
-		for fn := range fw.opaque[tn] {
-			out.fns[fn] = true
+	for fn := range plain {
+		delete(out.makers, fn) // a store of its own: no option's only
+	}
+	if owner := fw.ownerOf(v, stores); owner != nil && v.Exported() {
+		// The generated code of the package that declares the struct
+		// (its registration, its reflection, its handlers' decoding of
+		// what they receive) and its own interfaces (a oneof's, whose
+		// methods only its types have) are left out.
+		home := v.Pkg()
+		for fn, ts := range fw.opaque {
+			if p := srcPkg(fn); p != nil && p.Pkg == home {
+				continue
+			}
+			for i := 0; i+1 < len(ts); i += 2 {
+				if n, ok := types.Unalias(ts[i+1]).(*types.Named); ok && n.Obj().Pkg() == home {
+					continue
+				}
+				if carries(ts[i], []types.Type{owner}, false, nil, map[types.Type]bool{}) {
+					out.fns[fn] = true
+					delete(out.makers, fn)
+					break
+				}
+			}
 		}
 	}
 	fw.memo[v] = out
 	return out
+}
+
+// optionMaker is, for a function literal whose enclosing function only
+// returns it (every use of the literal made there is a return), that
+// enclosing function, when it is not a package's initializer; nil
+// otherwise.
+func optionMaker(fn *ssa.Function) *ssa.Function {
+	parent := fn.Parent()
+	if parent == nil || parent.Synthetic == "package initializer" {
+		return nil
+	}
+	found := false
+	for _, b := range parent.Blocks {
+		for _, ins := range b.Instrs {
+			mc, ok := ins.(*ssa.MakeClosure)
+			if !ok || mc.Fn != fn {
+				continue
+			}
+			found = true
+			uses := []ssa.Value{mc}
+			for len(uses) > 0 {
+				u := uses[len(uses)-1]
+				uses = uses[:len(uses)-1]
+				for _, r := range *u.Referrers() {
+					switch x := r.(type) {
+					case *ssa.Return, *ssa.DebugRef:
+					case *ssa.ChangeType:
+						uses = append(uses, x) // to the option's named type
+					default:
+						return nil
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	return parent
 }
 
 // litMaker is the function that makes fn's literal (its outermost
@@ -238,7 +433,8 @@ func methodOf(fn *ssa.Function, tn *types.TypeName) bool {
 }
 
 // requestFields are the struct a stub's request parameter points to and
-// its exported fields.
+// its exported fields, but those that hold a struct by value (set by
+// stores into their own fields).
 func (fw *fieldWrites) requestFields(stub *ssa.Function) (*types.TypeName, []*types.Var) {
 	sig := stub.Signature
 	for i := 0; i < sig.Params().Len(); i++ {
@@ -252,7 +448,8 @@ func (fw *fieldWrites) requestFields(stub *ssa.Function) (*types.TypeName, []*ty
 		}
 		var out []*types.Var
 		for j := 0; j < st.NumFields(); j++ {
-			if f := st.Field(j); f.Exported() {
+			f := st.Field(j)
+			if _, isStruct := f.Type().Underlying().(*types.Struct); f.Exported() && !isStruct {
 				out = append(out, f)
 			}
 		}
@@ -261,12 +458,62 @@ func (fw *fieldWrites) requestFields(stub *ssa.Function) (*types.TypeName, []*ty
 	return nil, nil
 }
 
+// reach is what the tool's code runs from fn: the functions its call
+// graph reaches, and every function whose value a reached function takes
+// (a literal it makes, a function it hands on), which code read only
+// from export data (a library's callback) may call.
+func (f *errorFlow) reach(fn *ssa.Function) map[*ssa.Function]bool {
+	if r, ok := f.reached[fn]; ok {
+		return r
+	}
+	out := map[*ssa.Function]bool{fn: true}
+	work := []*ssa.Function{fn}
+	add := func(x *ssa.Function) {
+		if x != nil && !out[x] {
+			out[x] = true
+			work = append(work, x)
+		}
+	}
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if n := f.g.CG.Nodes[x]; n != nil {
+			for _, e := range n.Out {
+				add(e.Callee.Func)
+			}
+		}
+		for _, b := range x.Blocks {
+			for _, ins := range b.Instrs {
+				var ops [8]*ssa.Value
+				for _, o := range ins.Operands(ops[:0]) {
+					if o == nil {
+						continue
+					}
+					switch v := (*o).(type) {
+					case *ssa.Function:
+						add(v)
+					case *ssa.MakeClosure:
+						add(v.Fn.(*ssa.Function))
+					}
+				}
+			}
+		}
+	}
+	if f.reached == nil {
+		f.reached = map[*ssa.Function]map[*ssa.Function]bool{}
+	}
+	f.reached[fn] = out
+	return out
+}
+
 // neverSets are the fields of method's request (qualified,
 // "pkg.Type.Field") that command run's code never sets: no function that
 // may make a value other than zero for one (setters) is reached from run
-// in the tool's call graph, in its goroutine or in those it starts, nor
-// from the package initializers of the tool's code, which run before
-// it. None of a field whose writes the loaded code may not show.
+// (reach), in its goroutine or in those it starts, nor from the package
+// initializers of the tool's code, which run before it; an option's
+// constructor counts only where what it makes can be handed to a call
+// that sends the method (optionReaches). None of a field whose writes
+// the loaded code may not show.
 func (f *errorFlow) neverSets(run *ssa.Function, method string) []string {
 	if f.g == nil {
 		return nil
@@ -274,20 +521,24 @@ func (f *errorFlow) neverSets(run *ssa.Function, method string) []string {
 	if f.fw == nil {
 		f.fw = newFieldWrites(f.g, f.stubs)
 	}
-	var stub *ssa.Function
+	var stubs []*ssa.Function
 	for st, m := range f.method {
-		if m == method && (stub == nil || st.Pos() < stub.Pos()) {
-			stub = st
+		if m == method {
+			stubs = append(stubs, st)
 		}
 	}
-	if stub == nil {
+	if len(stubs) == 0 {
 		return nil
 	}
-	tn, fields := f.fw.requestFields(stub)
-	reach := maps.Clone(f.g.Reachable(run))
+	sort.Slice(stubs, func(i, j int) bool { return stubs[i].Pos() < stubs[j].Pos() })
+	tn, fields := f.fw.requestFields(stubs[0])
+	reach := maps.Clone(f.reach(run))
 	if f.inits == nil {
 		// What the program's package initializers run comes before any
 		// command: a function literal one makes may run in it.
+		// By calls only: the functions an initializer takes the value
+		// of it registers (a command's run), to be called later by what
+		// reaches them.
 		f.inits = map[*ssa.Function]bool{}
 		for _, p := range f.g.Pkgs {
 			if fn := p.Func("init"); fn != nil {
@@ -296,19 +547,11 @@ func (f *errorFlow) neverSets(run *ssa.Function, method string) []string {
 		}
 	}
 	maps.Copy(reach, f.inits)
-	var stubs []*ssa.Function
-	for st, m := range f.method {
-		if m == method {
-			stubs = append(stubs, st)
-		}
-	}
 	var out []string
 	for _, v := range fields {
 		s := f.fw.setters(v, 0)
 		if !s.ok || slices.ContainsFunc(slices.Collect(maps.Keys(s.fns)), func(fn *ssa.Function) bool {
-			// An option's constructor sets the field only where what it
-			// makes can reach the method's request.
-			return reach[fn] && (!s.makers[fn] || f.optionReaches(fn, reach, stubs))
+			return reach[fn] && (!s.makers[fn] || f.optionReaches(fn, reach, stubs, s.owners))
 		}) {
 			continue
 		}
@@ -321,23 +564,27 @@ func (f *errorFlow) neverSets(run *ssa.Function, method string) []string {
 // makes and returns a function literal: an option) made where reach runs
 // it can be handed to a call from which one of stubs is reached. Its
 // result is followed into the slices it is put in, the appends and phis
-// of them, and the calls it or they are handed to, as an argument; any
-// other use (a store elsewhere, a return, a conversion) is taken to
-// reach.
-func (f *errorFlow) optionReaches(maker *ssa.Function, reach map[*ssa.Function]bool, stubs []*ssa.Function) bool {
+// of them, loads of their elements, and the calls it or they are handed
+// to; a call from which no stub is reached passes it on in its results
+// when they can hold it or a struct the literal stores into (owners),
+// and may store it through another argument that can: that counts as
+// reaching. Any other use (a store elsewhere, a return, a conversion) is
+// taken to reach.
+func (f *errorFlow) optionReaches(maker *ssa.Function, reach map[*ssa.Function]bool, stubs []*ssa.Function, owners []types.Type) bool {
 	n := f.g.CG.Nodes[maker]
 	if n == nil {
 		return true
 	}
+	targets := append([]types.Type{maker.Signature.Results().At(0).Type()}, owners...)
 	for _, e := range n.In {
 		if e.Caller == nil || !reach[e.Caller.Func] {
 			continue
 		}
 		call, ok := e.Site.(*ssa.Call)
 		if !ok {
-			return true // go or defer: what it makes is dropped, but say so
+			return true
 		}
-		if f.flowReaches(call, stubs) {
+		if f.flowReaches(call, stubs, targets) {
 			return true
 		}
 	}
@@ -345,22 +592,19 @@ func (f *errorFlow) optionReaches(maker *ssa.Function, reach map[*ssa.Function]b
 }
 
 // flowReaches follows value v (see optionReaches).
-func (f *errorFlow) flowReaches(v ssa.Value, stubs []*ssa.Function) bool {
+func (f *errorFlow) flowReaches(v ssa.Value, stubs []*ssa.Function, targets []types.Type) bool {
 	seen := map[ssa.Value]bool{}
 	work := []ssa.Value{v}
-	toCall := func(c ssa.CallInstruction) bool {
-		if b, ok := c.Common().Value.(*ssa.Builtin); ok {
-			return b.Name() != "append" && b.Name() != "len" && b.Name() != "cap"
-		}
+	sends := func(c ssa.CallInstruction) bool {
 		edges := f.g.EdgesAt(c)
 		if len(edges) == 0 {
 			return true
 		}
 		for _, e := range edges {
-			if slices.Contains(stubs, e.Callee.Func) {
-				return true
+			if e.Callee.Func.Blocks == nil {
+				return true // code the analysis does not see
 			}
-			r := f.g.Reachable(e.Callee.Func)
+			r := f.reach(e.Callee.Func)
 			if slices.ContainsFunc(stubs, func(st *ssa.Function) bool { return r[st] }) {
 				return true
 			}
@@ -385,7 +629,7 @@ func (f *errorFlow) flowReaches(v ssa.Value, stubs []*ssa.Function) bool {
 					continue // x is where something is stored
 				}
 				// Into an element of a local array (a variadic call's or a
-				// slice literal's backing array): follow its slices.
+				// slice literal's backing array): follow the array.
 				ia, ok := u.Addr.(*ssa.IndexAddr)
 				if !ok {
 					return true
@@ -396,24 +640,40 @@ func (f *errorFlow) flowReaches(v ssa.Value, stubs []*ssa.Function) bool {
 				}
 				work = append(work, a)
 			case *ssa.IndexAddr:
-				// The array's elements taken again: its stores are
-				// followed from the value stored.
-				if u.X != x {
+				work = append(work, u) // its loads
+			case *ssa.UnOp:
+				if u.Op != token.MUL {
 					return true
 				}
-			case *ssa.Slice:
 				work = append(work, u)
-			case *ssa.Phi:
-				work = append(work, u)
+			case *ssa.Slice, *ssa.Phi:
+				work = append(work, u.(ssa.Value))
 			case *ssa.Call:
 				if u.Call.Value == x {
 					return true // called: what it does is its own
 				}
-				if toCall(u) {
+				if b, ok := u.Call.Value.(*ssa.Builtin); ok {
+					switch b.Name() {
+					case "append":
+						work = append(work, u)
+					case "len", "cap":
+					default:
+						return true
+					}
+					continue
+				}
+				if sends(u) {
 					return true
 				}
-				if b, ok := u.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" {
+				// What the call hands back, and what it may store through
+				// another argument, may hold it.
+				if carries(u.Type(), targets, true, f.fw.src, map[types.Type]bool{}) {
 					work = append(work, u)
+				}
+				for _, a := range u.Call.Args {
+					if a != x && carries(a.Type(), targets, true, f.fw.src, map[types.Type]bool{}) {
+						return true
+					}
 				}
 			case *ssa.DebugRef:
 			default:
@@ -468,14 +728,20 @@ func (w *whyRun) refutedUnset(net *roots.Network, method string, fields []string
 		}
 	}
 	// A field that the server writes itself, in code a root of the
-	// method reaches (a stream's pinned revision, a lease's ID it makes
-	// when the request leaves it 0), is not the request's alone: left
-	// out.
+	// method or an interceptor (which runs before it) reaches (a stream's
+	// pinned revision, a lease's ID it makes when the request leaves it
+	// 0), is not the request's alone: left out.
+	before := slices.Clone(serving)
+	for _, c := range w.Roots {
+		if _, ok := serverInterceptor(c); ok {
+			before = append(before, c.Func)
+		}
+	}
 	var zero []*types.Var
 	var used []string
 	for i, v := range vars {
 		if !slices.ContainsFunc(written[v], func(fn *ssa.Function) bool {
-			return slices.ContainsFunc(serving, func(r *ssa.Function) bool { return w.reachable(r)[fn] })
+			return slices.ContainsFunc(before, func(r *ssa.Function) bool { return w.reachable(r)[fn] })
 		}) {
 			zero, used = append(zero, v), append(used, names[i])
 		}
@@ -496,45 +762,31 @@ func (w *whyRun) refutedUnset(net *roots.Network, method string, fields []string
 				return nil, nil
 			}
 		}
-		checked := map[*ssa.Function]bool{}
+		// Every root that serves the method and reaches the use, kept or
+		// not, by every call path to it: when there are too many to try
+		// them all, or one crosses a hand-off, it is not decided.
+		var rs []roots.Root
 		for _, p := range w.Pairs {
 			e := w.Entries[p.Entry]
 			if p.Site != si || !serves(e.Func) {
 				continue
 			}
-			if len(p.Crossing) > 0 || len(p.Ways) == 0 {
+			if len(p.Crossing) > 0 {
 				return nil, nil
 			}
-			checked[e.Func] = true
-			for _, way := range p.Ways {
-				res, _ := w.Feas.Check(feasible.Path{Root: e.Func, Hops: way.Path, Target: s.Instr, Zero: zero,
-					RootState: e.Found == "code" && e.Kind == roots.Goroutine, ArgsNonNil: e.Kind.ArgsNonNil()})
-				if res.Verdict != feasible.No || res.Because == nil {
-					return nil, nil
-				}
-				// A way that could run with the fields as the request
-				// chooses them, and cannot with them left at zero, says
-				// why best: the fields it reads decide it.
-				if first == nil || way.Res.Verdict != feasible.No && !changed {
-					c := *res.Because
-					first, changed = &c, way.Res.Verdict != feasible.No
-					if changed {
-						firstWay = feasible.Path{Root: e.Func, Hops: way.Path, Target: s.Instr,
-							RootState: e.Found == "code" && e.Kind == roots.Goroutine, ArgsNonNil: e.Kind.ArgsNonNil()}
-					}
-				}
+			if !slices.ContainsFunc(rs, func(r roots.Root) bool { return r.Func == e.Func }) {
+				rs = append(rs, w.roots[e.Func])
 			}
 		}
-		// A root that reaches the use but was not kept for it: its
-		// shortest paths, as a pair's are found.
 		for _, r := range grpc[si] {
-			if !servesRoot(r) || checked[r.Func] {
-				continue
+			if servesRoot(r) && !slices.ContainsFunc(rs, func(x roots.Root) bool { return x.Func == r.Func }) {
+				rs = append(rs, r)
 			}
-			checked[r.Func] = true
+		}
+		for _, r := range rs {
 			e := rootEntry(w.Graph, r)
-			paths := w.Graph.Paths(r.Func, s.Func, w.k)
-			if len(paths) == 0 {
+			paths := w.Graph.Paths(r.Func, s.Func, searchBound)
+			if len(paths) == 0 || len(paths) >= searchBound {
 				return nil, nil
 			}
 			for _, path := range paths {
@@ -546,6 +798,9 @@ func (w *whyRun) refutedUnset(net *roots.Network, method string, fields []string
 				if res.Verdict != feasible.No || res.Because == nil {
 					return nil, nil
 				}
+				// A way that could run with the fields as the request
+				// chooses them, and cannot with them left at zero, says
+				// why best: the fields it reads decide it.
 				if first == nil || plain.Verdict != feasible.No && !changed {
 					c := *res.Because
 					first, changed = &c, plain.Verdict != feasible.No
@@ -579,10 +834,10 @@ func (w *whyRun) refutedUnset(net *roots.Network, method string, fields []string
 }
 
 // serverWrites are, per field, the functions of g's code loaded from
-// source that store into it, in a struct they did not make there (a
-// request handed to them: not a literal they build), outside the package
-// that declares it (whose generated code decodes the requests it
-// receives).
+// source that store into it (a request handed to them, or a literal they
+// build: with the field left zero every read of it is taken as zero),
+// outside the package that declares it (whose generated code decodes
+// the requests it receives).
 func serverWrites(g *callpath.Graph) map[*types.Var][]*ssa.Function {
 	out := map[*types.Var][]*ssa.Function{}
 	for fn := range g.Funcs {
@@ -597,9 +852,6 @@ func serverWrites(g *callpath.Graph) map[*types.Var][]*ssa.Function {
 				}
 				fa, ok := st.Addr.(*ssa.FieldAddr)
 				if !ok {
-					continue
-				}
-				if _, made := fa.X.(*ssa.Alloc); made {
 					continue
 				}
 				if v := fieldVar(fa.X.Type(), fa.Field); v != nil && v.Pkg() != fn.Pkg.Pkg {

@@ -236,9 +236,10 @@ type errorFlow struct {
 	notes  []string
 	// g is the tool's call graph; fw the stores into fields of its code
 	// (neverSets), read once.
-	g     *callpath.Graph
-	fw    *fieldWrites
-	inits map[*ssa.Function]bool
+	g       *callpath.Graph
+	fw      *fieldWrites
+	inits   map[*ssa.Function]bool
+	reached map[*ssa.Function]map[*ssa.Function]bool
 }
 
 // flowOf prepares the error flow, once: a failure is kept and returned
