@@ -489,24 +489,11 @@ func verdictSpans(v string, b *report.Because) report.Text {
 // meets them, each with the operands the path leaves one value; for one
 // that can run, then what the way needs of the request (report.Asks).
 func pairVerdict(p report.PairPaths) report.Text {
-	var cs, asks []report.Cond
-	seen := map[report.Cond]bool{}
-	add := func(to *[]report.Cond, xs []report.Cond) {
-		for _, c := range xs {
-			if !seen[c] {
-				seen[c] = true
-				*to = append(*to, c)
-			}
-		}
-	}
-	for _, c := range p.Crossing {
-		add(&cs, c.OnlyIf)
-		add(&asks, c.Asks)
-	}
+	var way report.Way
 	if p.Best >= 0 && p.Best < len(p.Ways) {
-		add(&cs, p.Ways[p.Best].OnlyIf)
-		add(&asks, p.Ways[p.Best].Asks)
+		way = p.Ways[p.Best]
 	}
+	cs, asks := wayConds(p.Crossing, way.OnlyIf, way.Asks, nil)
 	var t report.Text
 	if p.Feasible != "only-if" || p.Because == nil || len(cs) == 0 {
 		t = verdictSpans(p.Feasible, p.Because)
@@ -528,42 +515,50 @@ func pairVerdict(p report.PairPaths) report.Text {
 // what it asks of the request ("; beside that, it can run only if …, for
 // a request that …"), nil when it needs nothing else.
 func undecidedBeside(u report.NoWay) report.Text {
-	var cs, asks []report.Cond
-	seen := map[report.Cond]bool{}
 	// The test the undecided condition is of is said there.
 	said := func(c report.Cond) bool {
 		b := u.Because
 		return b != nil && (same(c, b.Cond) || b.Near != nil && same(c, *b.Near))
 	}
+	cs, asks := wayConds(u.Crossing, u.OnlyIf, u.Asks, said)
+	if len(cs) == 0 && len(asks) == 0 {
+		return nil
+	}
+	t := report.Text{report.Plain("; beside that, it can run")}
+	if len(cs) == 0 {
+		t = report.Text{report.Plain("; beside that, it can run only")}
+	}
+	for i, c := range cs {
+		sep := " "
+		if i > 0 {
+			sep = joiner(i, len(cs))
+		}
+		t = append(t, report.Plain(sep))
+		t = append(t, report.OnlyIf(c)...)
+	}
+	return append(t, report.Asks(asks)...)
+}
+
+// wayConds are a way's conditions of state and what it asks of the
+// request, each once, in order: its legs' across hand-offs, then its own;
+// none that skip (when given) says.
+func wayConds(legs []report.Crossing, onlyIf, asks []report.Cond, skip func(report.Cond) bool) (cs, as []report.Cond) {
+	seen := map[report.Cond]bool{}
 	add := func(to *[]report.Cond, xs []report.Cond) {
 		for _, c := range xs {
-			if !seen[c] && !said(c) {
+			if !seen[c] && (skip == nil || !skip(c)) {
 				seen[c] = true
 				*to = append(*to, c)
 			}
 		}
 	}
-	for _, c := range u.Crossing {
+	for _, c := range legs {
 		add(&cs, c.OnlyIf)
-		add(&asks, c.Asks)
+		add(&as, c.Asks)
 	}
-	add(&cs, u.OnlyIf)
-	add(&asks, u.Asks)
-	if len(cs) == 0 && len(asks) == 0 {
-		return nil
-	}
-	t := report.Text{report.Plain("; beside that, it can run")}
-	for i, c := range cs {
-		t = append(t, report.Plain(" "))
-		if i > 0 {
-			t[len(t)-1] = report.Plain(joiner(i, len(cs)))
-		}
-		t = append(t, report.OnlyIf(c)...)
-	}
-	if len(cs) == 0 {
-		t = report.Text{report.Plain("; beside that, it can run only")}
-	}
-	return append(t, report.Asks(asks)...)
+	add(&cs, onlyIf)
+	add(&as, asks)
+	return cs, as
 }
 
 // same reports whether a and b are one test taken one way.

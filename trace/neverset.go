@@ -40,9 +40,32 @@ type fieldWrites struct {
 	memo map[*types.Var]setterSet
 }
 
+// fieldStore is a store into a field: the function that makes it, the
+// value stored, and the struct type stored into.
 type fieldStore struct {
-	fn  *ssa.Function
-	val ssa.Value
+	fn    *ssa.Function
+	val   ssa.Value
+	owner types.Type
+}
+
+// fieldStores calls each for every store of fn into a field of a struct
+// it reaches through a pointer: the field, the struct type and the store.
+func fieldStores(fn *ssa.Function, each func(v *types.Var, owner types.Type, st *ssa.Store)) {
+	for _, b := range fn.Blocks {
+		for _, ins := range b.Instrs {
+			st, ok := ins.(*ssa.Store)
+			if !ok {
+				continue
+			}
+			fa, ok := st.Addr.(*ssa.FieldAddr)
+			if !ok {
+				continue
+			}
+			if v := fieldVar(fa.X.Type(), fa.Field); v != nil {
+				each(v, fa.X.Type().Underlying().(*types.Pointer).Elem(), st)
+			}
+		}
+	}
 }
 
 // setterSet are the functions whose runs may store a value other than
@@ -93,15 +116,12 @@ func newFieldWrites(g *callpath.Graph, stubs map[*ssa.Function]bool) *fieldWrite
 	}
 	sort.Slice(fns, func(i, j int) bool { return fns[i].Pos() < fns[j].Pos() })
 	for _, fn := range fns {
+		fieldStores(fn, func(v *types.Var, owner types.Type, st *ssa.Store) {
+			fw.stores[v] = append(fw.stores[v], fieldStore{fn, st.Val, owner})
+		})
 		for _, b := range fn.Blocks {
 			for _, ins := range b.Instrs {
 				switch x := ins.(type) {
-				case *ssa.Store:
-					if fa, ok := x.Addr.(*ssa.FieldAddr); ok {
-						if v := fieldVar(fa.X.Type(), fa.Field); v != nil {
-							fw.stores[v] = append(fw.stores[v], fieldStore{fn, x.Val})
-						}
-					}
 				case *ssa.FieldAddr:
 					v := fieldVar(x.X.Type(), x.Field)
 					if v == nil || x.Referrers() == nil {
@@ -159,25 +179,6 @@ func pointee(t types.Type) *types.TypeName {
 	}
 	if n, ok := types.Unalias(p.Elem()).(*types.Named); ok {
 		return n.Obj()
-	}
-	return nil
-}
-
-// ownerOf is the struct type that declares field v, as stored into
-// (the type a FieldAddr of v points into), or nil.
-func (fw *fieldWrites) ownerOf(v *types.Var, stores []fieldStore) types.Type {
-	for _, s := range stores {
-		for _, b := range s.fn.Blocks {
-			for _, ins := range b.Instrs {
-				if st, ok := ins.(*ssa.Store); ok && st.Val == s.val {
-					if fa, ok := st.Addr.(*ssa.FieldAddr); ok {
-						if p, ok := fa.X.Type().Underlying().(*types.Pointer); ok {
-							return p.Elem()
-						}
-					}
-				}
-			}
-		}
 	}
 	return nil
 }
@@ -308,9 +309,7 @@ func (fw *fieldWrites) setters(v *types.Var, depth int) setterSet {
 		if m := optionMaker(s.fn); m != nil {
 			out.fns[m] = true
 			out.makers[m] = true
-			if o := fw.ownerOf(v, []fieldStore{s}); o != nil {
-				out.owners = append(out.owners, o)
-			}
+			out.owners = append(out.owners, s.owner)
 			continue
 		}
 		out.fns[s.fn] = true
@@ -319,7 +318,8 @@ func (fw *fieldWrites) setters(v *types.Var, depth int) setterSet {
 	for fn := range plain {
 		delete(out.makers, fn) // a store of its own: no option's only
 	}
-	if owner := fw.ownerOf(v, stores); owner != nil && v.Exported() {
+	if len(stores) > 0 && v.Exported() {
+		owner := stores[0].owner
 		// The generated code of the package that declares the struct
 		// (its registration, its reflection, its handlers' decoding of
 		// what they receive) and its own interfaces (a oneof's, whose
@@ -550,9 +550,19 @@ func (f *errorFlow) neverSets(run *ssa.Function, method string) []string {
 	var out []string
 	for _, v := range fields {
 		s := f.fw.setters(v, 0)
-		if !s.ok || slices.ContainsFunc(slices.Collect(maps.Keys(s.fns)), func(fn *ssa.Function) bool {
-			return reach[fn] && (!s.makers[fn] || f.optionReaches(fn, reach, stubs, s.owners))
-		}) {
+		if !s.ok {
+			continue
+		}
+		set := false
+		for fn := range s.fns {
+			// An option's constructor sets the field only where what it
+			// makes can reach the method's request.
+			if reach[fn] && (!s.makers[fn] || f.optionReaches(fn, reach, stubs, s.owners)) {
+				set = true
+				break
+			}
+		}
+		if set {
 			continue
 		}
 		out = append(out, tn.Pkg().Path()+"."+tn.Name()+"."+v.Name())
@@ -841,26 +851,15 @@ func (w *whyRun) refutedUnset(net *roots.Network, method string, fields []string
 func serverWrites(g *callpath.Graph) map[*types.Var][]*ssa.Function {
 	out := map[*types.Var][]*ssa.Function{}
 	for fn := range g.Funcs {
-		if fn.Blocks == nil || fn.Pkg == nil {
+		p := srcPkg(fn)
+		if fn.Blocks == nil || p == nil {
 			continue
 		}
-		for _, b := range fn.Blocks {
-			for _, ins := range b.Instrs {
-				st, ok := ins.(*ssa.Store)
-				if !ok {
-					continue
-				}
-				fa, ok := st.Addr.(*ssa.FieldAddr)
-				if !ok {
-					continue
-				}
-				if v := fieldVar(fa.X.Type(), fa.Field); v != nil && v.Pkg() != fn.Pkg.Pkg {
-					if c, ok := st.Val.(*ssa.Const); (!ok || !isZeroConst(c)) && !slices.Contains(out[v], fn) {
-						out[v] = append(out[v], fn)
-					}
-				}
+		fieldStores(fn, func(v *types.Var, _ types.Type, st *ssa.Store) {
+			if c, ok := st.Val.(*ssa.Const); v.Pkg() != p.Pkg && (!ok || !isZeroConst(c)) && !slices.Contains(out[v], fn) {
+				out[v] = append(out[v], fn)
 			}
-		}
+		})
 	}
 	return out
 }

@@ -1,13 +1,9 @@
 package trace
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/go/packages"
 
 	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace/callpath"
@@ -19,14 +15,7 @@ import (
 // Do, in the same program: with the field left zero, every read of it
 // is), not its declaring package's own code (the generated decoders).
 func TestServerWrites(t *testing.T) {
-	dir, _ := fixtures.Unpack(t, "errors")
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
-		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
-		Dir: filepath.Join(dir, "server"), Env: append(os.Environ(), fixtures.Env...)}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkgs := fixtures.Load(t, "errors")
 	g, err := callpath.Build(pkgs)
 	if err != nil {
 		t.Fatal(err)

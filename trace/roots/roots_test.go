@@ -1,12 +1,10 @@
 package roots_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/go/packages"
 
 	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace/callpath"
@@ -17,14 +15,7 @@ import (
 // named by a constant, one by a literal, a stream), and the roots that
 // serve a client's call of each; the main function is a root.
 func TestNetwork(t *testing.T) {
-	dir, _ := fixtures.Unpack(t, "why")
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
-		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
-		Dir: filepath.Join(dir, "server"), Env: append(os.Environ(), fixtures.Env...)}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkgs := fixtures.Load(t, "why")
 	var files []roots.Package
 	for _, p := range pkgs {
 		files = append(files, roots.Package{Path: p.PkgPath, Files: p.GoFiles})
@@ -95,14 +86,7 @@ func TestNetwork(t *testing.T) {
 // starter is the function that hands it over and whose helper is the
 // one that starts it; one started by a go statement has no helper.
 func TestHelperStarted(t *testing.T) {
-	dir, _ := fixtures.Unpack(t, "watchshape")
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
-		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
-		Dir: filepath.Join(dir, "server"), Env: append(os.Environ(), fixtures.Env...)}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkgs := fixtures.Load(t, "watchshape")
 	g, err := callpath.Build(pkgs)
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,8 @@
 package signal_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
-
-	"golang.org/x/tools/go/packages"
 
 	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace/callpath"
@@ -17,13 +14,7 @@ import (
 // the start of a name when the tool turns prefix matching on (found from
 // the store in its init function), and none.
 func TestResolve(t *testing.T) {
-	dir, _ := fixtures.Unpack(t, "errors")
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedTypes |
-		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule, Dir: filepath.Join(dir, "server"), Env: append(os.Environ(), fixtures.Env...)}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkgs := fixtures.Load(t, "errors")
 	g, err := callpath.Build(pkgs)
 	if err != nil {
 		t.Fatal(err)
