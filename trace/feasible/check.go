@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
@@ -531,6 +532,7 @@ type Checker struct {
 	heldMemo  map[heldKey]bool
 	retHold   map[retKey]bool
 	shared    *invStore // the invariants read by this checker and its forks
+	prog      *progShare
 	ctorOnly  map[*types.Var]bool
 	madeMemo  map[madeKey][]Cond   // madeConds' answers
 	outMemo   map[outKey][]Cond    // keptOut's answers
@@ -601,7 +603,8 @@ func New(g *callpath.Graph) *Checker {
 		sites:     g.Sites,
 		edges:     g.EdgesAt,
 		g:         g,
-		text:      &texts{file: g.File, fset: g.Fset(), data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}},
+		text:      &texts{file: g.File, fset: g.Fset(), files: &files{data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}}},
+		prog:      &progShare{},
 		MaxLeaves: 16,
 		sums:      map[*ssa.Function]*summary{},
 		loopsOf:   map[*ssa.Function][]*loopInfo{},
@@ -618,14 +621,28 @@ func New(g *callpath.Graph) *Checker {
 	}
 }
 
+// progShare is what a checker finds of the program alone, made once for
+// the checker and all its forks: the index of its writes, locks and
+// allocations, and the stores to and loads of its package-level
+// variables.
+type progShare struct {
+	ixOnce      sync.Once
+	ix          *index
+	globalsOnce sync.Once
+	globals     map[*ssa.Global][]*ssa.Store
+	globalLoads map[*ssa.Global][]*ssa.UnOp
+	globalKept  map[*ssa.Global]bool
+}
+
 // Fork returns a checker over the same program, for use beside c (on
 // another goroutine): it memoizes on its own, except the invariants of
-// the store, which c and all its forks read once and share; c's
-// Invariants are then those that any of them found.
+// the store, which c and all its forks read once and share (c's
+// Invariants are then those that any of them found), and what is of the
+// program alone (progShare, the source files' text).
 func (c *Checker) Fork() *Checker {
 	f := New(c.g)
 	f.MaxLeaves, f.Owns = c.MaxLeaves, c.Owns
-	f.shared = c.shared
+	f.shared, f.prog, f.text.files = c.shared, c.prog, c.text.files
 	f.serial, f.serialBy, f.after = c.serial, c.serialBy, c.after
 	return f
 }

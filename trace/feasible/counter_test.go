@@ -107,7 +107,7 @@ func f(wb map[int]string, w int, b bool) int {
 }
 `
 	pkg, f := buildSource(t, src, ssa.SanityCheckFunctions)
-	tx := &texts{file: func(token.Pos) *ast.File { return f }, data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}}
+	tx := &texts{file: func(token.Pos) *ast.File { return f }, files: &files{data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}}}
 	var got []string
 	for _, b := range pkg.Func("f").Blocks {
 		if ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {

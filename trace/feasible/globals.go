@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/trace/callpath"
 )
 
 // neverNil reports whether package-level variable g is never nil once
@@ -170,15 +172,20 @@ func (f *frame) inTable(m, key ssa.Value) *value {
 }
 
 // globalIndex lists, once, the stores to each package-level variable and
-// the loads of it (go/ssa keeps no referrers of a global).
+// the loads of it (go/ssa keeps no referrers of a global), for a checker
+// and all its forks.
 func (c *Checker) globalIndex() {
 	if c.globals != nil {
 		return
 	}
-	c.globals = map[*ssa.Global][]*ssa.Store{}
-	c.globalLoads = map[*ssa.Global][]*ssa.UnOp{}
-	c.globalKept = map[*ssa.Global]bool{}
-	for fn := range c.g.CG.Nodes {
+	p := c.prog
+	p.globalsOnce.Do(func() { p.globals, p.globalLoads, p.globalKept = globalsOf(c.g) })
+	c.globals, c.globalLoads, c.globalKept = p.globals, p.globalLoads, p.globalKept
+}
+
+func globalsOf(g *callpath.Graph) (stores map[*ssa.Global][]*ssa.Store, loads map[*ssa.Global][]*ssa.UnOp, kept map[*ssa.Global]bool) {
+	stores, loads, kept = map[*ssa.Global][]*ssa.Store{}, map[*ssa.Global][]*ssa.UnOp{}, map[*ssa.Global]bool{}
+	for fn := range g.CG.Nodes {
 		if fn == nil {
 			continue
 		}
@@ -187,19 +194,20 @@ func (c *Checker) globalIndex() {
 				switch x := ins.(type) {
 				case *ssa.Store:
 					if gl, ok := x.Addr.(*ssa.Global); ok {
-						c.globals[gl] = append(c.globals[gl], x)
+						stores[gl] = append(stores[gl], x)
 					}
 					if gl, ok := x.Val.(*ssa.Global); ok {
-						c.globalKept[gl] = true
+						kept[gl] = true
 					}
 				case *ssa.UnOp:
 					if gl, ok := x.X.(*ssa.Global); ok && x.Op == token.MUL {
-						c.globalLoads[gl] = append(c.globalLoads[gl], x)
+						loads[gl] = append(loads[gl], x)
 					}
 				}
 			}
 		}
 	}
+	return stores, loads, kept
 }
 
 // declaredMade reports whether package-level variable g, of a package

@@ -100,10 +100,17 @@ type index struct {
 	addrTaken map[*types.Var]bool
 }
 
+// index is the program's index, made once for a checker and all its
+// forks.
 func (c *Checker) index() *index {
-	if c.ix != nil {
-		return c.ix
+	if c.ix == nil {
+		c.prog.ixOnce.Do(func() { c.prog.ix = c.makeIndex() })
+		c.ix = c.prog.ix
 	}
+	return c.ix
+}
+
+func (c *Checker) makeIndex() *index {
 	ix := &index{writes: map[*types.Var][]*ssa.Store{}, releases: map[*types.Var][]*ssa.Function{}, events: map[*ssa.Function][]lockEv{}, mapWrites: map[*types.Var][]*ssa.MapUpdate{}, mapReads: map[*types.Var][]*ssa.UnOp{}, made: map[*types.TypeName][]*ssa.Alloc{}, inner: map[*types.TypeName]bool{}, addrTaken: map[*types.Var]bool{}}
 	for fn := range c.g.CG.Nodes {
 		if fn == nil {
@@ -157,7 +164,6 @@ func (c *Checker) index() *index {
 			}
 		}
 	}
-	c.ix = ix
 	return ix
 }
 

@@ -43,7 +43,7 @@ func loops(tick, done chan struct{}) int {
 `
 	pkg, f := buildSource(t, src, ssa.SanityCheckFunctions|ssa.GlobalDebug)
 	fset := pkg.Prog.Fset
-	tx := &texts{file: func(token.Pos) *ast.File { return f }, fset: fset, data: map[string][]byte{"p.go": []byte(src)}, index: map[*ast.File]*fileIndex{}}
+	tx := &texts{file: func(token.Pos) *ast.File { return f }, fset: fset, files: &files{data: map[string][]byte{"p.go": []byte(src)}, index: map[*ast.File]*fileIndex{}}}
 	cases := func(fn string) (got []string, cycles []bool) {
 		for _, b := range pkg.Func(fn).Blocks {
 			ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)

@@ -7,16 +7,16 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/ssa"
 )
 
 // texts finds the source text of branch conditions.
 type texts struct {
-	file  func(token.Pos) *ast.File
-	fset  *token.FileSet
-	data  map[string][]byte // file contents, by name
-	index map[*ast.File]*fileIndex
+	file func(token.Pos) *ast.File
+	fset *token.FileSet
+	*files
 	conds map[*ssa.If]condText  // condText's answers
 	loops map[*ssa.If]token.Pos // loopOf's answers
 	// guards are guardReason's conditions, one per branch and outcome:
@@ -24,6 +24,26 @@ type texts struct {
 	// evaluates the alternative, and nothing changes such a condition
 	// once made.
 	guards map[guardKey]*Cond
+}
+
+// files are the source files' contents, by name, and the index of each
+// file: what the file alone says, shared by a checker and its forks.
+type files struct {
+	mu    sync.Mutex
+	data  map[string][]byte
+	index map[*ast.File]*fileIndex
+}
+
+// read is the contents of the file named name.
+func (fs *files) read(name string) []byte {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	data, ok := fs.data[name]
+	if !ok {
+		data, _ = os.ReadFile(name)
+		fs.data[name] = data
+	}
+	return data
 }
 
 type guardKey struct {
@@ -44,11 +64,7 @@ type condText struct {
 func (t *texts) src(n ast.Node) string {
 	if t.fset != nil {
 		p, e := t.fset.Position(n.Pos()), t.fset.Position(n.End())
-		data, ok := t.data[p.Filename]
-		if !ok {
-			data, _ = os.ReadFile(p.Filename)
-			t.data[p.Filename] = data
-		}
+		data := t.read(p.Filename)
 		if p.Filename == e.Filename && p.Offset >= 0 && p.Offset < e.Offset && e.Offset <= len(data) {
 			return strings.Join(strings.Fields(string(data[p.Offset:e.Offset])), " ")
 		}
@@ -93,9 +109,25 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	if f == nil {
 		return nil
 	}
-	if ix, ok := t.index[f]; ok {
+	t.mu.Lock()
+	ix, ok := t.index[f]
+	t.mu.Unlock()
+	if ok {
 		return ix
 	}
+	// Made outside the lock: two forks may make the same index, and the
+	// first stored stays.
+	ix = t.makeIndex(f)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old, ok := t.index[f]; ok {
+		return old
+	}
+	t.index[f] = ix
+	return ix
+}
+
+func (t *texts) makeIndex(f *ast.File) *fileIndex {
 	ix := &fileIndex{exprs: map[token.Pos]string{}, operands: map[token.Pos][2]string{}, indexes: map[token.Pos]string{}, ranges: map[token.Pos]token.Pos{}, sels: map[token.Pos]*ast.SelectorExpr{}, comms: map[token.Pos]span{}}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch x := n.(type) {
@@ -167,7 +199,6 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 		return true
 	})
 	sort.Slice(ix.conds, func(i, j int) bool { return ix.conds[i].body < ix.conds[j].body })
-	t.index[f] = ix
 	return ix
 }
 
