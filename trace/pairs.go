@@ -551,7 +551,7 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 	if len(ways) == 0 {
 		return nil, 0, false
 	}
-	barWays(ways)
+	r.barWays(ways, e, target, msg, func() []callpath.Path { return r.Graph.Paths(e.Func, fn, searchBound) })
 	best := bestWay(ways)
 	searched := len(ways)
 	if best.Res.Verdict == feasible.Yes || len(paths) < r.k {
@@ -564,7 +564,7 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 		if feasible.Better(res.Verdict, best.Res.Verdict) || loadedOver(res, best.Res) {
 			w := study.Way{Path: path, Res: res}
 			ways = append(ways, w)
-			barWays(ways)
+			r.barWays(ways, e, target, msg, func() []callpath.Path { return more })
 			w = ways[len(ways)-1]
 			best = w
 			if res.Verdict == feasible.Yes {
@@ -878,19 +878,51 @@ func (r *Result) dispatchedWays(e study.EntryPoint, s study.Site, msg *feasible.
 			break
 		}
 	}
-	barWays(ways)
+	r.barWays(ways, e, s.Instr, msg, func() []callpath.Path { return r.Graph.Paths(e.Func, s.Func, searchBound) })
 	return ways
 }
 
 // barWays decides, among ways checked side by side, the arms of a
 // condition that the way through a wrapper's method settles (feasible.Bar).
-func barWays(ways []study.Way) {
+// A way whose condition is still open so (feasible.Made.Open) has the way
+// through the wrapper's method checked beside it too, when that way is
+// among the paths more gives and is not one of the ways (a way is kept
+// only among the k shortest or when it is better, and the one through
+// the wrapper may be neither): it is checked as the ways are (e, target,
+// msg), and only settles the others' conditions.
+func (r *Result) barWays(ways []study.Way, e study.EntryPoint, target ssa.Instruction, msg *feasible.Message, more func() []callpath.Path) {
 	paths := make([]callpath.Path, len(ways))
 	res := make([]*feasible.Result, len(ways))
 	for i := range ways {
 		paths[i], res[i] = ways[i].Path, &ways[i].Res
 	}
 	feasible.Bar(paths, res)
+	var all []callpath.Path
+	n := len(paths)
+	for i := range ways {
+		for _, c := range ways[i].Res.Conds {
+			if !c.Made.Open() {
+				continue
+			}
+			if all == nil {
+				all = more()
+			}
+			for _, p := range all {
+				if feasible.ThroughWrapper(ways[i].Path, p, c.Made) && !slices.ContainsFunc(paths, func(q callpath.Path) bool { return samePath(p, q) }) {
+					o, _ := r.check(e, p, target, msg, nil)
+					paths, res = append(paths, p), append(res, &o)
+				}
+			}
+		}
+	}
+	if len(paths) > n {
+		feasible.Bar(paths, res)
+	}
+}
+
+// samePath reports whether two paths take the same hops.
+func samePath(p, q callpath.Path) bool {
+	return slices.EqualFunc(p, q, func(a, b callpath.Hop) bool { return a == b })
 }
 
 // passes reports whether a path calls fn.

@@ -716,7 +716,7 @@ func (w *whyRun) use(si int) {
 				res, _ := w.check(e, path, s.Instr, nil, nil)
 				ways = append(ways, study.Way{Path: path, Res: res})
 			}
-			barWays(ways)
+			w.barWays(ways, e, s.Instr, nil, func() []callpath.Path { return w.Graph.SyncPaths(m.Func, s.Func, searchBound) })
 			if p, n, ok := pairOf(si, ways); ok {
 				got = append(got, found{root: m, p: p, n: n, by: byStartUp})
 			}

@@ -582,12 +582,12 @@ func Bar(paths []callpath.Path, res []*Result) {
 	for i := range res {
 		for j := range res[i].Conds {
 			m := res[i].Conds[j].Made
-			if m == nil || !m.Out || len(m.Past) == 0 || m.Blocked != nil {
+			if !m.Open() {
 				continue
 			}
 			for k := range res {
 				o := res[k]
-				if k == i || o.Verdict != No || o.Because == nil || !throughWrapper(paths[i], paths[k], m) {
+				if k == i || o.Verdict != No || o.Because == nil || !ThroughWrapper(paths[i], paths[k], m) {
 					continue
 				}
 				b := o.Because
@@ -622,9 +622,17 @@ func (r *Result) bar(j int, b *Cond) {
 	}
 }
 
-// throughWrapper reports whether path o is path p with one hop put in
+// Open reports whether m is a condition that keeps a wrapper out or
+// else needs its tests (Past) which no way checked beside it has settled
+// (Blocked): Bar settles it only with the way through the wrapper's
+// method (ThroughWrapper) among those ways.
+func (m *Made) Open() bool {
+	return m != nil && m.Out && len(m.Past) > 0 && m.Blocked == nil
+}
+
+// ThroughWrapper reports whether path o is path p with one hop put in
 // that runs the method m names of m's type.
-func throughWrapper(p, o callpath.Path, m *Made) bool {
+func ThroughWrapper(p, o callpath.Path, m *Made) bool {
 	if len(o) != len(p)+1 {
 		return false
 	}
