@@ -1,18 +1,21 @@
 package trace
 
 import (
+	"fmt"
 	"go/constant"
 	"go/token"
 	"go/types"
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/srctrace/srctrace/trace/callpath"
 	"github.com/srctrace/srctrace/trace/feasible"
 	"github.com/srctrace/srctrace/trace/roots"
+	"github.com/srctrace/srctrace/trace/study"
 )
 
 // fieldWrites indexes, over the tool's code loaded from source, the
@@ -432,30 +435,103 @@ func methodOf(fn *ssa.Function, tn *types.TypeName) bool {
 	return ok && n.Obj() == tn
 }
 
-// requestFields are the struct a stub's request parameter points to and
-// its exported fields, but those that hold a struct by value (set by
-// stores into their own fields).
-func (fw *fieldWrites) requestFields(stub *ssa.Function) (*types.TypeName, []*types.Var) {
-	sig := stub.Signature
+// requestField is a field of a request, or of a struct a request holds,
+// and the struct type it is a field of.
+type requestField struct {
+	owner *types.TypeName
+	v     *types.Var
+}
+
+// requestFields are the exported fields of the struct a stub's request
+// parameter (of its signature sig) points to, and of the structs it holds through fields,
+// pointers, slices, arrays and maps, and through a sealed interface
+// (one with an unexported method: only its package's types implement
+// it, such as a protobuf oneof's wrappers), those of each of its
+// package's types that implements it; but fields that hold a struct by
+// value (set by stores into their own fields).
+func requestFields(sig *types.Signature) []requestField {
 	for i := 0; i < sig.Params().Len(); i++ {
 		tn := pointee(sig.Params().At(i).Type())
 		if tn == nil {
 			continue
 		}
-		st, ok := tn.Type().Underlying().(*types.Struct)
-		if !ok {
+		if _, ok := tn.Type().Underlying().(*types.Struct); !ok {
 			continue
 		}
-		var out []*types.Var
-		for j := 0; j < st.NumFields(); j++ {
-			f := st.Field(j)
-			if _, isStruct := f.Type().Underlying().(*types.Struct); f.Exported() && !isStruct {
-				out = append(out, f)
+		var out []requestField
+		seen := map[*types.TypeName]bool{}
+		var visit func(t types.Type)
+		visit = func(t types.Type) {
+			switch u := t.(type) {
+			case *types.Pointer:
+				visit(u.Elem())
+				return
+			case *types.Slice:
+				visit(u.Elem())
+				return
+			case *types.Array:
+				visit(u.Elem())
+				return
+			case *types.Map:
+				visit(u.Key())
+				visit(u.Elem())
+				return
+			}
+			n, ok := t.(*types.Named)
+			if !ok || seen[n.Obj()] {
+				return
+			}
+			seen[n.Obj()] = true
+			switch u := n.Underlying().(type) {
+			case *types.Struct:
+				for j := 0; j < u.NumFields(); j++ {
+					f := u.Field(j)
+					if _, isStruct := f.Type().Underlying().(*types.Struct); f.Exported() && !isStruct {
+						out = append(out, requestField{n.Obj(), f})
+					}
+					visit(f.Type())
+				}
+			case *types.Interface:
+				for _, impl := range sealedImpls(n, u) {
+					visit(impl)
+				}
 			}
 		}
-		return tn, out
+		visit(tn.Type())
+		return out
 	}
-	return nil, nil
+	return nil
+}
+
+// sealedImpls are the types of n's package that implement interface n
+// (u, its underlying type), when it has an unexported method, which no
+// other package's type can have; none otherwise.
+func sealedImpls(n *types.Named, u *types.Interface) []types.Type {
+	sealed := false
+	for i := 0; i < u.NumMethods(); i++ {
+		sealed = sealed || !u.Method(i).Exported()
+	}
+	if !sealed || n.Obj().Pkg() == nil {
+		return nil
+	}
+	var out []types.Type
+	scope := n.Obj().Pkg().Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		if _, isIface := tn.Type().Underlying().(*types.Interface); isIface {
+			continue
+		}
+		for _, t := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
+			if types.Implements(t, u) {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // reach is what the tool's code runs from fn: the functions its call
@@ -531,7 +607,7 @@ func (f *errorFlow) neverSets(run *ssa.Function, method string) []string {
 		return nil
 	}
 	sort.Slice(stubs, func(i, j int) bool { return stubs[i].Pos() < stubs[j].Pos() })
-	tn, fields := f.fw.requestFields(stubs[0])
+	fields := requestFields(stubs[0].Signature)
 	reach := maps.Clone(f.reach(run))
 	if f.inits == nil {
 		// What the program's package initializers run comes before any
@@ -548,7 +624,8 @@ func (f *errorFlow) neverSets(run *ssa.Function, method string) []string {
 	}
 	maps.Copy(reach, f.inits)
 	var out []string
-	for _, v := range fields {
+	for _, rf := range fields {
+		v := rf.v
 		s := f.fw.setters(v, 0)
 		if !s.ok {
 			continue
@@ -565,7 +642,7 @@ func (f *errorFlow) neverSets(run *ssa.Function, method string) []string {
 		if set {
 			continue
 		}
-		out = append(out, tn.Pkg().Path()+"."+tn.Name()+"."+v.Name())
+		out = append(out, rf.owner.Pkg().Path()+"."+rf.owner.Name()+"."+v.Name())
 	}
 	return out
 }
@@ -725,18 +802,20 @@ func (w *whyRun) refutedUnset(net *roots.Network, method string, fields []string
 	// The roots that serve the method: those kept, and those that reach
 	// a use (grpc).
 	var serving []*ssa.Function
+	var servingRoots []roots.Root
 	for fn, c := range w.roots {
 		if servesRoot(c) {
-			serving = append(serving, fn)
+			serving, servingRoots = append(serving, fn), append(servingRoots, c)
 		}
 	}
 	for si := lo; si < hi; si++ {
 		for _, r := range grpc[si] {
 			if servesRoot(r) && !slices.Contains(serving, r.Func) {
-				serving = append(serving, r.Func)
+				serving, servingRoots = append(serving, r.Func), append(servingRoots, r)
 			}
 		}
 	}
+	sort.Slice(servingRoots, func(i, j int) bool { return servingRoots[i].Func.Pos() < servingRoots[j].Func.Pos() })
 	// A field that the server writes itself, in code a root of the
 	// method or an interceptor (which runs before it) reaches (a stream's
 	// pinned revision, a lease's ID it makes when the request leaves it
@@ -827,20 +906,83 @@ func (w *whyRun) refutedUnset(net *roots.Network, method string, fields []string
 	}
 	// The fields that, each left at zero alone, refute the way that
 	// could run otherwise.
+	across := zero
 	if changed {
 		var alone []string
+		var aloneVars []*types.Var
 		for i, v := range zero {
 			p := firstWay
 			p.Zero = []*types.Var{v}
 			if res, _ := w.Feas.Check(p); res.Verdict == feasible.No {
-				alone = append(alone, used[i])
+				alone, aloneVars = append(alone, used[i]), append(aloneVars, v)
 			}
 		}
 		if len(alone) > 0 {
-			used = alone
+			used, across = alone, aloneVars
 		}
 	}
+	// The ways across the target's hand-offs, which a root may take
+	// beside its calls (a write transaction's proposal to raft), with the
+	// fields left at zero: every root that serves the method, to every
+	// use, as a run connects them (cross); one that can run, or is not
+	// decided, keeps the request from being refuted. They are tried with
+	// the fields that refute the first way alone, then, if one can still
+	// run, with all (a way that cannot run with some fields at zero
+	// cannot with more).
+	if !w.refutedAcross(across, servingRoots, lo, hi) && (len(across) == len(zero) || !w.refutedAcross(zero, servingRoots, lo, hi)) {
+		return nil, nil
+	}
 	return first, used
+}
+
+// refutedAcross reports whether no way across the target's hand-offs
+// from one of rs to a use in [lo, hi) that hands the error on can run
+// with fields zero left at zero.
+func (w *whyRun) refutedAcross(zero []*types.Var, rs []roots.Root, lo, hi int) bool {
+	zf := w.zeroFork(zero)
+	for si := lo; si < hi && si < len(w.Sites); si++ {
+		if s := w.Sites[si]; s.Func == nil || !produces(s.Kind) {
+			continue
+		}
+		for _, c := range rs {
+			ei := zf.entry(c)
+			zf.fillReach(ei)
+			p := study.Pair{Entry: ei, Site: si}
+			zf.cross(&p)
+			if len(p.Crossing) > 0 && p.Verdict != feasible.No {
+				return false
+			}
+			for _, a := range p.Also {
+				if a.Verdict != feasible.No {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// zeroFork is a fork of w whose checks leave fields zero at zero
+// (feasible.Path.Zero), with memos and legs across hand-offs of its own;
+// the senders of each hand-off, which do not depend on the request's
+// fields, are w's. One per set of fields, kept.
+func (w *whyRun) zeroFork(zero []*types.Var) *whyRun {
+	var b strings.Builder
+	for _, v := range zero {
+		fmt.Fprintf(&b, "%p,", v)
+	}
+	k := b.String()
+	if f, ok := w.zeroForks[k]; ok {
+		return f
+	}
+	f := w.fork()
+	f.zero = zero
+	f.shared = w.share().seeded()
+	if w.zeroForks == nil {
+		w.zeroForks = map[string]*whyRun{}
+	}
+	w.zeroForks[k] = f
+	return f
 }
 
 // serverWrites are, per field, the functions of g's code loaded from

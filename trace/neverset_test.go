@@ -1,7 +1,12 @@
 package trace
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -37,5 +42,66 @@ func TestServerWrites(t *testing.T) {
 		if strings.HasPrefix(fn, "example.com/etcd/server/v3/api/kvpb.") {
 			t.Errorf("the writers of Revision are %v: the declaring package's own code is none", got["Revision"])
 		}
+	}
+}
+
+// TestRequestFields: the fields of a request are its own exported ones
+// and those of the structs it holds, through pointers, slices and a
+// sealed interface (a oneof: only its package's types can implement
+// it), with a struct held by value left out as a field but its fields
+// in; not through an interface any package may implement.
+func TestRequestFields(t *testing.T) {
+	const src = `package pb
+
+type TxnRequest struct {
+	Compare []*Compare
+	Success []*RequestOp
+	Lookup  map[string]*Compare
+}
+type Compare struct{ Key []byte }
+type RequestOp struct{ Request isRequestOp_Request }
+type isRequestOp_Request interface{ isRequestOp_Request() }
+type RequestOp_RequestRange struct{ RequestRange *RangeRequest }
+func (*RequestOp_RequestRange) isRequestOp_Request() {}
+type RangeRequest struct {
+	Key      []byte
+	Revision int64
+	Opts     Opts
+	hidden   int
+}
+type Opts struct{ Limit int64 }
+
+type Other struct{ Op Open }
+type Open interface{ Get() int }
+type impl struct{ Y int }
+func (impl) Get() int { return 0 }
+
+func Send(r *TxnRequest)  {}
+func SendOther(r *Other)  {}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "pb.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := new(types.Config).Check("example.com/pb", fset, []*ast.File{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(fn string) []string {
+		var out []string
+		for _, rf := range requestFields(pkg.Scope().Lookup(fn).Type().(*types.Signature)) {
+			out = append(out, rf.owner.Name()+"."+rf.v.Name())
+		}
+		sort.Strings(out)
+		return out
+	}
+	want := []string{"Compare.Key", "Opts.Limit", "RangeRequest.Key", "RangeRequest.Revision", "RequestOp.Request", "RequestOp_RequestRange.RequestRange",
+		"TxnRequest.Compare", "TxnRequest.Lookup", "TxnRequest.Success"}
+	if got := names("Send"); !slices.Equal(got, want) {
+		t.Errorf("the fields of Send's request are %v, want %v", got, want)
+	}
+	if got := names("SendOther"); !slices.Equal(got, []string{"Other.Op"}) {
+		t.Errorf("the fields of SendOther's request are %v, want only Other.Op (Open is an interface any package may implement)", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -178,7 +179,7 @@ func (r *Result) check1(e study.EntryPoint, path callpath.Path, target ssa.Instr
 	if msg == handedState {
 		msg, state = nil, true
 	}
-	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: state, ArgsNonNil: e.Kind.ArgsNonNil(), Message: msg, Want: want})
+	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: state, ArgsNonNil: e.Kind.ArgsNonNil(), Message: msg, Want: want, Zero: r.zero})
 }
 
 // dispatchedOn is the typed boundary whose dispatch function the path
@@ -310,6 +311,20 @@ type sentShare struct {
 	// entry's function, the boundary and the message (a leg depends on
 	// its path and the message only, not on the checker that found it).
 	legs firstStored[msgLegsKey, []study.Leg]
+}
+
+// seeded is a new share that starts with s's senders and what each
+// dispatch's calls out take (which depend on the program only), and
+// legs of its own: for a run whose checks differ (Result.zero).
+func (s *sentShare) seeded() *sentShare {
+	n := &sentShare{}
+	s.senders.mu.Lock()
+	n.senders.m = maps.Clone(s.senders.m)
+	s.senders.mu.Unlock()
+	s.outs.mu.Lock()
+	n.outs.m = maps.Clone(s.outs.m)
+	s.outs.mu.Unlock()
+	return n
 }
 
 type msgLegsKey struct {

@@ -79,6 +79,10 @@ type Result struct {
 	// the runs on one call graph (one of its own when none is set).
 	shared *sentShare
 	k      int
+	// zero, when set, are fields every path checked leaves at zero
+	// (feasible.Path.Zero): a run that asks what a request that never
+	// sets them can reach (zeroFork).
+	zero []*types.Var
 }
 
 const (

@@ -122,6 +122,11 @@ func TestWhyReleases(t *testing.T) {
 			// and 220, key.go:30), whose requests are no Range's. get
 			// sets it with --rev (get_command.go:150), make-mirror with
 			// its syncer's (mirror/syncer.go:78).
+			// Their transactions' ranges are OpGet's (election.go:76,
+			// mutex.go:120-123), no revision either: checkRange returns
+			// at `req.Revision == 0` (range.go:176-177), by calls and
+			// across raft alike. txn's come from what the user types
+			// (txn_command.go), make-mirror's Txn ops carry no range.
 			never: map[string]string{
 				"check perf /etcdserverpb.KV/Range":      "RangeRequest.Revision",
 				"check datascale /etcdserverpb.KV/Range": "RangeRequest.Revision",
@@ -129,6 +134,9 @@ func TestWhyReleases(t *testing.T) {
 				"lock /etcdserverpb.KV/Range":            "RangeRequest.Revision",
 				"get /etcdserverpb.KV/Range":             "",
 				"make-mirror /etcdserverpb.KV/Range":     "",
+				"elect /etcdserverpb.KV/Txn":             "RangeRequest.Revision",
+				"lock /etcdserverpb.KV/Txn":              "RangeRequest.Revision",
+				"txn /etcdserverpb.KV/Txn":               "",
 			},
 			// The sync loops' ways to the range's refusal (kvstore_txn.go:76)
 			// cross the watch channel and are not decided: what runs them
@@ -560,9 +568,15 @@ func TestWhyReleases(t *testing.T) {
 			// A Range at revision 0 reads the current one, never below
 			// the compaction (kvstore_txn.go:77-80, compactMainRev <=
 			// currentRev): check perf never sets it.
+			// elect's and lock's transactions range at revision 0 too;
+			// their write transactions go to raft, where the apply job's
+			// checkTxn returns at `req.Revision == 0` (txn.go:434-435).
 			never: map[string]string{
 				"check perf /etcdserverpb.KV/Range": "RangeRequest.Revision",
 				"get /etcdserverpb.KV/Range":        "",
+				"elect /etcdserverpb.KV/Txn":        "RangeRequest.Revision",
+				"lock /etcdserverpb.KV/Txn":         "RangeRequest.Revision",
+				"txn /etcdserverpb.KV/Txn":          "",
 			},
 			// The Txn handler reaches rangeKeys's refusal (kvstore_txn.go:81)
 			// across raft as a write transaction, not by calls: its read-only

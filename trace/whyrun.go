@@ -67,6 +67,9 @@ type whyRun struct {
 	// (shared by the forks).
 	translate map[*ssa.Function]bool
 	dropped   *droppedLog
+	// zeroForks are refutedUnset's forks, by the fields they leave at
+	// zero (zeroFork).
+	zeroForks map[string]*whyRun
 }
 
 // sameProgram reports whether a root and a use can run in one program:
