@@ -267,7 +267,7 @@ func (r *analysis) setsVerdict() {
 		v.add(" ")
 		// The words the prediction uses, said once: what each set holds
 		// and what a watcher's progress is.
-		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers the sync loop still has to catch up and `%s` those caught up. A watcher's progress is the revision after the last one the store has sent it or set aside to send it (while it is behind, the next revision it needs).", behind, fieldName(synced.Group)))
+		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers the sync loop still has to catch up and `%s` those caught up. A watcher's progress is the lowest revision the store has not yet dealt with for it: the next one it would send it (while it is behind, the next revision it needs).", behind, fieldName(synced.Group)))
 		v.add(" ")
 		r.currentInSynced(v, synced)
 		v.add(" ")
@@ -747,12 +747,12 @@ func (r *analysis) halves(v *sentence) {
 		f := joinFacts("both hold: the evicted watch's stream is torn down: ", *torn, ". The reopened watch is refused at open: ", *refused)
 		v.fact(FactStep4Holds, f.Text, f.Lines...)
 	case kept != nil && accepted != nil:
-		f := joinFacts("not as the step says. The evicted watch's stream is ", *kept, ". The reopened watch is not refused at open: ", *accepted)
+		// The step does not say who tears the stream down: the client
+		// does, so that half holds; the reopen's does not.
+		f := joinFacts("the reopened watch is not refused at open: ", *accepted, "", Fact{})
 		v.fact(FactStep4Fails, f.Text, f.Lines...)
-		// The stream does end mid-flight: the client ends it.
-		if len(kept.Lines) >= 4 {
-			v.fact(FactTornByClient, "The stream is torn down mid-flight all the same, by the client ({0}, {1})", kept.Lines[2], kept.Lines[3])
-		}
+		t := joinFacts("The evicted watch's stream is torn down mid-flight, by the client: it is ", *kept, "", Fact{})
+		v.fact(FactTornByClient, t.Text, t.Lines...)
 	case kept != nil:
 		f := joinFacts("the first half does not hold: the evicted watch's stream is ", *kept, "", Fact{})
 		v.fact(FactStep4Fails, f.Text, f.Lines...)
@@ -810,7 +810,7 @@ func (r *analysis) keepsStream(v *sentence, last bool) {
 	}
 	c := s.Receive.Closing
 	def := strings.TrimSpace(mark.Read.Text)
-	v.fact(FactServerKeepsStream, fmt.Sprintf("not torn down by the server: it cancels only the one watch, `%s` ({0}); its send loop marks that response canceled, `%s` ({1}), and goes on, no branch of it reading the mark. The client ends the stream itself, its last watch gone: `%s` ({2}), then `%s` ({3})", strings.TrimSpace(d.ConsequencePos.Text), def, c.Last.Text, strings.TrimSpace(c.Ends.Text)), d.ConsequencePos, mark.Read, c.Last, c.Ends)
+	v.fact(FactServerKeepsStream, fmt.Sprintf("not torn down by the server. The server cancels only the one watch, `%s` ({0}); its send loop marks that response canceled, `%s` ({1}), and goes on, no branch of it reading the mark. The client ends the stream itself, its last watch gone: `%s` ({2}), then `%s` ({3})", strings.TrimSpace(d.ConsequencePos.Text), def, c.Last.Text, strings.TrimSpace(c.Ends.Text)), d.ConsequencePos, mark.Read, c.Last, c.Ends)
 }
 
 // sendMark is the send loop's mark of a canceled response: the write of
@@ -1033,7 +1033,14 @@ func (r *analysis) jsonVerdict() {
 	// The line that encodes it, where the analysis found it; else the
 	// JSON function.
 	if x.Marshal.Filename != "" {
-		text += fmt.Sprintf(", %s (%%L).", quote(strings.TrimSpace(x.Marshal.Text)))
+		in := ""
+		if f := x.Marshal.Func; f != nil && x.Func.Func != nil && f != x.Func.Func {
+			// The line is in a function the JSON function calls.
+			in = fmt.Sprintf(". It calls `%s` to do so:", short(f))
+		} else {
+			in = ","
+		}
+		text += fmt.Sprintf("%s %s (%%L).", in, quote(strings.TrimSpace(x.Marshal.Text)))
 		at = append(at, x.Marshal)
 	} else {
 		text += " (%L)."

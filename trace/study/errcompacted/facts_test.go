@@ -107,8 +107,8 @@ var factWants = []factWant{
 			// sendLoop: canceled := wresp.CompactRevision != 0 (459), no branch on it;
 			// run: if len(w.substreams)+len(w.resuming) == 0 { return } (689); closeStream: wgs.cancel() (459).
 			"closing/server-keeps-stream":           {"watcher_group.go:257", "v3rpc/watch.go:459", "client/watch.go:689", "client/watch.go:459"},
-			"closing/not-torn-down-or-not-refused":  {"watcher_group.go:257", "v3rpc/watch.go:459", "client/watch.go:689", "client/watch.go:459", "v3rpc/watch.go:361", "watcher_group.go:255"},
-			"closing/torn-down-by-client":           {"client/watch.go:689", "client/watch.go:459"},
+			"closing/not-torn-down-or-not-refused":  {"v3rpc/watch.go:361", "watcher_group.go:255"},
+			"closing/torn-down-by-client":           {"watcher_group.go:257", "v3rpc/watch.go:459", "client/watch.go:689", "client/watch.go:459"},
 			"retry/client-warn-line":                {"retry_interceptor.go:68"},
 			"probes/returns-first:hashkv-compacted": {"hash.go:142", "hash.go:164", "kvstore.go:260"},
 			// updateCompactRev: s.compactMainRev = rev (221); Compact calls s.updateCompactRev(rev) (285),
@@ -216,8 +216,8 @@ var factWants = []factWant{
 			"boundary/one-value-compared":           {"kvstore.go:210"},
 			"values/not-one-value-on-server":        {"watcher_group.go:253", "kvstore_txn.go:81"},
 			"closing/server-keeps-stream":           {"watcher_group.go:253", "v3rpc/watch.go:432", "client/watch.go:679", "client/watch.go:452"},
-			"closing/not-torn-down-or-not-refused":  {"watcher_group.go:253", "v3rpc/watch.go:432", "client/watch.go:679", "client/watch.go:452", "v3rpc/watch.go:334", "watcher_group.go:251"},
-			"closing/torn-down-by-client":           {"client/watch.go:679", "client/watch.go:452"},
+			"closing/not-torn-down-or-not-refused":  {"v3rpc/watch.go:334", "watcher_group.go:251"},
+			"closing/torn-down-by-client":           {"watcher_group.go:253", "v3rpc/watch.go:432", "client/watch.go:679", "client/watch.go:452"},
 			"retry/client-warn-line":                {"retry_interceptor.go:65"},
 			"probes/returns-first:hashkv-compacted": {"hash.go:142", "hash.go:164", "kvstore.go:249"},
 			"evict/set-before-removal":              {"kvstore.go:210", "kvstore.go:274", "kvstore.go:282", "kvstore.go:256"},

@@ -3,6 +3,7 @@ package errcompacted
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -572,7 +573,7 @@ func (n *notes) way() report.Section {
 		steps, differs = merge(main.Steps, other.Steps)
 	}
 	steps, differs = joinSamePlace(steps, differs)
-	s.Blocks = append(s.Blocks, report.Block{Para: t("Solid arrows are calls and what the code does next; dotted arrows are hand-offs a call graph cannot follow: a field one goroutine writes and another reads, a watcher group, a channel, the network. A rounded box marks where a request comes in (an entry); the decision's box has a shape of its own (a hexagon in the Markdown's diagram, square corners on the HTML page). ")})
+	s.Blocks = append(s.Blocks, report.Block{Para: t("Solid arrows are calls and what the code does next; dotted arrows are hand-offs a call graph cannot follow: a field one goroutine writes and another reads, a watcher group, a channel, the network. A rounded box marks where a request comes in (an entry). A goroutine the server starts itself, as the sync loop, begins at a plain box, at the statement that starts it. The decision's box has a shape of its own (a hexagon in the Markdown's diagram, square corners on the HTML page). ")})
 	switch {
 	case other != nil && len(differs) > 0:
 		s.Blocks[len(s.Blocks)-1].Para = append(s.Blocks[len(s.Blocks)-1].Para, t(fmt.Sprintf("The way of the %s is the same, with the steps marked %s.", strings.ToLower(n.title(otherID)), "“"+otherID+" only”"))...)
@@ -1230,6 +1231,9 @@ func (n *notes) decide() report.Section {
 	}
 	s.Blocks = append(s.Blocks, report.Block{Para: t("The column at C says passes when revision C itself, the compaction revision, gets past the comparison, that is, does not lead to what the comparison guards (C is then the lowest revision that passes), and fails when C leads to it too. The column reached from names the entries with a path that can run to what the comparison guards; → marks one that reaches it only across a hand-off. An entry that only sets a value compared (a compaction, which sets the compaction revision the sync loop's comparison reads) is not named for that: it decides how the comparison comes out, but no way of its own runs what the comparison guards.")})
 	s.Blocks = append(s.Blocks, report.Block{Table: tb})
+	if g := n.groupWays(); g != nil {
+		s.Blocks = append(s.Blocks, report.Block{Para: g})
+	}
 	if v := n.verdictText("boundary"); v != nil {
 		s.Blocks = append(s.Blocks, report.Block{Para: v})
 	}
@@ -1274,7 +1278,7 @@ func (n *notes) feasibleFrom(l report.Loc) []string {
 			}
 		}
 		out := append([]string(nil), c.Entries...)
-		across := n.acrossChains(l)
+		across, _ := n.acrossChains(l)
 		for _, e := range across {
 			if !slices.Contains(out, e) && !slices.Contains(out, "→ "+e) {
 				out = append(out, "→ "+e)
@@ -1328,6 +1332,61 @@ func (n *notes) statefulHanders(to string) []string {
 	return out
 }
 
+// groupWays says, for the comparisons whose → entries reach them across
+// a group (acrossChains), which calls of each such entry put a member in
+// the group that the comparison's chain takes its members from: nil when
+// none does.
+func (n *notes) groupWays() report.Text {
+	var out report.Text
+	for _, c := range n.sg.Comparisons {
+		if c.Kind != "decision" || c.Guarded != nil && n.guardsSite(*c.Guarded) {
+			continue
+		}
+		_, via := n.acrossChains(c.Loc)
+		if len(via) == 0 {
+			continue
+		}
+		names := slices.Sorted(maps.Keys(via))
+		parts := []any{}
+		if len(out) == 0 {
+			parts = append(parts, "Across a group: ")
+		} else {
+			parts = append(parts, " ")
+		}
+		parts = append(parts, "for ", code(c.Text), ", ")
+		for i, e := range names {
+			switch {
+			case i > 0 && i == len(names)-1:
+				parts = append(parts, " and ")
+			case i > 0:
+				parts = append(parts, ", ")
+			}
+			parts = append(parts, e+" calls ")
+			for j, h := range via[e] {
+				if j > 0 {
+					parts = append(parts, " and ")
+				}
+				parts = append(parts, code(strings.TrimSpace(h.Text)), " (", h.Loc, ")")
+			}
+		}
+		g := via[names[0]][0]
+		parts = append(parts, ". Each puts a member in ", code(g.Group), ", the group whose members another goroutine's loop takes and then compares there; an entry that hands one of these its job reaches it too.")
+		out = append(out, t(parts...)...)
+	}
+	return out
+}
+
+// guardsSite reports whether a comparison guards a use of the sentinel
+// (whose reached-from cell comes from the use's pairs, not its chains).
+func (n *notes) guardsSite(l report.Loc) bool {
+	for _, s := range n.rep.Sites {
+		if s.File == l.File && s.Line == l.Line {
+			return true
+		}
+	}
+	return false
+}
+
 // acrossChains are the entries that begin a behaviour's way to the step
 // at l only across a hand-off, sorted: an entry step from which the links
 // into l (followed back) come with a hand-off among them; and, where such
@@ -1335,13 +1394,15 @@ func (n *notes) statefulHanders(to string) []string {
 // entries whose calls reach another call of the same method on the same
 // group (other ways in that the same hand-off takes to l). A step reached
 // from an entry by calls alone is already among the comparison's entries.
-func (n *notes) acrossChains(l report.Loc) []string {
+func (n *notes) acrossChains(l report.Loc) ([]string, map[string][]report.Handoff) {
 	var out []string
 	add := func(name string) {
 		if !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}
+	// via are, per entry added for a group, its calls on the group.
+	via := map[string][]report.Handoff{}
 	groupAt := func(at report.Loc) *report.Handoff {
 		for i, h := range n.sg.Handoffs {
 			if h.Kind == "group" && h.Group != "" && h.File == at.File && h.Line == at.Line {
@@ -1369,6 +1430,9 @@ func (n *notes) acrossChains(l report.Loc) []string {
 								if h.Kind == "group" && h.Group == g.Group && h.Method == g.Method {
 									for _, e := range h.Entries {
 										add(e)
+										if !slices.ContainsFunc(via[e], func(x report.Handoff) bool { return x.Loc == h.Loc }) {
+											via[e] = append(via[e], h)
+										}
 									}
 								}
 							}
@@ -1395,7 +1459,7 @@ func (n *notes) acrossChains(l report.Loc) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return out, via
 }
 
 func (n *notes) appendix() []report.Section {
