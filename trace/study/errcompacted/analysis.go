@@ -1343,7 +1343,7 @@ func (r *analysis) replayVerdict() {
 		if sg.Replay.Short > 0 {
 			again = ""
 		}
-		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction, the compaction must be applied before pass %d, at most about %s after the watch is registered plus the time the passes before it take%s. That is faster than a command can be typed: a script can run it right after the watch opens.", closes, window, again))
+		v.add(fmt.Sprintf(" the decision never sees it, and both watchers survive. To see the eviction, the compaction must be applied before pass %d, at most about %s after the watch is registered plus the time the passes before it take%s. That is faster than a command can be typed: a script can run it right after it starts the watch (one that lands before the watch is registered cancels it on pass 1 all the same, as a reopened watch is).", closes, window, again))
 		v.fact(FactReplayDoneBeforeTyping, fmt.Sprintf("the replay of %d revisions takes %d passes, %s while it is the only watcher behind, and a compaction to N−%d evicts the watcher only if it lands before pass %d, at most about %s after its opening plus the time the passes before it take: long before one typed by hand (taken as %s)", n, passes, apart, sg.Replay.Short, closes, window, typed), append(lines, moved...)...)
 		where := "the other set"
 		if d, ok := r.signalDecision(); ok {

@@ -267,7 +267,7 @@ func (r *analysis) setsVerdict() {
 		v.add(" ")
 		// The words the prediction uses, said once: what each set holds
 		// and what a watcher's progress is.
-		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers the sync loop still has to catch up and `%s` those caught up. A watcher's progress is the lowest revision the store has not yet dealt with for it: the next one it would send it (while it is behind, the next revision it needs).", behind, fieldName(synced.Group)))
+		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers the sync loop still has to catch up and `%s` those caught up. A watcher's progress is the lowest revision whose events the store will still send it (while it is behind, the next revision it needs). At open it is the start revision asked for, or the store's revision plus 1; then one past the last it was sent.", behind, fieldName(synced.Group)))
 		v.add(" ")
 		r.currentInSynced(v, synced)
 		v.add(" ")
