@@ -779,6 +779,26 @@ func (f *errorFlow) flowReaches(v ssa.Value, stubs []*ssa.Function, targets []ty
 // still run, or not decided, or across a hand-off, or by no way checked
 // here (a root not kept for the use), and when no root serves method.
 func (w *whyRun) refutedUnset(net *roots.Network, method string, fields []string, grpc map[int][]roots.Root, lo, hi int, written map[*types.Var][]*ssa.Function) (*feasible.Cond, []string) {
+	// Commands whose requests leave the same fields unset get one answer.
+	k := fmt.Sprintf("%s|%d|%d|%s", method, lo, hi, strings.Join(fields, ","))
+	if a, ok := w.unsetMemo[k]; ok {
+		return a.cond, a.used
+	}
+	cond, used := w.refutedUnset1(net, method, fields, grpc, lo, hi, written)
+	if w.unsetMemo == nil {
+		w.unsetMemo = map[string]unsetAnswer{}
+	}
+	w.unsetMemo[k] = unsetAnswer{cond, used}
+	return cond, used
+}
+
+// unsetAnswer is refutedUnset's answer.
+type unsetAnswer struct {
+	cond *feasible.Cond
+	used []string
+}
+
+func (w *whyRun) refutedUnset1(net *roots.Network, method string, fields []string, grpc map[int][]roots.Root, lo, hi int, written map[*types.Var][]*ssa.Function) (*feasible.Cond, []string) {
 	var vars []*types.Var
 	var names []string
 	for _, name := range fields {
@@ -940,12 +960,33 @@ func (w *whyRun) refutedUnset(net *roots.Network, method string, fields []string
 // with fields zero left at zero.
 func (w *whyRun) refutedAcross(zero []*types.Var, rs []roots.Root, lo, hi int) bool {
 	zf := w.zeroFork(zero)
-	for si := lo; si < hi && si < len(w.Sites); si++ {
-		if s := w.Sites[si]; s.Func == nil || !produces(s.Kind) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d,%d", lo, hi)
+	for _, c := range rs {
+		fmt.Fprintf(&b, ",%p", c.Func)
+	}
+	k := b.String()
+	if v, ok := zf.zeroRefuted[k]; ok {
+		return v
+	}
+	v := zf.refutedAcross1(rs, lo, hi)
+	zf.zeroRefuted[k] = v
+	return v
+}
+
+func (zf *whyRun) refutedAcross1(rs []roots.Root, lo, hi int) bool {
+	for si := lo; si < hi && si < len(zf.Sites); si++ {
+		if s := zf.Sites[si]; s.Func == nil || !produces(s.Kind) {
 			continue
 		}
 		for _, c := range rs {
 			ei := zf.entry(c)
+			if !zf.ownReach[ei] {
+				// The fork shares its parent's reach maps until it
+				// changes one.
+				zf.Entries[ei].Reach = maps.Clone(zf.Entries[ei].Reach)
+				zf.ownReach[ei] = true
+			}
 			zf.fillReach(ei)
 			p := study.Pair{Entry: ei, Site: si}
 			zf.cross(&p)
@@ -963,9 +1004,11 @@ func (w *whyRun) refutedAcross(zero []*types.Var, rs []roots.Root, lo, hi int) b
 }
 
 // zeroFork is a fork of w whose checks leave fields zero at zero
-// (feasible.Path.Zero), with memos and legs across hand-offs of its own;
+// (feasible.Path.Zero), with memos (but the checker's) and legs across
+// hand-offs of its own;
 // the senders of each hand-off, which do not depend on the request's
-// fields, are w's. One per set of fields, kept.
+// fields, are w's. One per set of fields, kept, with its answers
+// (zeroRefuted).
 func (w *whyRun) zeroFork(zero []*types.Var) *whyRun {
 	var b strings.Builder
 	for _, v := range zero {
@@ -975,9 +1018,19 @@ func (w *whyRun) zeroFork(zero []*types.Var) *whyRun {
 	if f, ok := w.zeroForks[k]; ok {
 		return f
 	}
-	f := w.fork()
-	f.zero = zero
-	f.shared = w.share().seeded()
+	// As fork, but its entries' reach maps are w's until refutedAcross
+	// changes one (ownReach).
+	// Its checker is w's: the checker keys what it memoizes of a path by
+	// the fields the path leaves at zero too, and what it learns of the
+	// program (a function's summary) holds for both.
+	pass := *w.Pass
+	pass.Entries = slices.Clone(w.Entries)
+	pass.Pairs = nil
+	r := &Result{Pass: &pass, lines: w.lines, k: w.k, shared: w.share().seeded(), once: w.once, zero: zero}
+	r.Lines = r.lines.line
+	f := &whyRun{Result: r, nearest: w.nearest, added: maps.Clone(w.added), roots: maps.Clone(w.roots),
+		cache: w.cache, programs: w.programs, translate: w.translate,
+		ownReach: map[int]bool{}, zeroRefuted: map[string]bool{}}
 	if w.zeroForks == nil {
 		w.zeroForks = map[string]*whyRun{}
 	}

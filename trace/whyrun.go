@@ -68,8 +68,13 @@ type whyRun struct {
 	translate map[*ssa.Function]bool
 	dropped   *droppedLog
 	// zeroForks are refutedUnset's forks, by the fields they leave at
-	// zero (zeroFork).
-	zeroForks map[string]*whyRun
+	// zero (zeroFork); a zero fork's ownReach are the entries whose reach
+	// map it made its own, and zeroRefuted refutedAcross's answers.
+	zeroForks   map[string]*whyRun
+	ownReach    map[int]bool
+	zeroRefuted map[string]bool
+	// unsetMemo are refutedUnset's answers, by method, uses and fields.
+	unsetMemo map[string]unsetAnswer
 }
 
 // sameProgram reports whether a root and a use can run in one program:
