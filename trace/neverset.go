@@ -957,7 +957,7 @@ func (w *whyRun) refutedUnset1(net *roots.Network, method string, fields []strin
 
 // refutedAcross reports whether no way across the target's hand-offs
 // from one of rs to a use in [lo, hi) that hands the error on can run
-// with fields zero left at zero.
+// with fields zero left at zero (once per fields, roots and uses).
 func (w *whyRun) refutedAcross(zero []*types.Var, rs []roots.Root, lo, hi int) bool {
 	zf := w.zeroFork(zero)
 	var b strings.Builder
@@ -1004,11 +1004,10 @@ func (zf *whyRun) refutedAcross1(rs []roots.Root, lo, hi int) bool {
 }
 
 // zeroFork is a fork of w whose checks leave fields zero at zero
-// (feasible.Path.Zero), with memos (but the checker's) and legs across
-// hand-offs of its own;
-// the senders of each hand-off, which do not depend on the request's
-// fields, are w's. One per set of fields, kept, with its answers
-// (zeroRefuted).
+// (feasible.Path.Zero), with memos and legs across hand-offs of its own
+// (its checker is w's, see below); the senders of each hand-off, which
+// do not depend on the request's fields, are w's. One per set of fields,
+// kept, with its answers (zeroRefuted).
 func (w *whyRun) zeroFork(zero []*types.Var) *whyRun {
 	var b strings.Builder
 	for _, v := range zero {
@@ -1019,10 +1018,10 @@ func (w *whyRun) zeroFork(zero []*types.Var) *whyRun {
 		return f
 	}
 	// As fork, but its entries' reach maps are w's until refutedAcross
-	// changes one (ownReach).
-	// Its checker is w's: the checker keys what it memoizes of a path by
-	// the fields the path leaves at zero too, and what it learns of the
-	// program (a function's summary) holds for both.
+	// changes one (ownReach), and its checker is w's: the checker keys
+	// what it memoizes of a path by the fields the path leaves at zero
+	// too, and what it learns of the program (a function's summary)
+	// holds for both.
 	pass := *w.Pass
 	pass.Entries = slices.Clone(w.Entries)
 	pass.Pairs = nil
