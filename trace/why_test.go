@@ -570,7 +570,8 @@ func TestWhyReleases(t *testing.T) {
 			// currentRev): check perf never sets it.
 			// elect's and lock's transactions range at revision 0 too;
 			// their write transactions go to raft, where the apply job's
-			// checkTxn returns at `req.Revision == 0` (txn.go:434-435).
+			// checkTxn calls checkRange (txn.go:455), which returns nil at
+			// `req.Revision == 0` (txn.go:434-435).
 			never: map[string]string{
 				"check perf /etcdserverpb.KV/Range": "RangeRequest.Revision",
 				"get /etcdserverpb.KV/Range":        "",
