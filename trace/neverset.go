@@ -957,36 +957,15 @@ func (w *whyRun) refutedUnset1(net *roots.Network, method string, fields []strin
 
 // refutedAcross reports whether no way across the target's hand-offs
 // from one of rs to a use in [lo, hi) that hands the error on can run
-// with fields zero left at zero (once per fields, roots and uses).
+// with fields zero left at zero.
 func (w *whyRun) refutedAcross(zero []*types.Var, rs []roots.Root, lo, hi int) bool {
 	zf := w.zeroFork(zero)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d,%d", lo, hi)
-	for _, c := range rs {
-		fmt.Fprintf(&b, ",%p", c.Func)
-	}
-	k := b.String()
-	if v, ok := zf.zeroRefuted[k]; ok {
-		return v
-	}
-	v := zf.refutedAcross1(rs, lo, hi)
-	zf.zeroRefuted[k] = v
-	return v
-}
-
-func (zf *whyRun) refutedAcross1(rs []roots.Root, lo, hi int) bool {
 	for si := lo; si < hi && si < len(zf.Sites); si++ {
 		if s := zf.Sites[si]; s.Func == nil || !produces(s.Kind) {
 			continue
 		}
 		for _, c := range rs {
 			ei := zf.entry(c)
-			if !zf.ownReach[ei] {
-				// The fork shares its parent's reach maps until it
-				// changes one.
-				zf.Entries[ei].Reach = maps.Clone(zf.Entries[ei].Reach)
-				zf.ownReach[ei] = true
-			}
 			zf.fillReach(ei)
 			p := study.Pair{Entry: ei, Site: si}
 			zf.cross(&p)
@@ -1004,10 +983,12 @@ func (zf *whyRun) refutedAcross1(rs []roots.Root, lo, hi int) bool {
 }
 
 // zeroFork is a fork of w whose checks leave fields zero at zero
-// (feasible.Path.Zero), with memos and legs across hand-offs of its own
-// (its checker is w's, see below); the senders of each hand-off, which
-// do not depend on the request's fields, are w's. One per set of fields,
-// kept, with its answers (zeroRefuted).
+// (feasible.Path.Zero), with memos and legs across hand-offs of its own;
+// its checker is w's (the checker keys what it memoizes of a path by the
+// fields the path leaves at zero too, and what it learns of the program,
+// a function's summary, holds for both), and so are the senders of each
+// hand-off, which do not depend on the request's fields. One per set of
+// fields, kept.
 func (w *whyRun) zeroFork(zero []*types.Var) *whyRun {
 	var b strings.Builder
 	for _, v := range zero {
@@ -1017,19 +998,8 @@ func (w *whyRun) zeroFork(zero []*types.Var) *whyRun {
 	if f, ok := w.zeroForks[k]; ok {
 		return f
 	}
-	// As fork, but its entries' reach maps are w's until refutedAcross
-	// changes one (ownReach), and its checker is w's: the checker keys
-	// what it memoizes of a path by the fields the path leaves at zero
-	// too, and what it learns of the program (a function's summary)
-	// holds for both.
-	pass := *w.Pass
-	pass.Entries = slices.Clone(w.Entries)
-	pass.Pairs = nil
-	r := &Result{Pass: &pass, lines: w.lines, k: w.k, shared: w.share().seeded(), once: w.once, zero: zero}
-	r.Lines = r.lines.line
-	f := &whyRun{Result: r, nearest: w.nearest, added: maps.Clone(w.added), roots: maps.Clone(w.roots),
-		cache: w.cache, programs: w.programs, translate: w.translate,
-		ownReach: map[int]bool{}, zeroRefuted: map[string]bool{}}
+	f := w.fork()
+	f.Feas, f.zero, f.shared = w.Feas, zero, w.share().seeded()
 	if w.zeroForks == nil {
 		w.zeroForks = map[string]*whyRun{}
 	}

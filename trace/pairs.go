@@ -914,6 +914,10 @@ func (r *Result) barWays(ways []study.Way, e study.EntryPoint, target ssa.Instru
 	feasible.Bar(paths, res)
 	var all []callpath.Path
 	n := len(paths)
+	have := map[string]bool{}
+	for _, p := range paths {
+		have[pathKey(p)] = true
+	}
 	for i := range ways {
 		for _, c := range ways[i].Res.Conds {
 			if !c.Made.Open() {
@@ -923,9 +927,10 @@ func (r *Result) barWays(ways []study.Way, e study.EntryPoint, target ssa.Instru
 				all = more()
 			}
 			for _, p := range all {
-				if feasible.ThroughWrapper(ways[i].Path, p, c.Made) && !slices.ContainsFunc(paths, func(q callpath.Path) bool { return samePath(p, q) }) {
+				if feasible.ThroughWrapper(ways[i].Path, p, c.Made) && !have[pathKey(p)] {
 					o, _ := r.check(e, p, target, msg, nil)
 					paths, res = append(paths, p), append(res, &o)
+					have[pathKey(p)] = true
 				}
 			}
 		}
@@ -933,11 +938,6 @@ func (r *Result) barWays(ways []study.Way, e study.EntryPoint, target ssa.Instru
 	if len(paths) > n {
 		feasible.Bar(paths, res)
 	}
-}
-
-// samePath reports whether two paths take the same hops.
-func samePath(p, q callpath.Path) bool {
-	return slices.EqualFunc(p, q, func(a, b callpath.Hop) bool { return a == b })
 }
 
 // passes reports whether a path calls fn.

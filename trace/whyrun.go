@@ -68,11 +68,8 @@ type whyRun struct {
 	translate map[*ssa.Function]bool
 	dropped   *droppedLog
 	// zeroForks are refutedUnset's forks, by the fields they leave at
-	// zero (zeroFork); a zero fork's ownReach are the entries whose reach
-	// map it made its own, and zeroRefuted refutedAcross's answers.
-	zeroForks   map[string]*whyRun
-	ownReach    map[int]bool
-	zeroRefuted map[string]bool
+	// zero (zeroFork).
+	zeroForks map[string]*whyRun
 	// unsetMemo are refutedUnset's answers, by method, uses and fields.
 	unsetMemo map[string]unsetAnswer
 }

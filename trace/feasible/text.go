@@ -109,22 +109,7 @@ func (t *texts) of(pos token.Pos) *fileIndex {
 	if f == nil {
 		return nil
 	}
-	t.mu.Lock()
-	ix, ok := t.index[f]
-	t.mu.Unlock()
-	if ok {
-		return ix
-	}
-	// Made outside the lock: two forks may make the same index, and the
-	// first stored stays.
-	ix = t.makeIndex(f)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if old, ok := t.index[f]; ok {
-		return old
-	}
-	t.index[f] = ix
-	return ix
+	return onceIn(&t.mu, &t.index, f, func() *fileIndex { return t.makeIndex(f) })
 }
 
 func (t *texts) makeIndex(f *ast.File) *fileIndex {
