@@ -751,7 +751,7 @@ func (r *analysis) halves(v *sentence) {
 		// does, so that half holds; the reopen's does not.
 		f := joinFacts("the reopened watch is not refused at open: ", *accepted, "", Fact{})
 		v.fact(FactStep4Fails, f.Text, f.Lines...)
-		t := joinFacts("The evicted watch's stream is torn down mid-flight, by the client: it is ", *kept, "", Fact{})
+		t := joinFacts("The evicted watch's stream, when that watch was its last, is torn down mid-flight, by the client: it is ", *kept, "", Fact{})
 		v.fact(FactTornByClient, t.Text, t.Lines...)
 	case kept != nil:
 		f := joinFacts("the first half does not hold: the evicted watch's stream is ", *kept, "", Fact{})
