@@ -393,6 +393,10 @@ func argOf(fr *frame, p *ssa.Parameter) ssa.Value {
 			return cc.Value
 		}
 		i--
+	} else if fr.fn.Signature.Recv() != nil && len(cc.Args) == len(fr.fn.Params)-1 {
+		// A method value called (`a.dispatch` handed on as a function):
+		// its receiver is bound, not among the arguments.
+		i--
 	}
 	if i < 0 || i >= len(cc.Args) {
 		return nil
