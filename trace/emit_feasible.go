@@ -169,6 +169,10 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 			b.Text = r.readBackText(c)
 			break
 		}
+		if c.Why == feasible.Rewritten && c.Rewrite != nil {
+			b.Text = r.rewrittenText(c)
+			break
+		}
 		if c.Why == feasible.Bounded {
 			b.Text = "not decided: the analysis reached its bound of work on this path before it could show whether what the path checks earlier rules out the rest"
 			break
@@ -862,6 +866,20 @@ func (r *Result) readBackText(c *feasible.Cond) string {
 	return text
 }
 
+func (r *Result) rewrittenText(c *feasible.Cond) string {
+	rw := c.Rewrite
+	field := rw.Field.Name()
+	if rw.Owner != "" {
+		field = rw.Owner + "." + field
+	}
+	at := r.lineList([]token.Pos{rw.At})
+	if len(rw.Under) > 0 {
+		at += ", under the branch at " + r.lineList(rw.Under)
+	}
+	return fmt.Sprintf("not decided: the way needs `%s` %v (%s), and before that test it may call `%s` (%s), which rewrites `%s`, a field the test reads, from what it held; what the call leaves there is not decided",
+		c.Text, c.Want, r.lineList([]token.Pos{c.Pos}), rw.Call, at, field)
+}
+
 func (r *Result) referencedText(c *feasible.Cond) string {
 	mr := c.Ref
 	a, b := mr.A.Name(), mr.B.Name()
@@ -1142,6 +1160,12 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		file, line := r.position(cr.Config.Pos)
 		return fmt.Sprintf(", where the sender handed off `%s`%s: %s is at most an earlier read of `%s`, which never goes down%s, so this holds only with `%s` below 0, the configuration's `%s` (`%s:%d`, in `%s`), which may hold any value (what fills the configuration, a program that makes the server or the parsing of a command line, is not followed)",
 			cr.Expr, at, first, cr.From.Name(), r.assumedOrder(cr), cr.Minus.Name(), cr.Config.Text, file, line, report.ShortName(callpath.Name(cr.Config.Func)))
+	}
+	if d := c.Drop; d != nil {
+		// A branch the way needs not taken, so as not to call a filter
+		// that leaves no element its later test needs.
+		return fmt.Sprintf(", under which `%s` (`%s`) leaves no element that makes `%s` %v (it keeps only those its test at `%s` lets through), and the way needs one (`%s`)",
+			d.Call, r.lineList([]token.Pos{d.At}), d.Test, d.Want, r.lineList([]token.Pos{d.FilterAt}), r.lineList([]token.Pos{d.TestAt}))
 	}
 	if len(c.Or) > 0 {
 		// A join the way comes into by one of several branches, each with

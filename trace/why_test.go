@@ -103,6 +103,15 @@ type whyCase struct {
 	never map[string]string
 }
 
+// droppedRanges is the condition, and words of its note, that v3.6.0's
+// apply job's way to checkRange's refusals needs: applyEntryNormal drops
+// a transaction's ranges when no one on this member waits for its result
+// (server.go:1970-1974; removeNeedlessRangeReqs, server.go:2051-2067,
+// keeps in place the operations that are no range and stores them back
+// in Success and Failure) before the apply checks them (txn.go:454), so
+// the way needs that branch not taken.
+const droppedRanges = "!needResult && raftReq.Txn != nil|, under which `removeNeedlessRangeReqs(raftReq.Txn)` (`server/etcdserver/server.go:1973`) leaves no element that makes `req.Request is *pb.RequestOp_RequestRange` true (it keeps only those its test at `server/etcdserver/server.go:2055` lets through), and the way needs one (`server/etcdserver/txn/txn.go:454`)"
+
 // TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
 // expectations derived by reading the source of each release.
 func TestWhyReleases(t *testing.T) {
@@ -222,6 +231,13 @@ func TestWhyReleases(t *testing.T) {
 			// Txn handler can run.
 			verdicts: map[string]string{
 				"server/storage/mvcc/kvstore_txn.go:76 v3rpc.(*kvServer).Range": "yes|",
+				// The apply job checks a transaction's ranges whether or not
+				// anyone waits for their result: the flag it sets then
+				// (apply.go:40-44, SkipRangeExecution) skips only their
+				// execution (txn.go:151), after checkTxn (txn.go:54). No call
+				// beside the way rewrites the transaction first, so the way
+				// stays decided (v3.6.0's filters it, below).
+				"server/etcdserver/txn/range.go:179 etcdserver.(*EtcdServer).run": "only-if|",
 				// The watch stream's send loop ranges at the revision before
 				// an event's (watch.go:451, `ModRevision - 1`) for a watcher
 				// that asked for the previous value. A put records its change
@@ -593,6 +609,10 @@ func TestWhyReleases(t *testing.T) {
 			// at start-up, within NewServer (server.go:379), which returns
 			// before the raft loop that schedules the job starts: no way.
 			noWay: []string{"server/storage/mvcc/kvstore_txn.go:81 v3rpc.(*quotaKVServer).Txn"},
+			// As ErrFutureRev's (below), at the compacted revision's test.
+			verdicts: map[string]string{
+				"server/etcdserver/txn/txn.go:439 etcdserver.(*EtcdServer).run": "only-if|",
+			},
 			// The compactors compare the error of their compaction with
 			// ErrCompacted only when there is one (`err == nil ||`,
 			// periodic.go:143, revision.go:93). The compaction is
@@ -603,6 +623,7 @@ func TestWhyReleases(t *testing.T) {
 			onlyIf: map[string]string{
 				"server/etcdserver/api/v3compactor/periodic.go:143 v3compactor.(*Periodic).Run$1": "err == nil|erred pc.c.Compact(pc.ctx, &pb.CompactionRequest{Revision: rev})",
 				"server/etcdserver/api/v3compactor/revision.go:93 v3compactor.(*Revision).Run$1":  "err == nil|erred rc.c.Compact(rc.ctx, &pb.CompactionRequest{Revision: rev})",
+				"server/etcdserver/txn/txn.go:439 etcdserver.(*EtcdServer).run":                   droppedRanges,
 			},
 		}},
 		{"v3.6.0", whyCase{symbol: "mvcc.ErrFutureRev",
@@ -610,6 +631,7 @@ func TestWhyReleases(t *testing.T) {
 			onlyIf: map[string]string{
 				"server/storage/mvcc/kvstore.go:207 v3compactor.(*Revision).Run$1": "rev > s.currentRev|so this holds only with `retention` below 0, the configuration's `cfg.AutoCompactionRetention` (`server/etcdserver/server.go:392`, in `etcdserver.NewServer`)",
 				"server/storage/mvcc/kvstore.go:207 v3rpc.(*kvServer).Compact":     "corruptAlarms|sets `applyV3` to a `apply.applierV3Corrupt`, whose `Compaction` cannot lead on to this way",
+				"server/etcdserver/txn/txn.go:437 etcdserver.(*EtcdServer).run":    droppedRanges,
 			},
 			// As v3.7.3's: the raise at kvstore.go:382-383 here.
 			wayThrough: map[string]string{
@@ -622,6 +644,9 @@ func TestWhyReleases(t *testing.T) {
 			all: []string{"server/etcdserver/api/v3rpc/util.go:46", "server/etcdserver/corrupt.go:609", "server/etcdserver/txn/txn.go:437",
 				"server/storage/mvcc/kvstore.go:180", "server/storage/mvcc/kvstore.go:207", "server/storage/mvcc/kvstore_txn.go:75"},
 			verdicts: map[string]string{
+				// The apply job's way needs someone waiting for the result
+				// (droppedRanges).
+				"server/etcdserver/txn/txn.go:437 etcdserver.(*EtcdServer).run": "only-if|",
 				// As v3.7.3's, at v3.6.0's lines (watch.go:423 and 424).
 				"server/storage/mvcc/kvstore_txn.go:75 v3rpc.(*watchServer).Watch": "unknown|is more than 1 above `currentRev` read after it at server/storage/mvcc/kvstore_txn.go:",
 				// As v3.7.3's revision compactor, refused at v3.6.0's line:

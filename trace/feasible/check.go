@@ -147,6 +147,14 @@ type Cond struct {
 	// Reads[1] the lookup), which the path made and handed to calls that
 	// fill it from what the server holds.
 	Back *ReadBackMap
+	// Rewrite, on a condition of class Gave with Why Rewritten, is the
+	// call beside the way, made before the test of the request at Pos,
+	// that may write a field the test reads.
+	Rewrite *Rewrite
+	// Drop, on a condition the way needs so as not to make a call
+	// beside it that filters out every element its later test needs, is
+	// that call and test (avoidCall).
+	Drop *Drop
 	// Still, on a condition of class Gave with Why Stilled, is what keeps
 	// the field read at Reads[0] and again at Reads[1] still between
 	// them, but for the writes it makes outside the serial function's runs.
@@ -556,6 +564,9 @@ type Checker struct {
 	checked map[string]Result
 	early   map[string]Result
 	earlyAt map[earlyKey]Result
+	// rewriteMemo are rewrites' answers; filterMemo filterFunc's.
+	rewriteMemo map[rewriteKey]bool
+	filterMemo  map[*ssa.Function]keepMemo
 	// joinMemo are joinsTo's answers, by target.
 	joinMemo map[*ssa.BasicBlock][][]edgeOf
 	// siteMemo are the call sites of each caller and callee (sitesOf).
@@ -962,6 +973,9 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		}
 		if res.Verdict == OnlyIf || res.Verdict == Yes {
 			res = w.readBackNeeded(res)
+		}
+		if res.Verdict == OnlyIf || res.Verdict == Yes {
+			res = w.rewrittenNeeded(res)
 		}
 		var val *Value
 		if w.p.Want != nil {
@@ -1888,7 +1902,7 @@ func (w *walk) avoided(fr *frame, target *ssa.BasicBlock) []Cond {
 		if !top || len(chain) < 2 {
 			continue
 		}
-		if c, ok := w.chainCond(fr, chain, ret); ok {
+		if c, ok := w.chainCond(fr, chain, ret.Pos()); ok {
 			out = append(out, c)
 		} else if _, _, isCheck := w.c.checkOf(chain[0].ifi.Cond, !chain[0].want, nil); isCheck && w.entailedOuter(fr, chain[1:]) {
 			// A check inside branches that hold on every way the path
@@ -1978,11 +1992,11 @@ func (w *walk) entailedOuter(fr *frame, edges []edgeOf) bool {
 }
 
 // chainCond is the condition "not the whole of one if statement's
-// condition" for a chain of its parts that leads into its body (the
-// return at ret), when every part is a condition of state, or of the
+// condition" for a chain of its parts that leads into its body (to the
+// return, or the call, at body), when every part is a condition of state, or of the
 // request (not an error test) or state: then it is the request's
 // (class Input), which the way asks, not a condition of its only-if.
-func (w *walk) chainCond(fr *frame, chain []edgeOf, ret *ssa.Return) (Cond, bool) {
+func (w *walk) chainCond(fr *frame, chain []edgeOf, body token.Pos) (Cond, bool) {
 	whole := ""
 	var first token.Pos
 	var fields []*types.Var
@@ -2010,12 +2024,12 @@ func (w *walk) chainCond(fr *frame, chain []edgeOf, ret *ssa.Return) (Cond, bool
 	// The return is in the if statement's body: the chain is the
 	// condition holding.
 	ix := w.c.text.of(first)
-	if ix == nil || !ret.Pos().IsValid() {
+	if ix == nil || !body.IsValid() {
 		return Cond{}, false
 	}
 	inBody := false
 	for _, c := range ix.conds {
-		if c.text == whole && c.body <= ret.Pos() && ret.Pos() <= c.end {
+		if c.text == whole && c.body <= body && body <= c.end {
 			inBody = true
 		}
 	}
