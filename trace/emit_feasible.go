@@ -76,6 +76,21 @@ func (r *Result) cond(c *feasible.Cond) report.Cond {
 	if c.Func != nil {
 		rc.Function = callpath.Name(c.Func)
 	}
+	if rw := c.After; rw != nil {
+		var fields []string
+		for _, f := range rw.Fields {
+			name := f.Name()
+			if rw.Owner != "" {
+				name = rw.Owner + "." + name
+			}
+			fields = append(fields, "`"+name+"`")
+		}
+		under := ""
+		if rw.UnderText != "" {
+			under = ", a filter made under `" + rw.UnderText + "`,"
+		}
+		rc.After = fmt.Sprintf("where `%s` (`%s`)%s runs, of what it leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), under, joinList(fields, "and"))
+	}
 	if fn := c.PassesFn; fn != nil && fn.Pos().IsValid() {
 		file, line := r.position(fn.Pos())
 		rc.PassesMade = &report.Loc{File: file, Line: line}
@@ -872,12 +887,23 @@ func (r *Result) rewrittenText(c *feasible.Cond) string {
 	if rw.Owner != "" {
 		field = rw.Owner + "." + field
 	}
-	at := r.lineList([]token.Pos{rw.At})
-	if len(rw.Under) > 0 {
-		at += ", under the branch at " + r.lineList(rw.Under)
+	at := "`" + r.lineList([]token.Pos{rw.At}) + "`"
+	if rw.UnderText != "" {
+		at += ", made under `" + rw.UnderText + "` (`" + r.lineList(rw.Under) + "`)"
 	}
-	return fmt.Sprintf("not decided: the way needs `%s` %v (%s), and before that test it may call `%s` (%s), which rewrites `%s`, a field the test reads, from what it held; what the call leaves there is not decided",
-		c.Text, c.Want, r.lineList([]token.Pos{c.Pos}), rw.Call, at, field)
+	what := "which rewrites `" + field + "` from what it held, a field the test reads (of that struct or of another of its type): what the call leaves there is not followed"
+	if rw.Filter {
+		what = "a filter that keeps, in the `" + field + "` of what it is handed, only the elements its own test lets through: the way's test then reads those alone, and whether it holds of them is not decided (it is not a test of one element, read from what the call is handed, that decides whether the filter keeps it)"
+	}
+	test := fmt.Sprintf("`%s` %v", c.Text, c.Want)
+	switch {
+	case rw.Check != "" && rw.Fails:
+		test = "`" + rw.Check + "` to return an error"
+	case rw.Check != "":
+		test = "`" + rw.Check + "` to return no error"
+	}
+	return fmt.Sprintf("not decided: the way needs %s (`%s`), and before that test it may call `%s` (%s), %s",
+		test, r.lineList([]token.Pos{c.Pos}), rw.Call, at, what)
 }
 
 func (r *Result) referencedText(c *feasible.Cond) string {
@@ -1164,8 +1190,12 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 	if d := c.Drop; d != nil {
 		// A branch the way needs not taken, so as not to call a filter
 		// that leaves no element its later test needs.
-		return fmt.Sprintf(", under which `%s` (`%s`) leaves no element that makes `%s` %v (it keeps only those its test at `%s` lets through), and the way needs one (`%s`)",
-			d.Call, r.lineList([]token.Pos{d.At}), d.Test, d.Want, r.lineList([]token.Pos{d.FilterAt}), r.lineList([]token.Pos{d.TestAt}))
+		var fields []string
+		for _, f := range d.Fields {
+			fields = append(fields, "`"+f.Name()+"`")
+		}
+		return fmt.Sprintf(" (otherwise `%s`, at `%s`, leaves in the %s of what it is handed no element that makes `%s` %v, its test at `%s` dropping each one that does, and it does not look into the elements it keeps; the way needs one at `%s`)",
+			d.Call, r.lineList([]token.Pos{d.At}), joinList(fields, "and"), d.Test, d.Want, r.lineList([]token.Pos{d.FilterAt}), r.lineList([]token.Pos{d.TestAt}))
 	}
 	if len(c.Or) > 0 {
 		// A join the way comes into by one of several branches, each with

@@ -345,9 +345,10 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			}
 		case "asks":
 			// asks ENTRY SITE [not] TEXT [for every SLICE] ; passes|fails
-			// CALL [@FILE:LINE] ; …, or -: what the shown way (with its legs
-			// across hand-offs) needs of the request, in the way's order
-			// (@ where the function value a check calls is made).
+			// CALL [@FILE:LINE] [|AFTER] ; …, or -: what the shown way (with
+			// its legs across hand-offs) needs of the request, in the way's
+			// order (@ where the function value a check calls is made; |
+			// what a filter beside the way leaves, which the check reads).
 			p := pair(f[1], f[2])
 			var want []string
 			if list := strings.Join(f[3:], " "); list != "-" {
@@ -366,6 +367,9 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 					made := ""
 					if c.PassesMade != nil {
 						made = fmt.Sprintf(" @%s:%d", c.PassesMade.File, c.PassesMade.Line)
+					}
+					if c.After != "" {
+						made += " |" + c.After
 					}
 					if c.Passes != "" {
 						got = append(got, "passes "+c.Passes+made)

@@ -109,8 +109,9 @@ type whyCase struct {
 // (server.go:1970-1974; removeNeedlessRangeReqs, server.go:2051-2067,
 // keeps in place the operations that are no range and stores them back
 // in Success and Failure) before the apply checks them (txn.go:454), so
-// the way needs that branch not taken.
-const droppedRanges = "!needResult && raftReq.Txn != nil|, under which `removeNeedlessRangeReqs(raftReq.Txn)` (`server/etcdserver/server.go:1973`) leaves no element that makes `req.Request is *pb.RequestOp_RequestRange` true (it keeps only those its test at `server/etcdserver/server.go:2055` lets through), and the way needs one (`server/etcdserver/txn/txn.go:454`)"
+// the way needs that branch not taken: needResult, as the way reads the
+// transaction through raftReq.Txn (not nil).
+const droppedRanges = "needResult|(otherwise `removeNeedlessRangeReqs(raftReq.Txn)`, at `server/etcdserver/server.go:1973`, leaves in the `Success` and `Failure` of what it is handed no element that makes `req.Request is *pb.RequestOp_RequestRange` true, its test at `server/etcdserver/server.go:2055` dropping each one that does, and it does not look into the elements it keeps; the way needs one at `server/etcdserver/txn/txn.go:454`)"
 
 // TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
 // expectations derived by reading the source of each release.
@@ -538,6 +539,16 @@ func TestWhyReleases(t *testing.T) {
 				// The restore's way is not decided (below), and needs a
 				// snapshot to restore beside that (server.go:1001).
 				"server/lease/lessor.go:553 etcdserver.(*EtcdServer).run": "raft.IsEmptySnap(toApply.snapshot)|",
+			},
+			// The apply job checks the caller's permission for the
+			// transaction's operations (apply_auth.go:109, CheckTxnAuth's
+			// loop over Success and Failure, txn.go:676-692) after
+			// applyEntryNormal may have dropped its ranges
+			// (server.go:1972-1973): where the filter runs, the check is
+			// of what it leaves. The put is kept, so the way runs either
+			// way.
+			asks: map[string]string{
+				"server/etcdserver/txn/txn.go:426 etcdserver.(*EtcdServer).run": "txn.CheckTxnAuth(aa.as, &aa.authInfo, rt)|after where `removeNeedlessRangeReqs(raftReq.Txn)` (`server/etcdserver/server.go:1973`), a filter made under `!needResult && raftReq.Txn != nil`, runs, of what it leaves in `TxnRequest.Success` and `TxnRequest.Failure`",
 			},
 			uses: map[string][]string{
 				"server/lease/lessor.go:283 return": nil,
@@ -1052,6 +1063,7 @@ func checkListed(t *testing.T, w *report.Why, key, want, what string, list func(
 	text, words := cutBar(want)
 	erred, isErred := strings.CutPrefix(words, "erred ")
 	fails, isFails := strings.CutPrefix(words, "fails ")
+	after, isAfter := strings.CutPrefix(words, "after ")
 	paired := false
 	shown := []report.Way{}
 	for _, p := range pairsAt(w, key) {
@@ -1081,6 +1093,10 @@ func checkListed(t *testing.T, w *report.Why, key, want, what string, list func(
 			}
 			if isFails {
 				found = found || c.Text == text && c.Fails == fails
+				continue
+			}
+			if isAfter {
+				found = found || c.Passes == text && strings.Contains(c.After, after)
 				continue
 			}
 			found = found || c.Text == text && strings.Contains(c.Note, words)

@@ -155,6 +155,10 @@ type Cond struct {
 	// beside it that filters out every element its later test needs, is
 	// that call and test (avoidCall).
 	Drop *Drop
+	// After, on a test of the request, is a filter beside the way, made
+	// under a branch the way may take or not, whose leavings the test
+	// reads where it runs: the test is then asked of those.
+	After *Rewrite
 	// Still, on a condition of class Gave with Why Stilled, is what keeps
 	// the field read at Reads[0] and again at Reads[1] still between
 	// them, but for the writes it makes outside the serial function's runs.
@@ -565,8 +569,9 @@ type Checker struct {
 	early   map[string]Result
 	earlyAt map[earlyKey]Result
 	// rewriteMemo are rewrites' answers; filterMemo filterFunc's.
-	rewriteMemo map[rewriteKey]bool
-	filterMemo  map[*ssa.Function]keepMemo
+	rewriteMemo   map[rewriteKey]bool
+	rewrittenMemo map[*ssa.Function][]*types.Var
+	filterMemo    map[*ssa.Function]keepMemo
 	// joinMemo are joinsTo's answers, by target.
 	joinMemo map[*ssa.BasicBlock][][]edgeOf
 	// siteMemo are the call sites of each caller and callee (sitesOf).

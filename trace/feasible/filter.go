@@ -28,9 +28,11 @@ import (
 // element (shape, relative to the element), the outcome (want), and where
 // the test is.
 type keep struct {
-	shape string
-	want  bool
-	at    token.Pos
+	shape  string
+	typ    types.Type // the type its test asserts, if it asserts one
+	want   bool
+	at     token.Pos
+	fields []*types.Var // set by keptOutcome: the slices of the way's element
 }
 
 // filterKeeps is what a run of fn leaves in field f, when every write of
@@ -79,12 +81,17 @@ func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var) (keep, bool) {
 			return keep{}, false
 		}
 		k, ok := c.filterFunc(call.Call.StaticCallee())
-		if !ok || i > 0 && k != out {
+		if !ok || i > 0 && !k.sameAs(out) {
 			return keep{}, false
 		}
 		out = k
 	}
 	return out, true
+}
+
+// sameAs reports whether k and o are one filter's test.
+func (k keep) sameAs(o keep) bool {
+	return k.shape == o.shape && k.want == o.want && k.at == o.at && (k.typ == nil) == (o.typ == nil) && (k.typ == nil || types.Identical(k.typ, o.typ))
 }
 
 // loadsFieldOf reports whether v is a load of field f.
@@ -237,7 +244,7 @@ func filterFunc1(c *Checker, g *ssa.Function) (keep, bool) {
 			return keep{}, false
 		}
 		k, ok := c.guardOf(g, st, s, from.Index)
-		if !ok || i > 0 && k != out {
+		if !ok || i > 0 && !k.sameAs(out) {
 			return keep{}, false
 		}
 		out = k
@@ -263,7 +270,7 @@ func (c *Checker) guardOf(g *ssa.Function, st *ssa.Store, s ssa.Value, i ssa.Val
 	var out keep
 	found := false
 	for _, e := range c.domEdges(g, st.Block()) {
-		root, shape, flip, ok := shapeOf(e.ifi.Cond)
+		root, shape, typ, flip, ok := shapeTyped(e.ifi.Cond)
 		if !ok {
 			continue
 		}
@@ -275,7 +282,7 @@ func (c *Checker) guardOf(g *ssa.Function, st *ssa.Store, s ssa.Value, i ssa.Val
 			return keep{}, false // two tests: not one this words
 		}
 		_, pos, _ := c.text.condText(e.ifi)
-		out, found = keep{shape: shape, want: e.want != flip, at: pos}, true
+		out, found = keep{shape: shape, typ: typ, want: e.want != flip, at: pos}, true
 	}
 	return out, found
 }
@@ -285,6 +292,15 @@ func (c *Checker) guardOf(g *ssa.Function, st *ssa.Store, s ssa.Value, i ssa.Val
 // element: the field loads, type assertions and extractions from it to
 // the condition; flip says the condition is the test's negation.
 func shapeOf(v ssa.Value) (root *ssa.UnOp, shape string, flip, ok bool) {
+	root, shape, _, flip, ok = shapeTyped(v)
+	return root, shape, flip, ok
+}
+
+// shapeTyped is shapeOf with the type the test's type assertion asserts
+// given apart (nil when it has none), and not in shape: two tests whose
+// shapes are the same and assert different concrete types of one value
+// cannot both hold.
+func shapeTyped(v ssa.Value) (root *ssa.UnOp, shape string, asserted types.Type, flip, ok bool) {
 	var b strings.Builder
 	for k := 0; k < 16; k++ {
 		switch x := v.(type) {
@@ -297,7 +313,7 @@ func shapeOf(v ssa.Value) (root *ssa.UnOp, shape string, flip, ok bool) {
 			case token.MUL:
 				switch a := x.X.(type) {
 				case *ssa.IndexAddr:
-					return x, b.String(), flip, true
+					return x, b.String(), asserted, flip, true
 				case *ssa.FieldAddr:
 					fmt.Fprintf(&b, "field %p/", fieldVar(a.X.Type(), a.Field))
 					v = a.X
@@ -313,16 +329,17 @@ func shapeOf(v ssa.Value) (root *ssa.UnOp, shape string, flip, ok bool) {
 			v = x.Tuple
 			continue
 		case *ssa.TypeAssert:
-			if !x.CommaOk {
-				return nil, "", false, false
+			if !x.CommaOk || asserted != nil {
+				return nil, "", nil, false, false
 			}
-			fmt.Fprintf(&b, "assert %s/", types.TypeString(x.AssertedType, nil))
+			asserted = x.AssertedType
+			b.WriteString("assert/")
 			v = x.X
 			continue
 		}
-		return nil, "", false, false
+		return nil, "", nil, false, false
 	}
-	return nil, "", false, false
+	return nil, "", nil, false, false
 }
 
 // What a filter beside the way says of a test of the way (keptOutcome).
@@ -330,10 +347,10 @@ type filterOutcome int
 
 const (
 	notFilter  filterOutcome = iota // the call is not a filter this reads
-	otherTest                       // a filter, and c is not its test of an element
-	keptOut                         // c needs the outcome the filter keeps
-	droppedOut                      // c needs the outcome the filter drops
-	unlinked                        // c is its test, of an element not shown to be of what it filters
+	otherTest                       // a filter, and c does not decide whether it keeps the element c tests
+	keptOut                         // c needs an element the filter keeps
+	droppedOut                      // c needs an element the filter drops
+	unlinked                        // c decides it, of an element not shown to be of what it filters
 )
 
 // keptOutcome decides test c, of an element of the slice in field f that
@@ -359,8 +376,15 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 	if c.taken == nil || c.If == nil {
 		return otherTest, k
 	}
-	root, shape, flip, ok := shapeOf(c.If.Cond)
-	if !ok || k.shape != shape {
+	root, shape, typ, flip, ok := shapeTyped(c.If.Cond)
+	if !ok || k.shape != shape || (k.typ == nil) != (typ == nil) {
+		return otherTest, k
+	}
+	// The same test, or one that asserts another concrete type of the
+	// same part of the element (`is *Put` where the filter tests `is
+	// *Range`): an element of that type is not of the filter's.
+	same := typ == nil || types.Identical(typ, k.typ)
+	if !same && (types.IsInterface(typ) || types.IsInterface(k.typ)) {
 		return otherTest, k
 	}
 	handed, ok := handedBase(call, f)
@@ -387,7 +411,7 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 			return unlinked, k
 		}
 		g := fieldVar(fa.X.Type(), fa.Field)
-		if gk, gok := w.c.filterKeeps(callee, g); !gok || gk != k {
+		if gk, gok := w.c.filterKeeps(callee, g); !gok || !gk.sameAs(k) {
 			return unlinked, k
 		}
 		r, rfr, path := w.accessPath(cfr, fa.X)
@@ -395,10 +419,24 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 			return unlinked, k
 		}
 	}
-	if taken := c.If.Block().Succs[0] == c.taken; taken != flip == k.want {
-		return keptOut, k
+	for _, l := range loads {
+		fa := l.(*ssa.UnOp).X.(*ssa.FieldAddr)
+		if g := fieldVar(fa.X.Type(), fa.Field); !slices.Contains(k.fields, g) {
+			k.fields = append(k.fields, g)
+		}
 	}
-	return droppedOut, k
+	needs := c.If.Block().Succs[0] == c.taken != flip // the outcome the way needs of its test
+	switch {
+	case same && needs == k.want:
+		return keptOut, k
+	case same:
+		return droppedOut, k
+	case needs && !k.want:
+		return keptOut, k // of another type: the filter's test is false of it, and it keeps those
+	case needs:
+		return droppedOut, k // it keeps only elements of its own type
+	}
+	return otherTest, k // not of that type: it may be of the filter's or not
 }
 
 // handedBase is the value call is handed through which it reaches field

@@ -36,6 +36,19 @@ type Rewrite struct {
 	// Under are where the branches are that the call is made under and
 	// the way's step past it is not: the way may take them or not.
 	Under []token.Pos
+	// UnderText is the nearest of those branches' conditions, as
+	// written. Filter says the call is a filter (filterKeeps): what the
+	// test reads is then of the elements it keeps, but the test is not
+	// its own test of one element the way reads.
+	UnderText string
+	Filter    bool
+	// Check, when the test is of a check the way needs passed (or, with
+	// Fails, failed), is the check's call as written.
+	Check string
+	Fails bool
+	// Fields are every field the call rewrites that the test reads
+	// (Field the first).
+	Fields []*types.Var
 	// fr is the path's frame that makes the call; until the step (or the
 	// test) it is made before.
 	fr    *frame
@@ -54,6 +67,9 @@ type Drop struct {
 	Test     string
 	Want     bool
 	TestAt   token.Pos
+	// Fields are the slices the filter rewrites that the way's element
+	// may be read from.
+	Fields []*types.Var
 }
 
 // maxReach bounds how deep typeReaches follows a type's pointers and
@@ -64,33 +80,103 @@ const maxReach = 4
 // the request that the way needs may read what a call beside the way
 // wrote (rewriteBefore): the first such test, as the way meets them.
 func (w *walk) rewrittenNeeded(res Result) Result {
-	avoided := map[ssa.CallInstruction]bool{}
+	type found struct {
+		c  *Cond
+		rw *Rewrite
+	}
+	var tests []found
 	for i := range res.Conds {
 		c := &res.Conds[i]
 		if c.Class != Input || c.If == nil || c.hop < 0 || c.hop >= len(w.frames) {
 			continue
 		}
-		fs := c.Fields
-		if len(fs) == 0 {
+		// What the test reads: the fields its value is read from, and,
+		// for a check it needs passed or failed, what the check's call
+		// is handed (a check that loops over a slice of it).
+		chk := w.checkCallOf(c)
+		if len(c.Fields) == 0 && chk == nil {
 			continue
 		}
-		rw, ok := w.rewriteBefore(c, fs)
-		if !ok || avoided[rw.call] {
-			continue // none, or the way does not make it
+		reads := func(f *types.Var) bool {
+			return slices.Contains(c.Fields, f) || chk != nil && w.handedInput(c, chk, f)
 		}
-		switch out, k := w.keptOutcome(c, rw.fr, rw.call, rw.Field); out {
-		case keptOut, otherTest:
-			continue // what the test reads are elements the request held
+		if rw, ok := w.rewriteBefore(c, reads, chk); ok {
+			tests = append(tests, found{c, rw})
+		}
+	}
+	if len(tests) == 0 {
+		return res
+	}
+	// First the tests a filter beside the way decides: one that needs an
+	// element the filter drops needs the call not made, and then the
+	// call changes nothing any test of the way reads.
+	avoided := map[ssa.CallInstruction]bool{}
+	kept := map[*Cond]bool{}
+	outs := make([]filterOutcome, len(tests))
+	var adds []Cond
+	for i, t := range tests {
+		if avoided[t.rw.call] {
+			continue
+		}
+		out, k := w.keptOutcome(t.c, t.rw.fr, t.rw.call, t.rw.Field)
+		outs[i] = out
+		switch out {
+		case keptOut:
+			kept[t.c] = true // the element is one the request held, with that outcome
 		case droppedOut:
-			if avoid, ok := w.avoidCall(rw.fr, rw.call, rw.until); ok {
-				avoid.Drop = &Drop{Call: rw.Call, At: rw.At, FilterAt: k.at, Test: c.Text, Want: c.Want, TestAt: c.Pos}
-				res = withCond(res, avoid)
-				avoided[rw.call] = true
-				continue
+			handed, _ := handedBase(t.rw.call, t.rw.Field)
+			if avoid, ok := w.avoidCall(t.rw.fr, t.rw.call, t.rw.until, handed); ok {
+				avoid.Drop = &Drop{Call: t.rw.Call, At: t.rw.At, FilterAt: k.at, Test: t.c.Text, Want: t.c.Want, TestAt: t.c.Pos, Fields: k.fields}
+				adds = append(adds, avoid)
+				avoided[t.rw.call] = true
 			}
 		}
-		cond := Cond{Class: Gave, Why: Rewritten, Func: c.Func, Pos: c.Pos, Text: c.Text, Want: c.Want, Rewrite: rw}
-		return gaveOn(res, cond, []*Cond{c})
+	}
+	// Then any other test that reads what the call may leave. Of what a
+	// filter made under a branch the way may avoid leaves, as a whole (a
+	// check that loops over it, its length) or of an element it keeps or
+	// not: the way asks it of the request or of what the filter leaves of
+	// it, where the filter runs (After). Of an element not shown to be of
+	// what the filter is handed, or what a call not read as a filter
+	// leaves: not decided.
+	var after []*Cond
+	for i, t := range tests {
+		if avoided[t.rw.call] || kept[t.c] {
+			continue
+		}
+		if outs[i] == otherTest && len(t.rw.Under) > 0 {
+			t.rw.Filter = true
+			after = append(after, t.c)
+			continue
+		}
+		cond := Cond{Class: Gave, Why: Rewritten, Func: t.c.Func, Pos: t.c.Pos, Text: t.c.Text, Want: t.c.Want, Rewrite: t.rw}
+		if _, ok := w.c.filterKeeps(t.rw.call.Common().StaticCallee(), t.rw.Field); ok {
+			cond.Rewrite.Filter = true
+		}
+		cond.Rewrite.Check, cond.Rewrite.Fails = t.c.check(), t.c.Fails != ""
+		return gaveOn(res, cond, []*Cond{t.c})
+	}
+	if len(after) > 0 {
+		conds := append([]Cond(nil), res.Conds...)
+		for _, c := range after {
+			for i := range conds {
+				if &res.Conds[i] == c {
+					for _, t := range tests {
+						if t.c == c {
+							conds[i].After = t.rw
+						}
+					}
+				}
+			}
+		}
+		because := res.Because
+		res.Conds = conds
+		if because != nil {
+			res.Because = findCond(conds, because)
+		}
+	}
+	for _, a := range adds {
+		res = withCond(res, a)
 	}
 	return res
 }
@@ -101,7 +187,7 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 // it, the whole condition false (chainCond). False when the call is not
 // under such branches, each from a block that only leads to the next, or
 // the condition is not one of state or of the request.
-func (w *walk) avoidCall(fr *frame, call ssa.CallInstruction, until ssa.Instruction) (Cond, bool) {
+func (w *walk) avoidCall(fr *frame, call ssa.CallInstruction, until ssa.Instruction, handed ssa.Value) (Cond, bool) {
 	var chain []edgeOf
 	cur, top := call.Block(), false
 	for len(chain) < 8 && len(cur.Preds) == 1 {
@@ -120,6 +206,20 @@ func (w *walk) avoidCall(fr *frame, call ssa.CallInstruction, until ssa.Instruct
 	if !top {
 		return Cond{}, false
 	}
+	// A test that what the call is handed is not nil, when the way reads
+	// its element through it (keptOutcome linked the two), the way takes
+	// anyway, as a way runs without a panic: it needs one of the others
+	// not taken.
+	var open []edgeOf
+	for _, e := range chain {
+		if !notNilOf(e, handed) {
+			open = append(open, e)
+		}
+	}
+	if len(open) == 0 {
+		return Cond{}, false
+	}
+	chain = open
 	var c Cond
 	if len(chain) == 1 {
 		c = w.decide(fr, chain[0].ifi, !chain[0].want)
@@ -147,6 +247,17 @@ func (w *walk) avoidCall(fr *frame, call ssa.CallInstruction, until ssa.Instruct
 	// it is listed.
 	c.unasked = false
 	return c, true
+}
+
+// notNilOf reports whether branch e is taken when v is not nil: a
+// comparison of v, or of a load of the same field of the same struct,
+// with nil.
+func notNilOf(e edgeOf, v ssa.Value) bool {
+	if v == nil {
+		return false
+	}
+	x, notNil, ok := nilTest(e.ifi.Cond, e.want)
+	return ok && notNil && sameRead(x, v)
 }
 
 // withCond is res with condition c added, listed where the way meets
@@ -184,10 +295,12 @@ func findCond(cs []Cond, c *Cond) *Cond {
 
 // rewriteBefore is a call that the way may make before test c, in one
 // of the path's functions up to the one where the way meets c, that is
-// not the path's step there: it is handed a value through which one of
-// fields fs can be reached (by its type), and it, or a function it may
-// call, writes that field (but for writes to what it makes itself).
-func (w *walk) rewriteBefore(c *Cond, fs []*types.Var) (*Rewrite, bool) {
+// neither the path's step there nor the test's own check (chk): it is
+// handed a value through which a field the test reads (reads) can be
+// reached, by its type, and it, or a function it calls, rewrites that
+// field from what it held (rewrites). A call handed a struct its
+// function makes itself (a decoder that fills it) is not one.
+func (w *walk) rewriteBefore(c *Cond, reads func(*types.Var) bool, chk ssa.CallInstruction) (*Rewrite, bool) {
 	for k := 0; k <= c.hop; k++ {
 		fr := w.frames[k]
 		var until ssa.Instruction
@@ -202,23 +315,32 @@ func (w *walk) rewriteBefore(c *Cond, fs []*types.Var) (*Rewrite, bool) {
 		}
 		for _, b := range fr.fn.Blocks {
 			for _, ins := range b.Instrs {
-				call, ok := ins.(ssa.CallInstruction)
-				if !ok || ins == until || call == fr.site || !mayRunBefore(ins, until) {
+				call, ok := ins.(*ssa.Call)
+				if !ok || ins == until || ssa.CallInstruction(call) == fr.site || ssa.CallInstruction(call) == chk || !mayRunBefore(ins, until) {
 					continue
 				}
-				if _, isDefer := ins.(*ssa.Defer); isDefer {
-					continue // runs at the function's end
-				}
-				for _, f := range fs {
-					if !handedReach(call, f) || !w.c.anyCallee(call, func(fn *ssa.Function) bool { return w.c.rewrites(fn, f, 0) }) {
-						continue
+				for _, fn := range w.c.calleesOf(call) {
+					for _, f := range w.c.rewrittenFields(fn) {
+						if !reads(f) || !handedReach(call, f) {
+							continue
+						}
+						if h, _ := handedBase(call, f); isMade(h) {
+							continue // a decoder filling what the function made: what it leaves is the data's
+						}
+						text := w.c.text.callText(call)
+						if text == "" {
+							continue
+						}
+						var all []*types.Var
+						for _, g := range w.c.rewrittenFields(fn) {
+							if reads(g) && handedReach(call, g) {
+								all = append(all, g)
+							}
+						}
+						under, underText := w.c.branchesOnly(fr.fn, ins, until)
+						return &Rewrite{Call: text, At: call.Pos(), Field: f, Fields: all, Owner: ownerOf(call, f), Under: under, UnderText: underText,
+							fr: fr, call: call, until: until}, true
 					}
-					text := w.c.text.callText(call)
-					if text == "" {
-						continue
-					}
-					return &Rewrite{Call: text, At: call.Pos(), Field: f, Owner: ownerOf(call, f), Under: w.c.branchesOnly(fr.fn, ins, until),
-						fr: fr, call: call, until: until}, true
 				}
 			}
 		}
@@ -226,24 +348,118 @@ func (w *walk) rewriteBefore(c *Cond, fs []*types.Var) (*Rewrite, bool) {
 	return nil, false
 }
 
+// rewrittenFields are the fields a run of fn may rewrite from what they
+// held (rewrites), in the order fn's code and its callees' first store
+// in them.
+func (c *Checker) rewrittenFields(fn *ssa.Function) []*types.Var {
+	if fs, ok := c.rewrittenMemo[fn]; ok {
+		return fs
+	}
+	var out []*types.Var
+	seen := map[*ssa.Function]bool{}
+	var visit func(g *ssa.Function, depth int)
+	visit = func(g *ssa.Function, depth int) {
+		if g == nil || g.Blocks == nil || seen[g] || depth > maxRewrite {
+			return
+		}
+		seen[g] = true
+		for _, b := range g.Blocks {
+			for _, ins := range b.Instrs {
+				switch x := ins.(type) {
+				case *ssa.Store:
+					if fa, ok := x.Addr.(*ssa.FieldAddr); ok {
+						if f := fieldVar(fa.X.Type(), fa.Field); f != nil && !slices.Contains(out, f) && c.rewrites(fn, f, 0) {
+							out = append(out, f)
+						}
+					}
+				case *ssa.Call:
+					visit(x.Call.StaticCallee(), depth+1)
+				}
+			}
+		}
+	}
+	visit(fn, 0)
+	if c.rewrittenMemo == nil {
+		c.rewrittenMemo = map[*ssa.Function][]*types.Var{}
+	}
+	c.rewrittenMemo[fn] = out
+	return out
+}
+
+// handedInput reports whether check call chk, in the frame that meets
+// test c, is handed a part of the request (a value the path evaluates as
+// the root's input) through which field f can be reached: what else it
+// is handed (a trace it records steps in) is not what the test asks of
+// the request.
+func (w *walk) handedInput(c *Cond, chk ssa.CallInstruction, f *types.Var) bool {
+	fr := w.condFrame(c)
+	if fr == nil {
+		return false
+	}
+	cc := chk.Common()
+	args := cc.Args
+	if cc.IsInvoke() {
+		args = append([]ssa.Value{cc.Value}, args...)
+	}
+	for _, a := range args {
+		if _, isIface := a.Type().Underlying().(*types.Interface); isIface {
+			continue
+		}
+		if typeReaches(a.Type(), f, 0, true) != "" && fr.eval(a).org == input {
+			return true
+		}
+	}
+	return false
+}
+
+// isMade reports whether v is a struct the function makes itself (new,
+// or a local whose address is taken).
+func isMade(v ssa.Value) bool {
+	_, ok := v.(*ssa.Alloc)
+	return ok
+}
+
+// checkCallOf is the call of the check that test c needs passed or
+// failed (`if err := check(x); err != nil`); nil when c is none.
+func (w *walk) checkCallOf(c *Cond) ssa.CallInstruction {
+	if c.check() == "" || c.taken == nil {
+		return nil
+	}
+	call, _, ok := w.c.checkOf(c.If.Cond, c.If.Block().Succs[0] == c.taken, nil)
+	if !ok {
+		return nil
+	}
+	return call
+}
+
 // branchesOnly are where the branches are (their conditions, as
-// written) that dominate instruction x in fn and not until.
-func (c *Checker) branchesOnly(fn *ssa.Function, x, until ssa.Instruction) []token.Pos {
+// written) that dominate instruction x in fn and not until, and the
+// nearest one's condition as written (its if statement's whole).
+func (c *Checker) branchesOnly(fn *ssa.Function, x, until ssa.Instruction) ([]token.Pos, string) {
 	shared := map[*ssa.If]bool{}
 	for _, e := range c.domEdges(fn, until.Block()) {
 		shared[e.ifi] = true
 	}
 	var out []token.Pos
+	nearest := ""
 	for _, e := range c.domEdges(fn, x.Block()) {
 		if shared[e.ifi] {
 			continue
 		}
-		if _, pos, _ := c.text.condText(e.ifi); pos.IsValid() && !slices.Contains(out, pos) {
+		text, pos, _ := c.text.condText(e.ifi)
+		if !pos.IsValid() {
+			continue
+		}
+		if wh := c.text.whole(pos, text); wh != "" {
+			text = wh
+		}
+		nearest = text
+		if !slices.Contains(out, pos) {
 			out = append(out, pos)
 		}
 	}
 	slices.Sort(out)
-	return out
+	return out, nearest
 }
 
 // maxRewrite bounds how deep rewrites follows the calls of a function.
@@ -358,7 +574,8 @@ func handedReach(call ssa.CallInstruction, f *types.Var) bool {
 // value of type t reaches it: through a pointer, a slice, an array or a
 // map, and the fields of structs on the way; "" when it does not. A
 // struct held by value (top, a value handed to a call) is a copy: what a
-// call writes in it is not what the caller holds.
+// call writes in its own fields is not what the caller holds, but a
+// pointer it holds reaches what the caller's does.
 func typeReaches(t types.Type, f *types.Var, depth int, top bool) string {
 	if depth > maxReach {
 		return ""
@@ -376,11 +593,8 @@ func typeReaches(t types.Type, f *types.Var, depth int, top bool) string {
 	case *types.Map:
 		return typeReaches(u.Elem(), f, depth+1, false)
 	case *types.Struct:
-		if top {
-			return ""
-		}
 		for i := 0; i < u.NumFields(); i++ {
-			if u.Field(i) == f {
+			if u.Field(i) == f && !top {
 				if n, ok := t.(*types.Named); ok {
 					return n.Obj().Name()
 				}

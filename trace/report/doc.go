@@ -279,6 +279,10 @@ func Asks(cs []Cond) Text {
 			if c.PassesMade != nil {
 				out = append(out, Plain(", the function value made at "), Cite(*c.PassesMade))
 			}
+			if c.After != "" {
+				out = append(out, Plain("; "))
+				out = append(out, CodeText(c.After)...)
+			}
 			out = append(out, Plain(")"))
 			continue
 		}
@@ -296,7 +300,12 @@ func Asks(cs []Cond) Text {
 		if c.Whole != "" {
 			out = append(out, Plain("part of "), CodeSpan(c.Whole), Plain(", "))
 		}
-		out = append(out, Cite(Loc{File: c.File, Line: c.Line}), Plain(")"))
+		out = append(out, Cite(Loc{File: c.File, Line: c.Line}))
+		if c.After != "" {
+			out = append(out, Plain("; "))
+			out = append(out, CodeText(c.After)...)
+		}
+		out = append(out, Plain(")"))
 		if c.Either {
 			out = append(out, CodeText(c.Note)...)
 		}

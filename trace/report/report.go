@@ -466,6 +466,10 @@ type Cond struct {
 	// return one. PassesMade, for a call of a function value, is where
 	// the function it calls on the way is declared (a function literal
 	// its caller hands down).
+	// After, on a test of the request, says what a filter beside the way
+	// leaves, which the test reads where the filter runs; text that
+	// quotes code in backticks.
+	After      string `json:"after,omitempty"`
 	Passes     string `json:"passes,omitempty"`
 	Fails      string `json:"fails,omitempty"`
 	PassesMade *Loc   `json:"passes_made,omitempty"`
