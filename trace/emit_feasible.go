@@ -85,11 +85,11 @@ func (r *Result) cond(c *feasible.Cond) report.Cond {
 			}
 			fields = append(fields, "`"+name+"`")
 		}
-		under := ""
 		if rw.UnderText != "" {
-			under = ", a filter made under `" + rw.UnderText + "`,"
+			rc.After = fmt.Sprintf("where `%s` (`%s`), a filter called under `%s`, runs: of what it leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), rw.UnderText, joinList(fields, "and"))
+		} else {
+			rc.After = fmt.Sprintf("of what `%s` (`%s`), a filter called on every run of the way, leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), joinList(fields, "and"))
 		}
-		rc.After = fmt.Sprintf("where `%s` (`%s`)%s runs, of what it leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), under, joinList(fields, "and"))
 	}
 	if fn := c.PassesFn; fn != nil && fn.Pos().IsValid() {
 		file, line := r.position(fn.Pos())
@@ -889,11 +889,7 @@ func (r *Result) rewrittenText(c *feasible.Cond) string {
 	}
 	at := "`" + r.lineList([]token.Pos{rw.At}) + "`"
 	if rw.UnderText != "" {
-		at += ", made under `" + rw.UnderText + "` (`" + r.lineList(rw.Under) + "`)"
-	}
-	what := "which rewrites `" + field + "` from what it held, a field the test reads (of that struct or of another of its type): what the call leaves there is not followed"
-	if rw.Filter {
-		what = "a filter that keeps, in the `" + field + "` of what it is handed, only the elements its own test lets through: the way's test then reads those alone, and whether it holds of them is not decided (it is not a test of one element, read from what the call is handed, that decides whether the filter keeps it)"
+		at += ", called under `" + rw.UnderText + "` (`" + r.lineList(rw.Under) + "`)"
 	}
 	test := fmt.Sprintf("`%s` %v", c.Text, c.Want)
 	switch {
@@ -901,6 +897,21 @@ func (r *Result) rewrittenText(c *feasible.Cond) string {
 		test = "`" + rw.Check + "` to return an error"
 	case rw.Check != "":
 		test = "`" + rw.Check + "` to return no error"
+	}
+	filterTest := ""
+	if rw.FilterAt.IsValid() {
+		filterTest = " (its own test is at `" + r.lineList([]token.Pos{rw.FilterAt}) + "`)"
+	}
+	var what string
+	switch rw.Kind {
+	case feasible.KindUnlinked:
+		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s; the element the test reads is not shown to be read from that (it may be read from a struct the filter does not reach, such as one held in an element it keeps), so whether the filter dropped it is not decided", field, filterTest)
+	case feasible.KindAlways:
+		what = fmt.Sprintf("a filter called on every run of the way, which leaves in the `%s` of what it is handed no element that makes the test so%s: such a way is not decided here", field, filterTest)
+	case feasible.KindFails:
+		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s: the check then reads what the filter leaves, and whether it fails on that is not decided", field, filterTest)
+	default:
+		what = "which rewrites `" + field + "` from what it held, a field the test reads (of that struct or of another of its type): what the call leaves there is not followed"
 	}
 	return fmt.Sprintf("not decided: the way needs %s (`%s`), and before that test it may call `%s` (%s), %s",
 		test, r.lineList([]token.Pos{c.Pos}), rw.Call, at, what)
@@ -1194,7 +1205,7 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		for _, f := range d.Fields {
 			fields = append(fields, "`"+f.Name()+"`")
 		}
-		return fmt.Sprintf(" (otherwise `%s`, at `%s`, leaves in the %s of what it is handed no element that makes `%s` %v, its test at `%s` dropping each one that does, and it does not look into the elements it keeps; the way needs one at `%s`)",
+		return fmt.Sprintf(" (otherwise `%s`, at `%s`, leaves in the %s of what it is handed no element that makes `%s` %v, its test at `%s` dropping each one that does, though it does not reach slices held in the elements it keeps; the way needs one at `%s`)",
 			d.Call, r.lineList([]token.Pos{d.At}), joinList(fields, "and"), d.Test, d.Want, r.lineList([]token.Pos{d.FilterAt}), r.lineList([]token.Pos{d.TestAt}))
 	}
 	if len(c.Or) > 0 {

@@ -111,7 +111,7 @@ type whyCase struct {
 // in Success and Failure) before the apply checks them (txn.go:454), so
 // the way needs that branch not taken: needResult, as the way reads the
 // transaction through raftReq.Txn (not nil).
-const droppedRanges = "needResult|(otherwise `removeNeedlessRangeReqs(raftReq.Txn)`, at `server/etcdserver/server.go:1973`, leaves in the `Success` and `Failure` of what it is handed no element that makes `req.Request is *pb.RequestOp_RequestRange` true, its test at `server/etcdserver/server.go:2055` dropping each one that does, and it does not look into the elements it keeps; the way needs one at `server/etcdserver/txn/txn.go:454`)"
+const droppedRanges = "needResult|(otherwise `removeNeedlessRangeReqs(raftReq.Txn)`, at `server/etcdserver/server.go:1973`, leaves in the `Success` and `Failure` of what it is handed no element that makes `req.Request is *pb.RequestOp_RequestRange` true, its test at `server/etcdserver/server.go:2055` dropping each one that does, though it does not reach slices held in the elements it keeps; the way needs one at `server/etcdserver/txn/txn.go:454`)"
 
 // TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
 // expectations derived by reading the source of each release.
@@ -548,7 +548,11 @@ func TestWhyReleases(t *testing.T) {
 			// of what it leaves. The put is kept, so the way runs either
 			// way.
 			asks: map[string]string{
-				"server/etcdserver/txn/txn.go:426 etcdserver.(*EtcdServer).run": "txn.CheckTxnAuth(aa.as, &aa.authInfo, rt)|after where `removeNeedlessRangeReqs(raftReq.Txn)` (`server/etcdserver/server.go:1973`), a filter made under `!needResult && raftReq.Txn != nil`, runs, of what it leaves in `TxnRequest.Success` and `TxnRequest.Failure`",
+				"server/etcdserver/txn/txn.go:426 etcdserver.(*EtcdServer).run": "txn.CheckTxnAuth(aa.as, &aa.authInfo, rt)|after where `removeNeedlessRangeReqs(raftReq.Txn)` (`server/etcdserver/server.go:1973`), a filter called under `!needResult && raftReq.Txn != nil`, runs: of what it leaves in `TxnRequest.Success` and `TxnRequest.Failure`",
+				// A way not decided for another reason (below) lists the
+				// checks beside that qualified all the same: checkTxn's
+				// loop (txn.go:446-455) reads what the filter leaves.
+				"server/lease/lessor.go:553 v3rpc.(*quotaKVServer).Txn": "checkTxn(txnRead, rt, lessor, txnPath)|after where `removeNeedlessRangeReqs(raftReq.Txn)` (`server/etcdserver/server.go:1973`), a filter called under `!needResult && raftReq.Txn != nil`, runs: of what it leaves in `TxnRequest.Success` and `TxnRequest.Failure`",
 			},
 			uses: map[string][]string{
 				"server/lease/lessor.go:283 return": nil,

@@ -979,7 +979,9 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		if res.Verdict == OnlyIf || res.Verdict == Yes {
 			res = w.readBackNeeded(res)
 		}
-		if res.Verdict == OnlyIf || res.Verdict == Yes {
+		if res.Verdict == OnlyIf || res.Verdict == Yes || res.Verdict == Unknown {
+			// A way already not decided keeps its reason; what it lists
+			// beside that is qualified all the same.
 			res = w.rewrittenNeeded(res)
 		}
 		var val *Value

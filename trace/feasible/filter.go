@@ -387,6 +387,11 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 	if !same && (types.IsInterface(typ) || types.IsInterface(k.typ)) {
 		return otherTest, k
 	}
+	if !loopIndex(root.X.(*ssa.IndexAddr).Index) {
+		// An element at a fixed place (the first, the last): after the
+		// filter it may be one that came later.
+		return otherTest, k
+	}
 	handed, ok := handedBase(call, f)
 	cfr := w.condFrame(c)
 	if !ok || cfr == nil {
@@ -437,6 +442,20 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 		return droppedOut, k // it keeps only elements of its own type
 	}
 	return otherTest, k // not of that type: it may be of the filter's or not
+}
+
+// loopIndex reports whether index v is a loop's counter: a phi, or one
+// plus a phi that v flows back into (`for i := range s`), not a place
+// fixed apart from the loop.
+func loopIndex(v ssa.Value) bool {
+	switch x := v.(type) {
+	case *ssa.Phi:
+		return true
+	case *ssa.BinOp:
+		phi, ok := x.X.(*ssa.Phi)
+		return ok && x.Op == token.ADD && slices.Contains(phi.Edges, v)
+	}
+	return false
 }
 
 // handedBase is the value call is handed through which it reaches field

@@ -42,6 +42,12 @@ type Rewrite struct {
 	// its own test of one element the way reads.
 	UnderText string
 	Filter    bool
+	// Kind says why a test that reads what a filter leaves is not
+	// decided (KindUnlinked, KindAlways, KindFails); "" for a call not
+	// read as a filter.
+	Kind string
+	// FilterAt is where the filter's own test is.
+	FilterAt token.Pos
 	// Check, when the test is of a check the way needs passed (or, with
 	// Fails, failed), is the check's call as written.
 	Check string
@@ -71,6 +77,14 @@ type Drop struct {
 	// may be read from.
 	Fields []*types.Var
 }
+
+// Why a test that reads what a filter beside the way leaves is not
+// decided (Rewrite.Kind).
+const (
+	KindUnlinked = "unlinked" // the test's element is not shown to be read from what the filter is handed
+	KindAlways   = "always"   // it needs an element the filter drops, and no branch the way could avoid the call by
+	KindFails    = "fails"    // a check the way needs failed, of what the filter leaves
+)
 
 // maxReach bounds how deep typeReaches follows a type's pointers and
 // fields.
@@ -113,13 +127,14 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 	avoided := map[ssa.CallInstruction]bool{}
 	kept := map[*Cond]bool{}
 	outs := make([]filterOutcome, len(tests))
+	ks := make([]keep, len(tests))
 	var adds []Cond
 	for i, t := range tests {
 		if avoided[t.rw.call] {
 			continue
 		}
 		out, k := w.keptOutcome(t.c, t.rw.fr, t.rw.call, t.rw.Field)
-		outs[i] = out
+		outs[i], ks[i] = out, k
 		switch out {
 		case keptOut:
 			kept[t.c] = true // the element is one the request held, with that outcome
@@ -140,21 +155,38 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 	// what the filter is handed, or what a call not read as a filter
 	// leaves: not decided.
 	var after []*Cond
+	var gave *Cond
 	for i, t := range tests {
 		if avoided[t.rw.call] || kept[t.c] {
 			continue
 		}
-		if outs[i] == otherTest && len(t.rw.Under) > 0 {
+		if outs[i] == otherTest && t.c.Fails == "" {
+			// A check the way needs passed, or a test of an element a
+			// loop does not reach: asked of what the filter leaves,
+			// where it runs (on every run, when it is made under no
+			// branch the way could avoid). One the way needs failed may
+			// fail only by an element the filter drops: not decided.
 			t.rw.Filter = true
 			after = append(after, t.c)
 			continue
 		}
+		if res.Verdict == Unknown || gave != nil {
+			continue // already not decided: its list beside that is qualified all the same
+		}
 		cond := Cond{Class: Gave, Why: Rewritten, Func: t.c.Func, Pos: t.c.Pos, Text: t.c.Text, Want: t.c.Want, Rewrite: t.rw}
-		if _, ok := w.c.filterKeeps(t.rw.call.Common().StaticCallee(), t.rw.Field); ok {
-			cond.Rewrite.Filter = true
+		switch {
+		case outs[i] == unlinked:
+			cond.Rewrite.Kind = KindUnlinked
+		case outs[i] == droppedOut:
+			cond.Rewrite.Kind = KindAlways // avoidCall found no branch the way could avoid it by
+		case outs[i] == otherTest:
+			cond.Rewrite.Kind = KindFails
+		}
+		if outs[i] != notFilter {
+			cond.Rewrite.Filter, cond.Rewrite.FilterAt = true, ks[i].at
 		}
 		cond.Rewrite.Check, cond.Rewrite.Fails = t.c.check(), t.c.Fails != ""
-		return gaveOn(res, cond, []*Cond{t.c})
+		gave = &cond
 	}
 	if len(after) > 0 {
 		conds := append([]Cond(nil), res.Conds...)
@@ -177,6 +209,14 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 	}
 	for _, a := range adds {
 		res = withCond(res, a)
+	}
+	if gave != nil {
+		for i := range res.Conds {
+			if res.Conds[i].Pos == gave.Pos && res.Conds[i].Text == gave.Text && res.Conds[i].Class == Input {
+				return gaveOn(res, *gave, []*Cond{&res.Conds[i]})
+			}
+		}
+		return gaveOn(res, *gave, nil)
 	}
 	return res
 }
