@@ -85,10 +85,13 @@ func (r *Result) cond(c *feasible.Cond) report.Cond {
 			}
 			fields = append(fields, "`"+name+"`")
 		}
-		if rw.UnderText != "" {
-			rc.After = fmt.Sprintf("where `%s` (`%s`), a filter called under `%s`, runs: of what it leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), rw.UnderText, joinList(fields, "and"))
-		} else {
+		switch {
+		case rw.Always:
 			rc.After = fmt.Sprintf("of what `%s` (`%s`), a filter called on every run of the way, leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), joinList(fields, "and"))
+		case rw.UnderText != "":
+			rc.After = fmt.Sprintf("where `%s` (`%s`), a filter called under `%s`, runs: of what it leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), rw.UnderText, joinList(fields, "and"))
+		default:
+			rc.After = fmt.Sprintf("where `%s` (`%s`), a filter called under branches the analysis does not name as one condition, runs: of what it leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), joinList(fields, "and"))
 		}
 	}
 	if fn := c.PassesFn; fn != nil && fn.Pos().IsValid() {
@@ -907,7 +910,9 @@ func (r *Result) rewrittenText(c *feasible.Cond) string {
 	case feasible.KindUnlinked:
 		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s; the element the test reads is not shown to be read from that (it may be read from a struct the filter does not reach, such as one held in an element it keeps), so whether the filter dropped it is not decided", field, filterTest)
 	case feasible.KindAlways:
-		what = fmt.Sprintf("a filter called on every run of the way, which leaves in the `%s` of what it is handed no element that makes the test so%s: such a way is not decided here", field, filterTest)
+		what = fmt.Sprintf("a filter called on every run of the way, which leaves in the `%s` of what it is handed no element that makes `%s` %v%s: such a way is not decided here", field, c.Text, c.Want, filterTest)
+	case feasible.KindUnnamed:
+		what = fmt.Sprintf("a filter which leaves in the `%s` of what it is handed no element that makes `%s` %v%s, called under branches the analysis does not name as one condition: whether the way can avoid it is not decided", field, c.Text, c.Want, filterTest)
 	case feasible.KindFails:
 		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s: the check then reads what the filter leaves, and whether it fails on that is not decided", field, filterTest)
 	default:
@@ -1203,7 +1208,11 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		// that leaves no element its later test needs.
 		var fields []string
 		for _, f := range d.Fields {
-			fields = append(fields, "`"+f.Name()+"`")
+			name := f.Name()
+			if d.Owner != "" {
+				name = d.Owner + "." + name
+			}
+			fields = append(fields, "`"+name+"`")
 		}
 		return fmt.Sprintf(" (otherwise `%s`, at `%s`, leaves in the %s of what it is handed no element that makes `%s` %v, its test at `%s` dropping each one that does, though it does not reach slices held in the elements it keeps; the way needs one at `%s`)",
 			d.Call, r.lineList([]token.Pos{d.At}), joinList(fields, "and"), d.Test, d.Want, r.lineList([]token.Pos{d.FilterAt}), r.lineList([]token.Pos{d.TestAt}))

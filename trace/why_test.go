@@ -111,7 +111,7 @@ type whyCase struct {
 // in Success and Failure) before the apply checks them (txn.go:454), so
 // the way needs that branch not taken: needResult, as the way reads the
 // transaction through raftReq.Txn (not nil).
-const droppedRanges = "needResult|(otherwise `removeNeedlessRangeReqs(raftReq.Txn)`, at `server/etcdserver/server.go:1973`, leaves in the `Success` and `Failure` of what it is handed no element that makes `req.Request is *pb.RequestOp_RequestRange` true, its test at `server/etcdserver/server.go:2055` dropping each one that does, though it does not reach slices held in the elements it keeps; the way needs one at `server/etcdserver/txn/txn.go:454`)"
+const droppedRanges = "needResult|(otherwise `removeNeedlessRangeReqs(raftReq.Txn)`, at `server/etcdserver/server.go:1973`, leaves in the `TxnRequest.Success` and `TxnRequest.Failure` of what it is handed no element that makes `req.Request is *pb.RequestOp_RequestRange` true, its test at `server/etcdserver/server.go:2055` dropping each one that does, though it does not reach slices held in the elements it keeps; the way needs one at `server/etcdserver/txn/txn.go:454`)"
 
 // TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
 // expectations derived by reading the source of each release.

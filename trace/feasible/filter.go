@@ -387,11 +387,10 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 	if !same && (types.IsInterface(typ) || types.IsInterface(k.typ)) {
 		return otherTest, k
 	}
-	if !loopIndex(root.X.(*ssa.IndexAddr).Index) {
-		// An element at a fixed place (the first, the last): after the
-		// filter it may be one that came later.
-		return otherTest, k
-	}
+	// An element at a fixed place (the first, the last) may, after the
+	// filter, be one that came later: what it keeps says nothing of it,
+	// but no element the filter leaves has what it drops.
+	fixedPlace := !loopIndex(root.X.(*ssa.IndexAddr).Index)
 	handed, ok := handedBase(call, f)
 	cfr := w.condFrame(c)
 	if !ok || cfr == nil {
@@ -431,6 +430,9 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 		}
 	}
 	needs := c.If.Block().Succs[0] == c.taken != flip // the outcome the way needs of its test
+	if fixedPlace && !(same && needs != k.want || !same && needs && k.want) {
+		return otherTest, k
+	}
 	switch {
 	case same && needs == k.want:
 		return keptOut, k

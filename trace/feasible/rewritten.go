@@ -48,6 +48,9 @@ type Rewrite struct {
 	Kind string
 	// FilterAt is where the filter's own test is.
 	FilterAt token.Pos
+	// Always says the call is made on every run of the way (its block
+	// dominates the way's next step).
+	Always bool
 	// Check, when the test is of a check the way needs passed (or, with
 	// Fails, failed), is the check's call as written.
 	Check string
@@ -74,8 +77,9 @@ type Drop struct {
 	Want     bool
 	TestAt   token.Pos
 	// Fields are the slices the filter rewrites that the way's element
-	// may be read from.
+	// may be read from, fields of the struct type Owner names.
 	Fields []*types.Var
+	Owner  string
 }
 
 // Why a test that reads what a filter beside the way leaves is not
@@ -84,6 +88,7 @@ const (
 	KindUnlinked = "unlinked" // the test's element is not shown to be read from what the filter is handed
 	KindAlways   = "always"   // it needs an element the filter drops, and no branch the way could avoid the call by
 	KindFails    = "fails"    // a check the way needs failed, of what the filter leaves
+	KindUnnamed  = "unnamed"  // it needs an element the filter drops, and the branches the call is made under are not read
 )
 
 // maxReach bounds how deep typeReaches follows a type's pointers and
@@ -141,7 +146,7 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 		case droppedOut:
 			handed, _ := handedBase(t.rw.call, t.rw.Field)
 			if avoid, ok := w.avoidCall(t.rw.fr, t.rw.call, t.rw.until, handed); ok {
-				avoid.Drop = &Drop{Call: t.rw.Call, At: t.rw.At, FilterAt: k.at, Test: t.c.Text, Want: t.c.Want, TestAt: t.c.Pos, Fields: k.fields}
+				avoid.Drop = &Drop{Call: t.rw.Call, At: t.rw.At, FilterAt: k.at, Test: t.c.Text, Want: t.c.Want, TestAt: t.c.Pos, Fields: k.fields, Owner: t.rw.Owner}
 				adds = append(adds, avoid)
 				avoided[t.rw.call] = true
 			}
@@ -177,8 +182,10 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 		switch {
 		case outs[i] == unlinked:
 			cond.Rewrite.Kind = KindUnlinked
+		case outs[i] == droppedOut && t.rw.call.Block().Dominates(t.rw.until.Block()):
+			cond.Rewrite.Kind = KindAlways // made on every run of the way
 		case outs[i] == droppedOut:
-			cond.Rewrite.Kind = KindAlways // avoidCall found no branch the way could avoid it by
+			cond.Rewrite.Kind = KindUnnamed // under branches avoidCall does not read
 		case outs[i] == otherTest:
 			cond.Rewrite.Kind = KindFails
 		}
@@ -378,7 +385,7 @@ func (w *walk) rewriteBefore(c *Cond, reads func(*types.Var) bool, chk ssa.CallI
 							}
 						}
 						under, underText := w.c.branchesOnly(fr.fn, ins, until)
-						return &Rewrite{Call: text, At: call.Pos(), Field: f, Fields: all, Owner: ownerOf(call, f), Under: under, UnderText: underText,
+						return &Rewrite{Always: call.Block().Dominates(until.Block()), Call: text, At: call.Pos(), Field: f, Fields: all, Owner: ownerOf(call, f), Under: under, UnderText: underText,
 							fr: fr, call: call, until: until}, true
 					}
 				}
