@@ -77,21 +77,14 @@ func (r *Result) cond(c *feasible.Cond) report.Cond {
 		rc.Function = callpath.Name(c.Func)
 	}
 	if rw := c.After; rw != nil {
-		var fields []string
-		for _, f := range rw.Fields {
-			name := f.Name()
-			if rw.Owner != "" {
-				name = rw.Owner + "." + name
-			}
-			fields = append(fields, "`"+name+"`")
-		}
+		fields := ownedFields(rw.Owner, rw.Fields)
 		switch {
 		case rw.Always:
-			rc.After = fmt.Sprintf("of what `%s` (`%s`), a filter called on every run of the way, leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), joinList(fields, "and"))
+			rc.After = fmt.Sprintf("of what `%s` (`%s`), a filter called on every run of the way, leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), fields)
 		case rw.UnderText != "":
-			rc.After = fmt.Sprintf("where `%s` (`%s`), a filter called under `%s`, runs: of what it leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), rw.UnderText, joinList(fields, "and"))
+			rc.After = fmt.Sprintf("where `%s` (`%s`), a filter called under `%s`, runs: of what it leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), rw.UnderText, fields)
 		default:
-			rc.After = fmt.Sprintf("where `%s` (`%s`), a filter called under branches the analysis does not name as one condition, runs: of what it leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), joinList(fields, "and"))
+			rc.After = fmt.Sprintf("where `%s` (`%s`), a filter called under branches the analysis does not name as one condition, runs: of what it leaves in %s", rw.Call, r.lineList([]token.Pos{rw.At}), fields)
 		}
 	}
 	if fn := c.PassesFn; fn != nil && fn.Pos().IsValid() {
@@ -884,12 +877,23 @@ func (r *Result) readBackText(c *feasible.Cond) string {
 	return text
 }
 
+// ownedFields names fields fs of the struct type owner names, each
+// quoted as code ("`T.F`"), joined with "and".
+func ownedFields(owner string, fs []*types.Var) string {
+	var names []string
+	for _, f := range fs {
+		name := f.Name()
+		if owner != "" {
+			name = owner + "." + name
+		}
+		names = append(names, "`"+name+"`")
+	}
+	return joinList(names, "and")
+}
+
 func (r *Result) rewrittenText(c *feasible.Cond) string {
 	rw := c.Rewrite
-	field := rw.Field.Name()
-	if rw.Owner != "" {
-		field = rw.Owner + "." + field
-	}
+	field := strings.Trim(ownedFields(rw.Owner, []*types.Var{rw.Field}), "`")
 	at := "`" + r.lineList([]token.Pos{rw.At}) + "`"
 	if rw.UnderText != "" {
 		at += ", called under `" + rw.UnderText + "` (`" + r.lineList(rw.Under) + "`)"
@@ -1206,16 +1210,8 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 	if d := c.Drop; d != nil {
 		// A branch the way needs not taken, so as not to call a filter
 		// that leaves no element its later test needs.
-		var fields []string
-		for _, f := range d.Fields {
-			name := f.Name()
-			if d.Owner != "" {
-				name = d.Owner + "." + name
-			}
-			fields = append(fields, "`"+name+"`")
-		}
 		return fmt.Sprintf(" (otherwise `%s`, at `%s`, leaves in the %s of what it is handed no element that makes `%s` %v, its test at `%s` dropping each one that does, though it does not reach slices held in the elements it keeps; the way needs one at `%s`)",
-			d.Call, r.lineList([]token.Pos{d.At}), joinList(fields, "and"), d.Test, d.Want, r.lineList([]token.Pos{d.FilterAt}), r.lineList([]token.Pos{d.TestAt}))
+			d.Call, r.lineList([]token.Pos{d.At}), ownedFields(d.Owner, d.Fields), d.Test, d.Want, r.lineList([]token.Pos{d.FilterAt}), r.lineList([]token.Pos{d.TestAt}))
 	}
 	if len(c.Or) > 0 {
 		// A join the way comes into by one of several branches, each with

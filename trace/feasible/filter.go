@@ -77,7 +77,7 @@ func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var) (keep, bool) {
 	var out keep
 	for i, st := range stores {
 		call, ok := st.Val.(*ssa.Call)
-		if !ok || len(call.Call.Args) != 1 || !loadsFieldOf(call.Call.Args[0], f) {
+		if !ok || len(call.Call.Args) != 1 || !loadsField(call.Call.Args[0], f) {
 			return keep{}, false
 		}
 		k, ok := c.filterFunc(call.Call.StaticCallee())
@@ -92,16 +92,6 @@ func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var) (keep, bool) {
 // sameAs reports whether k and o are one filter's test.
 func (k keep) sameAs(o keep) bool {
 	return k.shape == o.shape && k.want == o.want && k.at == o.at && (k.typ == nil) == (o.typ == nil) && (k.typ == nil || types.Identical(k.typ, o.typ))
-}
-
-// loadsFieldOf reports whether v is a load of field f.
-func loadsFieldOf(v ssa.Value, f *types.Var) bool {
-	u, ok := v.(*ssa.UnOp)
-	if !ok || u.Op != token.MUL {
-		return false
-	}
-	fa, ok := u.X.(*ssa.FieldAddr)
-	return ok && fieldVar(fa.X.Type(), fa.Field) == f
 }
 
 // filterFunc is what g keeps when g filters the slice it is given in
@@ -458,25 +448,6 @@ func loopIndex(v ssa.Value) bool {
 		return ok && x.Op == token.ADD && slices.Contains(phi.Edges, v)
 	}
 	return false
-}
-
-// handedBase is the value call is handed through which it reaches field
-// f: the argument (or receiver) whose type reaches it.
-func handedBase(call ssa.CallInstruction, f *types.Var) (ssa.Value, bool) {
-	cc := call.Common()
-	args := cc.Args
-	if cc.IsInvoke() {
-		args = append([]ssa.Value{cc.Value}, args...)
-	}
-	for _, a := range args {
-		if _, isIface := a.Type().Underlying().(*types.Interface); isIface {
-			continue
-		}
-		if typeReaches(a.Type(), f, 0, true) != "" {
-			return a, true
-		}
-	}
-	return nil, false
 }
 
 // accessPath is v as a chain of field loads from a value that is not

@@ -901,11 +901,7 @@ func (fa *fnAnalysis) fail(why string, ins ssa.Instruction) {
 // passes reports whether call cc passes the struct of key k (or a struct
 // it reaches) as an argument.
 func (fa *fnAnalysis) passes(cc *ssa.CallCommon, k string) bool {
-	args := cc.Args
-	if cc.IsInvoke() {
-		args = append([]ssa.Value{cc.Value}, args...)
-	}
-	for _, a := range args {
+	for _, a := range handedArgs(cc) {
 		ak := baseKey(a)
 		if ak != "" && (ak == k || strings.HasPrefix(k, ak+".")) {
 			return true

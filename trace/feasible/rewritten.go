@@ -37,11 +37,8 @@ type Rewrite struct {
 	// the way's step past it is not: the way may take them or not.
 	Under []token.Pos
 	// UnderText is the nearest of those branches' conditions, as
-	// written. Filter says the call is a filter (filterKeeps): what the
-	// test reads is then of the elements it keeps, but the test is not
-	// its own test of one element the way reads.
+	// written.
 	UnderText string
-	Filter    bool
 	// Kind says why a test that reads what a filter leaves is not
 	// decided (KindUnlinked, KindAlways, KindFails); "" for a call not
 	// read as a filter.
@@ -67,19 +64,17 @@ type Rewrite struct {
 
 // Drop, on a condition that a way needs because a filter beside it
 // leaves no element the way's test needs (keptOutcome), says so: the
-// call (as written, and where), where the filter's own test is, and the
+// call (its Call, At and Owner), where the filter's own test is, and the
 // way's test of the element (as written, the outcome it needs, where).
 type Drop struct {
-	Call     string
-	At       token.Pos
+	*Rewrite
 	FilterAt token.Pos
 	Test     string
 	Want     bool
 	TestAt   token.Pos
 	// Fields are the slices the filter rewrites that the way's element
-	// may be read from, fields of the struct type Owner names.
+	// may be read from.
 	Fields []*types.Var
-	Owner  string
 }
 
 // Why a test that reads what a filter beside the way leaves is not
@@ -95,13 +90,17 @@ const (
 // fields.
 const maxReach = 4
 
-// rewrittenNeeded makes an OnlyIf or Yes result Unknown when a test of
-// the request that the way needs may read what a call beside the way
-// wrote (rewriteBefore): the first such test, as the way meets them.
+// rewrittenNeeded adds to a result what calls beside the way may leave
+// in what its tests of the request read (rewriteBefore): the branch a
+// filter is called under, where the way needs it not taken (avoidCall);
+// what a test reads where a filter runs (Cond.After); and, for a result
+// that could run, Unknown at the first test whose reads it does not
+// decide.
 func (w *walk) rewrittenNeeded(res Result) Result {
 	type found struct {
-		c  *Cond
-		rw *Rewrite
+		idx int // of the test in res.Conds
+		c   *Cond
+		rw  *Rewrite
 	}
 	var tests []found
 	for i := range res.Conds {
@@ -120,7 +119,7 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 			return slices.Contains(c.Fields, f) || chk != nil && w.handedInput(c, chk, f)
 		}
 		if rw, ok := w.rewriteBefore(c, reads, chk); ok {
-			tests = append(tests, found{c, rw})
+			tests = append(tests, found{i, c, rw})
 		}
 	}
 	if len(tests) == 0 {
@@ -146,7 +145,7 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 		case droppedOut:
 			handed, _ := handedBase(t.rw.call, t.rw.Field)
 			if avoid, ok := w.avoidCall(t.rw.fr, t.rw.call, t.rw.until, handed); ok {
-				avoid.Drop = &Drop{Call: t.rw.Call, At: t.rw.At, FilterAt: k.at, Test: t.c.Text, Want: t.c.Want, TestAt: t.c.Pos, Fields: k.fields, Owner: t.rw.Owner}
+				avoid.Drop = &Drop{Rewrite: t.rw, FilterAt: k.at, Test: t.c.Text, Want: t.c.Want, TestAt: t.c.Pos, Fields: k.fields}
 				adds = append(adds, avoid)
 				avoided[t.rw.call] = true
 			}
@@ -159,8 +158,9 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 	// it, where the filter runs (After). Of an element not shown to be of
 	// what the filter is handed, or what a call not read as a filter
 	// leaves: not decided.
-	var after []*Cond
+	var after []found
 	var gave *Cond
+	gaveAt := -1
 	for i, t := range tests {
 		if avoided[t.rw.call] || kept[t.c] {
 			continue
@@ -171,8 +171,7 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 			// where it runs (on every run, when it is made under no
 			// branch the way could avoid). One the way needs failed may
 			// fail only by an element the filter drops: not decided.
-			t.rw.Filter = true
-			after = append(after, t.c)
+			after = append(after, t)
 			continue
 		}
 		if res.Verdict == Unknown || gave != nil {
@@ -182,7 +181,7 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 		switch {
 		case outs[i] == unlinked:
 			cond.Rewrite.Kind = KindUnlinked
-		case outs[i] == droppedOut && t.rw.call.Block().Dominates(t.rw.until.Block()):
+		case outs[i] == droppedOut && t.rw.Always:
 			cond.Rewrite.Kind = KindAlways // made on every run of the way
 		case outs[i] == droppedOut:
 			cond.Rewrite.Kind = KindUnnamed // under branches avoidCall does not read
@@ -190,23 +189,15 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 			cond.Rewrite.Kind = KindFails
 		}
 		if outs[i] != notFilter {
-			cond.Rewrite.Filter, cond.Rewrite.FilterAt = true, ks[i].at
+			cond.Rewrite.FilterAt = ks[i].at
 		}
 		cond.Rewrite.Check, cond.Rewrite.Fails = t.c.check(), t.c.Fails != ""
-		gave = &cond
+		gave, gaveAt = &cond, t.idx
 	}
 	if len(after) > 0 {
 		conds := append([]Cond(nil), res.Conds...)
-		for _, c := range after {
-			for i := range conds {
-				if &res.Conds[i] == c {
-					for _, t := range tests {
-						if t.c == c {
-							conds[i].After = t.rw
-						}
-					}
-				}
-			}
+		for _, t := range after {
+			conds[t.idx].After = t.rw
 		}
 		because := res.Because
 		res.Conds = conds
@@ -218,12 +209,8 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 		res = withCond(res, a)
 	}
 	if gave != nil {
-		for i := range res.Conds {
-			if res.Conds[i].Pos == gave.Pos && res.Conds[i].Text == gave.Text && res.Conds[i].Class == Input {
-				return gaveOn(res, *gave, []*Cond{&res.Conds[i]})
-			}
-		}
-		return gaveOn(res, *gave, nil)
+		// withCond appends: the test is where it was.
+		return gaveOn(res, *gave, []*Cond{&res.Conds[gaveAt]})
 	}
 	return res
 }
@@ -443,20 +430,7 @@ func (w *walk) handedInput(c *Cond, chk ssa.CallInstruction, f *types.Var) bool 
 	if fr == nil {
 		return false
 	}
-	cc := chk.Common()
-	args := cc.Args
-	if cc.IsInvoke() {
-		args = append([]ssa.Value{cc.Value}, args...)
-	}
-	for _, a := range args {
-		if _, isIface := a.Type().Underlying().(*types.Interface); isIface {
-			continue
-		}
-		if typeReaches(a.Type(), f, 0, true) != "" && fr.eval(a).org == input {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(reaching(chk, f), func(a ssa.Value) bool { return fr.eval(a).org == input })
 }
 
 // isMade reports whether v is a struct the function makes itself (new,
@@ -596,25 +570,41 @@ func computedFrom(v ssa.Value, f *types.Var, depth int, seen map[ssa.Value]bool)
 	return false
 }
 
-// handedReach reports whether call is handed a value (an argument, or
-// the receiver of a call through an interface) through which field f
-// can be reached by its type: a pointer to, or a slice or map of, a
-// struct that holds f, or holds such a value, a few levels down.
-func handedReach(call ssa.CallInstruction, f *types.Var) bool {
-	cc := call.Common()
-	args := cc.Args
+// handedArgs are what call is handed: its arguments, after the value
+// it is called on for a call through an interface.
+func handedArgs(cc *ssa.CallCommon) []ssa.Value {
 	if cc.IsInvoke() {
-		args = append([]ssa.Value{cc.Value}, args...)
+		return append([]ssa.Value{cc.Value}, cc.Args...)
 	}
-	for _, a := range args {
-		if _, ok := a.Type().Underlying().(*types.Interface); ok {
-			continue // what it holds is not known by its type
-		}
-		if typeReaches(a.Type(), f, 0, true) != "" {
-			return true
+	return cc.Args
+}
+
+// reaching are what call is handed through which field f can be reached
+// by its type (typeReaches): a pointer to, or a slice or map of, a
+// struct that holds f, or holds such a value, a few levels down. A value
+// of an interface type is not one: what it holds is not known by its
+// type.
+func reaching(call ssa.CallInstruction, f *types.Var) []ssa.Value {
+	var out []ssa.Value
+	for _, a := range handedArgs(call.Common()) {
+		if _, isIface := a.Type().Underlying().(*types.Interface); !isIface && typeReaches(a.Type(), f, 0, true) != "" {
+			out = append(out, a)
 		}
 	}
-	return false
+	return out
+}
+
+// handedReach reports whether call is handed a value through which
+// field f can be reached (reaching).
+func handedReach(call ssa.CallInstruction, f *types.Var) bool { return len(reaching(call, f)) > 0 }
+
+// handedBase is the first value call is handed through which it reaches
+// field f.
+func handedBase(call ssa.CallInstruction, f *types.Var) (ssa.Value, bool) {
+	if vs := reaching(call, f); len(vs) > 0 {
+		return vs[0], true
+	}
+	return nil, false
 }
 
 // typeReaches is the name of the struct type that holds field f, when a
@@ -660,15 +650,8 @@ func typeReaches(t types.Type, f *types.Var, depth int, top bool) string {
 // ownerOf is the name of the struct type that holds f, as reached from
 // what call is handed.
 func ownerOf(call ssa.CallInstruction, f *types.Var) string {
-	cc := call.Common()
-	args := cc.Args
-	if cc.IsInvoke() {
-		args = append([]ssa.Value{cc.Value}, args...)
-	}
-	for _, a := range args {
-		if s := typeReaches(a.Type(), f, 0, true); s != "" {
-			return s
-		}
+	if a, ok := handedBase(call, f); ok {
+		return typeReaches(a.Type(), f, 0, true)
 	}
 	return ""
 }
