@@ -113,6 +113,11 @@ func (r *Result) because(c *feasible.Cond) *report.Because {
 	}
 	switch c.Class {
 	case feasible.False:
+		if c.Why == feasible.Rewritten && c.Rewrite != nil {
+			b.Text = r.filteredText(c)
+			b.File, b.Line = r.position(c.Rewrite.At)
+			break
+		}
 		if c.Why == "no sender" {
 			b.Text = fmt.Sprintf("no sender of the %s makes a request for `%s` to dispatch, and this way is handed none", c.HandOff, callpath.Name(c.Func))
 			break
@@ -913,8 +918,6 @@ func (r *Result) rewrittenText(c *feasible.Cond) string {
 	switch rw.Kind {
 	case feasible.KindUnlinked:
 		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s; the element the test reads is not shown to be read from that (it may be read from a struct the filter does not reach, such as one held in an element it keeps), so whether the filter dropped it is not decided", field, filterTest)
-	case feasible.KindAlways:
-		what = fmt.Sprintf("a filter called on every run of the way, which leaves in the `%s` of what it is handed no element that makes `%s` %v%s: such a way is not decided here", field, c.Text, c.Want, filterTest)
 	case feasible.KindUnnamed:
 		what = fmt.Sprintf("a filter which leaves in the `%s` of what it is handed no element that makes `%s` %v%s, called under branches the analysis does not name as one condition: whether the way can avoid it is not decided", field, c.Text, c.Want, filterTest)
 	case feasible.KindFails:
@@ -924,6 +927,15 @@ func (r *Result) rewrittenText(c *feasible.Cond) string {
 	}
 	return fmt.Sprintf("not decided: the way needs %s (`%s`), and before that test it may call `%s` (%s), %s",
 		test, r.lineList([]token.Pos{c.Pos}), rw.Call, at, what)
+}
+
+// filteredText says why a way's test of an element cannot hold: a
+// filter the way calls on every run, before the test, leaves no element
+// with the outcome the test needs.
+func (r *Result) filteredText(c *feasible.Cond) string {
+	rw := c.Rewrite
+	return fmt.Sprintf("`%s` cannot be %v on this path: before that test the way calls `%s` (`%s`) on every run, a filter that leaves in the %s of what it is handed no element that makes it %v (its test at `%s` drops each one that does; it does not reach slices held in the elements it keeps), and the element the test reads is one of those",
+		c.Text, c.Want, rw.Call, r.lineList([]token.Pos{rw.At}), ownedFields(rw.Owner, rw.Fields), c.Want, r.lineList([]token.Pos{rw.FilterAt}))
 }
 
 func (r *Result) referencedText(c *feasible.Cond) string {

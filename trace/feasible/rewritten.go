@@ -40,8 +40,8 @@ type Rewrite struct {
 	// written.
 	UnderText string
 	// Kind says why a test that reads what a filter leaves is not
-	// decided (KindUnlinked, KindAlways, KindFails); "" for a call not
-	// read as a filter.
+	// decided (KindUnlinked, KindUnnamed, KindFails), or, KindAlways,
+	// why it cannot hold; "" for a call not read as a filter.
 	Kind string
 	// FilterAt is where the filter's own test is.
 	FilterAt token.Pos
@@ -81,7 +81,7 @@ type Drop struct {
 // decided (Rewrite.Kind).
 const (
 	KindUnlinked = "unlinked" // the test's element is not shown to be read from what the filter is handed
-	KindAlways   = "always"   // it needs an element the filter drops, and no branch the way could avoid the call by
+	KindAlways   = "always"   // it needs an element the filter drops, and the call is made on every run of the way: the way cannot run (a condition of class False)
 	KindFails    = "fails"    // a check the way needs failed, of what the filter leaves
 	KindUnnamed  = "unnamed"  // it needs an element the filter drops, and the branches the call is made under are not read
 )
@@ -159,8 +159,8 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 	// what the filter is handed, or what a call not read as a filter
 	// leaves: not decided.
 	var after []found
-	var gave *Cond
-	gaveAt := -1
+	var gave, refuted *Cond
+	gaveAt, refutedAt := -1, -1
 	for i, t := range tests {
 		if avoided[t.rw.call] || kept[t.c] {
 			continue
@@ -174,6 +174,17 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 			after = append(after, t)
 			continue
 		}
+		if outs[i] == droppedOut && t.rw.Always {
+			// A filter made on every run of the way (its call dominates
+			// the way's next step) leaves no element the test needs: the
+			// way cannot run, whatever else it could not decide.
+			if refuted == nil {
+				t.rw.Kind, t.rw.FilterAt, t.rw.Fields = KindAlways, ks[i].at, ks[i].fields
+				refuted = &Cond{Class: False, Why: Rewritten, Func: t.c.Func, Pos: t.c.Pos, Text: t.c.Text, Want: t.c.Want, Rewrite: t.rw, hop: t.c.hop}
+				refutedAt = t.idx
+			}
+			continue
+		}
 		if res.Verdict == Unknown || gave != nil {
 			continue // already not decided: its list beside that is qualified all the same
 		}
@@ -181,8 +192,6 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 		switch {
 		case outs[i] == unlinked:
 			cond.Rewrite.Kind = KindUnlinked
-		case outs[i] == droppedOut && t.rw.Always:
-			cond.Rewrite.Kind = KindAlways // made on every run of the way
 		case outs[i] == droppedOut:
 			cond.Rewrite.Kind = KindUnnamed // under branches avoidCall does not read
 		case outs[i] == otherTest:
@@ -193,6 +202,11 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 		}
 		cond.Rewrite.Check, cond.Rewrite.Fails = t.c.check(), t.c.Fails != ""
 		gave, gaveAt = &cond, t.idx
+	}
+	if refuted != nil {
+		// The test is false on this way: it ends there.
+		conds := append(append([]Cond(nil), res.Conds[:refutedAt]...), *refuted)
+		return Result{Verdict: No, Because: &conds[len(conds)-1], Conds: conds, Sites: res.Sites}
 	}
 	if len(after) > 0 {
 		conds := append([]Cond(nil), res.Conds...)
