@@ -1165,6 +1165,15 @@ func (r *Result) testsText(ts []feasible.Test) string { return r.testsJoined(ts,
 func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 	var parts []string
 	for _, t := range ts {
+		if len(t.Either) > 0 {
+			// A join inside the alternative: one of its ways in.
+			var alts []string
+			for _, a := range t.Either {
+				alts = append(alts, r.testsJoined([]feasible.Test{a}, "and"))
+			}
+			parts = append(parts, "(either "+strings.Join(alts, ", or ")+")")
+			continue
+		}
 		how := "holds"
 		if !t.Want {
 			how = "is false"

@@ -373,6 +373,13 @@ func TestWhyReleases(t *testing.T) {
 				// on (v3_server.go:512): that alternative needs it.
 				"server/lease/lessor.go:409 v3rpc.(*LeaseServer).LeaseKeepAlive": "le == nil| and `s.FeatureEnabled(features.FastLeaseKeepAlive)` holds (`server/etcdserver/v3_server.go:512`), or else `s.waitAppliedIndex()` returns no error (`server/etcdserver/v3_server.go:515 and 520`)",
 				"server/lease/lessor.go:447 leasehttp.(*leaseHandler).ServeHTTP": "clearRemainingTTL|, or else `le.cp(…)` returns no error (`server/lease/lessor.go:437`)",
+				// A leader's renewal goes on to forward the renewal
+				// (v3_server.go:538-555) when its lessor is not primary
+				// (:533), and gets there only past the same wait
+				// (:512-523) and the check of the lease's keys (:525):
+				// that alternative needs one of the wait's ways and the
+				// check passed.
+				"server/etcdserver/v3_server.go:555 v3rpc.(*LeaseServer).LeaseKeepAlive": "s.isLeader()|`s.ensureLeadership()` holds (`server/etcdserver/v3_server.go:504`), (either `le == nil` is false (`server/etcdserver/v3_server.go:514`) and `s.FeatureEnabled(features.FastLeaseKeepAlive)` holds (`server/etcdserver/v3_server.go:512`), or `s.waitAppliedIndex()` returns no error (`server/etcdserver/v3_server.go:515 and 520`)) and passes `s.checkLeaseRenew(ctx, id)` (`server/etcdserver/v3_server.go:525`)",
 			},
 			// The time-to-live checks the caller may list the lease's keys
 			// only when the request asks for them (v3_server.go:706-712),

@@ -1516,13 +1516,23 @@ func (w *walk) under(fr *frame, e edgeOf, es []edgeOf) []Test {
 		text, pos, flip := w.c.text.condText(d.ifi)
 		c := Cond{Func: fr.fn, If: d.ifi, Text: text, Pos: pos, Want: d.want != flip}
 		w.classify(fr, &c, d.ifi.Cond, d.want)
-		if c.Class == Ordinary && errTest(d.ifi.Cond) {
+		if (c.Class == Ordinary || c.Class == Input) && errTest(d.ifi.Cond) {
 			// Past a test that a call of state returned no error (a wait
-			// for the apply): that call's success.
+			// for the apply): that call's success. Past one of a check
+			// of the request (a permission check of the lease's keys):
+			// the check passed.
 			if x, needsErr, ok := nilTest(d.ifi.Cond, d.want); ok && !needsErr {
-				if call := resultOf(x); call != nil && !givenInput(fr, call) {
-					if ct := shortCall(w.c.text.callText(call)); ct != "" {
+				call := resultOf(x)
+				switch {
+				case call == nil:
+				case !givenInput(fr, call):
+					if ct := shortCall(w.c.text.callText(call)); ct != "" && c.Class == Ordinary {
 						out = append(out, Test{Text: ct, Pos: pos, NoError: true})
+					}
+				default:
+					w.checkCall(fr, &c, d.ifi.Cond, d.want, fr.site)
+					if chk := c.check(); chk != "" && c.Fails == "" {
+						out = append(out, Test{Pos: pos, Passes: chk})
 					}
 				}
 			}
@@ -1532,6 +1542,54 @@ func (w *walk) under(fr *frame, e edgeOf, es []edgeOf) []Test {
 			continue
 		}
 		out = append(out, Test{Text: text, Pos: pos, Want: c.Want, Of: w.errorOf(d.ifi.Cond)})
+	}
+	// A join the alternative's way passes after the fork (the wait for
+	// the apply, made on either side of a test of a feature): one of its
+	// ways in, in its place among the rest.
+	for _, t := range w.nestedJoins(fr, fork, e) {
+		at := slices.IndexFunc(out, func(u Test) bool { return u.Pos > t.Pos })
+		if at < 0 {
+			at = len(out)
+		}
+		out = slices.Insert(out, at, t)
+	}
+	return out
+}
+
+// nestedJoins are the joins that the way through alternative e passes
+// between the fork where the alternatives part and e's own test, whose
+// ways in all start after the fork: each as a Test whose Either are its
+// ways in that some world of the path can take (either's or
+// eitherNoError's, each with the branches it takes from where they
+// part), or, where only one can be taken, that one's branch of state.
+// Joins whose ways in are not of state or waits of state are left out.
+func (w *walk) nestedJoins(fr *frame, fork *ssa.BasicBlock, e edgeOf) []Test {
+	var out []Test
+	for _, ins := range w.c.joinsTo(fr.fn, e.ifi.Block()) {
+		if slices.ContainsFunc(ins, func(x edgeOf) bool { b := x.ifi.Block(); return b == fork || !fork.Dominates(b) }) {
+			continue
+		}
+		var alive []edgeOf
+		for _, x := range ins {
+			if w.possible(fr, x) {
+				alive = append(alive, x)
+			}
+		}
+		switch {
+		case len(alive) == 1:
+			if c := w.decide(fr, alive[0].ifi, alive[0].want); c.Class == State && c.Text != "" {
+				out = append(out, Test{Text: c.Text, Pos: c.Pos, Want: c.Want, Of: w.errorOf(alive[0].ifi.Cond)})
+			}
+		case len(alive) > 1 && !covers(alive):
+			c, ok := w.either(fr, alive)
+			if !ok {
+				c, ok = w.eitherNoError(fr, alive)
+			}
+			if ok {
+				first := Test{Text: c.Text, Pos: c.Pos, Want: c.Want, Of: w.errorOf(c.If.Cond), Under: c.Under}
+				out = append(out, Test{Pos: c.Pos, Either: append([]Test{first}, c.Or...)})
+			}
+		}
 	}
 	return out
 }

@@ -71,6 +71,10 @@ type Test struct {
 	// state, says the test is the request's (eitherMixed): the way takes
 	// it when the request makes Text come out Want.
 	Asked bool
+	// Either, on a test among an alternative's Under, are the ways into
+	// a join that alternative passes (nestedJoins): it takes one of them.
+	// The test is that, and has no Text of its own.
+	Either []Test
 }
 
 // pointee is the named struct type t points to, or nil.
