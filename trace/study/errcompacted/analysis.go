@@ -1050,6 +1050,22 @@ func (r *analysis) currentWatcher(v *sentence) {
 		}
 		v.add(".")
 	}
+	// The client may open the watch again: a new watcher, which the open
+	// puts where its request's start revision says.
+	var resumes []signal.Resume
+	if rc := s.Receive; rc != nil {
+		resumes = rc.Resumes
+	}
+	if len(resumes) > 0 {
+		v.add(" The client also sends a watch's create request again (")
+		for i, x := range resumes {
+			if i > 0 {
+				v.add("; ")
+			}
+			v.add(fmt.Sprintf("`%s`, %%L, in `%s`", callText(x.Text), x.Case), x.Pos)
+		}
+		v.add(fmt.Sprintf("): the store then makes a new watcher, which the open puts in `%s` %s, where a compaction past its progress cancels it; what start revision that request asks for is not followed here.", fieldName(sg.Behind), unlessSynced(syncedAdd)))
+	}
 	v.fact(FactCurrentNotCompared, fmt.Sprintf("`%s` runs only over the watchers taken from `%s`; a watch that asks for no history is put in `%s`, where new events are sent to it as they are written: it needs no history while it stays there%s", r.decisionText(), fieldName(sg.Behind), synced, rewritten), at...)
 	if len(into) > 0 {
 		var moved []string
@@ -1058,9 +1074,32 @@ func (r *analysis) currentWatcher(v *sentence) {
 			moved = append(moved, fmt.Sprintf("`%s`", short(a.Func)))
 			lines = append(lines, a.Pos)
 		}
-		v.fact(FactCurrentCanBeMoved, fmt.Sprintf("A watcher in `%s` can end up in `%s`, added there by %s: there a compaction past its progress cancels it like a behind watcher", synced, fieldName(sg.Behind), strings.Join(moved, " or ")), lines...)
+		text := fmt.Sprintf("A watcher in `%s` can end up in `%s`, added there by %s: there a compaction past its progress cancels it like a behind watcher", synced, fieldName(sg.Behind), strings.Join(moved, " or "))
+		if len(resumes) > 0 {
+			// What the client's watch becomes when it is opened again.
+			var cases []string
+			for _, x := range resumes {
+				cases = append(cases, "`"+x.Case+"`")
+				lines = append(lines, x.Pos)
+			}
+			text += fmt.Sprintf("; and where the client sends the watch's create request again (in %s), the store makes a new watcher, which the open puts in `%s` %s (what start revision the request asks for is not followed here)", strings.Join(cases, " and "), fieldName(sg.Behind), unlessSynced(syncedAdd))
+		}
+		v.fact(FactCurrentCanBeMoved, text, lines...)
 	}
 	r.quietFacts(v, synced, fed)
+}
+
+// unlessSynced says when the open puts a watcher in the other group than
+// the behind one: "unless `synced := …`" (its condition's definition,
+// where there is one), or "unless `cond`".
+func unlessSynced(a *signal.GroupAccess) string {
+	switch {
+	case a.CondDef.Text != "":
+		return fmt.Sprintf("unless `%s` holds", strings.TrimSpace(a.CondDef.Text))
+	case a.Cond != "":
+		return fmt.Sprintf("unless `%s`", a.Cond)
+	}
+	return "or not, by its request"
 }
 
 // quietFacts say what terminal 2, caught up, prints after the compaction:

@@ -388,6 +388,25 @@ func TestFacts(t *testing.T) {
 					t.Errorf("the claim that holds if %s: %q, want %q", k, outcomes[k], o)
 				}
 			}
+			// The current watcher's part that does not hold names the
+			// client's resumes too (its receive loop's w.nextResume(): on
+			// a created response, and on the stream's error): a watch the
+			// client opens again is a new watcher, which the open puts in
+			// unsynced unless its start revision is 0 or ahead.
+			for _, c := range s.Claims {
+				if c.HoldsIf != "current-not-compared" || c.Part == nil {
+					continue
+				}
+				clientLines := 0
+				for _, l := range c.Part.Lines {
+					if strings.HasPrefix(l.File, "client/v3/") {
+						clientLines++
+					}
+				}
+				if !strings.Contains(c.Part.Text, "create request again") || !strings.Contains(c.Part.Text, "case err := <-w.errc") || clientLines != 2 {
+					t.Errorf("the current watcher's part that does not hold leaves out the client's resumes: %q, lines %+v", c.Part.Text, c.Part.Lines)
+				}
+			}
 			// The replay's pacing: the period's declaration, the ticker,
 			// its resets and the condition of the sooner one.
 			var replay *report.Verdict

@@ -1371,6 +1371,31 @@ func (n *notes) groupWays() report.Text {
 		}
 		g := via[names[0]][0]
 		parts = append(parts, ". Each puts a member in ", code(g.Group), ", the group whose members another goroutine's loop takes and then compares there; an entry that hands one of these its job reaches it too.")
+		// The same calls on the group that no entry reaches by calls
+		// put members there too: named, so that the list is all of them.
+		var others []report.Handoff
+		for _, h := range n.sg.Handoffs {
+			if h.Kind == "group" && h.Group == g.Group && h.Method == g.Method && len(h.Entries) == 0 {
+				others = append(others, h)
+			}
+		}
+		for i, h := range others {
+			switch {
+			case i == 0:
+				parts = append(parts, " ")
+			case i == len(others)-1:
+				parts = append(parts, " and ")
+			default:
+				parts = append(parts, ", ")
+			}
+			parts = append(parts, code(strings.TrimSpace(h.Text)), " in ", code(report.ShortName(h.Function)), " (", h.Loc, ")")
+		}
+		switch {
+		case len(others) == 1:
+			parts = append(parts, " puts members there too, but no entry of these notes reaches it by calls: what runs it is not followed here.")
+		case len(others) > 1:
+			parts = append(parts, " put members there too, but no entry of these notes reaches them by calls: what runs them is not followed here.")
+		}
 		out = append(out, t(parts...)...)
 	}
 	return out

@@ -130,6 +130,50 @@ func TestReachedAcross(t *testing.T) {
 	}
 }
 
+// TestGroupWaysUnreached: the paragraph on the calls that put a member
+// in a group names those of the same method that no entry reaches by
+// calls too (a victims loop's move into the group), saying so.
+func TestGroupWaysUnreached(t *testing.T) {
+	at := func(line int) report.Loc {
+		return report.Loc{File: "a.go", Line: line, Function: "pkg.f" + itoa(int64(line)), Text: "s.g.add(w)"}
+	}
+	from := func(links ...report.StepLink) []report.StepLink { return links }
+	steps := []report.Step{
+		{Loc: at(1), Kind: "entry", Label: "a client opens it"},
+		{Loc: at(2), Kind: "handoff", Label: "put in a group", From: from(report.StepLink{Step: 0})},
+		{Loc: at(3), Kind: "go", Label: "a loop of its own"},
+		{Loc: at(4), Kind: "handoff", Label: "takes the group's", From: from(report.StepLink{Step: 2}, report.StepLink{Step: 1, Handoff: true})},
+		{Loc: at(5), Kind: "decision", Label: "decision: x < y", From: from(report.StepLink{Step: 3})},
+	}
+	group := func(l report.Loc, method string, entries ...string) report.Handoff {
+		return report.Handoff{Loc: l, Kind: "group", Group: "s.g", Method: method, Entries: entries}
+	}
+	n := &notes{
+		rep: &report.Report{Entries: []report.Entry{{Name: "open", Function: at(1).Function, File: "a.go", Line: 1}, {Name: "loop", Function: at(3).Function, File: "a.go", Line: 3}}},
+		sg: &report.Signal{
+			Comparisons: []report.Comparison{{Loc: report.Loc{File: "a.go", Line: 5, Text: "x < y"}, Kind: "decision", Entries: []string{"loop"}}},
+			Chains:      []report.Chain{{Behaviour: "b", Steps: steps}},
+			Handoffs:    []report.Handoff{group(at(2), "add", "open"), group(at(9), "add"), group(at(8), "drop")},
+		},
+	}
+	var b strings.Builder
+	for _, sp := range n.groupWays() {
+		b.WriteString(sp.Text)
+		if sp.Loc != nil {
+			b.WriteString("<" + itoa(int64(sp.Loc.Line)) + ">")
+		}
+	}
+	got := b.String()
+	for _, want := range []string{"open calls ", "pkg.f9", "<9>", "puts members there too, but no entry of these notes reaches it by calls"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the group's paragraph does not say %q: %s", want, got)
+		}
+	}
+	if strings.Contains(got, "<8>") {
+		t.Errorf("the group's paragraph names a call of another method: %s", got)
+	}
+}
+
 // TestMadeAt: a crossing's message is quoted beside its line when its
 // literal is known and can be quoted; else only the line is cited.
 func TestMadeAt(t *testing.T) {
