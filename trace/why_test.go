@@ -101,6 +101,8 @@ type whyCase struct {
 	// /svc/Method") to the field its requests never set that rules out
 	// every way to a use ("Type.Field"), or "" for a row that is not so.
 	never map[string]string
+	// userNotes are words of the user's half's notes, each in one.
+	userNotes []string
 }
 
 // droppedRanges is the condition, and words of its note, that v3.6.0's
@@ -322,6 +324,10 @@ func TestWhyReleases(t *testing.T) {
 			},
 		}},
 		{"v3.7.3", whyCase{symbol: "go.etcd.io/etcd/server/v3/lease.ErrLeaseNotFound",
+			// check perf and check datascale put only in the goroutines
+			// they start (check.go:192-199, 374-381: c.Do of an OpPut from
+			// a channel): no row, and a note that says so.
+			userNotes: []string{"check datascale and check perf make calls that may send /etcdserverpb.KV/Put only in goroutines they start"},
 			// A follower forwards the time-to-live to the leader it waits
 			// for: waitLeader loops `for leader == nil` (v3_server.go:787),
 			// each pass reading the leader again: every run that leaves
@@ -534,6 +540,7 @@ func TestWhyReleases(t *testing.T) {
 		// The same at v3.6.0: the loop at v3_server.go:250, Grant's test
 		// at lessor.go:282.
 		{"v3.6.0", whyCase{symbol: "lease.ErrLeaseNotFound",
+			userNotes: []string{"check datascale and check perf make calls that may send /etcdserverpb.KV/Put only in goroutines they start"},
 			// As v3.7.3's: the capped applier's Txn is in apply.go here,
 			// its cost test at apply.go:258, which a transaction that puts
 			// never passes (storage/quota.go:149 and 159-172).
@@ -956,6 +963,11 @@ func checkWhy(t *testing.T, w *report.Why, tc whyCase) {
 		}
 		if !found {
 			t.Errorf("no row %s", key)
+		}
+	}
+	for _, words := range tc.userNotes {
+		if w.User == nil || !slices.ContainsFunc(w.User.Notes, func(n string) bool { return strings.Contains(n, words) }) {
+			t.Errorf("no note of the user's half says %q", words)
 		}
 	}
 	for root, want := range tc.methods {

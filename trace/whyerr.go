@@ -227,7 +227,10 @@ type errorFlow struct {
 	// sends are, per command, the methods its calls can send in its own
 	// goroutine, and the streams its client opens in goroutines of its
 	// own.
-	sends  []map[string]bool
+	sends []map[string]bool
+	// goOnly are, per command, the methods not streamed that its calls
+	// can send only in goroutines it starts: it has no row for them.
+	goOnly []map[string]bool
 	stubs  map[*ssa.Function]bool
 	method map[*ssa.Function]string
 	stream map[string]bool
@@ -295,12 +298,19 @@ func (b *whyBase) readFlow() (*errorFlow, error) {
 		for st := range f.tool.Sends(c.Run, f.stubs, false) {
 			ms[f.method[st]] = true
 		}
+		goOnly := map[string]bool{}
 		for st := range f.tool.Sends(c.Run, f.stubs, true) {
-			if m := f.method[st]; f.stream[m] {
+			switch m := f.method[st]; {
+			case f.stream[m]:
 				ms[m] = true
+			case !ms[m]:
+				goOnly[m] = true
 			}
 		}
-		f.sends = append(f.sends, ms)
+		for m := range ms {
+			delete(goOnly, m)
+		}
+		f.sends, f.goOnly = append(f.sends, ms), append(f.goOnly, goOnly)
 	}
 	if e.Retry != "" {
 		f.retry = f.tool.Retry(e.Retry, e.RetryLog, e.SafeRetry)
@@ -410,6 +420,30 @@ func (b *whyBase) commands(ctx context.Context, f *errorFlow, u *report.User, gr
 			}
 			u.Etcdctl = append(u.Etcdctl, uc)
 		}
+	}
+	// The commands that make such a call only in goroutines they start:
+	// named, with no row (what such a goroutine does with the error, and
+	// whether the command prints it, is not followed).
+	for _, m := range u.Methods {
+		var names []string
+		for ci, c := range f.commands {
+			if f.goOnly[ci][m] {
+				names = append(names, c.Path)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		slices.Sort(names)
+		verb, who := "makes a call", "it starts"
+		if len(names) > 1 {
+			verb, who = "make calls", "they start"
+		}
+		tool := "the tool's"
+		if b.t.Errors.Tool != nil {
+			tool = b.t.Errors.Tool.Name
+		}
+		u.Notes = append(u.Notes, fmt.Sprintf("%s %s %s that may send %s only in goroutines %s (what such a call is handed is not always followed, so it may send less): no row says what is printed then, as what such a goroutine does with the error is not followed.", tool, joinList(names, "and"), verb, m, who))
 	}
 	return nil
 }
