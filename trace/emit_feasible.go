@@ -478,7 +478,11 @@ func (r *Result) linesByFile(ps []token.Pos) (files []string, lines map[string][
 
 // lineList names positions by file and line, each file once: a file,
 // then its lines, the last after "and".
-func (r *Result) lineList(ps []token.Pos) string {
+func (r *Result) lineList(ps []token.Pos) string { return r.linesJoined(ps, "and") }
+
+// linesJoined is lineList with conj before the last line of a file, and
+// between files ("; " and conj).
+func (r *Result) linesJoined(ps []token.Pos, conj string) string {
 	files, lines := r.linesByFile(ps)
 	var out []string
 	for _, f := range files {
@@ -490,9 +494,12 @@ func (r *Result) lineList(ps []token.Pos) string {
 		}
 		text := nums[0]
 		if len(nums) > 1 {
-			text = strings.Join(nums[:len(nums)-1], ", ") + " and " + nums[len(nums)-1]
+			text = strings.Join(nums[:len(nums)-1], ", ") + " " + conj + " " + nums[len(nums)-1]
 		}
 		out = append(out, f+":"+text)
+	}
+	if conj != "and" && len(out) > 1 {
+		return strings.Join(out[:len(out)-1], "; ") + "; " + conj + " " + out[len(out)-1]
 	}
 	return strings.Join(out, "; ")
 }
@@ -918,12 +925,22 @@ func (r *Result) rewrittenText(c *feasible.Cond) string {
 	switch rw.Kind {
 	case feasible.KindUnlinked:
 		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s; the element the test reads is not shown to be read from that (it may be read from a struct the filter does not reach, such as one held in an element it keeps), so whether the filter dropped it is not decided", field, filterTest)
+	case feasible.KindEarly:
+		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s, in place; the element the test reads is of the slice as it was read before the call, whose elements the filter may have moved (the ones past what it keeps stay as they were): what the test reads there is not followed", field, filterTest)
+	case feasible.KindRecursive:
+		what = fmt.Sprintf("a filter which leaves in the `%s` of what it is handed no element that makes `%s` %v%s; but `%s`, on the way past the call, calls itself, so the element the test reads may be one of a struct held in an element the filter keeps (a transaction nested in another), which the filter does not reach: whether the way needs the filter not called is not decided", field, c.Text, c.Want, filterTest, report.ShortName(callpath.Name(rw.Through)))
 	case feasible.KindUnnamed:
 		what = fmt.Sprintf("a filter which leaves in the `%s` of what it is handed no element that makes `%s` %v%s, called under branches the analysis does not name as one condition: whether the way can avoid it is not decided", field, c.Text, c.Want, filterTest)
 	case feasible.KindFails:
 		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s: the check then reads what the filter leaves, and whether it fails on that is not decided", field, filterTest)
 	default:
 		what = "which rewrites `" + field + "` from what it held, a field the test reads (of that struct or of another of its type): what the call leaves there is not followed"
+		if rw.Others {
+			what += ", nor what another call the way may make before the test, which may rewrite it too, leaves"
+		}
+		if rw.Looped {
+			what = "which rewrites `" + field + "` from what it held, a field the test reads (of that struct or of another of its type), in a loop with the way's step and not before it on every pass: what the test then reads, the field as it was or what an earlier pass's call left, is not followed"
+		}
 	}
 	return fmt.Sprintf("not decided: the way needs %s (`%s`), and before that test it may call `%s` (%s), %s",
 		test, r.lineList([]token.Pos{c.Pos}), rw.Call, at, what)
@@ -1168,7 +1185,23 @@ func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 		if len(t.Either) > 0 {
 			// A join inside the alternative: one of its ways in.
 			var alts []string
-			for _, a := range t.Either {
+			for i, a := range t.Either {
+				if i == 0 && !a.Asked && a.Passes == "" && !a.NoError {
+					// The first as the way's own conditions are worded:
+					// "not `x`", "`x`".
+					first := "`" + a.Text + "`"
+					if !a.Want {
+						first = "not " + first
+					}
+					if file, line := r.position(a.Pos); file != "" {
+						first += fmt.Sprintf(" (`%s:%d`)", file, line)
+					}
+					if len(a.Under) > 0 {
+						first += " and " + r.testsJoined(a.Under, "and")
+					}
+					alts = append(alts, first)
+					continue
+				}
 				alts = append(alts, r.testsJoined([]feasible.Test{a}, "and"))
 			}
 			parts = append(parts, "(either "+strings.Join(alts, ", or ")+")")
@@ -1194,8 +1227,8 @@ func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 		}
 		if len(t.More) > 0 {
 			// One call made at several places, any of which the way may
-			// pass: each is named.
-			part += fmt.Sprintf(" (`%s`%s)", r.lineList(append([]token.Pos{t.Pos}, t.More...)), of)
+			// pass: each is named, as one or the other.
+			part += fmt.Sprintf(" (`%s`%s)", r.linesJoined(append([]token.Pos{t.Pos}, t.More...), "or"), of)
 		} else if file, line := r.position(t.Pos); file != "" {
 			part += fmt.Sprintf(" (`%s:%d`%s)", file, line, of)
 		} else if of != "" {

@@ -572,6 +572,7 @@ type Checker struct {
 	rewriteMemo   map[rewriteKey]bool
 	rewrittenMemo map[*ssa.Function][]*types.Var
 	filterMemo    map[*ssa.Function]keepMemo
+	recursiveMemo map[*ssa.Function]bool
 	// joinMemo are joinsTo's answers, by target.
 	joinMemo map[*ssa.BasicBlock][][]edgeOf
 	// siteMemo are the call sites of each caller and callee (sitesOf).

@@ -33,6 +33,9 @@ type keep struct {
 	want   bool
 	at     token.Pos
 	fields []*types.Var // set by keptOutcome: the slices of the way's element
+	// through, with outcome recursed, is the way's function that calls
+	// itself.
+	through *ssa.Function
 }
 
 // filterKeeps is what a run of fn leaves in field f, when every write of
@@ -41,9 +44,12 @@ type keep struct {
 // filter; false otherwise, or when it makes none.
 func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var) (keep, bool) {
 	var stores []*ssa.Store
-	var visit func(fn *ssa.Function, depth int) bool
+	// made: a run of fn that returns makes one of the stores (each on
+	// every way from its function's entry to a return, by calls each so).
+	made := false
+	var visit func(fn *ssa.Function, depth int, always bool) bool
 	seen := map[*ssa.Function]bool{}
-	visit = func(fn *ssa.Function, depth int) bool {
+	visit = func(fn *ssa.Function, depth int, always bool) bool {
 		if fn == nil || seen[fn] {
 			return true
 		}
@@ -57,10 +63,11 @@ func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var) (keep, bool) {
 				case *ssa.Store:
 					if fa, ok := x.Addr.(*ssa.FieldAddr); ok && fieldVar(fa.X.Type(), fa.Field) == f && !madeWrite(x) {
 						stores = append(stores, x)
+						made = made || always && everyReturnPasses(fn, b)
 					}
 				case ssa.CallInstruction:
 					if g := x.Common().StaticCallee(); g != nil {
-						if !visit(g, depth+1) {
+						if !visit(g, depth+1, always && everyReturnPasses(fn, b)) {
 							return false
 						}
 					} else if c.anyCallee(x, func(g *ssa.Function) bool { return c.mayWrite(g, f) }) {
@@ -71,7 +78,7 @@ func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var) (keep, bool) {
 		}
 		return true
 	}
-	if !visit(fn, 0) || len(stores) == 0 {
+	if !visit(fn, 0, true) || len(stores) == 0 || !made {
 		return keep{}, false
 	}
 	var out keep
@@ -87,6 +94,36 @@ func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var) (keep, bool) {
 		out = k
 	}
 	return out, true
+}
+
+// everyReturnPasses reports whether every way from fn's entry to one of
+// its returns passes block b: a run that returns from fn ran b.
+func everyReturnPasses(fn *ssa.Function, b *ssa.BasicBlock) bool {
+	if len(fn.Blocks) == 0 {
+		return false
+	}
+	seen := map[*ssa.BasicBlock]bool{b: true}
+	stack := []*ssa.BasicBlock{fn.Blocks[0]}
+	if fn.Blocks[0] == b {
+		return true
+	}
+	seen[fn.Blocks[0]] = true
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n := len(x.Instrs); n > 0 {
+			if _, ret := x.Instrs[n-1].(*ssa.Return); ret {
+				return false
+			}
+		}
+		for _, s := range x.Succs {
+			if !seen[s] {
+				seen[s] = true
+				stack = append(stack, s)
+			}
+		}
+	}
+	return true
 }
 
 // sameAs reports whether k and o are one filter's test.
@@ -341,6 +378,8 @@ const (
 	keptOut                         // c needs an element the filter keeps
 	droppedOut                      // c needs an element the filter drops
 	unlinked                        // c decides it, of an element not shown to be of what it filters
+	recursed                        // c needs an element the filter drops, read in a function that calls itself
+	early                           // c reads an element of the slice as it was loaded before the call
 )
 
 // keptOutcome decides test c, of an element of the slice in field f that
@@ -404,6 +443,9 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 		if !isField {
 			return unlinked, k
 		}
+		if cfr == fr && !runsAfter(call, u) {
+			return early, k // the slice as it was before the call (a copy of it)
+		}
 		g := fieldVar(fa.X.Type(), fa.Field)
 		if gk, gok := w.c.filterKeeps(callee, g); !gok || !gk.sameAs(k) {
 			return unlinked, k
@@ -423,17 +465,61 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 	if fixedPlace && !(same && needs != k.want || !same && needs && k.want) {
 		return otherTest, k
 	}
+	dropped := func() (filterOutcome, keep) {
+		// A function of the way past the call that calls itself may be
+		// handed, on a way the path does not take, a struct held in an
+		// element the filter keeps (a transaction nested in another),
+		// which the filter does not reach.
+		for i := fr.idx + 1; i <= cfr.idx && i < len(w.frames); i++ {
+			if w.c.recursive(w.frames[i].fn) {
+				k.through = w.frames[i].fn
+				return recursed, k
+			}
+		}
+		return droppedOut, k
+	}
 	switch {
 	case same && needs == k.want:
 		return keptOut, k
 	case same:
-		return droppedOut, k
+		return dropped()
 	case needs && !k.want:
 		return keptOut, k // of another type: the filter's test is false of it, and it keeps those
 	case needs:
-		return droppedOut, k // it keeps only elements of its own type
+		return dropped() // it keeps only elements of its own type
 	}
 	return otherTest, k // not of that type: it may be of the filter's or not
+}
+
+// runsAfter reports whether every run that comes to instruction later,
+// in call's function, made call first.
+func runsAfter(call ssa.CallInstruction, later ssa.Instruction) bool {
+	cb, lb := call.Block(), later.Block()
+	if cb == lb {
+		return instrIndex(call) < instrIndex(later)
+	}
+	return cb.Dominates(lb)
+}
+
+// recursive reports whether fn can call itself, by calls of the graph.
+func (c *Checker) recursive(fn *ssa.Function) bool {
+	if r, ok := c.recursiveMemo[fn]; ok {
+		return r
+	}
+	r := false
+	if n := c.g.CG.Nodes[fn]; n != nil {
+		for _, e := range n.Out {
+			if g := e.Callee.Func; g == fn || g != nil && c.g.Reachable(g)[fn] {
+				r = true
+				break
+			}
+		}
+	}
+	if c.recursiveMemo == nil {
+		c.recursiveMemo = map[*ssa.Function]bool{}
+	}
+	c.recursiveMemo[fn] = r
+	return r
 }
 
 // loopIndex reports whether index v is a loop's counter: a phi, or one

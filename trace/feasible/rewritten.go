@@ -55,6 +55,15 @@ type Rewrite struct {
 	// Fields are every field the call rewrites that the test reads
 	// (Field the first).
 	Fields []*types.Var
+	// Through, with Kind KindRecursive, is the function of the way, past
+	// the call, that calls itself.
+	Through *ssa.Function
+	// Looped says the call is made in a loop with the way's step, not
+	// before it on every pass: it is not read as a filter.
+	Looped bool
+	// Others says another call the way may make before the test may
+	// rewrite what it reads too: it is not read as a filter.
+	Others bool
 	// fr is the path's frame that makes the call; until the step (or the
 	// test) it is made before.
 	fr    *frame
@@ -80,10 +89,12 @@ type Drop struct {
 // Why a test that reads what a filter beside the way leaves is not
 // decided (Rewrite.Kind).
 const (
-	KindUnlinked = "unlinked" // the test's element is not shown to be read from what the filter is handed
-	KindAlways   = "always"   // it needs an element the filter drops, and the call is made on every run of the way: the way cannot run (a condition of class False)
-	KindFails    = "fails"    // a check the way needs failed, of what the filter leaves
-	KindUnnamed  = "unnamed"  // it needs an element the filter drops, and the branches the call is made under are not read
+	KindUnlinked  = "unlinked"  // the test's element is not shown to be read from what the filter is handed
+	KindAlways    = "always"    // it needs an element the filter drops, and the call is made on every run of the way: the way cannot run (a condition of class False)
+	KindFails     = "fails"     // a check the way needs failed, of what the filter leaves
+	KindUnnamed   = "unnamed"   // it needs an element the filter drops, and the branches the call is made under are not read
+	KindRecursive = "recursive" // it needs an element the filter drops, read in a function that calls itself (Through)
+	KindEarly     = "early"     // its element is of the slice as loaded before the call
 )
 
 // maxReach bounds how deep typeReaches follows a type's pointers and
@@ -136,6 +147,9 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 	for i, t := range tests {
 		if avoided[t.rw.call] {
 			continue
+		}
+		if t.rw.Others || t.rw.Looped {
+			continue // not read as a filter: what the test reads may be another call's, or the field as it was
 		}
 		out, k := w.keptOutcome(t.c, t.rw.fr, t.rw.call, t.rw.Field)
 		outs[i], ks[i] = out, k
@@ -192,6 +206,10 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 		switch {
 		case outs[i] == unlinked:
 			cond.Rewrite.Kind = KindUnlinked
+		case outs[i] == early:
+			cond.Rewrite.Kind = KindEarly
+		case outs[i] == recursed:
+			cond.Rewrite.Kind, cond.Rewrite.Through = KindRecursive, ks[i].through
 		case outs[i] == droppedOut:
 			cond.Rewrite.Kind = KindUnnamed // under branches avoidCall does not read
 		case outs[i] == otherTest:
@@ -349,6 +367,7 @@ func findCond(cs []Cond, c *Cond) *Cond {
 // field from what it held (rewrites). A call handed a struct its
 // function makes itself (a decoder that fills it) is not one.
 func (w *walk) rewriteBefore(c *Cond, reads func(*types.Var) bool, chk ssa.CallInstruction) (*Rewrite, bool) {
+	var first *Rewrite
 	for k := 0; k <= c.hop; k++ {
 		fr := w.frames[k]
 		var until ssa.Instruction
@@ -385,15 +404,33 @@ func (w *walk) rewriteBefore(c *Cond, reads func(*types.Var) bool, chk ssa.CallI
 								all = append(all, g)
 							}
 						}
+						if first != nil {
+							// Another call may rewrite what the test reads:
+							// what the first leaves is not what it reads.
+							first.Others = true
+							return first, true
+						}
 						under, underText := w.c.branchesOnly(fr.fn, ins, until)
-						return &Rewrite{Always: call.Block().Dominates(until.Block()), Call: text, At: call.Pos(), Field: f, Fields: all, Owner: ownerOf(call, f), Under: under, UnderText: underText,
-							fr: fr, call: call, until: until}, true
+						// Made on every run of the way before its next step:
+						// its block dominates the step's, and, in the step's
+						// own block, it comes first.
+						always := call.Block().Dominates(until.Block()) && (call.Block() != until.Block() || instrIndex(call) < instrIndex(until))
+						first = &Rewrite{Always: always, Call: text, At: call.Pos(), Field: f, Fields: all, Owner: ownerOf(call, f), Under: under, UnderText: underText,
+							fr: fr, call: call, until: until}
+						// In a loop with the step, and not before it on
+						// every pass: the test may read the field as it was,
+						// or as an earlier pass's call left it.
+						first.Looped = !always && reachedAfter(until.Block(), call.Block())
+						break
+					}
+					if first != nil && first.call == call {
+						break
 					}
 				}
 			}
 		}
 	}
-	return nil, false
+	return first, first != nil
 }
 
 // rewrittenFields are the fields a run of fn may rewrite from what they

@@ -2,6 +2,7 @@ package errcompacted
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -1057,14 +1058,14 @@ func (r *analysis) currentWatcher(v *sentence) {
 		resumes = rc.Resumes
 	}
 	if len(resumes) > 0 {
-		v.add(" The client also sends a watch's create request again (")
+		v.add(" The client also sends a watch's create request again: ")
 		for i, x := range resumes {
 			if i > 0 {
-				v.add("; ")
+				v.add(", and ")
 			}
-			v.add(fmt.Sprintf("`%s`, %%L, in `%s`", callText(x.Text), x.Case), x.Pos)
+			v.add(fmt.Sprintf("`%s` (%%L) in `%s`", callText(x.Text), x.Case), x.Pos)
 		}
-		v.add(fmt.Sprintf("): the store then makes a new watcher, which the open puts in `%s` %s, where a compaction past its progress cancels it; what start revision that request asks for is not followed here.", fieldName(sg.Behind), unlessSynced(syncedAdd)))
+		v.add(fmt.Sprintf(". The store then makes a new watcher, which the open puts in `%s` %s; there a compaction past its progress cancels it. What start revision that request asks for is not followed here.", fieldName(sg.Behind), unlessSynced(syncedAdd)))
 	}
 	v.fact(FactCurrentNotCompared, fmt.Sprintf("`%s` runs only over the watchers taken from `%s`; a watch that asks for no history is put in `%s`, where new events are sent to it as they are written: it needs no history while it stays there%s", r.decisionText(), fieldName(sg.Behind), synced, rewritten), at...)
 	if len(into) > 0 {
@@ -1077,12 +1078,14 @@ func (r *analysis) currentWatcher(v *sentence) {
 		text := fmt.Sprintf("A watcher in `%s` can end up in `%s`, added there by %s: there a compaction past its progress cancels it like a behind watcher", synced, fieldName(sg.Behind), strings.Join(moved, " or "))
 		if len(resumes) > 0 {
 			// What the client's watch becomes when it is opened again.
-			var cases []string
+			var calls []string
 			for _, x := range resumes {
-				cases = append(cases, "`"+x.Case+"`")
+				if c := "`" + callText(x.Text) + "`"; !slices.Contains(calls, c) {
+					calls = append(calls, c)
+				}
 				lines = append(lines, x.Pos)
 			}
-			text += fmt.Sprintf("; and where the client sends the watch's create request again (in %s), the store makes a new watcher, which the open puts in `%s` %s (what start revision the request asks for is not followed here)", strings.Join(cases, " and "), fieldName(sg.Behind), unlessSynced(syncedAdd))
+			text += fmt.Sprintf(". Where the client sends the watch's create request again (%s, in its loop over the stream's responses), the store makes a new watcher, put in `%s` %s. What start revision that request asks for is not followed here", strings.Join(calls, ", "), fieldName(sg.Behind), unlessSynced(syncedAdd))
 		}
 		v.fact(FactCurrentCanBeMoved, text, lines...)
 	}

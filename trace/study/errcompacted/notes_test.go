@@ -164,7 +164,7 @@ func TestGroupWaysUnreached(t *testing.T) {
 		}
 	}
 	got := b.String()
-	for _, want := range []string{"open calls ", "pkg.f9", "<9>", "puts members there too, but no entry of these notes reaches it by calls"} {
+	for _, want := range []string{"open calls ", "pkg.f9", "<9>", "puts members there too, though no entry of these notes reaches it by calls"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the group's paragraph does not say %q: %s", want, got)
 		}
