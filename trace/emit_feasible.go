@@ -906,6 +906,11 @@ func ownedFields(owner string, fs []*types.Var) string {
 func (r *Result) rewrittenText(c *feasible.Cond) string {
 	rw := c.Rewrite
 	field := strings.Trim(ownedFields(rw.Owner, []*types.Var{rw.Field}), "`")
+	// The fields a filter rewrites that the test may read, each named.
+	fields := ownedFields(rw.Owner, rw.Fields)
+	if len(rw.Fields) == 0 {
+		fields = "`" + field + "`"
+	}
 	at := "`" + r.lineList([]token.Pos{rw.At}) + "`"
 	if rw.UnderText != "" {
 		at += ", called under `" + rw.UnderText + "` (`" + r.lineList(rw.Under) + "`)"
@@ -924,19 +929,19 @@ func (r *Result) rewrittenText(c *feasible.Cond) string {
 	var what string
 	switch rw.Kind {
 	case feasible.KindUnlinked:
-		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s; the element the test reads is not shown to be read from that (it may be read from a struct the filter does not reach, such as one held in an element it keeps), so whether the filter dropped it is not decided", field, filterTest)
+		what = fmt.Sprintf("a filter of the %s of what it is handed%s; the element the test reads is not shown to be read from that (it may be read from a struct the filter does not reach, such as one held in an element it keeps), so whether the filter dropped it is not decided", fields, filterTest)
 	case feasible.KindEarly:
-		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s, in place; the element the test reads is of the slice as it was read before the call, whose elements the filter may have moved (the ones past what it keeps stay as they were): what the test reads there is not followed", field, filterTest)
+		what = fmt.Sprintf("a filter of the %s of what it is handed%s, in place; the element the test reads is of the slice as it was read before the call, whose elements the filter may have moved (the ones past what it keeps stay as they were): what the test reads there is not followed", fields, filterTest)
 	case feasible.KindRecursive:
-		what = fmt.Sprintf("a filter which leaves in the `%s` of what it is handed no element that makes `%s` %v%s; but `%s`, on the way past the call, calls itself, so the element the test reads may be one of a struct held in an element the filter keeps (a transaction nested in another), which the filter does not reach: whether the way needs the filter not called is not decided", field, c.Text, c.Want, filterTest, report.ShortName(callpath.Name(rw.Through)))
+		what = fmt.Sprintf("a filter which leaves in the %s of what it is handed no element that makes `%s` %v%s; but `%s`, a function the way runs from the call to the test, calls itself, so the element the test reads may be one of a struct held in an element the filter keeps (a transaction nested in another), which the filter does not reach: whether the way needs the filter not called is not decided", fields, c.Text, c.Want, filterTest, report.ShortName(callpath.Name(rw.Through)))
 	case feasible.KindUnnamed:
-		what = fmt.Sprintf("a filter which leaves in the `%s` of what it is handed no element that makes `%s` %v%s, called under branches the analysis does not name as one condition: whether the way can avoid it is not decided", field, c.Text, c.Want, filterTest)
+		what = fmt.Sprintf("a filter which leaves in the %s of what it is handed no element that makes `%s` %v%s, called under branches the analysis does not name as one condition: whether the way can avoid it is not decided", fields, c.Text, c.Want, filterTest)
 	case feasible.KindFails:
-		what = fmt.Sprintf("a filter of the `%s` of what it is handed%s: the check then reads what the filter leaves, and whether it fails on that is not decided", field, filterTest)
+		what = fmt.Sprintf("a filter of the %s of what it is handed%s: the check then reads what the filter leaves, and whether it fails on that is not decided", fields, filterTest)
 	default:
 		what = "which rewrites `" + field + "` from what it held, a field the test reads (of that struct or of another of its type): what the call leaves there is not followed"
 		if rw.Others {
-			what += ", nor what another call the way may make before the test, which may rewrite it too, leaves"
+			what += ", nor what other code the way may run before the test, which may write it too, leaves"
 		}
 		if rw.Looped {
 			what = "which rewrites `" + field + "` from what it held, a field the test reads (of that struct or of another of its type), in a loop with the way's step and not before it on every pass: what the test then reads, the field as it was or what an earlier pass's call left, is not followed"

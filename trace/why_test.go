@@ -115,7 +115,7 @@ type whyCase struct {
 // ranges the filter keeps: the way needs someone waiting only for a
 // range at the top level, and the nested one is a way the path search
 // does not take (it takes no call twice), so the way is not decided.
-const nestedRanges = "unknown|but `txn.checkTxn`, on the way past the call, calls itself, so the element the test reads may be one of a struct held in an element the filter keeps (a transaction nested in another), which the filter does not reach"
+const nestedRanges = "unknown|but `txn.checkTxn`, a function the way runs from the call to the test, calls itself, so the element the test reads may be one of a struct held in an element the filter keeps (a transaction nested in another), which the filter does not reach"
 
 // TestWhyReleases: why on objects of real etcd v3.7.3 and v3.6.0, with
 // expectations derived by reading the source of each release.

@@ -42,14 +42,16 @@ type keep struct {
 // f that fn makes, or a function it calls by name a few calls deep, is
 // of a filter's result (filterFunc) handed what f held, each the same
 // filter; false otherwise, or when it makes none.
-func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var) (keep, bool) {
+func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var, handed *ssa.Parameter) (keep, bool) {
 	var stores []*ssa.Store
-	// made: a run of fn that returns makes one of the stores (each on
-	// every way from its function's entry to a return, by calls each so).
+	// made: a run of fn that returns makes one of the stores into the
+	// struct it is handed (handed, its parameter): each on every way from
+	// its function's entry to a return, with no recover that could return
+	// past it, by calls each so, none deferred or started in a goroutine.
 	made := false
-	var visit func(fn *ssa.Function, depth int, always bool) bool
+	var visit func(fn *ssa.Function, depth int, always bool, p *ssa.Parameter) bool
 	seen := map[*ssa.Function]bool{}
-	visit = func(fn *ssa.Function, depth int, always bool) bool {
+	visit = func(fn *ssa.Function, depth int, always bool, p *ssa.Parameter) bool {
 		if fn == nil || seen[fn] {
 			return true
 		}
@@ -63,11 +65,20 @@ func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var) (keep, bool) {
 				case *ssa.Store:
 					if fa, ok := x.Addr.(*ssa.FieldAddr); ok && fieldVar(fa.X.Type(), fa.Field) == f && !madeWrite(x) {
 						stores = append(stores, x)
-						made = made || always && everyReturnPasses(fn, b)
+						made = made || p != nil && fa.X == ssa.Value(p) && always && fn.Recover == nil && everyReturnPasses(fn, b)
 					}
 				case ssa.CallInstruction:
 					if g := x.Common().StaticCallee(); g != nil {
-						if !visit(g, depth+1, always && everyReturnPasses(fn, b)) {
+						// What g is handed of the struct: the parameter
+						// its argument is, when it is p itself.
+						var gp *ssa.Parameter
+						for i, a := range x.Common().Args {
+							if p != nil && a == ssa.Value(p) && i < len(g.Params) {
+								gp = g.Params[i]
+							}
+						}
+						_, sync := x.(*ssa.Call)
+						if !visit(g, depth+1, always && sync && fn.Recover == nil && everyReturnPasses(fn, b), gp) {
 							return false
 						}
 					} else if c.anyCallee(x, func(g *ssa.Function) bool { return c.mayWrite(g, f) }) {
@@ -78,7 +89,7 @@ func (c *Checker) filterKeeps(fn *ssa.Function, f *types.Var) (keep, bool) {
 		}
 		return true
 	}
-	if !visit(fn, 0, true) || len(stores) == 0 || !made {
+	if !visit(fn, 0, true, handed) || len(stores) == 0 || !made {
 		return keep{}, false
 	}
 	var out keep
@@ -380,6 +391,7 @@ const (
 	unlinked                        // c decides it, of an element not shown to be of what it filters
 	recursed                        // c needs an element the filter drops, read in a function that calls itself
 	early                           // c reads an element of the slice as it was loaded before the call
+	again                           // code the way may run between the call and c may write what c reads
 )
 
 // keptOutcome decides test c, of an element of the slice in field f that
@@ -398,9 +410,21 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 	if callee == nil {
 		return notFilter, keep{}
 	}
-	k, ok := w.c.filterKeeps(callee, f)
+	// The parameter the call hands the struct to, whose field the filter
+	// must write.
+	handed, hok := handedBase(call, f)
+	var param *ssa.Parameter
+	for i, a := range call.Common().Args {
+		if hok && a == handed && i < len(callee.Params) {
+			param = callee.Params[i]
+		}
+	}
+	k, ok := w.c.filterKeeps(callee, f, param)
 	if !ok {
 		return notFilter, keep{}
+	}
+	if w.writtenBetween(c, fr, call, append(append([]*types.Var{f}, c.Fields...), k.fields...)) {
+		return again, k
 	}
 	if c.taken == nil || c.If == nil {
 		return otherTest, k
@@ -420,9 +444,8 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 	// filter, be one that came later: what it keeps says nothing of it,
 	// but no element the filter leaves has what it drops.
 	fixedPlace := !loopIndex(root.X.(*ssa.IndexAddr).Index)
-	handed, ok := handedBase(call, f)
 	cfr := w.condFrame(c)
-	if !ok || cfr == nil {
+	if !hok || cfr == nil {
 		return unlinked, k
 	}
 	hroot, hfr, hpath := w.accessPath(fr, handed)
@@ -447,7 +470,7 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 			return early, k // the slice as it was before the call (a copy of it)
 		}
 		g := fieldVar(fa.X.Type(), fa.Field)
-		if gk, gok := w.c.filterKeeps(callee, g); !gok || !gk.sameAs(k) {
+		if gk, gok := w.c.filterKeeps(callee, g, param); !gok || !gk.sameAs(k) {
 			return unlinked, k
 		}
 		r, rfr, path := w.accessPath(cfr, fa.X)
@@ -470,7 +493,7 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 		// handed, on a way the path does not take, a struct held in an
 		// element the filter keeps (a transaction nested in another),
 		// which the filter does not reach.
-		for i := fr.idx + 1; i <= cfr.idx && i < len(w.frames); i++ {
+		for i := fr.idx; i <= cfr.idx && i < len(w.frames); i++ {
 			if w.c.recursive(w.frames[i].fn) {
 				k.through = w.frames[i].fn
 				return recursed, k
@@ -489,6 +512,49 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 		return dropped() // it keeps only elements of its own type
 	}
 	return otherTest, k // not of that type: it may be of the filter's or not
+}
+
+// writtenBetween reports whether code the way may run after call (made
+// in frame fr) and before test c may write one of fields: a store to
+// one, or a call of code that may (insWrites), in the path's functions
+// from fr's to c's, up to each one's next step (or c); a step itself
+// where it may run again after its test (in a loop).
+func (w *walk) writtenBetween(c *Cond, fr *frame, call ssa.CallInstruction, fields []*types.Var) bool {
+	for k := fr.idx; k <= c.hop && k < len(w.frames); k++ {
+		f := w.frames[k]
+		var until ssa.Instruction
+		switch {
+		case k < c.hop:
+			until = f.site
+		case c.If != nil && c.If.Parent() == f.fn:
+			until = c.If
+		default:
+			continue
+		}
+		for _, b := range f.fn.Blocks {
+			for _, ins := range b.Instrs {
+				if ins == call {
+					continue
+				}
+				if ci, ok := ins.(ssa.CallInstruction); ok && k < c.hop && ci == f.site {
+					if !inCycle(b) {
+						continue // the way's step: what it writes after the test comes after
+					}
+				} else if ins == until || !mayRunBefore(ins, until) {
+					continue
+				}
+				if k == fr.idx && !mayRunBefore(call, ins) {
+					continue // before the call
+				}
+				for _, v := range fields {
+					if v != nil && w.c.insWrites(ins, v) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // runsAfter reports whether every run that comes to instruction later,

@@ -152,6 +152,9 @@ func (w *walk) rewrittenNeeded(res Result) Result {
 			continue // not read as a filter: what the test reads may be another call's, or the field as it was
 		}
 		out, k := w.keptOutcome(t.c, t.rw.fr, t.rw.call, t.rw.Field)
+		if out == again {
+			t.rw.Others, out = true, notFilter // what the test reads may be another write's
+		}
 		outs[i], ks[i] = out, k
 		switch out {
 		case keptOut:

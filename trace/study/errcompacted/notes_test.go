@@ -130,6 +130,29 @@ func TestReachedAcross(t *testing.T) {
 	}
 }
 
+// TestReachedUndecided: a comparison that guards a use is reached from
+// the entries of the use's pairs whose way can run, marked → across a
+// hand-off, and marked ? where the analysis does not decide it; a pair
+// that cannot run is left out.
+func TestReachedUndecided(t *testing.T) {
+	use := report.Loc{File: "a.go", Line: 9}
+	n := &notes{
+		rep: &report.Report{
+			Sites: []report.Site{{File: use.File, Line: use.Line}},
+			Paths: []report.PairPaths{
+				{Entry: "read", Site: report.SiteRef{Index: 0}, Feasible: "yes"},
+				{Entry: "apply", Site: report.SiteRef{Index: 0}, Feasible: "unknown"},
+				{Entry: "loop", Site: report.SiteRef{Index: 0}, Feasible: "unknown", Crossing: []report.Crossing{{Boundary: "job"}}},
+				{Entry: "never", Site: report.SiteRef{Index: 0}, Feasible: "no"},
+			},
+		},
+		sg: &report.Signal{Comparisons: []report.Comparison{{Loc: report.Loc{File: "a.go", Line: 8}, Kind: "decision", Guarded: &use}}},
+	}
+	if diff := cmp.Diff([]string{"read", "? apply", "? → loop"}, n.feasibleFrom(report.Loc{File: "a.go", Line: 8})); diff != "" {
+		t.Errorf("reached from (-want +got):\n%s", diff)
+	}
+}
+
 // TestGroupWaysUnreached: the paragraph on the calls that put a member
 // in a group names those of the same method that no entry reaches by
 // calls too (a victims loop's move into the group), saying so.
