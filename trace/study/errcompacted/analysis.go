@@ -1058,7 +1058,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 		resumes = rc.Resumes
 	}
 	if len(resumes) > 0 {
-		v.add(" The client also sends a watch's create request again: ")
+		v.add(" The client's stream loop also sends a watch's create request again, after picking it: ")
 		for i, x := range resumes {
 			if i > 0 {
 				v.add(", and ")
@@ -1085,7 +1085,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 				}
 				lines = append(lines, x.Pos)
 			}
-			text += fmt.Sprintf(". Where the client sends the watch's create request again (%s, in its loop over the stream's responses), the store makes a new watcher, put in `%s` %s. What start revision that request asks for is not followed here", strings.Join(calls, ", "), fieldName(sg.Behind), unlessSynced(syncedAdd))
+			text += fmt.Sprintf(". Where the client's stream loop sends the watch's create request again (after %s), the store makes a new watcher, put in `%s` %s. What start revision that request asks for is not followed here", strings.Join(calls, ", "), fieldName(sg.Behind), unlessSynced(syncedAdd))
 		}
 		v.fact(FactCurrentCanBeMoved, text, lines...)
 	}

@@ -267,7 +267,7 @@ func (r *analysis) setsVerdict() {
 		v.add(" ")
 		// The words the prediction uses, said once: what each set holds
 		// and what a watcher's progress is.
-		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers the sync loop still has to catch up and `%s` those caught up. A watcher's progress is the next revision the store will look at for it (while it is behind, the next revision it needs): what the store has sent it, or holds for it to send, is below. At open it is the start revision asked for, or the store's revision plus 1. While it is behind, each pass of the sync loop sets it past the revisions the pass read for it, whether or not they held events for it. A pass that sends it only the first part of a long history sets it to the first revision left out. Once it is caught up, each change sent to it sets it past that change.", behind, fieldName(synced.Group)))
+		v.say(FactSetWords, fmt.Sprintf("Here `%s` holds the watchers the sync loop still has to catch up and `%s` those caught up. A watcher's progress is the next revision the store will look at for it (while it is behind, the next revision it needs): what the store has sent it, or holds for it to send, is below. At open it is the start revision asked for, or the store's revision plus 1. While it is behind, a pass of the sync loop that sends it all it read sets it past the revisions the pass read, whether or not they held events for it. A pass that sends it only the first part of a long history sets it to the first revision left out. Once it is caught up, each change sent to it sets it past that change.", behind, fieldName(synced.Group)))
 		v.add(" ")
 		r.currentInSynced(v, synced)
 		v.add(" ")
