@@ -1240,11 +1240,22 @@ func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 			part += " (" + of[2:] + ")"
 		}
 		if len(t.Under) > 0 {
-			part += " and " + r.testsJoined(t.Under, "and")
+			part += " and " + r.underJoined(t.Under)
 		}
 		parts = append(parts, part)
 	}
 	return joinList(parts, conj)
+}
+
+// underJoined is what an alternative takes besides its last branch, each
+// joined by "and" with no comma between, so that the alternative reads
+// as one (a comma would end it).
+func (r *Result) underJoined(ts []feasible.Test) string {
+	var parts []string
+	for _, t := range ts {
+		parts = append(parts, r.testsJoined([]feasible.Test{t}, "and"))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // pinNote says, for a condition of state, the operands the path leaves
@@ -1277,7 +1288,7 @@ func (r *Result) pinNote(c *feasible.Cond) string {
 		// the branches of state it takes from where they part.
 		under := ""
 		if len(c.Under) > 0 {
-			under = " and " + r.testsJoined(c.Under, "and")
+			under = " and " + r.underJoined(c.Under)
 		}
 		return under + ", or else " + r.testsJoined(c.Or, "or")
 	}

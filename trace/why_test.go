@@ -387,7 +387,7 @@ func TestWhyReleases(t *testing.T) {
 				// (:512-523) and the check of the lease's keys (:525):
 				// that alternative needs one of the wait's ways and the
 				// check passed.
-				"server/etcdserver/v3_server.go:555 v3rpc.(*LeaseServer).LeaseKeepAlive": "s.isLeader()|`s.ensureLeadership()` holds (`server/etcdserver/v3_server.go:504`), (either not `le == nil` (`server/etcdserver/v3_server.go:514`) and `s.FeatureEnabled(features.FastLeaseKeepAlive)` holds (`server/etcdserver/v3_server.go:512`), or `s.waitAppliedIndex()` returns no error (`server/etcdserver/v3_server.go:515 or 520`)) and passes `s.checkLeaseRenew(ctx, id)` (`server/etcdserver/v3_server.go:525`)",
+				"server/etcdserver/v3_server.go:555 v3rpc.(*LeaseServer).LeaseKeepAlive": "s.isLeader()|`s.ensureLeadership()` holds (`server/etcdserver/v3_server.go:504`) and (either not `le == nil` (`server/etcdserver/v3_server.go:514`) and `s.FeatureEnabled(features.FastLeaseKeepAlive)` holds (`server/etcdserver/v3_server.go:512`), or `s.waitAppliedIndex()` returns no error (`server/etcdserver/v3_server.go:515 or 520`)) and passes `s.checkLeaseRenew(ctx, id)` (`server/etcdserver/v3_server.go:525`)",
 			},
 			// The time-to-live checks the caller may list the lease's keys
 			// only when the request asks for them (v3_server.go:706-712),

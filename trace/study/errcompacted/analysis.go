@@ -1058,7 +1058,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 		resumes = rc.Resumes
 	}
 	if len(resumes) > 0 {
-		v.add(" The client's stream loop also sends a watch's create request again, after picking it: ")
+		v.add(" The client's stream loop also sends a watch's create request, a new one or one it sends again, after picking it from those waiting: ")
 		for i, x := range resumes {
 			if i > 0 {
 				v.add(", and ")
@@ -1085,7 +1085,7 @@ func (r *analysis) currentWatcher(v *sentence) {
 				}
 				lines = append(lines, x.Pos)
 			}
-			text += fmt.Sprintf(". Where the client's stream loop sends the watch's create request again (after %s), the store makes a new watcher, put in `%s` %s. What start revision that request asks for is not followed here", strings.Join(calls, ", "), fieldName(sg.Behind), unlessSynced(syncedAdd))
+			text += fmt.Sprintf(". Where the client's stream loop sends the watch's create request once more (after %s), the store makes a new watcher, put in `%s` %s. What start revision that request asks for is not followed here", strings.Join(calls, ", "), fieldName(sg.Behind), unlessSynced(syncedAdd))
 		}
 		v.fact(FactCurrentCanBeMoved, text, lines...)
 	}

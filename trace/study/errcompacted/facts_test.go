@@ -403,7 +403,7 @@ func TestFacts(t *testing.T) {
 						clientLines++
 					}
 				}
-				if !strings.Contains(c.Part.Text, "create request again") || !strings.Contains(c.Part.Text, "w.nextResume()") || clientLines != 2 {
+				if !strings.Contains(c.Part.Text, "create request once more") || !strings.Contains(c.Part.Text, "w.nextResume()") || clientLines != 2 {
 					t.Errorf("the current watcher's part that does not hold leaves out the client's resumes: %q, lines %+v", c.Part.Text, c.Part.Lines)
 				}
 			}
