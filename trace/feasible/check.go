@@ -1323,12 +1323,7 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 func (w *walk) joins(fr *frame, target *ssa.BasicBlock) []Cond {
 	var out []Cond
 	for _, ins := range w.c.joinsTo(fr.fn, target) {
-		var alive []edgeOf
-		for _, e := range ins {
-			if w.possible(fr, e) {
-				alive = append(alive, e)
-			}
-		}
+		alive := w.alive(fr, ins)
 		switch {
 		case len(alive) == 1:
 			out = append(out, w.decide(fr, alive[0].ifi, alive[0].want))
@@ -1465,6 +1460,18 @@ func covers(es []edgeOf) bool {
 	return true
 }
 
+// alive are the ways into a join, es, that some world of the path can
+// take (possible).
+func (w *walk) alive(fr *frame, es []edgeOf) []edgeOf {
+	var out []edgeOf
+	for _, e := range es {
+		if w.possible(fr, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // possible reports whether some world of the path can take branch e; the
 // worlds are left as they were.
 func (w *walk) possible(fr *frame, e edgeOf) bool {
@@ -1570,12 +1577,7 @@ func (w *walk) nestedJoins(fr *frame, fork *ssa.BasicBlock, e edgeOf) []Test {
 		if slices.ContainsFunc(ins, func(x edgeOf) bool { b := x.ifi.Block(); return b == fork || !fork.Dominates(b) }) {
 			continue
 		}
-		var alive []edgeOf
-		for _, x := range ins {
-			if w.possible(fr, x) {
-				alive = append(alive, x)
-			}
-		}
+		alive := w.alive(fr, ins)
 		switch {
 		case len(alive) == 1:
 			if c := w.decide(fr, alive[0].ifi, alive[0].want); c.Class == State && c.Text != "" {

@@ -522,13 +522,8 @@ func (w *walk) keptOutcome(c *Cond, fr *frame, call ssa.CallInstruction, f *type
 func (w *walk) writtenBetween(c *Cond, fr *frame, call ssa.CallInstruction, fields []*types.Var) bool {
 	for k := fr.idx; k <= c.hop && k < len(w.frames); k++ {
 		f := w.frames[k]
-		var until ssa.Instruction
-		switch {
-		case k < c.hop:
-			until = f.site
-		case c.If != nil && c.If.Parent() == f.fn:
-			until = c.If
-		default:
+		until := w.stepBefore(c, k)
+		if until == nil {
 			continue
 		}
 		for _, b := range f.fn.Blocks {

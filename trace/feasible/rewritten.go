@@ -40,13 +40,15 @@ type Rewrite struct {
 	// written.
 	UnderText string
 	// Kind says why a test that reads what a filter leaves is not
-	// decided (KindUnlinked, KindUnnamed, KindFails), or, KindAlways,
-	// why it cannot hold; "" for a call not read as a filter.
+	// decided (KindUnlinked, KindUnnamed, KindFails, KindRecursive,
+	// KindEarly), or, KindAlways, why it cannot hold; "" for a call not
+	// read as a filter.
 	Kind string
 	// FilterAt is where the filter's own test is.
 	FilterAt token.Pos
 	// Always says the call is made on every run of the way (its block
-	// dominates the way's next step).
+	// dominates the way's next step, and comes before it in the step's
+	// own block).
 	Always bool
 	// Check, when the test is of a check the way needs passed (or, with
 	// Fails, failed), is the check's call as written.
@@ -55,14 +57,15 @@ type Rewrite struct {
 	// Fields are every field the call rewrites that the test reads
 	// (Field the first).
 	Fields []*types.Var
-	// Through, with Kind KindRecursive, is the function of the way, past
-	// the call, that calls itself.
+	// Through, with Kind KindRecursive, is the function the way runs
+	// from the call to the test that calls itself.
 	Through *ssa.Function
 	// Looped says the call is made in a loop with the way's step, not
 	// before it on every pass: it is not read as a filter.
 	Looped bool
-	// Others says another call the way may make before the test may
-	// rewrite what it reads too: it is not read as a filter.
+	// Others says other code the way may run before the test (another
+	// call that rewrites the field, or, past a filter, any write of what
+	// the test reads) may write it too: it is not read as a filter.
 	Others bool
 	// fr is the path's frame that makes the call; until the step (or the
 	// test) it is made before.
@@ -362,6 +365,19 @@ func findCond(cs []Cond, c *Cond) *Cond {
 	return c
 }
 
+// stepBefore is what the way runs next in the path's frame k on its way
+// to test c: the frame's step, or, in the test's own function, the test;
+// nil where the test is in no frame of the path.
+func (w *walk) stepBefore(c *Cond, k int) ssa.Instruction {
+	switch {
+	case k < c.hop:
+		return w.frames[k].site
+	case c.If != nil && c.If.Parent() == w.frames[k].fn:
+		return c.If
+	}
+	return nil
+}
+
 // rewriteBefore is a call that the way may make before test c, in one
 // of the path's functions up to the one where the way meets c, that is
 // neither the path's step there nor the test's own check (chk): it is
@@ -373,13 +389,7 @@ func (w *walk) rewriteBefore(c *Cond, reads func(*types.Var) bool, chk ssa.CallI
 	var first *Rewrite
 	for k := 0; k <= c.hop; k++ {
 		fr := w.frames[k]
-		var until ssa.Instruction
-		switch {
-		case k < c.hop:
-			until = fr.site
-		case c.If.Parent() == fr.fn:
-			until = c.If
-		}
+		until := w.stepBefore(c, k)
 		if until == nil {
 			continue
 		}

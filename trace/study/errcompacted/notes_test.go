@@ -68,6 +68,19 @@ func TestJoinSamePlace(t *testing.T) {
 	}
 }
 
+// groupChain is a way across a group: an entry puts a member in a group
+// (line 2), a loop of its own (3) takes the group's (4) and decides (5).
+func groupChain(at func(int) report.Loc) []report.Step {
+	from := func(links ...report.StepLink) []report.StepLink { return links }
+	return []report.Step{
+		{Loc: at(1), Kind: "entry", Label: "a client opens it"},
+		{Loc: at(2), Kind: "handoff", Label: "put in a group", From: from(report.StepLink{Step: 0})},
+		{Loc: at(3), Kind: "go", Label: "a loop of its own"},
+		{Loc: at(4), Kind: "handoff", Label: "takes the group's", From: from(report.StepLink{Step: 2}, report.StepLink{Step: 1, Handoff: true})},
+		{Loc: at(5), Kind: "decision", Label: "decision: x < y", From: from(report.StepLink{Step: 3})},
+	}
+}
+
 // TestReachedAcross: a decision that guards no use of the sentinel is
 // reached from the entries whose call paths reach it, and, marked →, from
 // an entry that begins a behaviour's way to it only across a hand-off,
@@ -80,14 +93,7 @@ func TestReachedAcross(t *testing.T) {
 		return report.Loc{File: "a.go", Line: line, Function: "f" + itoa(int64(line))}
 	}
 	from := func(links ...report.StepLink) []report.StepLink { return links }
-	steps := []report.Step{
-		{Loc: at(1), Kind: "entry", Label: "a client opens it"},
-		{Loc: at(2), Kind: "handoff", Label: "put in a group", From: from(report.StepLink{Step: 0})},
-		{Loc: at(3), Kind: "go", Label: "a loop of its own"},
-		{Loc: at(4), Kind: "handoff", Label: "takes the group's", From: from(report.StepLink{Step: 2}, report.StepLink{Step: 1, Handoff: true})},
-		{Loc: at(5), Kind: "decision", Label: "decision: x < y", From: from(report.StepLink{Step: 3})},
-		{Loc: at(6), Kind: "entry", Label: "another entry, after the decision", From: from(report.StepLink{Step: 4})},
-	}
+	steps := append(groupChain(at), report.Step{Loc: at(6), Kind: "entry", Label: "another entry, after the decision", From: from(report.StepLink{Step: 4})})
 	entry := func(name string, l report.Loc) report.Entry {
 		return report.Entry{Name: name, Function: l.Function, File: l.File, Line: l.Line}
 	}
@@ -160,14 +166,7 @@ func TestGroupWaysUnreached(t *testing.T) {
 	at := func(line int) report.Loc {
 		return report.Loc{File: "a.go", Line: line, Function: "pkg.f" + itoa(int64(line)), Text: "s.g.add(w)"}
 	}
-	from := func(links ...report.StepLink) []report.StepLink { return links }
-	steps := []report.Step{
-		{Loc: at(1), Kind: "entry", Label: "a client opens it"},
-		{Loc: at(2), Kind: "handoff", Label: "put in a group", From: from(report.StepLink{Step: 0})},
-		{Loc: at(3), Kind: "go", Label: "a loop of its own"},
-		{Loc: at(4), Kind: "handoff", Label: "takes the group's", From: from(report.StepLink{Step: 2}, report.StepLink{Step: 1, Handoff: true})},
-		{Loc: at(5), Kind: "decision", Label: "decision: x < y", From: from(report.StepLink{Step: 3})},
-	}
+	steps := groupChain(at)
 	group := func(l report.Loc, method string, entries ...string) report.Handoff {
 		return report.Handoff{Loc: l, Kind: "group", Group: "s.g", Method: method, Entries: entries}
 	}
