@@ -39,8 +39,10 @@ type fieldWrites struct {
 	exported map[*types.Package]bool
 	// src are the packages loaded from source.
 	src map[*types.Package]bool
-	// memo holds setters' answers.
-	memo map[*types.Var]setterSet
+	// memo holds setters' answers; carried, whether a type handed on
+	// as an interface value can hold an owner's (carries), by the two.
+	memo    map[*types.Var]setterSet
+	carried map[[2]types.Type]bool
 }
 
 // fieldStore is a store into a field: the function that makes it, the
@@ -336,7 +338,7 @@ func (fw *fieldWrites) setters(v *types.Var, depth int) setterSet {
 				if n, ok := types.Unalias(ts[i+1]).(*types.Named); ok && n.Obj().Pkg() == home {
 					continue
 				}
-				if carries(ts[i], []types.Type{owner}, false, nil, map[types.Type]bool{}) {
+				if fw.carries(ts[i], owner) {
 					out.fns[fn] = true
 					delete(out.makers, fn)
 					break
@@ -346,6 +348,21 @@ func (fw *fieldWrites) setters(v *types.Var, depth int) setterSet {
 	}
 	fw.memo[v] = out
 	return out
+}
+
+// carries is carries(t, owner) with no flow through functions, memoized:
+// setters asks it of the same types for every field of one struct.
+func (fw *fieldWrites) carries(t, owner types.Type) bool {
+	k := [2]types.Type{t, owner}
+	c, ok := fw.carried[k]
+	if !ok {
+		c = carries(t, []types.Type{owner}, false, nil, map[types.Type]bool{})
+		if fw.carried == nil {
+			fw.carried = map[[2]types.Type]bool{}
+		}
+		fw.carried[k] = c
+	}
+	return c
 }
 
 // optionMaker is, for a function literal whose enclosing function only
