@@ -167,6 +167,15 @@ func TestWhyReleases(t *testing.T) {
 				"server/storage/mvcc/kvstore.go:218 v3compactor.(*Revision).Run$1": "rev > s.currentRev|so this holds only with `retention` below 0, the configuration's `cfg.AutoCompactionRetention` (`server/etcdserver/server.go:379`, in `etcdserver.NewServer`)",
 				"server/storage/mvcc/kvstore.go:218 v3rpc.(*kvServer).Compact":     "corruptAlarms|sets `applyV3` to a `apply.applierV3Corrupt`, whose `Compaction` cannot lead on to this way",
 			},
+			// A read-only transaction skips the linearizable read when
+			// every operation is a serializable range (v3_server.go:345-352,
+			// IsTxnSerializable, txn.go:338-350), and goes on to checkRange
+			// all the same (doSerialize, :369; checkTxn, txn.go:212): the
+			// way to its refusal takes either, and nothing past the join
+			// rules the serializable one out.
+			asks: map[string]string{
+				"server/etcdserver/txn/range.go:179 v3rpc.(*quotaKVServer).Txn": "txn.IsTxnSerializable(r)|, or else passes `s.read.LinearizableReadNotify(ctx)` (`server/etcdserver/v3_server.go:349`)",
+			},
 			// The raft loop's way through the restore (applySnapshot ->
 			// restore -> compactLockfree(scheduledCompact) ->
 			// updateCompactRev) needs `rev > s.currentRev` with rev the

@@ -254,6 +254,18 @@ type Cond struct {
 	hop  int
 	at   token.Pos
 	meet string
+	// join, on a condition that a join makes (joins), is the join's
+	// frame and the ways into it the path could take when the way came
+	// to it: what the path needs past it may rule more of them out
+	// (laterJoins).
+	join *joinFrom
+}
+
+// joinFrom is where a join's condition came from: the frame and the ways
+// in that were left.
+type joinFrom struct {
+	fr    *frame
+	alive []edgeOf
 }
 
 // Fixed is a value that a path fixes: an operand, its value, and where the
@@ -970,6 +982,9 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 				cs = append(cs, c)
 			}
 		}
+		if !failed(cs) {
+			cs = w.laterJoins(cs)
+		}
 		res := w.result(cs, sites)
 		if res.Verdict == OnlyIf || res.Verdict == Yes {
 			res = w.assumedFloors(res)
@@ -1323,23 +1338,66 @@ func (w *walk) conds(fr *frame, target *ssa.BasicBlock) []Cond {
 func (w *walk) joins(fr *frame, target *ssa.BasicBlock) []Cond {
 	var out []Cond
 	for _, ins := range w.c.joinsTo(fr.fn, target) {
-		alive := w.alive(fr, ins)
-		switch {
-		case len(alive) == 1:
-			out = append(out, w.decide(fr, alive[0].ifi, alive[0].want))
-		case len(alive) > 1 && !covers(alive):
-			if c, ok := w.either(fr, alive); ok {
-				out = append(out, c)
-			} else if c, ok := w.askEither(fr, alive); ok {
-				out = append(out, c)
-			} else if c, ok := w.eitherNoError(fr, alive); ok {
-				out = append(out, c)
-			} else if c, ok := w.eitherMixed(fr, alive); ok {
-				out = append(out, c)
-			}
+		if c, ok := w.joinCond(fr, w.alive(fr, ins)); ok {
+			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// joinCond is the condition of a join whose ways in the path can take are
+// alive: the one way's branch, or one of them (Cond.Or); none when they
+// cover every run, or when they cannot be worded.
+func (w *walk) joinCond(fr *frame, alive []edgeOf) (Cond, bool) {
+	var c Cond
+	ok := false
+	switch {
+	case len(alive) == 1:
+		return w.decide(fr, alive[0].ifi, alive[0].want), true
+	case len(alive) > 1 && !covers(alive):
+		if c, ok = w.either(fr, alive); !ok {
+			if c, ok = w.askEither(fr, alive); !ok {
+				if c, ok = w.eitherNoError(fr, alive); !ok {
+					c, ok = w.eitherMixed(fr, alive)
+				}
+			}
+		}
+	}
+	if ok {
+		c.join = &joinFrom{fr: fr, alive: alive}
+	}
+	return c, ok
+}
+
+// laterJoins are conditions cs, at the path's end, with each join's ways
+// in that a condition the path needs past the join rules out dropped (a
+// callee that returns early under that way's branch): where the way
+// came to the join, its worlds could still take them. A join left with
+// one way in needs its branch; one left with ways that cover every run,
+// or that cannot be worded, asks nothing.
+func (w *walk) laterJoins(cs []Cond) []Cond {
+	var out []Cond
+	for i, c := range cs {
+		if c.join == nil || len(c.join.alive) < 2 {
+			continue
+		}
+		alive := w.byConds(c.join.fr, c.join.alive)
+		if len(alive) == len(c.join.alive) || len(alive) == 0 {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(cs)
+		}
+		nc, ok := w.joinCond(c.join.fr, alive)
+		if !ok {
+			nc = Cond{}
+		}
+		out[i] = nc
+	}
+	if out == nil {
+		return cs
+	}
+	return slices.DeleteFunc(out, func(c Cond) bool { return c.Func == nil && c.If == nil && c.Text == "" })
 }
 
 // joinsTo are, for each join that dominates target in fn, the last
@@ -1466,6 +1524,33 @@ func (w *walk) alive(fr *frame, es []edgeOf) []edgeOf {
 	var out []edgeOf
 	for _, e := range es {
 		if w.possible(fr, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// byConds are the ways into a join, es, that no condition the path
+// settled rules out: those some world of the path can take, and those
+// with a world that dies for something else alone (what every element of
+// a slice passes, a value's other alternatives), which is not taken to
+// rule a way in out. The worlds are left as they were.
+func (w *walk) byConds(fr *frame, es []edgeOf) []edgeOf {
+	var out []edgeOf
+	for _, e := range es {
+		saved, budget := w.deaths, w.budget
+		n := len(w.deaths)
+		ok := len(w.constrain(w.worlds, fr, e.ifi.Cond, e.want, nil)) > 0
+		if !ok {
+			// Ruled out only when every world's death names one.
+			for _, d := range w.deaths[n:] {
+				if !slices.ContainsFunc(d.why, func(r *reason) bool { return r.kind == ReasonCond && r.cond != nil }) {
+					ok = true
+				}
+			}
+		}
+		w.deaths, w.budget = saved, budget
+		if ok {
 			out = append(out, e)
 		}
 	}
