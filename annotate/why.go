@@ -24,7 +24,7 @@ func WhyDoc(w *report.Why) *report.Doc {
 		report.Plain(fmt.Sprintf("The %s is declared at ", o.Kind)), report.Cite(report.Loc{File: o.File, Line: o.Line}),
 		report.Plain(" ("), report.CodeSpan(o.Text), report.Plain(fmt.Sprintf("). Found in etcd %s by type identity, in the %d packages loaded from source: its own, those that import it directly or not, those that hand work across to them, and those of the requests and of the checks made on a request's cost; ", w.Etcd.Version, len(w.Packages))),
 		report.Plain("a call that reaches it through an interface method or a function value (as the call graph resolves it) is a use too, marked dynamic. "),
-		report.Plain(fmt.Sprintf("Roots are where the code is entered or started (%s); for each use the %d nearest that reach it by a path that can run are kept: by calls; when fewer, across the hand-offs of etcd's architecture that calls do not show%s, with the message each hands off; when none, from a program's main function in its own goroutine (start-up). Beside them, up to %d more, nearest first, whose best way is not decided are listed, marked \"not decided\", each with what it needs beside what is not decided. ", rootKinds(w.Roots), w.Nearest, handOffNames(w.HandOffs), w.Nearest)),
+		report.Plain(fmt.Sprintf("Roots are where the code is entered or started (%s); for each use the %d nearest that reach it by a path that can run are kept: by calls; when fewer, across the hand-offs of etcd's architecture that calls do not show%s, with the message each hands off; when none, from a program's main function in its own goroutine (start-up). Beside them, up to %d more, nearest first, whose best way is not decided are listed, marked \"not decided\" (a main function's way at start-up among them, after the rest, when no root is kept), each with what it needs beside what is not decided. ", rootKinds(w.Roots), w.Nearest, handOffNames(w.HandOffs), w.Nearest)),
 		report.Plain("A path can run when no branch on it is refuted by what the path fixes or already needs; "),
 		report.RefSpan("how a way is judged", "judged"), report.Plain(" lists what the analysis uses, what it counts as a condition, and what it does not see."),
 	}
@@ -618,7 +618,11 @@ func aKind(kind string) string {
 // use: "by calls", or "across the H of a K request"; hs are the hand-offs
 // the answer follows.
 func undecidedHow(u report.NoWay, hs []report.Boundary) string {
-	if u.By != "hand-off" {
+	switch u.By {
+	case "start-up":
+		return "at start-up, in its own goroutine"
+	case "hand-off":
+	default:
 		return "by calls"
 	}
 	how := "across the " + u.HandOff
