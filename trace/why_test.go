@@ -593,8 +593,8 @@ func TestWhyReleases(t *testing.T) {
 				// NewStore restores what the backend holds (kvstore.go:128)
 				// and attaches each key's lease (:392-397). Not decided
 				// either, so listed with those not decided.
-				"server/lease/lessor.go:553 server/v3.main": "unknown|a value of `keyToLease` ranged over at server/storage/mvcc/kvstore.go:",
-				"server/lease/lessor.go:580 v3rpc.(*quotaKVServer).Put":   "unknown|a value of `itemMap` read at server/lease/lessor.go:567, which the way needs non-zero (`oldLease != lease.NoLease`)",
+				"server/lease/lessor.go:553 server/v3.main":             "unknown|a value of `keyToLease` ranged over at server/storage/mvcc/kvstore.go:",
+				"server/lease/lessor.go:580 v3rpc.(*quotaKVServer).Put": "unknown|a value of `itemMap` read at server/lease/lessor.go:567, which the way needs non-zero (`oldLease != lease.NoLease`)",
 				// As v3.7.3's Attach (lessor.go:553 here), with the check
 				// inline in txn.Put (txn.go:46-51): the way into the write
 				// either names no lease or found it (lessor.go:453).
