@@ -1530,11 +1530,14 @@ func (w *walk) alive(fr *frame, es []edgeOf) []edgeOf {
 	return out
 }
 
-// byConds are the ways into a join, es, that no condition the path
-// settled rules out: those some world of the path can take, and those
-// with a world that dies for something else alone (what every element of
-// a slice passes, a value's other alternatives), which is not taken to
-// rule a way in out. The worlds are left as they were.
+// byConds are the ways into a join, es, less those that the conditions
+// the path settled alone rule out: a way in is dropped only when some
+// world died trying it, every world did, and every death names only
+// such conditions (not what every element of a slice passes, a value's
+// other alternatives, a lock or an invariant), and its branch reads no
+// local variable whose address is taken (a call in an arm, or after the
+// join, may write one where the analysis does not follow it). The worlds
+// are left as they were.
 func (w *walk) byConds(fr *frame, es []edgeOf) []edgeOf {
 	var out []edgeOf
 	for _, e := range es {
@@ -1542,9 +1545,9 @@ func (w *walk) byConds(fr *frame, es []edgeOf) []edgeOf {
 		n := len(w.deaths)
 		ok := len(w.constrain(w.worlds, fr, e.ifi.Cond, e.want, nil)) > 0
 		if !ok {
-			// Ruled out only when every world's death names one.
+			ok = len(w.deaths) == n || readsAddressed(e.ifi.Cond)
 			for _, d := range w.deaths[n:] {
-				if !slices.ContainsFunc(d.why, func(r *reason) bool { return r.kind == ReasonCond && r.cond != nil }) {
+				if len(d.why) == 0 || slices.ContainsFunc(d.why, func(r *reason) bool { return r.kind != ReasonCond || r.cond == nil }) {
 					ok = true
 				}
 			}
@@ -1555,6 +1558,58 @@ func (w *walk) byConds(fr *frame, es []edgeOf) []edgeOf {
 		}
 	}
 	return out
+}
+
+// readsAddressed reports whether value v is computed, within its
+// function, from a load of a local variable whose address is taken (an
+// Alloc of the function, or a part of one).
+func readsAddressed(v ssa.Value) bool {
+	seen := map[ssa.Value]bool{}
+	var reads func(v ssa.Value) bool
+	reads = func(v ssa.Value) bool {
+		if v == nil || seen[v] {
+			return false
+		}
+		seen[v] = true
+		switch x := v.(type) {
+		case *ssa.UnOp:
+			if x.Op == token.MUL && addressOfLocal(x.X) {
+				return true
+			}
+			return reads(x.X)
+		case *ssa.BinOp:
+			return reads(x.X) || reads(x.Y)
+		case *ssa.Phi:
+			return slices.ContainsFunc(x.Edges, reads)
+		case *ssa.Convert:
+			return reads(x.X)
+		case *ssa.ChangeType:
+			return reads(x.X)
+		case *ssa.Extract:
+			return reads(x.Tuple)
+		case *ssa.Field:
+			return reads(x.X)
+		}
+		return false
+	}
+	return reads(v)
+}
+
+// addressOfLocal reports whether address a is a local variable of its
+// function (an Alloc) or a part of one.
+func addressOfLocal(a ssa.Value) bool {
+	for {
+		switch x := a.(type) {
+		case *ssa.Alloc:
+			return true
+		case *ssa.FieldAddr:
+			a = x.X
+		case *ssa.IndexAddr:
+			a = x.X
+		default:
+			return false
+		}
+	}
 }
 
 // possible reports whether some world of the path can take branch e; the
