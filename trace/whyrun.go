@@ -724,9 +724,10 @@ func (w *whyRun) use(si int) {
 			w.barWays(ways, e, s.Instr, nil, func() []callpath.Path { return w.Graph.SyncPaths(m.Func, s.Func, searchBound) })
 			if p, n, ok := pairOf(si, ways); ok {
 				got = append(got, found{root: m, p: p, n: n, by: byStartUp})
-			} else if b := bestWay(ways); len(ways) > 0 && b.Res.Verdict == feasible.Unknown {
+			} else if len(ways) > 0 && bestWay(ways).Res.Verdict == feasible.Unknown {
 				// Not decided at start-up: listed with the others not
 				// decided, after them.
+				b := bestWay(ways)
 				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(m.Func), By: byStartUp, Because: b.Res.Because, Path: b.Path, Res: b.Res}, m, len(cands) + len(w.Roots) + len(undecided)})
 			}
 		}
@@ -745,11 +746,14 @@ func (w *whyRun) use(si int) {
 		if len(w.Sites[si].Undecided) >= w.nearest {
 			break
 		}
-		if slices.ContainsFunc(got, func(f found) bool { return f.root.Func == u.root.Func || w.reachable(f.root.Func)[u.root.Func] }) {
+		// (A main function's way at start-up, kept or not, is what it
+		// runs in its own goroutine: the goroutines it starts are roots of
+		// their own.)
+		if slices.ContainsFunc(got, func(f found) bool {
+			return f.root.Func == u.root.Func || f.by != byStartUp && w.reachable(f.root.Func)[u.root.Func]
+		}) {
 			continue
 		}
-		// (A main function's way at start-up is what it runs in its own
-		// goroutine: the goroutines it starts are roots of their own.)
 		if slices.ContainsFunc(undecided, func(o undecidedRoot) bool { return o.nw.By != byStartUp && w.starts(o.root.Func, u.root.Func) }) {
 			continue
 		}
