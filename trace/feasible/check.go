@@ -1534,10 +1534,8 @@ func (w *walk) alive(fr *frame, es []edgeOf) []edgeOf {
 // the path settled alone rule out: a way in is dropped only when some
 // world died trying it, every world did, and every death names only
 // such conditions (not what every element of a slice passes, a value's
-// other alternatives, a lock or an invariant), and its branch reads no
-// local variable whose address is taken (a call in an arm, or after the
-// join, may write one where the analysis does not follow it). The worlds
-// are left as they were.
+// other alternatives, a lock or an invariant). The worlds are left as
+// they were.
 func (w *walk) byConds(fr *frame, es []edgeOf) []edgeOf {
 	var out []edgeOf
 	for _, e := range es {
@@ -1545,7 +1543,7 @@ func (w *walk) byConds(fr *frame, es []edgeOf) []edgeOf {
 		n := len(w.deaths)
 		ok := len(w.constrain(w.worlds, fr, e.ifi.Cond, e.want, nil)) > 0
 		if !ok {
-			ok = len(w.deaths) == n || readsAddressed(e.ifi.Cond)
+			ok = len(w.deaths) == n
 			for _, d := range w.deaths[n:] {
 				if len(d.why) == 0 || slices.ContainsFunc(d.why, func(r *reason) bool { return r.kind != ReasonCond || r.cond == nil }) {
 					ok = true
@@ -1558,58 +1556,6 @@ func (w *walk) byConds(fr *frame, es []edgeOf) []edgeOf {
 		}
 	}
 	return out
-}
-
-// readsAddressed reports whether value v is computed, within its
-// function, from a load of a local variable whose address is taken (an
-// Alloc of the function, or a part of one).
-func readsAddressed(v ssa.Value) bool {
-	seen := map[ssa.Value]bool{}
-	var reads func(v ssa.Value) bool
-	reads = func(v ssa.Value) bool {
-		if v == nil || seen[v] {
-			return false
-		}
-		seen[v] = true
-		switch x := v.(type) {
-		case *ssa.UnOp:
-			if x.Op == token.MUL && addressOfLocal(x.X) {
-				return true
-			}
-			return reads(x.X)
-		case *ssa.BinOp:
-			return reads(x.X) || reads(x.Y)
-		case *ssa.Phi:
-			return slices.ContainsFunc(x.Edges, reads)
-		case *ssa.Convert:
-			return reads(x.X)
-		case *ssa.ChangeType:
-			return reads(x.X)
-		case *ssa.Extract:
-			return reads(x.Tuple)
-		case *ssa.Field:
-			return reads(x.X)
-		}
-		return false
-	}
-	return reads(v)
-}
-
-// addressOfLocal reports whether address a is a local variable of its
-// function (an Alloc) or a part of one.
-func addressOfLocal(a ssa.Value) bool {
-	for {
-		switch x := a.(type) {
-		case *ssa.Alloc:
-			return true
-		case *ssa.FieldAddr:
-			a = x.X
-		case *ssa.IndexAddr:
-			a = x.X
-		default:
-			return false
-		}
-	}
 }
 
 // possible reports whether some world of the path can take branch e; the
@@ -2460,7 +2406,7 @@ func givenInput(fr *frame, call ssa.CallInstruction) bool {
 		for _, b := range fr.eval(cm.Value).bindings {
 			// A variable it captures holds its value (a parameter's copy).
 			if b != nil && b.kind == kObj && b.obj != nil {
-				b = b.obj.whole(fr)
+				b = b.obj.whole(fr, nil)
 			}
 			if b != nil && ofInput(b) {
 				return true

@@ -285,7 +285,7 @@ func (f *frame) load(addr *value, at ssa.Value) *value {
 	case kAlt:
 		return lift(addr, func(a *value) *value { return f.load(a, at) })
 	case kObj:
-		return addr.obj.whole(f)
+		return addr.obj.whole(f, at)
 	case kTerm:
 		return addr // *p names what p names
 	case kConst:

@@ -292,8 +292,12 @@ func (o *object) escapesOther() bool {
 
 // whole is the object's value, as a struct value: the object itself,
 // unless it is a variable assigned a whole value exactly once (a
-// parameter's copy, say), which is then that value.
-func (o *object) whole(f *frame) *value {
+// parameter's copy, say), which is then that value. Read by load (at,
+// when known), it is that value only when no call given the variable's
+// address (other than the path's own) can run between the store and the
+// load: such a call may write it (forget(&held)), and the value is then
+// not known.
+func (o *object) whole(f *frame, at ssa.Value) *value {
 	if o.closureWrites() {
 		return opaque(state)
 	}
@@ -302,6 +306,15 @@ func (o *object) whole(f *frame) *value {
 		ws = append(ws, stores(a)...)
 	}
 	if len(ws) == 1 && len(o.set) == 0 {
+		if load, ok := at.(ssa.Instruction); ok && load.Block() != nil && load.Parent() == ws[0].Parent() {
+			calls := map[ssa.Instruction]bool{}
+			for _, c := range o.escapes1() {
+				calls[c] = true
+			}
+			if !noneBetween(ws[0], load, calls) {
+				return opaque(state)
+			}
+		}
 		return o.fr.eval(ws[0].Val)
 	}
 	if len(ws) == 1 && o.paramCopy(ws[0]) {
