@@ -747,10 +747,14 @@ func (w *whyRun) use(si int) {
 			break
 		}
 		// (A main function's way at start-up, kept or not, is what it
-		// runs in its own goroutine: the goroutines it starts are roots of
-		// their own.)
+		// runs in its own goroutine: what it reaches there is its way,
+		// and the goroutines it starts are roots of their own.)
 		if slices.ContainsFunc(got, func(f found) bool {
-			return f.root.Func == u.root.Func || f.by != byStartUp && w.reachable(f.root.Func)[u.root.Func]
+			reach := w.reachable
+			if f.by == byStartUp {
+				reach = w.syncReach
+			}
+			return f.root.Func == u.root.Func || reach(f.root.Func)[u.root.Func]
 		}) {
 			continue
 		}
