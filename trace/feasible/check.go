@@ -254,18 +254,17 @@ type Cond struct {
 	hop  int
 	at   token.Pos
 	meet string
-	// join, on a condition that a join makes (joins), is the join's
-	// frame and the ways into it the path could take when the way came
-	// to it: what the path needs past it may rule more of them out
-	// (laterJoins).
-	join *joinFrom
 }
 
-// joinFrom is where a join's condition came from: the frame and the ways
-// in that were left.
+// joinFrom is where a join's condition came from (joins): the frame and
+// the ways into the join the path could take when the way came to it,
+// with the condition's first branch; what the path needs past it may
+// rule more of them out (laterJoins).
 type joinFrom struct {
 	fr    *frame
 	alive []edgeOf
+	pos   token.Pos
+	want  bool
 }
 
 // Fixed is a value that a path fixes: an operand, its value, and where the
@@ -738,6 +737,9 @@ type walk struct {
 	// refutedMemo are refutedIn's answers, by world state, frame and
 	// block.
 	refutedMemo map[refutedKey]bool
+	// joinSrc are where the conditions joins made came from, by the
+	// condition's first branch (joinOf).
+	joinSrc map[*ssa.If][]joinFrom
 }
 
 // Check decides whether the path can run. With Path.Want set, it also
@@ -1363,10 +1365,28 @@ func (w *walk) joinCond(fr *frame, alive []edgeOf) (Cond, bool) {
 			}
 		}
 	}
-	if ok {
-		c.join = &joinFrom{fr: fr, alive: alive}
+	if ok && len(alive) > 1 {
+		if w.joinSrc == nil {
+			w.joinSrc = map[*ssa.If][]joinFrom{}
+		}
+		w.joinSrc[c.If] = append(w.joinSrc[c.If], joinFrom{fr: fr, alive: alive, pos: c.Pos, want: c.Want})
 	}
 	return c, ok
+}
+
+// joinOf is where condition c came from, when a join made it in a frame
+// the way is in now, and only one such did.
+func (w *walk) joinOf(c Cond) (joinFrom, bool) {
+	var found []joinFrom
+	for _, j := range w.joinSrc[c.If] {
+		if j.pos == c.Pos && j.want == c.Want && slices.Contains(w.frames, j.fr) {
+			found = append(found, j)
+		}
+	}
+	if len(found) != 1 {
+		return joinFrom{}, false
+	}
+	return found[0], true
 }
 
 // laterJoins are conditions cs, at the path's end, with each join's ways
@@ -1378,17 +1398,21 @@ func (w *walk) joinCond(fr *frame, alive []edgeOf) (Cond, bool) {
 func (w *walk) laterJoins(cs []Cond) []Cond {
 	var out []Cond
 	for i, c := range cs {
-		if c.join == nil || len(c.join.alive) < 2 {
+		if c.If == nil || len(c.Or) == 0 {
 			continue
 		}
-		alive := w.byConds(c.join.fr, c.join.alive)
-		if len(alive) == len(c.join.alive) || len(alive) == 0 {
+		j, ok := w.joinOf(c)
+		if !ok {
+			continue
+		}
+		alive := w.byConds(j.fr, j.alive)
+		if len(alive) == len(j.alive) || len(alive) == 0 {
 			continue
 		}
 		if out == nil {
 			out = slices.Clone(cs)
 		}
-		nc, ok := w.joinCond(c.join.fr, alive)
+		nc, ok := w.joinCond(j.fr, alive)
 		if !ok {
 			nc = Cond{}
 		}
