@@ -4,6 +4,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -309,7 +310,9 @@ func (o *object) whole(f *frame, at ssa.Value) *value {
 		if load, ok := at.(ssa.Instruction); ok && load.Block() != nil && load.Parent() == ws[0].Parent() {
 			calls := map[ssa.Instruction]bool{}
 			for _, c := range o.escapes1() {
-				calls[c] = true
+				if mayWriteArg(c, o.addrs()) {
+					calls[c] = true
+				}
 			}
 			if !noneBetween(ws[0], load, calls) {
 				return opaque(state)
@@ -332,6 +335,27 @@ func (o *object) whole(f *frame, at ssa.Value) *value {
 		return zero(o.typ)
 	}
 	return &value{kind: kObj, org: fixed, obj: o, at: o.alloc.Pos()}
+}
+
+// mayWriteArg reports whether call c may write through the argument
+// that is one of addrs: unless it calls a function of known code that
+// writes through none of the parameters it is handed them in (no store
+// to one, to a part of one, nor a call given one).
+func mayWriteArg(c ssa.CallInstruction, addrs []ssa.Value) bool {
+	cc := c.Common()
+	fn := cc.StaticCallee()
+	if cc.IsInvoke() || fn == nil || fn.Blocks == nil || len(fn.Params) != len(cc.Args) {
+		return true
+	}
+	for i, a := range cc.Args {
+		if slices.Contains(addrs, a) && writesThrough(fn.Params[i], func(ssa.Value) bool { return true }) {
+			return true
+		}
+		if _, ok := a.(*ssa.MakeInterface); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // field is field i of the object as the path sees it from frame f (a
