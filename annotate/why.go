@@ -622,6 +622,7 @@ func undecidedHow(u report.NoWay, hs []report.Boundary) string {
 	case "start-up":
 		return "at start-up, in its own goroutine"
 	case "hand-off":
+		// Across it, below.
 	default:
 		return "by calls"
 	}

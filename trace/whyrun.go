@@ -724,11 +724,12 @@ func (w *whyRun) use(si int) {
 			w.barWays(ways, e, s.Instr, nil, func() []callpath.Path { return w.Graph.SyncPaths(m.Func, s.Func, searchBound) })
 			if p, n, ok := pairOf(si, ways); ok {
 				got = append(got, found{root: m, p: p, n: n, by: byStartUp})
-			} else if len(ways) > 0 && bestWay(ways).Res.Verdict == feasible.Unknown {
+			} else if len(ways) > 0 {
 				// Not decided at start-up: listed with the others not
 				// decided, after them.
-				b := bestWay(ways)
-				undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(m.Func), By: byStartUp, Because: b.Res.Because, Path: b.Path, Res: b.Res}, m, len(cands) + len(w.Roots) + len(undecided)})
+				if b := bestWay(ways); b.Res.Verdict == feasible.Unknown {
+					undecided = append(undecided, undecidedRoot{&study.NoWay{Root: callpath.Name(m.Func), By: byStartUp, Because: b.Res.Because, Path: b.Path, Res: b.Res}, m, len(cands) + len(w.Roots) + len(undecided)})
+				}
 			}
 		}
 	}

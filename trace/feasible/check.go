@@ -1351,32 +1351,30 @@ func (w *walk) joins(fr *frame, target *ssa.BasicBlock) []Cond {
 // alive: the one way's branch, or one of them (Cond.Or); none when they
 // cover every run, or when they cannot be worded.
 func (w *walk) joinCond(fr *frame, alive []edgeOf) (Cond, bool) {
-	var c Cond
-	ok := false
-	switch {
-	case len(alive) == 1:
+	if len(alive) == 1 {
 		return w.decide(fr, alive[0].ifi, alive[0].want), true
-	case len(alive) > 1 && !covers(alive):
-		if c, ok = w.either(fr, alive); !ok {
-			if c, ok = w.askEither(fr, alive); !ok {
-				if c, ok = w.eitherNoError(fr, alive); !ok {
-					c, ok = w.eitherMixed(fr, alive)
-				}
+	}
+	if len(alive) == 0 || covers(alive) {
+		return Cond{}, false
+	}
+	for _, word := range []func(*frame, []edgeOf) (Cond, bool){w.either, w.askEither, w.eitherNoError, w.eitherMixed} {
+		if c, ok := word(fr, alive); ok {
+			if w.joinSrc == nil {
+				w.joinSrc = map[*ssa.If][]joinFrom{}
 			}
+			w.joinSrc[c.If] = append(w.joinSrc[c.If], joinFrom{fr: fr, alive: alive, pos: c.Pos, want: c.Want})
+			return c, true
 		}
 	}
-	if ok && len(alive) > 1 {
-		if w.joinSrc == nil {
-			w.joinSrc = map[*ssa.If][]joinFrom{}
-		}
-		w.joinSrc[c.If] = append(w.joinSrc[c.If], joinFrom{fr: fr, alive: alive, pos: c.Pos, want: c.Want})
-	}
-	return c, ok
+	return Cond{}, false
 }
 
 // joinOf is where condition c came from, when a join made it in a frame
 // the way is in now, and only one such did.
 func (w *walk) joinOf(c Cond) (joinFrom, bool) {
+	if c.If == nil || len(c.Or) == 0 {
+		return joinFrom{}, false
+	}
 	var found []joinFrom
 	for _, j := range w.joinSrc[c.If] {
 		if j.pos == c.Pos && j.want == c.Want && slices.Contains(w.frames, j.fr) {
@@ -1396,32 +1394,28 @@ func (w *walk) joinOf(c Cond) (joinFrom, bool) {
 // one way in needs its branch; one left with ways that cover every run,
 // or that cannot be worded, asks nothing.
 func (w *walk) laterJoins(cs []Cond) []Cond {
-	var out []Cond
-	for i, c := range cs {
-		if c.If == nil || len(c.Or) == 0 {
-			continue
-		}
+	out := make([]Cond, 0, len(cs))
+	changed := false
+	for _, c := range cs {
 		j, ok := w.joinOf(c)
 		if !ok {
+			out = append(out, c)
 			continue
 		}
 		alive := w.byConds(j.fr, j.alive)
 		if len(alive) == len(j.alive) || len(alive) == 0 {
+			out = append(out, c)
 			continue
 		}
-		if out == nil {
-			out = slices.Clone(cs)
+		changed = true
+		if nc, ok := w.joinCond(j.fr, alive); ok {
+			out = append(out, nc)
 		}
-		nc, ok := w.joinCond(j.fr, alive)
-		if !ok {
-			nc = Cond{}
-		}
-		out[i] = nc
 	}
-	if out == nil {
+	if !changed {
 		return cs
 	}
-	return slices.DeleteFunc(out, func(c Cond) bool { return c.Func == nil && c.If == nil && c.Text == "" })
+	return out
 }
 
 // joinsTo are, for each join that dominates target in fn, the last
@@ -1563,18 +1557,15 @@ func (w *walk) alive(fr *frame, es []edgeOf) []edgeOf {
 func (w *walk) byConds(fr *frame, es []edgeOf) []edgeOf {
 	var out []edgeOf
 	for _, e := range es {
-		saved, budget := w.deaths, w.budget
-		n := len(w.deaths)
-		ok := len(w.constrain(w.worlds, fr, e.ifi.Cond, e.want, nil)) > 0
+		ok, deaths := w.tryBranch(fr, e)
 		if !ok {
-			ok = len(w.deaths) == n
-			for _, d := range w.deaths[n:] {
+			ok = len(deaths) == 0
+			for _, d := range deaths {
 				if len(d.why) == 0 || slices.ContainsFunc(d.why, func(r *reason) bool { return r.kind != ReasonCond || r.cond == nil }) {
 					ok = true
 				}
 			}
 		}
-		w.deaths, w.budget = saved, budget
 		if ok {
 			out = append(out, e)
 		}
@@ -1585,9 +1576,21 @@ func (w *walk) byConds(fr *frame, es []edgeOf) []edgeOf {
 // possible reports whether some world of the path can take branch e; the
 // worlds are left as they were.
 func (w *walk) possible(fr *frame, e edgeOf) bool {
+	ok, _ := w.tryBranch(fr, e)
+	return ok
+}
+
+// tryBranch reports whether some world of the path can take branch e,
+// and when none can, the worlds' deaths; the worlds are left as they
+// were.
+func (w *walk) tryBranch(fr *frame, e edgeOf) (bool, []death) {
 	saved, budget := w.deaths, w.budget
 	defer func() { w.deaths, w.budget = saved, budget }()
-	return len(w.constrain(w.worlds, fr, e.ifi.Cond, e.want, nil)) > 0
+	n := len(w.deaths)
+	if len(w.constrain(w.worlds, fr, e.ifi.Cond, e.want, nil)) > 0 {
+		return true, nil
+	}
+	return false, slices.Clone(w.deaths[n:])
 }
 
 // either is the condition that the way takes one of branches es, each a

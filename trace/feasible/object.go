@@ -309,8 +309,9 @@ func (o *object) whole(f *frame, at ssa.Value) *value {
 	if len(ws) == 1 && len(o.set) == 0 {
 		if load, ok := at.(ssa.Instruction); ok && load.Block() != nil && load.Parent() == ws[0].Parent() {
 			calls := map[ssa.Instruction]bool{}
+			addrs := o.addrs()
 			for _, c := range o.escapes1() {
-				if mayWriteArg(c, o.addrs()) {
+				if mayWriteArg(c, addrs) {
 					calls[c] = true
 				}
 			}
