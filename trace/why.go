@@ -286,6 +286,12 @@ func (b *whyBase) load(ctx context.Context, ph *progress.Phase, pkgPaths []strin
 			b.tool = append(b.tool, p)
 		}
 	}
+	if len(b.tool) > 0 && b.t.Errors != nil {
+		// The error flow reads the tool's own call graph, not the
+		// server's: it is read beside the server's, whose passes leave a
+		// core idle, where it would otherwise wait for the answers.
+		go b.flowOf()
+	}
 	ph.Next("building the call graph of " + b.src.Version)
 	var g *callpath.Graph
 	if err := interruptible(ctx, func() (err error) { g, err = callpath.Build(b.pkgs); return err }); err != nil {
