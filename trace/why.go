@@ -449,6 +449,9 @@ func answerUses(ctx context.Context, w *whyRun, grpc bool, shards int) (map[int]
 	answers := make([]forked, len(parts))
 	err := onForks(w, parts, sizes, func(f *whyRun, pi int) error {
 		part := parts[pi]
+		if pi == 0 {
+			f.keepFeas = true
+		}
 		a, err := f.answer(ctx, part[0], part[len(part)-1]+1, grpc, true)
 		answers[pi] = a
 		return err
@@ -460,6 +463,14 @@ func answerUses(ctx context.Context, w *whyRun, grpc bool, shards int) (map[int]
 		w.adopt(a)
 	}
 	w.adoptGRPC(answers)
+	// What is checked after the answers (the pairs dropped, the user's
+	// half) is checked by the first part's checker, which the answers
+	// warmed, not by w's, which they did not use: always the same part's,
+	// so that what it is asked after what it learnt is the same on every
+	// machine.
+	if warm := answers[0].run.warm; warm != nil {
+		w.Feas = warm
+	}
 	if !grpc {
 		return nil, nil
 	}
