@@ -70,7 +70,11 @@ func (r *Result) literalText(p token.Pos) string {
 }
 
 func (r *Result) cond(c *feasible.Cond) report.Cond {
-	file, line := r.position(c.Pos)
+	at := c.Pos
+	if (c.Passes != "" || c.Fails != "") && c.CheckAt.IsValid() {
+		at = c.CheckAt // a check is cited where it is called
+	}
+	file, line := r.position(at)
 	rc := report.Cond{Text: c.Text, File: file, Line: line, Want: c.Want, Class: string(c.Class), Whole: c.Whole, Note: r.pinNote(c), NotEmpty: c.Ranged != "", Case: c.Case,
 		Either: c.Made != nil && c.Made.Out && len(c.Made.Past) > 0 && c.Made.Blocked == nil || len(c.Or) > 0, Passes: c.Passes, Fails: c.Fails, Erred: c.Erred, Unloaded: c.Unloaded, Every: c.Every}
 	if c.Func != nil {

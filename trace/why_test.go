@@ -174,7 +174,7 @@ func TestWhyReleases(t *testing.T) {
 			// way to its refusal takes either, and nothing past the join
 			// rules the serializable one out.
 			asks: map[string]string{
-				"server/etcdserver/txn/range.go:179 v3rpc.(*quotaKVServer).Txn": "txn.IsTxnSerializable(r)|, or else passes `s.read.LinearizableReadNotify(ctx)` (`server/etcdserver/v3_server.go:349`)",
+				"server/etcdserver/txn/range.go:179 v3rpc.(*quotaKVServer).Txn": "txn.IsTxnSerializable(r)|, or else passes `s.read.LinearizableReadNotify(ctx)` (`server/etcdserver/v3_server.go:347`)",
 			},
 			// The raft loop's way through the restore (applySnapshot ->
 			// restore -> compactLockfree(scheduledCompact) ->
@@ -405,7 +405,7 @@ func TestWhyReleases(t *testing.T) {
 			// (:714), to its refusal of a lease the leader's lessor does
 			// not find (:648), asks one of the two.
 			asks: map[string]string{
-				"server/etcdserver/v3_server.go:648 v3rpc.(*LeaseServer).LeaseTimeToLive": "r.Keys|, or else passes `s.checkLeaseTimeToLive(ctx, lease.LeaseID(r.ID))` (`server/etcdserver/v3_server.go:709`)",
+				"server/etcdserver/v3_server.go:648 v3rpc.(*LeaseServer).LeaseTimeToLive": "r.Keys|, or else passes `s.checkLeaseTimeToLive(ctx, lease.LeaseID(r.ID))` (`server/etcdserver/v3_server.go:708`)",
 				// The comparison at lease.go:64 runs only when that call
 				// fails, which the request can make it do: it asks so.
 				"server/etcdserver/api/v3rpc/lease.go:64 v3rpc.(*LeaseServer).LeaseTimeToLive": "err != nil|fails ls.le.LeaseTimeToLive(ctx, rr)",

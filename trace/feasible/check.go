@@ -102,6 +102,10 @@ type Cond struct {
 	Senders []token.Pos
 	// HandOff names that hand-off.
 	HandOff string
+	// CheckAt, with Passes or Fails, is where the check is called: the
+	// line cited for it (Pos is the test of its error, often a line or
+	// more below).
+	CheckAt token.Pos
 	// CallAt, on a condition that refutes a way across a channel send
 	// because its call is in another case of the receiving select (Why
 	// "other case", set by the caller), is where that call is.
@@ -1648,12 +1652,12 @@ func (w *walk) under(fr *frame, e edgeOf, es []edgeOf) []Test {
 				case call == nil:
 				case !givenInput(fr, call):
 					if ct := shortCall(w.c.text.callText(call)); ct != "" && c.Class == Ordinary {
-						out = append(out, Test{Text: ct, Pos: pos, NoError: true})
+						out = append(out, Test{Text: ct, Pos: calledAt(call, pos), NoError: true})
 					}
 				default:
 					w.checkCall(fr, &c, d.ifi.Cond, d.want, fr.site)
 					if chk := c.check(); chk != "" && c.Fails == "" {
-						out = append(out, Test{Pos: pos, Passes: chk})
+						out = append(out, Test{Pos: calledAt(call, pos), Passes: chk})
 					}
 				}
 			}
@@ -1770,7 +1774,7 @@ func (w *walk) eitherNoError(fr *frame, es []edgeOf) (Cond, bool) {
 		if ct == "" {
 			return Cond{}, false
 		}
-		calls = append(calls, Test{Text: ct, Pos: pos, NoError: true})
+		calls = append(calls, Test{Text: ct, Pos: calledAt(call, pos), NoError: true})
 	}
 	if len(states) == 0 || len(calls) == 0 {
 		return Cond{}, false
@@ -1827,7 +1831,11 @@ func (w *walk) askEither(fr *frame, es []edgeOf) (Cond, bool) {
 	c.Fields = fieldsRead(c.If.Cond)
 	c.hop, c.at, c.meet = w.meetAt(fr, c.Pos)
 	for _, a := range alts[1:] {
-		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, Want: a.Want, Passes: a.Passes})
+		at := a.Pos
+		if a.Passes != "" && a.CheckAt.IsValid() {
+			at = a.CheckAt
+		}
+		c.Or = append(c.Or, Test{Text: a.Text, Pos: at, Want: a.Want, Passes: a.Passes})
 	}
 	return c, true
 }
@@ -2473,6 +2481,16 @@ func filledFromInput(fr *frame, a ssa.Value, call ssa.CallInstruction) bool {
 	return false
 }
 
+// calledAt is where call is made, for a test of what it returned that
+// names the call (its line, not the test's); at, the test's, when the
+// call has no place of its own.
+func calledAt(call ssa.CallInstruction, at token.Pos) token.Pos {
+	if p := call.Pos(); p.IsValid() {
+		return p
+	}
+	return at
+}
+
 // checkCall sets c's Passes or Fails when cond, which tests an error,
 // is the test of a check's result (checkOf, with until) and the check is
 // of the request (c is of class Input) or given part of it (a permission
@@ -2488,6 +2506,7 @@ func (w *walk) checkCall(fr *frame, c *Cond, cond ssa.Value, want bool, until ss
 	} else {
 		c.Passes = w.c.text.callText(call)
 	}
+	c.CheckAt = call.Pos()
 	if cm := call.Common(); !cm.IsInvoke() && cm.StaticCallee() == nil {
 		c.PassesFn = fr.eval(cm.Value).fn
 	}
