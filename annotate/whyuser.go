@@ -324,7 +324,7 @@ func cannotText(c report.UserCommand) report.Text {
 		}
 		t = append(t, report.CodeSpan(n))
 	}
-	t = append(t, report.Plain(" in the requests it sends, and with "+pluralOf(len(names), "it", "them")+" left at zero no way of the method's roots to a use can run; on the first that could otherwise, "))
+	t = append(t, report.Plain(" in the requests it sends, and with "+pluralOf(len(names), "it", "them")+" left at zero no way of the method's roots to a use that can hand the error on (a return, an assignment, an argument; not a comparison, a test of its text or a translation map's entry) can run; on the first that could otherwise, "))
 	t = append(t, report.CodeText(c.Cannot.Text)...)
 	if c.Cannot.File != "" && !citesLines(c.Cannot.Text) {
 		t = append(t, report.Plain(" ("), report.Cite(report.Loc{File: c.Cannot.File, Line: c.Cannot.Line}), report.Plain(")"))
