@@ -1637,10 +1637,13 @@ func (r *analysis) readVerdict() {
 	d := ds[0]
 	v.add(fmt.Sprintf("The read reaches `%s`, which %s when `%s` (%%L)", short(d.Func), d.Consequence, d.Text), d.Pos)
 	if rp := s.Read; rp != nil && len(rp.Called) > 0 {
+		// The way back up is not followed: a function on it may return
+		// an error of its own in the sentinel's place.
+		v.add(". Whether every call on the way back up returns the error as it got it is not followed here: a function on the way may return an error of its own in its place, past a test of another call's result")
 		if ix := lookupsIn(rp, rp.Called[0].Text); len(ix) > 0 {
-			v.add(fmt.Sprintf(". The handler maps it with `%s` (%%L), which looks the error up by identity, `%s` (%%L), in the translation map (%%L)", report.ShortName(rp.Called[0].Text), ix[0].Text), rp.Called[0], ix[0], rp.Key)
+			v.add(fmt.Sprintf(". Where they do, the handler maps it with `%s` (%%L), which looks the error up by identity, `%s` (%%L), in the translation map (%%L)", report.ShortName(rp.Called[0].Text), ix[0].Text), rp.Called[0], ix[0], rp.Key)
 		} else {
-			v.add(fmt.Sprintf(". The handler maps it with `%s` (%%L) through the translation map (%%L)", report.ShortName(rp.Called[0].Text)), rp.Called[0], rp.Key)
+			v.add(fmt.Sprintf(". Where they do, the handler maps it with `%s` (%%L) through the translation map (%%L)", report.ShortName(rp.Called[0].Text)), rp.Called[0], rp.Key)
 		}
 		if len(rp.Wire.Chain) > 0 {
 			v.add(fmt.Sprintf(". The map gives a gRPC %s error with the text %q (%%L)", rp.Wire.Code, rp.Wire.Text), rp.Wire.Chain[len(rp.Wire.Chain)-1])
