@@ -650,7 +650,7 @@ func (w *whyRun) use(si int) {
 			if have[c.Func] {
 				continue
 			}
-			p, ok := w.tryCross(c, si, dead)
+			p, ok := w.tryCross(c, si, dead, true)
 			if !ok {
 				if len(p.Crossing) > 0 && p.Verdict == feasible.No && noWay == nil {
 					noWay = &study.NoWay{Root: callpath.Name(c.Func), By: byHandOff, HandOff: w.Boundaries[p.Crossing[0].Boundary].Name, Because: p.Because}
@@ -839,7 +839,7 @@ func (w *whyRun) grpcRoots(si int) []roots.Root {
 		if !serves(c) || kept[c.Func] || !w.sameProgram(c.Func, s.Func) {
 			continue
 		}
-		p, ok := w.tryCross(c, si, dead)
+		p, ok := w.tryCross(c, si, dead, false)
 		if !ok {
 			continue
 		}
@@ -858,8 +858,10 @@ func (w *whyRun) grpcRoots(si int) []roots.Root {
 // only way across hands off a message that an earlier candidate handed
 // off too (made at the same place, setting the same fields), and that
 // reached the use by no way that can run, is not tried again (dead): the
-// receiving side is the same.
-func (w *whyRun) tryCross(c roots.Root, si int, dead map[string]bool) (study.Pair, bool) {
+// receiving side is the same. With undecided, one whose way was not
+// decided does not make its message dead: another sender of it is a root
+// not decided of its own, to be listed as one.
+func (w *whyRun) tryCross(c roots.Root, si int, dead map[string]bool, undecided bool) (study.Pair, bool) {
 	ei := w.entry(c)
 	w.fillReach(ei)
 	keys := w.legKinds(ei)
@@ -869,7 +871,7 @@ func (w *whyRun) tryCross(c roots.Root, si int, dead map[string]bool) (study.Pai
 	p := study.Pair{Entry: ei, Site: si}
 	w.cross(&p)
 	if len(p.Crossing) == 0 || !feasibleVerdict(p.Verdict) {
-		if len(keys) == 1 {
+		if len(keys) == 1 && (!undecided || len(p.Crossing) == 0 || p.Verdict != feasible.Unknown) {
 			dead[keys[0]] = true
 		}
 		return p, false
