@@ -468,8 +468,8 @@ func answerUses(ctx context.Context, w *whyRun, grpc bool, shards int) (map[int]
 	// warmed, not by w's, which they did not use: always the same part's,
 	// so that what it is asked after what it learnt is the same on every
 	// machine.
-	if warm := answers[0].run.warm; warm != nil {
-		w.Feas = warm
+	if len(answers) > 0 && answers[0].run.warm != nil {
+		w.Feas = answers[0].run.warm
 	}
 	if !grpc {
 		return nil, nil

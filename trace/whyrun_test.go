@@ -72,3 +72,17 @@ func TestUseWaitsForStartedRoots(t *testing.T) {
 		t.Errorf("the return's roots are %v, want %v", roots, want)
 	}
 }
+
+// TestAnswerNoUses: an object with no use found (v3.7.3's
+// etcdserver.raftNode.ForgetLeader, whose why panicked here) has no part
+// to answer: the answers are none, and the checker after them is the
+// run's own.
+func TestAnswerNoUses(t *testing.T) {
+	for _, grpc := range []bool{false, true} {
+		w := &whyRun{Result: &Result{Pass: &study.Pass{}}, added: map[*ssa.Function]int{}}
+		reached, err := answerUses(context.Background(), w, grpc, useShards)
+		if err != nil || len(reached) != 0 || len(w.Pairs) != 0 {
+			t.Errorf("grpc %v: reached %v, %d pairs, err %v; want nothing", grpc, reached, len(w.Pairs), err)
+		}
+	}
+}
