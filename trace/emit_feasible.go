@@ -1234,11 +1234,15 @@ func (r *Result) testsJoined(ts []feasible.Test, conj string) string {
 		if t.Of != "" {
 			of = fmt.Sprintf(", of the error `%s` returned", t.Of)
 		}
+		at := t.Pos
+		if (t.Passes != "" || t.NoError) && t.CallAt.IsValid() {
+			at = t.CallAt // a call is cited where it is made
+		}
 		if len(t.More) > 0 {
 			// One call made at several places, any of which the way may
 			// pass: each is named, as one or the other.
-			part += fmt.Sprintf(" (`%s`%s)", r.linesJoined(append([]token.Pos{t.Pos}, t.More...), "or"), of)
-		} else if file, line := r.position(t.Pos); file != "" {
+			part += fmt.Sprintf(" (`%s`%s)", r.linesJoined(append([]token.Pos{at}, t.More...), "or"), of)
+		} else if file, line := r.position(at); file != "" {
 			part += fmt.Sprintf(" (`%s:%d`%s)", file, line, of)
 		} else if of != "" {
 			part += " (" + of[2:] + ")"

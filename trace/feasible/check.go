@@ -1652,12 +1652,12 @@ func (w *walk) under(fr *frame, e edgeOf, es []edgeOf) []Test {
 				case call == nil:
 				case !givenInput(fr, call):
 					if ct := shortCall(w.c.text.callText(call)); ct != "" && c.Class == Ordinary {
-						out = append(out, Test{Text: ct, Pos: calledAt(call, pos), NoError: true})
+						out = append(out, Test{Text: ct, Pos: pos, CallAt: calledAt(call, pos), NoError: true})
 					}
 				default:
 					w.checkCall(fr, &c, d.ifi.Cond, d.want, fr.site)
 					if chk := c.check(); chk != "" && c.Fails == "" {
-						out = append(out, Test{Pos: calledAt(call, pos), Passes: chk})
+						out = append(out, Test{Pos: pos, CallAt: calledAt(call, pos), Passes: chk})
 					}
 				}
 			}
@@ -1774,7 +1774,7 @@ func (w *walk) eitherNoError(fr *frame, es []edgeOf) (Cond, bool) {
 		if ct == "" {
 			return Cond{}, false
 		}
-		calls = append(calls, Test{Text: ct, Pos: calledAt(call, pos), NoError: true})
+		calls = append(calls, Test{Text: ct, Pos: pos, CallAt: calledAt(call, pos), NoError: true})
 	}
 	if len(states) == 0 || len(calls) == 0 {
 		return Cond{}, false
@@ -1785,7 +1785,7 @@ func (w *walk) eitherNoError(fr *frame, es []edgeOf) (Cond, bool) {
 	var merged []Test
 	for _, t := range calls {
 		if i := slices.IndexFunc(merged, func(m Test) bool { return m.Text == t.Text }); i >= 0 {
-			merged[i].More = append(merged[i].More, t.Pos)
+			merged[i].More = append(merged[i].More, t.CallAt)
 			continue
 		}
 		merged = append(merged, t)
@@ -1831,11 +1831,7 @@ func (w *walk) askEither(fr *frame, es []edgeOf) (Cond, bool) {
 	c.Fields = fieldsRead(c.If.Cond)
 	c.hop, c.at, c.meet = w.meetAt(fr, c.Pos)
 	for _, a := range alts[1:] {
-		at := a.Pos
-		if a.Passes != "" && a.CheckAt.IsValid() {
-			at = a.CheckAt
-		}
-		c.Or = append(c.Or, Test{Text: a.Text, Pos: at, Want: a.Want, Passes: a.Passes})
+		c.Or = append(c.Or, Test{Text: a.Text, Pos: a.Pos, CallAt: a.CheckAt, Want: a.Want, Passes: a.Passes})
 	}
 	return c, true
 }
@@ -2536,6 +2532,7 @@ func (w *walk) erred(fr *frame, c *Cond, cond ssa.Value, want bool) {
 		// needs it to fail: what it asks of the request, as a check it
 		// fails, not a condition of state.
 		c.Fails, c.erredCall = w.c.text.callText(call), call
+		c.CheckAt = call.Pos()
 		c.unasked = w.beforeMessage(fr)
 		return
 	}

@@ -52,6 +52,9 @@ type Made struct {
 type Test struct {
 	Text string
 	Pos  token.Pos
+	// CallAt, on a test that names a call (Passes, NoError), is where the
+	// call is made: the line cited for it (Pos is the test of its error).
+	CallAt token.Pos
 	Want bool
 	Of   string
 	// Passes, on a test of what a check of the request returned that a
@@ -60,7 +63,8 @@ type Test struct {
 	Passes string
 	// NoError says that the test is that the call Text, as written,
 	// returned no error (an alternative of a join: eitherNoError); More
-	// are the other places the way may make that call instead of at Pos.
+	// are the other places the way may make that call instead of at
+	// CallAt.
 	NoError bool
 	More    []token.Pos
 	// Under are the branches of state the way takes on the way to this
