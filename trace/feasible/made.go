@@ -55,8 +55,8 @@ type Test struct {
 	// CallAt, on a test that names a call (Passes, NoError), is where the
 	// call is made: the line cited for it (Pos is the test of its error).
 	CallAt token.Pos
-	Want bool
-	Of   string
+	Want   bool
+	Of     string
 	// Passes, on a test of what a check of the request returned that a
 	// way needs passed (an alternative of a request's join), is the check
 	// as written.
