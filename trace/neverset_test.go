@@ -1,10 +1,15 @@
 package trace
 
 import (
+	"fmt"
+	"github.com/srctrace/srctrace/trace/sites"
 	"go/ast"
+	"go/importer"
 	"go/parser"
 	"go/token"
 	"go/types"
+	"golang.org/x/tools/go/packages"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -103,5 +108,43 @@ func SendOther(r *Other)  {}
 	}
 	if got := names("SendOther"); !slices.Equal(got, []string{"Other.Op"}) {
 		t.Errorf("the fields of SendOther's request are %v, want only Other.Op (Open is an interface any package may implement)", got)
+	}
+}
+
+// TestMapValue: of a map literal's entry, the value is what the map hands
+// out (a wire error the server's error is translated into), the key is not;
+// nor is a use outside a map literal.
+func TestMapValue(t *testing.T) {
+	const src = `package p
+
+import "errors"
+
+var (
+	errA = errors.New("a")
+	errB = errors.New("b")
+	m    = map[error]error{errA: errB}
+	s    = []error{errB}
+)
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
+	if _, err := (&types.Config{Importer: importer.Default()}).Check("p", fset, []*ast.File{f}, info); err != nil {
+		t.Fatal(err)
+	}
+	pkg := &packages.Package{Fset: fset, TypesInfo: info, Syntax: []*ast.File{f}}
+	got := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && info.Uses[id] != nil && (id.Name == "errA" || id.Name == "errB") {
+			got[fmt.Sprintf("%s:%d", id.Name, fset.Position(id.Pos()).Column)] = mapValue(sites.At(pkg, f, id))
+		}
+		return true
+	})
+	want := map[string]bool{"errA:25": false, "errB:31": true, "errB:17": false}
+	if !maps.Equal(got, want) {
+		t.Errorf("mapValue = %v, want %v", got, want)
 	}
 }

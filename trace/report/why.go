@@ -187,8 +187,10 @@ type UserCommand struct {
 	Run string `json:"run"`
 	// Unset are fields of the method's request that the command's code
 	// never sets ("pkg.Type.Field"), and Cannot what refutes, with them
-	// left at zero, a way of the method's roots to a use: every way they
-	// have to one is refuted so. Set only then.
+	// left at zero, a way of the method's roots to a use that can hand the
+	// error on (a return or another use that is no comparison, test of
+	// its text or map literal's entry): every way they have to one is
+	// refuted so. Set only then.
 	Unset  []string `json:"unset,omitempty"`
 	Cannot *Because `json:"cannot,omitempty"`
 }
