@@ -1044,7 +1044,7 @@ func (n *notes) clientPart() report.Section {
 					p = append(p, t(", under ", code(r.Inner))...)
 				}
 			}
-			p = append(p, t(". None of them is on a compaction cancel's way: handling the cancel sends no create request again. Whether the loop can take one of those cases for the canceled watch before it has handled the cancel (a stream error that comes between the two) is not followed here: what follows is the loop's way when it handles the cancel first.")...)
+			p = append(p, t(". None of them is on a compaction cancel's way: handling the cancel sends no create request again. Whether one of them can run for the canceled watch before the loop closes its substream (a stream error handled in between, say) is not followed here: what follows is the loop's way when nothing comes between.")...)
 		}
 		s.Blocks = append(s.Blocks, report.Block{Para: p})
 	}
