@@ -343,6 +343,27 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			if !found {
 				t.Errorf("%s: the shown way's only-ifs are %+v", sc.Text(), p.Ways)
 			}
+		case "askat":
+			// askat ENTRY SITE CALL FILE:LINE: the check CALL that the
+			// shown way needs passed or failed is cited at FILE:LINE.
+			p := pair(f[1], f[2])
+			call, at := strings.Join(f[3:len(f)-1], " "), f[len(f)-1]
+			var cs []report.Cond
+			for _, c := range p.Crossing {
+				cs = append(cs, c.Asks...)
+			}
+			if p.Best < len(p.Ways) {
+				cs = append(cs, p.Ways[p.Best].Asks...)
+			}
+			var got []string
+			for _, c := range cs {
+				if c.Passes == call || c.Fails == call {
+					got = append(got, fmt.Sprintf("%s:%d", c.File, c.Line))
+				}
+			}
+			if !slices.Equal(got, []string{at}) {
+				t.Errorf("%s: %s is cited at %v", sc.Text(), call, got)
+			}
 		case "asks":
 			// asks ENTRY SITE [not] TEXT [for every SLICE] ; passes|fails
 			// CALL [@FILE:LINE] [|AFTER] ; …, or -: what the shown way (with
