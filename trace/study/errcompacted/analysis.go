@@ -876,7 +876,7 @@ func (r *analysis) readChain() []Step {
 	add("signal", "the store "+d.Consequence, d.ConsequencePos)
 	if rp := s.Read; rp != nil {
 		for _, c := range rp.Called {
-			add("wire", "the handler maps the error: "+report.ShortName(c.Text), c)
+			add("wire", "where every call on the way back returns it as it got it, the handler maps the error: "+report.ShortName(c.Text), c)
 			for _, ix := range lookupsIn(rp, c.Text) {
 				add("wire", "which looks it up by identity in the translation map: "+ix.Text, ix)
 			}
