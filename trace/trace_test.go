@@ -348,13 +348,7 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			// shown way needs passed or failed is cited at FILE:LINE.
 			p := pair(f[1], f[2])
 			call, at := strings.Join(f[3:len(f)-1], " "), f[len(f)-1]
-			var cs []report.Cond
-			for _, c := range p.Crossing {
-				cs = append(cs, c.Asks...)
-			}
-			if p.Best < len(p.Ways) {
-				cs = append(cs, p.Ways[p.Best].Asks...)
-			}
+			cs := shownAsks(p)
 			var got []string
 			for _, c := range cs {
 				if c.Passes == call || c.Fails == call {
@@ -375,13 +369,7 @@ func checkWant(t *testing.T, rep *report.Report, want []byte, sentinel string, w
 			if list := strings.Join(f[3:], " "); list != "-" {
 				want = strings.Split(list, " ; ")
 			}
-			var cs []report.Cond
-			for _, c := range p.Crossing {
-				cs = append(cs, c.Asks...)
-			}
-			if p.Best < len(p.Ways) {
-				cs = append(cs, p.Ways[p.Best].Asks...)
-			}
+			cs := shownAsks(p)
 			var got []string
 			for _, c := range cs {
 				if c.Passes != "" || c.Fails != "" {
@@ -679,4 +667,17 @@ func TestForkSharesInvariants(t *testing.T) {
 	if none := feasible.New(res.Graph).Invariants(); len(none) != 0 {
 		t.Fatalf("a checker of its own read %v, want none", none)
 	}
+}
+
+// shownAsks is what pair p's shown way (with its legs across hand-offs)
+// needs of the request, in the way's order.
+func shownAsks(p *report.PairPaths) []report.Cond {
+	var cs []report.Cond
+	for _, c := range p.Crossing {
+		cs = append(cs, c.Asks...)
+	}
+	if p.Best < len(p.Ways) {
+		cs = append(cs, p.Ways[p.Best].Asks...)
+	}
+	return cs
 }

@@ -447,13 +447,15 @@ func answerUses(ctx context.Context, w *whyRun, grpc bool, shards int) (map[int]
 	}
 	parts, sizes := shardsOf(weights, shards)
 	answers := make([]forked, len(parts))
+	// warm is the first part's checker, kept past its fork's release.
+	var warm *feasible.Checker
 	err := onForks(w, parts, sizes, func(f *whyRun, pi int) error {
 		part := parts[pi]
-		if pi == 0 {
-			f.keepFeas = true
-		}
 		a, err := f.answer(ctx, part[0], part[len(part)-1]+1, grpc, true)
 		answers[pi] = a
+		if pi == 0 {
+			warm = f.Feas
+		}
 		return err
 	})
 	if err != nil {
@@ -468,8 +470,8 @@ func answerUses(ctx context.Context, w *whyRun, grpc bool, shards int) (map[int]
 	// warmed, not by w's, which they did not use: always the same part's,
 	// so that what it is asked after what it learnt is the same on every
 	// machine.
-	if len(answers) > 0 && answers[0].run.warm != nil {
-		w.Feas = answers[0].run.warm
+	if warm != nil {
+		w.Feas = warm
 	}
 	if !grpc {
 		return nil, nil

@@ -40,12 +40,6 @@ type whyRun struct {
 	// idle, when set, is run once by the first of onForks's workers that
 	// finds no part left, beside the others still answering.
 	idle func()
-	// keepFeas marks a fork whose checker release keeps, as warm, for
-	// the run that adopts its answers: what the checker learnt of the
-	// program answering some uses (a function's summary, an invariant)
-	// holds for the checks made after the answers (the user's half).
-	keepFeas bool
-	warm     *feasible.Checker
 	// added maps a root's (or a receiver's) function to its entry.
 	added map[*ssa.Function]int
 	roots map[*ssa.Function]roots.Root
@@ -252,9 +246,6 @@ func (w *whyRun) fork() *whyRun {
 // checker and its memos, the caches of its searches, its entries' reach):
 // once its uses are answered, adopt needs only its entries' functions.
 func (f *whyRun) release() {
-	if f.keepFeas {
-		f.warm = f.Feas
-	}
 	f.Feas, f.legs1, f.legsHanded, f.recv, f.toFrom = nil, nil, nil, nil, nil
 	for i := range f.Entries {
 		f.Entries[i].Reach = nil
