@@ -161,12 +161,24 @@ func (r *Result) alsoAcross(p *study.Pair) {
 // taken as state; through a typed dispatch, what is handed carries one of
 // the senders' requests, and is checked as a path handed no message is.
 func (r *Result) check(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value) (feasible.Result, *feasible.Value) {
+	return r.checkAs(e, path, target, msg, want, false)
+}
+
+// checkRuns is check for a caller that keeps the verdict only when the
+// way can run (feasible.Path.OnlyRuns): a way whose work passes the
+// analysis's bound is Unknown without the rest of its walk.
+func (r *Result) checkRuns(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message) feasible.Result {
+	res, _ := r.checkAs(e, path, target, msg, nil, true)
+	return res
+}
+
+func (r *Result) checkAs(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value, runs bool) (feasible.Result, *feasible.Value) {
 	if msg == nil || msg == handedState {
 		if bi := r.dispatchedOn(e, path); bi >= 0 {
-			return r.checkSent(e, path, target, bi, want)
+			return r.checkSent(e, path, target, bi, want, runs)
 		}
 	}
-	return r.check1(e, path, target, msg, want)
+	return r.check1(e, path, target, msg, want, runs)
 }
 
 // handedState is the message of an untyped hand-off (a scheduled job):
@@ -174,12 +186,12 @@ func (r *Result) check(e study.EntryPoint, path callpath.Path, target ssa.Instru
 // raft loop's batch of entries and snapshot), not a request.
 var handedState = &feasible.Message{}
 
-func (r *Result) check1(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value) (feasible.Result, *feasible.Value) {
+func (r *Result) check1(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value, runs bool) (feasible.Result, *feasible.Value) {
 	state := e.Found == "code" && e.Kind == roots.Goroutine
 	if msg == handedState {
 		msg, state = nil, true
 	}
-	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: state, ArgsNonNil: e.Kind.ArgsNonNil(), Message: msg, Want: want, Zero: r.zero})
+	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: state, ArgsNonNil: e.Kind.ArgsNonNil(), Message: msg, Want: want, Zero: r.zero, OnlyRuns: runs && want == nil})
 }
 
 // dispatchedOn is the typed boundary whose dispatch function the path
@@ -377,7 +389,7 @@ func (r *Result) findSenders(b study.HandOff) sentSet {
 			// Each way that can run is a request of its own: what the
 			// sender tested of it on one way, it may not have on another.
 			for _, path := range r.Graph.Paths(fn, b.From, legBound) {
-				res, val := r.check1(study.EntryPoint{Func: fn}, path, b.Instrs[0], nil, b.Param)
+				res, val := r.check1(study.EntryPoint{Func: fn}, path, b.Instrs[0], nil, b.Param, false)
 				if res.Verdict == feasible.No {
 					continue
 				}
@@ -446,7 +458,7 @@ func (r *Result) outOfDispatch(bi int, hop callpath.Hop) []sender {
 	var idx []int
 	far, farAt := -1, -2
 	for i, s := range ss {
-		res, _ := r.check1(study.EntryPoint{Func: b.Dispatch}, callpath.Path{hop}, nil, &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: s.val}, nil)
+		res, _ := r.check1(study.EntryPoint{Func: b.Dispatch}, callpath.Path{hop}, nil, &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: s.val}, nil, false)
 		if res.Verdict != feasible.No {
 			idx = append(idx, i)
 		} else if at := refutedAt(res); at > farAt {
@@ -494,7 +506,7 @@ func refutedAt(res feasible.Result) int {
 // result is the path's. When none can take it, the result is the first
 // sender's whose request gets farthest along it, with every sender's
 // request named on its condition.
-func (r *Result) checkSent(e study.EntryPoint, path callpath.Path, target ssa.Instruction, bi int, want ssa.Value) (feasible.Result, *feasible.Value) {
+func (r *Result) checkSent(e study.EntryPoint, path callpath.Path, target ssa.Instruction, bi int, want ssa.Value, runs bool) (feasible.Result, *feasible.Value) {
 	b := r.Boundaries[bi]
 	var best feasible.Result
 	var bestVal *feasible.Value
@@ -512,7 +524,7 @@ func (r *Result) checkSent(e study.EntryPoint, path callpath.Path, target ssa.In
 		try = r.outOfDispatch(bi, path[j])
 	}
 	for _, s := range try {
-		res, val := r.check1(e, path, target, &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: s.val}, want)
+		res, val := r.check1(e, path, target, &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: s.val}, want, runs)
 		// Among requests none of which takes the way, the one refuted
 		// farthest along it explains it best.
 		if !have || feasible.Better(res.Verdict, best.Verdict) ||
@@ -526,7 +538,7 @@ func (r *Result) checkSent(e study.EntryPoint, path callpath.Path, target ssa.In
 	}
 	if !have {
 		// No sender makes a request: nothing reaches the dispatch.
-		res, val := r.check1(e, path, target, nil, want)
+		res, val := r.check1(e, path, target, nil, want, runs)
 		if res.Verdict == feasible.No {
 			return res, val
 		}
@@ -575,7 +587,14 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 	more := r.Graph.Paths(e.Func, fn, searchBound)
 	searched = len(more)
 	for _, path := range more[len(paths):] {
-		res, _ := r.check(e, path, target, msg, nil)
+		// Only a way better than the best is kept: past a way that is
+		// not No, one that can run.
+		var res feasible.Result
+		if best.Res.Verdict == feasible.No {
+			res, _ = r.check(e, path, target, msg, nil)
+		} else {
+			res = r.checkRuns(e, path, target, msg)
+		}
 		if feasible.Better(res.Verdict, best.Res.Verdict) || loadedOver(res, best.Res) {
 			w := study.Way{Path: path, Res: res}
 			ways = append(ways, w)

@@ -447,6 +447,14 @@ type Path struct {
 	// (an option a request did not ask for): reading one gives zero, and
 	// looking up in one, when it is a map, finds nothing.
 	Zero []*types.Var
+	// OnlyRuns says that the caller keeps the verdict only when it is
+	// Yes or OnlyIf (a search for a better way than one that is not No).
+	// A path whose work passes the bound (Checker.Budget) can be neither,
+	// so its walk stops there, and a path that shares its first hops with
+	// one whose walk passed the bound before going further is not walked
+	// (boundedEarly): each is Unknown (Bounded), and not remembered as
+	// the path's verdict. Not with Want.
+	OnlyRuns bool
 }
 
 // Message is a message a sender hands to a receiver: in Dispatch, every
@@ -583,6 +591,14 @@ type Checker struct {
 	checked map[string]Result
 	early   map[string]Result
 	earlyAt map[earlyKey]Result
+	// bounded and boundedAt are, keyed as early and earlyAt, the first
+	// hops of paths whose walks passed the bound of work before going
+	// further (boundedEarly).
+	bounded   map[string]bool
+	boundedAt map[earlyKey]bool
+	// budget is the bound of work of one path (checkBudget; tests set
+	// less).
+	budget int
 	// rewriteMemo are rewrites' answers; filterMemo filterFunc's.
 	rewriteMemo   map[rewriteKey]bool
 	rewrittenMemo map[*ssa.Function][]*types.Var
@@ -638,6 +654,7 @@ func New(g *callpath.Graph) *Checker {
 		text:      &texts{file: g.File, fset: g.Fset(), files: &files{data: map[string][]byte{}, index: map[*ast.File]*fileIndex{}}},
 		prog:      &progShare{},
 		MaxLeaves: 16,
+		budget:    checkBudget,
 		sums:      map[*ssa.Function]*summary{},
 		loopsOf:   map[*ssa.Function][]*loopInfo{},
 		dom:       map[*ssa.BasicBlock][]edgeOf{},
@@ -722,9 +739,13 @@ type walk struct {
 	// most the limit.
 	sumMay map[sumKey]bool
 	nextID int
-	// budget bounds the constraint work of one path.
-	budget  int
-	maxSeen int
+	// budget bounds the constraint work of one path; overBound is set
+	// once the walk has seen it passed (atBound), and cut when the walk
+	// stopped there (Path.OnlyRuns).
+	budget    int
+	overBound bool
+	cut       bool
+	maxSeen   int
 	// checking is set while an element is checked against a template;
 	// inWorld is the world whose ruled-out blocks a lock's holding skips,
 	// refining set while such a block is tested.
@@ -760,9 +781,73 @@ func (c *Checker) Check(p Path) (Result, *Value) {
 		c.checked[k] = r
 		return r, nil
 	}
-	r, _ := c.check(p)
+	if p.OnlyRuns && c.boundedEarly(p) {
+		return boundedResult(p), nil
+	}
+	w, r, _ := c.walkPath(p)
+	if w.cut {
+		return r, nil
+	}
 	c.checked[k] = r
 	return r, nil
+}
+
+// boundedEarly reports whether an earlier walk of a path that shares p's
+// first hops passed the bound of work before it went past them: p's walk
+// takes the same steps up to there (endedEarly) and passes it too.
+func (c *Checker) boundedEarly(p Path) bool {
+	if len(c.bounded) == 0 && len(c.boundedAt) == 0 {
+		return false
+	}
+	var b strings.Builder
+	prefixBase(&b, p)
+	for _, h := range p.Hops {
+		if c.boundedAt[earlyKey{b.String(), c.sitesSig(h)}] {
+			return true
+		}
+		writeHop(&b, h)
+		if c.bounded[b.String()] {
+			return true
+		}
+	}
+	return false
+}
+
+// noteBounded records that the walk passed the bound of work at hop
+// deepest, having entered no callee past hop entered (boundedEarly).
+func (c *Checker) noteBounded(p Path, deepest, entered int) {
+	if deepest >= len(p.Hops) {
+		return
+	}
+	var b strings.Builder
+	prefixBase(&b, p)
+	for _, h := range p.Hops[:deepest] {
+		writeHop(&b, h)
+	}
+	if entered < deepest {
+		if c.boundedAt == nil {
+			c.boundedAt = map[earlyKey]bool{}
+		}
+		c.boundedAt[earlyKey{b.String(), c.sitesSig(p.Hops[deepest])}] = true
+		return
+	}
+	writeHop(&b, p.Hops[deepest])
+	if c.bounded == nil {
+		c.bounded = map[string]bool{}
+	}
+	c.bounded[b.String()] = true
+}
+
+// boundedResult is the verdict of a path whose work passed the bound:
+// Unknown (Bounded), cited at its target (or its root).
+func boundedResult(p Path) Result {
+	c := Cond{Func: p.Root, Class: Gave, Why: Bounded, Pos: p.Root.Pos()}
+	if p.Target != nil {
+		c.Func, c.Pos = p.Target.Parent(), p.Target.Pos()
+	}
+	r := Result{Verdict: Unknown, Conds: []Cond{c}}
+	r.Because = &r.Conds[0]
+	return r
 }
 
 // endedEarly is the verdict of an earlier path that shares p's first
@@ -902,7 +987,16 @@ func writeHop(b *strings.Builder, h callpath.Hop) {
 }
 
 func (c *Checker) check(p Path) (Result, *Value) {
-	w := &walk{c: c, p: p, entered: -1, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: checkBudget}
+	_, r, v := c.walkPath(p)
+	return r, v
+}
+
+// walkPath walks path p for its verdict and, with Want, that value.
+func (c *Checker) walkPath(p Path) (*walk, Result, *Value) {
+	if p.Want != nil {
+		p.OnlyRuns = false
+	}
+	w := &walk{c: c, p: p, entered: -1, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: c.budget}
 	root := w.newFrame(p.Root, nil, nil)
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)
@@ -911,6 +1005,9 @@ func (c *Checker) check(p Path) (Result, *Value) {
 		w.noteSent(m.Value.v, 3)
 	}
 	best, val := w.dfs(root, 0, nil, nil)
+	if w.cut {
+		return w, boundedResult(p), nil
+	}
 	if p.Want == nil {
 		c.noteEarly(p, w.deepest, w.entered, best)
 	}
@@ -924,7 +1021,7 @@ func (c *Checker) check(p Path) (Result, *Value) {
 		best.Conds = append(append([]Cond(nil), best.Conds...), c)
 		best.Verdict, best.Because = Unknown, &best.Conds[len(best.Conds)-1]
 	}
-	return best, val
+	return w, best, val
 }
 
 // Floored is the Why of a path's condition of class Gave when the way
@@ -972,6 +1069,9 @@ func joinConds(conds, more []Cond) []Cond {
 // rest of the path, trying each call site of the hop; it returns the best
 // result.
 func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) (Result, *Value) {
+	if w.atBound() {
+		return Result{}, nil
+	}
 	w.deepest = max(w.deepest, i)
 	fr.idx = len(w.frames)
 	w.frames = append(w.frames, fr)
@@ -1060,6 +1160,9 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 			}
 		}
 		w.worlds, w.deaths, w.settled = savedW, savedD, w.settled[:savedS]
+		if w.atBound() {
+			return Result{}, nil
+		}
 		if !have || Better(res.Verdict, best.Verdict) {
 			best, bestVal, have = res, val, true
 		}
@@ -1072,6 +1175,28 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		return w.result(conds, sites), nil
 	}
 	return best, bestVal
+}
+
+// atBound reports whether the walk is to stop: its work has passed the
+// bound and its caller keeps only a way that can run (Path.OnlyRuns). The
+// first time the walk sees the bound passed, between the steps of its
+// hops (the path's own work: a test that restores the budget it used is
+// not), it notes how far it came (noteBounded).
+func (w *walk) atBound() bool {
+	if w.cut {
+		return true
+	}
+	if w.budget >= 0 {
+		return false
+	}
+	if !w.overBound {
+		w.overBound = true
+		if w.p.Want == nil {
+			w.c.noteBounded(w.p, w.deepest, w.entered)
+		}
+	}
+	w.cut = w.p.OnlyRuns
+	return w.cut
 }
 
 // dispatchTo decides, at a call through an interface, whether the value

@@ -1,0 +1,151 @@
+package feasible
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/srctrace/srctrace/fixtures"
+	"github.com/srctrace/srctrace/trace/callpath"
+)
+
+// TestBoundedEarly: with Path.OnlyRuns, a walk that passes the bound of
+// work stops there and is Unknown (Bounded), not remembered as the
+// path's verdict; a path that shares the first hops it passed the bound
+// in is not walked; one that does not share them is; and with the bound
+// not reached, OnlyRuns changes no verdict.
+func TestBoundedEarly(t *testing.T) {
+	const src = `package main
+
+var sink int
+
+func use() { sink++ }
+
+func viaA() { use() }
+
+func viaB() { use() }
+
+func mid(n int) {
+	if n > 1 {
+		viaA()
+	} else {
+		viaB()
+	}
+}
+
+func heavy(n, m int) {
+	if n > 0 {
+		if m > 0 {
+			if n > m {
+				mid(n)
+			}
+		}
+	}
+}
+
+func light(n int) {
+	if n > 0 {
+		mid(n)
+	}
+}
+
+func main() {
+	heavy(2, 1)
+	light(2)
+}
+`
+	dir := t.TempDir()
+	for name, data := range map[string]string{"go.mod": "module example.com/bounded\n\ngo 1.22\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
+		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
+		Dir: dir, Env: append(os.Environ(), fixtures.Env...)}
+	pkgs, err := packages.Load(cfg, "./...")
+	if err != nil || packages.PrintErrors(pkgs) > 0 {
+		t.Fatalf("loading: %v", err)
+	}
+	g, err := callpath.Build(pkgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := func(name string) *ssa.Function {
+		f, err := g.Func("example.com/bounded." + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	use := fn("use")
+	target := use.Blocks[0].Instrs[0]
+	paths := func(root string) []Path {
+		ps := g.Paths(fn(root), use, 8)
+		if len(ps) != 2 {
+			t.Fatalf("%d paths from %s to use, want 2 (through viaA and viaB)", len(ps), root)
+		}
+		var out []Path
+		for _, p := range ps {
+			out = append(out, Path{Root: fn(root), Hops: p, Target: target, OnlyRuns: true})
+		}
+		return out
+	}
+	heavy, light := paths("heavy"), paths("light")
+
+	// Three tests before heavy's call of mid: a bound of two passes in
+	// its first hop.
+	c := New(g)
+	c.budget = 2
+	r, _ := c.Check(heavy[0])
+	if r.Verdict != Unknown || r.Because == nil || r.Because.Why != Bounded {
+		t.Fatalf("past the bound with OnlyRuns: %v (%+v), want unknown (bounded)", r.Verdict, r.Because)
+	}
+	if _, ok := c.checked[pathKey(heavy[0])]; ok {
+		t.Errorf("a walk stopped at the bound is remembered as the path's verdict")
+	}
+	if !c.boundedEarly(heavy[1]) {
+		t.Errorf("a path that shares the hop the bound was passed in is not known to pass it")
+	}
+	if c.boundedEarly(light[0]) || c.boundedEarly(light[1]) {
+		t.Errorf("a path from another root is taken as one that passes the bound")
+	}
+	if r, _ := c.Check(heavy[1]); r.Verdict != Unknown || r.Because == nil || r.Because.Why != Bounded {
+		t.Errorf("the second path from heavy: %v, want unknown (bounded)", r.Verdict)
+	}
+	// Without OnlyRuns the walk goes on, and its verdict is remembered.
+	plain := heavy[0]
+	plain.OnlyRuns = false
+	if r, _ := c.Check(plain); r.Verdict != Unknown {
+		t.Errorf("past the bound without OnlyRuns: %v, want unknown", r.Verdict)
+	}
+	if _, ok := c.checked[pathKey(plain)]; !ok {
+		t.Errorf("a whole walk's verdict is not remembered")
+	}
+	// A walk that goes no further than the bound notes it too.
+	c = New(g)
+	c.budget = 2
+	c.Check(plain)
+	if !c.boundedEarly(heavy[1]) {
+		t.Errorf("after a whole walk past the bound, a path that shares its first hop is not known to pass it")
+	}
+
+	// With the whole bound, OnlyRuns changes nothing.
+	for _, ps := range [][]Path{heavy, light} {
+		for _, p := range ps {
+			got, _ := New(g).Check(p)
+			q := p
+			q.OnlyRuns = false
+			want, _ := New(g).Check(q)
+			if got.Verdict != want.Verdict || len(got.Conds) != len(want.Conds) {
+				t.Errorf("%v with OnlyRuns: %v with %d conditions; without: %v with %d", p.Hops, got.Verdict, len(got.Conds), want.Verdict, len(want.Conds))
+			}
+			if got.Verdict == Unknown {
+				t.Errorf("%v: unknown within the bound", p.Hops)
+			}
+		}
+	}
+}
