@@ -161,18 +161,34 @@ func (r *Result) alsoAcross(p *study.Pair) {
 // taken as state; through a typed dispatch, what is handed carries one of
 // the senders' requests, and is checked as a path handed no message is.
 func (r *Result) check(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value) (feasible.Result, *feasible.Value) {
-	return r.checkAs(e, path, target, msg, want, false)
+	return r.checkAs(e, path, target, msg, want, keepAll)
 }
 
 // checkRuns is check for a caller that keeps the verdict only when the
 // way can run (feasible.Path.OnlyRuns): a way whose work passes the
 // analysis's bound is Unknown without the rest of its walk.
 func (r *Result) checkRuns(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message) feasible.Result {
-	res, _ := r.checkAs(e, path, target, msg, nil, true)
+	res, _ := r.checkAs(e, path, target, msg, nil, keepRuns)
 	return res
 }
 
-func (r *Result) checkAs(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value, runs bool) (feasible.Result, *feasible.Value) {
+// checkYes is check for a caller that keeps the verdict only when it is
+// Yes (feasible.Path.OnlyYes).
+func (r *Result) checkYes(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message) feasible.Result {
+	res, _ := r.checkAs(e, path, target, msg, nil, keepYes)
+	return res
+}
+
+// keep is which verdicts a check's caller keeps.
+type keep int
+
+const (
+	keepAll  keep = iota
+	keepRuns      // Yes and OnlyIf
+	keepYes       // Yes
+)
+
+func (r *Result) checkAs(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value, runs keep) (feasible.Result, *feasible.Value) {
 	if msg == nil || msg == handedState {
 		if bi := r.dispatchedOn(e, path); bi >= 0 {
 			return r.checkSent(e, path, target, bi, want, runs)
@@ -186,12 +202,12 @@ func (r *Result) checkAs(e study.EntryPoint, path callpath.Path, target ssa.Inst
 // raft loop's batch of entries and snapshot), not a request.
 var handedState = &feasible.Message{}
 
-func (r *Result) check1(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value, runs bool) (feasible.Result, *feasible.Value) {
+func (r *Result) check1(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message, want ssa.Value, runs keep) (feasible.Result, *feasible.Value) {
 	state := e.Found == "code" && e.Kind == roots.Goroutine
 	if msg == handedState {
 		msg, state = nil, true
 	}
-	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: state, ArgsNonNil: e.Kind.ArgsNonNil(), Message: msg, Want: want, Zero: r.zero, OnlyRuns: runs && want == nil})
+	return r.Feas.Check(feasible.Path{Root: e.Func, Hops: path, Target: target, RootState: state, ArgsNonNil: e.Kind.ArgsNonNil(), Message: msg, Want: want, Zero: r.zero, OnlyRuns: runs != keepAll && want == nil, OnlyYes: runs == keepYes && want == nil})
 }
 
 // dispatchedOn is the typed boundary whose dispatch function the path
@@ -389,7 +405,7 @@ func (r *Result) findSenders(b study.HandOff) sentSet {
 			// Each way that can run is a request of its own: what the
 			// sender tested of it on one way, it may not have on another.
 			for _, path := range r.Graph.Paths(fn, b.From, legBound) {
-				res, val := r.check1(study.EntryPoint{Func: fn}, path, b.Instrs[0], nil, b.Param, false)
+				res, val := r.check1(study.EntryPoint{Func: fn}, path, b.Instrs[0], nil, b.Param, keepAll)
 				if res.Verdict == feasible.No {
 					continue
 				}
@@ -458,7 +474,7 @@ func (r *Result) outOfDispatch(bi int, hop callpath.Hop) []sender {
 	var idx []int
 	far, farAt := -1, -2
 	for i, s := range ss {
-		res, _ := r.check1(study.EntryPoint{Func: b.Dispatch}, callpath.Path{hop}, nil, &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: s.val}, nil, false)
+		res, _ := r.check1(study.EntryPoint{Func: b.Dispatch}, callpath.Path{hop}, nil, &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: s.val}, nil, keepAll)
 		if res.Verdict != feasible.No {
 			idx = append(idx, i)
 		} else if at := refutedAt(res); at > farAt {
@@ -506,7 +522,7 @@ func refutedAt(res feasible.Result) int {
 // result is the path's. When none can take it, the result is the first
 // sender's whose request gets farthest along it, with every sender's
 // request named on its condition.
-func (r *Result) checkSent(e study.EntryPoint, path callpath.Path, target ssa.Instruction, bi int, want ssa.Value, runs bool) (feasible.Result, *feasible.Value) {
+func (r *Result) checkSent(e study.EntryPoint, path callpath.Path, target ssa.Instruction, bi int, want ssa.Value, runs keep) (feasible.Result, *feasible.Value) {
 	b := r.Boundaries[bi]
 	var best feasible.Result
 	var bestVal *feasible.Value
@@ -588,11 +604,15 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 	searched = len(more)
 	for _, path := range more[len(paths):] {
 		// Only a way better than the best is kept: past a way that is
-		// not No, one that can run.
+		// not No, one that can run; past one that can run only if, and
+		// needs no error of code not loaded (loadedOver), a Yes.
 		var res feasible.Result
-		if best.Res.Verdict == feasible.No {
+		switch {
+		case best.Res.Verdict == feasible.No:
 			res, _ = r.check(e, path, target, msg, nil)
-		} else {
+		case best.Res.Verdict == feasible.OnlyIf && !best.Res.NeedsUnloaded():
+			res = r.checkYes(e, path, target, msg)
+		default:
 			res = r.checkRuns(e, path, target, msg)
 		}
 		if feasible.Better(res.Verdict, best.Res.Verdict) || loadedOver(res, best.Res) {

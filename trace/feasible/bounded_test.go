@@ -149,3 +149,99 @@ func main() {
 		}
 	}
 }
+
+// TestOnlyYes: with Path.OnlyYes, a call site the way reaches past a
+// condition of state is not followed; a path whose every site is left
+// out so is Unknown and not remembered; one where another site gives
+// Yes gets the verdict of a walk that follows every site, remembered.
+func TestOnlyYes(t *testing.T) {
+	const src = `package main
+
+var sink, state int
+
+func use() { sink++ }
+
+func viaA() { use() }
+
+func gated(n int) {
+	if state > 0 {
+		viaA()
+	}
+}
+
+func twice(n int) {
+	if state > 0 {
+		viaA()
+	}
+	if n > 0 {
+		viaA()
+	}
+}
+
+func main() {
+	gated(1)
+	twice(1)
+}
+`
+	dir := t.TempDir()
+	for name, data := range map[string]string{"go.mod": "module example.com/onlyyes\n\ngo 1.22\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
+		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
+		Dir: dir, Env: append(os.Environ(), fixtures.Env...)}
+	pkgs, err := packages.Load(cfg, "./...")
+	if err != nil || packages.PrintErrors(pkgs) > 0 {
+		t.Fatalf("loading: %v", err)
+	}
+	g, err := callpath.Build(pkgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := func(name string) *ssa.Function {
+		f, err := g.Func("example.com/onlyyes." + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	use := fn("use")
+	target := use.Blocks[0].Instrs[0]
+	path := func(root string) Path {
+		ps := g.Paths(fn(root), use, 8)
+		if len(ps) != 1 {
+			t.Fatalf("%d paths from %s to use, want 1", len(ps), root)
+		}
+		return Path{Root: fn(root), Hops: ps[0], Target: target}
+	}
+	for _, tc := range []struct {
+		root      string
+		plain     Verdict // the walk that follows every site
+		onlyYes   Verdict
+		remembers bool
+	}{
+		{"gated", OnlyIf, Unknown, false},
+		{"twice", Yes, Yes, true},
+	} {
+		p := path(tc.root)
+		want, _ := New(g).Check(p)
+		if want.Verdict != tc.plain {
+			t.Fatalf("%s: %v without OnlyYes, want %v", tc.root, want.Verdict, tc.plain)
+		}
+		c := New(g)
+		q := p
+		q.OnlyYes = true
+		got, _ := c.Check(q)
+		if got.Verdict != tc.onlyYes {
+			t.Errorf("%s with OnlyYes: %v, want %v", tc.root, got.Verdict, tc.onlyYes)
+		}
+		if got.Verdict == Yes && len(got.Conds) != len(want.Conds) {
+			t.Errorf("%s with OnlyYes: %d conditions, the whole walk %d", tc.root, len(got.Conds), len(want.Conds))
+		}
+		if _, ok := c.checked[pathKey(p)]; ok != tc.remembers {
+			t.Errorf("%s with OnlyYes: remembered %v, want %v", tc.root, ok, tc.remembers)
+		}
+	}
+}

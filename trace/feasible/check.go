@@ -455,6 +455,15 @@ type Path struct {
 	// (boundedEarly): each is Unknown (Bounded), and not remembered as
 	// the path's verdict. Not with Want.
 	OnlyRuns bool
+	// OnlyYes says more: the caller keeps only Yes. The walk then does
+	// not follow a call site where the way has already met a condition
+	// that no later step takes back (kept): one of state, or one the
+	// analysis did not decide, that no join made and that stands for no
+	// followed call's failure. When it followed every site it tried, its
+	// verdict is the path's; when not, a Yes is found again by a walk
+	// that follows every site, and any other verdict is given as Unknown
+	// (Bounded), which the caller drops, and is not remembered.
+	OnlyYes bool
 }
 
 // Message is a message a sender hands to a receiver: in Dispatch, every
@@ -745,7 +754,10 @@ type walk struct {
 	budget    int
 	overBound bool
 	cut       bool
-	maxSeen   int
+	// skipped is set when the walk did not follow a call site for a
+	// condition that keeps the way from Yes (Path.OnlyYes).
+	skipped bool
+	maxSeen int
 	// checking is set while an element is checked against a template;
 	// inWorld is the world whose ruled-out blocks a lock's holding skips,
 	// refining set while such a block is tested.
@@ -785,11 +797,30 @@ func (c *Checker) Check(p Path) (Result, *Value) {
 		return boundedResult(p), nil
 	}
 	w, r, _ := c.walkPath(p)
+	if w.skipped && r.Verdict == Yes {
+		// A Yes of a walk that left sites out is found again by one
+		// that does not (which sites a walk follows changes what it
+		// knows on the way).
+		q := p
+		q.OnlyYes = false
+		w, r, _ = c.walkPath(q)
+	}
+	if w.skipped {
+		return boundedResult(p), nil
+	}
 	if w.cut {
 		return r, nil
 	}
 	c.checked[k] = r
 	return r, nil
+}
+
+// kept reports whether a path's condition stays to its end and keeps the
+// verdict from Yes (Path.OnlyYes): one of state or one the analysis did
+// not decide, not made of the ways into a join (laterJoins may replace
+// it) nor standing for a followed call's failure (failedWithin may).
+func kept(c *Cond) bool {
+	return (c.Class == State || c.Class == Gave) && (c.If == nil || len(c.Or) == 0) && c.erredCall == nil
 }
 
 // boundedEarly reports whether an earlier walk of a path that shares p's
@@ -994,7 +1025,10 @@ func (c *Checker) check(p Path) (Result, *Value) {
 // walkPath walks path p for its verdict and, with Want, that value.
 func (c *Checker) walkPath(p Path) (*walk, Result, *Value) {
 	if p.Want != nil {
-		p.OnlyRuns = false
+		p.OnlyRuns, p.OnlyYes = false, false
+	}
+	if p.OnlyYes {
+		p.OnlyRuns = true
 	}
 	w := &walk{c: c, p: p, entered: -1, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: c.budget}
 	root := w.newFrame(p.Root, nil, nil)
@@ -1008,7 +1042,7 @@ func (c *Checker) walkPath(p Path) (*walk, Result, *Value) {
 	if w.cut {
 		return w, boundedResult(p), nil
 	}
-	if p.Want == nil {
+	if p.Want == nil && !w.skipped {
 		c.noteEarly(p, w.deepest, w.entered, best)
 	}
 	if w.budget < 0 && (best.Verdict == Yes || best.Verdict == OnlyIf) {
@@ -1131,6 +1165,14 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 		ss := append(append([]ssa.CallInstruction{}, sites...), site)
 		var res Result
 		var val *Value
+		if w.p.OnlyYes && !failed(cs) && slices.ContainsFunc(cs, func(c Cond) bool { return kept(&c) }) {
+			w.worlds, w.deaths, w.settled = savedW, savedD, w.settled[:savedS]
+			w.skipped = true
+			if !have {
+				best, have = Result{Verdict: Unknown}, true
+			}
+			continue
+		}
 		if !failed(cs) {
 			if c, ok := w.readThrough(fr, site); ok {
 				cs = append(cs, c)
@@ -1191,7 +1233,9 @@ func (w *walk) atBound() bool {
 	}
 	if !w.overBound {
 		w.overBound = true
-		if w.p.Want == nil {
+		// (A walk that leaves sites out does less work than the path's
+		// own walk up to where it passes the bound: it notes nothing.)
+		if w.p.Want == nil && !w.p.OnlyYes {
 			w.c.noteBounded(w.p, w.deepest, w.entered)
 		}
 	}
