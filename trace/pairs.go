@@ -540,7 +540,18 @@ func (r *Result) checkSent(e study.EntryPoint, path callpath.Path, target ssa.In
 		try = r.outOfDispatch(bi, path[j])
 	}
 	for _, s := range try {
-		res, val := r.check1(e, path, target, &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: s.val}, want, runs)
+		// Past a sender whose request takes the way, only a better one
+		// counts (as in bestWays' search).
+		k := runs
+		if have && want == nil {
+			switch {
+			case best.Verdict == feasible.OnlyIf && !best.NeedsUnloaded():
+				k = keepYes
+			case best.Verdict != feasible.No && k == keepAll:
+				k = keepRuns
+			}
+		}
+		res, val := r.check1(e, path, target, &feasible.Message{Type: b.Msg, Dispatch: b.Dispatch, Value: s.val}, want, k)
 		// Among requests none of which takes the way, the one refuted
 		// farthest along it explains it best.
 		if !have || feasible.Better(res.Verdict, best.Verdict) ||
