@@ -245,3 +245,95 @@ func main() {
 		}
 	}
 }
+
+// TestOnlyYesBudgets: at every bound of work, a walk with OnlyYes gives
+// Yes exactly when the walk that follows every site does. A test of what
+// is possible that gives its budget back (tryBranch) takes what it could
+// not finish for the bound as possible; the walk that skips a site has
+// more budget left there and may finish it: a Yes that rests on such a
+// test is Unknown (Bounded) in both. (A reviewer's case: at a bound of 8
+// the whole walk gave Yes and the skipping one did not.)
+func TestOnlyYesBudgets(t *testing.T) {
+	const src = `package main
+
+var sink, sink2, state, state2 int
+
+func use() { sink++ }
+
+func via(err error) {
+	if err != nil {
+		return
+	}
+	if state2 > 0 {
+		sink2++
+	} else if err != nil {
+		sink2--
+	} else {
+		return
+	}
+	use()
+}
+
+func f(err error) {
+	if state > 0 {
+		via(err)
+	}
+	via(err)
+}
+
+func main() { f(nil) }
+`
+	dir := t.TempDir()
+	for name, data := range map[string]string{"go.mod": "module example.com/budgets\n\ngo 1.22\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
+		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
+		Dir: dir, Env: append(os.Environ(), fixtures.Env...)}
+	pkgs, err := packages.Load(cfg, "./...")
+	if err != nil || packages.PrintErrors(pkgs) > 0 {
+		t.Fatalf("loading: %v", err)
+	}
+	g, err := callpath.Build(pkgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	use, err := g.Func("example.com/budgets.use")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := g.Func("example.com/budgets.f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := use.Blocks[0].Instrs[0]
+	ps := g.Paths(f, use, 8)
+	if len(ps) == 0 {
+		t.Fatal("no path from f to use")
+	}
+	verdicts := map[Verdict]bool{}
+	for _, hops := range ps {
+		p := Path{Root: f, Hops: hops, Target: target}
+		for b := 0; b <= 120; b++ {
+			c := New(g)
+			c.budget = b
+			whole, _ := c.Check(p)
+			verdicts[whole.Verdict] = true
+			c = New(g)
+			c.budget = b
+			q := p
+			q.OnlyYes = true
+			got, _ := c.Check(q)
+			if (whole.Verdict == Yes) != (got.Verdict == Yes) {
+				t.Errorf("bound %d, %v: the whole walk %v, with OnlyYes %v", b, hops, whole.Verdict, got.Verdict)
+			}
+		}
+	}
+	// The bounds cover a walk cut short, one that only a test inside it
+	// was, and one that finishes.
+	if !verdicts[Unknown] || !verdicts[OnlyIf] {
+		t.Errorf("verdicts over the bounds: %v, want unknown and only-if among them", verdicts)
+	}
+}

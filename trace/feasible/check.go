@@ -757,7 +757,12 @@ type walk struct {
 	// skipped is set when the walk did not follow a call site for a
 	// condition that keeps the way from Yes (Path.OnlyYes).
 	skipped bool
-	maxSeen int
+	// shortened is set once a condition went untested for the bound of
+	// work, in the path's own steps or in a test of what is possible
+	// that gives its budget back (tryBranch, pinned, ...): such a test
+	// took what it could not finish as possible.
+	shortened bool
+	maxSeen   int
 	// checking is set while an element is checked against a template;
 	// inWorld is the world whose ruled-out blocks a lock's holding skips,
 	// refining set while such a block is tested.
@@ -1045,9 +1050,14 @@ func (c *Checker) walkPath(p Path) (*walk, Result, *Value) {
 	if p.Want == nil && !w.skipped {
 		c.noteEarly(p, w.deepest, w.entered, best)
 	}
-	if w.budget < 0 && (best.Verdict == Yes || best.Verdict == OnlyIf) {
+	if (w.budget < 0 && (best.Verdict == Yes || best.Verdict == OnlyIf)) || (w.shortened && best.Verdict == Yes) {
 		// The path's conditions past the bound were taken as they came:
-		// that earlier checks leave them possible was not shown.
+		// that earlier checks leave them possible was not shown. A Yes
+		// is not shown either when a test of what is possible ran out
+		// of the bound (shortened): it took the rest as possible. (Only
+		// a Yes: a way that needs conditions says so already, and a
+		// walk that skips sites, with more budget left at each, then
+		// gives Yes exactly when the whole walk does: Path.OnlyYes.)
 		c := Cond{Func: p.Root, Class: Gave, Why: Bounded, Pos: p.Root.Pos()}
 		if p.Target != nil {
 			c.Func, c.Pos = p.Target.Parent(), p.Target.Pos()

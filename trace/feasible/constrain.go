@@ -51,6 +51,7 @@ func (w *walk) constrain(ws []*world, fr *frame, v ssa.Value, want bool, why *re
 	}
 	w.budget--
 	if w.budget < 0 {
+		w.shortened = true
 		return ws
 	}
 	switch x := v.(type) {
