@@ -337,3 +337,75 @@ func main() { f(nil) }
 		t.Errorf("verdicts over the bounds: %v, want unknown and only-if among them", verdicts)
 	}
 }
+
+// TestObjectPerFrame: a function the walk enters at two call sites makes
+// its object at each from that frame's values. The way through the second
+// call of g tests the field it sets from state2, so it can run only if
+// state2 is 1; the object the first call made (with 1) is not the
+// second's. (A reviewer's case: with one object per allocation the whole
+// walk said yes, and OnlyYes, which skips the first call, did not.)
+func TestObjectPerFrame(t *testing.T) {
+	const src = `package main
+
+var sink, state, state2 int
+
+type T struct{ A int }
+
+func use() { sink++ }
+
+func g(n int) {
+	t := &T{A: n}
+	if t.A == 1 {
+		use()
+	}
+}
+
+func f() {
+	if state > 0 {
+		g(1)
+	}
+	g(state2)
+}
+
+func main() { f() }
+`
+	dir := t.TempDir()
+	for name, data := range map[string]string{"go.mod": "module example.com/objs\n\ngo 1.22\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
+		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
+		Dir: dir, Env: append(os.Environ(), fixtures.Env...)}
+	pkgs, err := packages.Load(cfg, "./...")
+	if err != nil || packages.PrintErrors(pkgs) > 0 {
+		t.Fatalf("loading: %v", err)
+	}
+	g, err := callpath.Build(pkgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := func(name string) *ssa.Function {
+		f, err := g.Func("example.com/objs." + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	use := fn("use")
+	ps := g.Paths(fn("f"), use, 8)
+	if len(ps) != 1 {
+		t.Fatalf("%d paths from f to use, want 1 (f → g → use)", len(ps))
+	}
+	p := Path{Root: fn("f"), Hops: ps[0], Target: use.Blocks[0].Instrs[0]}
+	whole, _ := New(g).Check(p)
+	if whole.Verdict != OnlyIf {
+		t.Errorf("f → g → use: %v, want only-if (state2 is 1 at the second call)", whole.Verdict)
+	}
+	q := p
+	q.OnlyYes = true
+	if got, _ := New(g).Check(q); (got.Verdict == Yes) != (whole.Verdict == Yes) {
+		t.Errorf("with OnlyYes: %v; the whole walk: %v", got.Verdict, whole.Verdict)
+	}
+}

@@ -43,7 +43,7 @@ func mk() (*View, *Snapshot) { return &View{Rev: 1}, &Snapshot{Keys: 2} }
 	getter := named("Getter").Underlying().(*types.Interface).Method(0)
 	viewGet := pkg.Prog.LookupMethod(types.NewPointer(named("View")), pkg.Pkg, "Get")
 	use := pkg.Func("use")
-	w := &walk{budget: 100, objects: map[*ssa.Alloc]*object{}}
+	w := &walk{budget: 100, objects: map[objKey]*object{}}
 	fr := &frame{fn: use, p: w, memo: map[ssa.Value]*value{}}
 	mk := pkg.Func("mk")
 	mkFr := &frame{fn: mk, p: w, memo: map[ssa.Value]*value{}, params: map[*ssa.Parameter]*value{}, free: map[*ssa.FreeVar]*value{}}

@@ -715,7 +715,7 @@ type walk struct {
 	// heldAtMemo are held's answers.
 	heldAtMemo map[heldAtKey][]holding
 	frames     []*frame
-	objects    map[*ssa.Alloc]*object
+	objects    map[objKey]*object
 	leaves     int
 	// worlds are the ways the path's conditions can all hold so far;
 	// deaths the worlds that could not, with why.
@@ -1035,7 +1035,7 @@ func (c *Checker) walkPath(p Path) (*walk, Result, *Value) {
 	if p.OnlyYes {
 		p.OnlyRuns = true
 	}
-	w := &walk{c: c, p: p, entered: -1, objects: map[*ssa.Alloc]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: c.budget}
+	w := &walk{c: c, p: p, entered: -1, objects: map[objKey]*object{}, worlds: []*world{newWorld()}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: c.budget}
 	root := w.newFrame(p.Root, nil, nil)
 	root.root, root.rootState = true, p.RootState
 	root.msg = w.messageFor(p.Root)

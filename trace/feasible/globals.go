@@ -37,7 +37,7 @@ func (c *Checker) neverNil(g *ssa.Global) bool {
 		ok = !c.globalKept[g] && c.declaredMade(g)
 	}
 	for _, st := range sts {
-		w := &walk{c: c, objects: map[*ssa.Alloc]*object{}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: 200}
+		w := &walk{c: c, objects: map[objKey]*object{}, terms: map[string]termInfo{}, reads: map[readKey][]string{}, readFields: map[string][]readKey{}, readsOf: map[*types.Var]map[string][]string{}, holds: map[string][]holding{}, inlined: map[inlineKey]*frame{}, tframes: map[tfKey]*frame{}, budget: 200}
 		fr := w.newFrame(st.Parent(), nil, nil)
 		fr.root, fr.rootState = true, true
 		if call, ok := st.Val.(*ssa.Call); ok && madeByLibrary(call) {

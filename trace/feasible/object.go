@@ -10,9 +10,10 @@ import (
 )
 
 // object returns the object for an allocation made in frame f, one per
-// path.
+// frame of the path (its fields are that frame's values).
 func (w *walk) object(f *frame, a *ssa.Alloc) *object {
-	if o, ok := w.objects[a]; ok {
+	k := objKey{f.id, a}
+	if o, ok := w.objects[k]; ok {
 		return o
 	}
 	t := a.Type()
@@ -31,7 +32,7 @@ func (w *walk) object(f *frame, a *ssa.Alloc) *object {
 			}
 		}
 	}
-	w.objects[a] = o
+	w.objects[k] = o
 	return o
 }
 
@@ -1003,4 +1004,12 @@ func mentionsType(x types.Type, t *types.Named, seen map[types.Type]bool) bool {
 		}
 	}
 	return false
+}
+
+// objKey is an allocation made in one frame: a function the walk enters
+// twice (two call sites, one after the other) makes an object at each,
+// from that frame's values.
+type objKey struct {
+	frame int
+	a     *ssa.Alloc
 }
