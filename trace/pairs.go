@@ -164,22 +164,9 @@ func (r *Result) check(e study.EntryPoint, path callpath.Path, target ssa.Instru
 	return r.checkAs(e, path, target, msg, want, keepAll)
 }
 
-// checkRuns is check for a caller that keeps the verdict only when the
-// way can run (feasible.Path.OnlyRuns): a way whose work passes the
-// analysis's bound is Unknown without the rest of its walk.
-func (r *Result) checkRuns(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message) feasible.Result {
-	res, _ := r.checkAs(e, path, target, msg, nil, keepRuns)
-	return res
-}
-
-// checkYes is check for a caller that keeps the verdict only when it is
-// Yes (feasible.Path.OnlyYes).
-func (r *Result) checkYes(e study.EntryPoint, path callpath.Path, target ssa.Instruction, msg *feasible.Message) feasible.Result {
-	res, _ := r.checkAs(e, path, target, msg, nil, keepYes)
-	return res
-}
-
-// keep is which verdicts a check's caller keeps.
+// keep is which verdicts a check's caller keeps (feasible.Path.OnlyRuns,
+// OnlyYes): a way whose walk cannot give one of them is Unknown without
+// the rest of its walk.
 type keep int
 
 const (
@@ -617,15 +604,14 @@ func (r *Result) bestWays(e study.EntryPoint, fn *ssa.Function, target ssa.Instr
 		// Only a way better than the best is kept: past a way that is
 		// not No, one that can run; past one that can run only if, and
 		// needs no error of code not loaded (loadedOver), a Yes.
-		var res feasible.Result
+		k := keepRuns
 		switch {
 		case best.Res.Verdict == feasible.No:
-			res, _ = r.check(e, path, target, msg, nil)
+			k = keepAll
 		case best.Res.Verdict == feasible.OnlyIf && !best.Res.NeedsUnloaded():
-			res = r.checkYes(e, path, target, msg)
-		default:
-			res = r.checkRuns(e, path, target, msg)
+			k = keepYes
 		}
+		res, _ := r.checkAs(e, path, target, msg, nil, k)
 		if feasible.Better(res.Verdict, best.Res.Verdict) || loadedOver(res, best.Res) {
 			w := study.Way{Path: path, Res: res}
 			ways = append(ways, w)

@@ -1,16 +1,6 @@
 package feasible
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-
-	"golang.org/x/tools/go/packages"
-	"golang.org/x/tools/go/ssa"
-
-	"github.com/srctrace/srctrace/fixtures"
-	"github.com/srctrace/srctrace/trace/callpath"
-)
+import "testing"
 
 // TestBoundedEarly: with Path.OnlyRuns, a walk that passes the bound of
 // work stops there and is Unknown (Bounded), not remembered as the
@@ -57,30 +47,7 @@ func main() {
 	light(2)
 }
 `
-	dir := t.TempDir()
-	for name, data := range map[string]string{"go.mod": "module example.com/bounded\n\ngo 1.22\n", "main.go": src} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
-		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
-		Dir: dir, Env: append(os.Environ(), fixtures.Env...)}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil || packages.PrintErrors(pkgs) > 0 {
-		t.Fatalf("loading: %v", err)
-	}
-	g, err := callpath.Build(pkgs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn := func(name string) *ssa.Function {
-		f, err := g.Func("example.com/bounded." + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	g, fn := loadMain(t, "example.com/bounded", src)
 	use := fn("use")
 	target := use.Blocks[0].Instrs[0]
 	paths := func(root string) []Path {
@@ -183,30 +150,7 @@ func main() {
 	twice(1)
 }
 `
-	dir := t.TempDir()
-	for name, data := range map[string]string{"go.mod": "module example.com/onlyyes\n\ngo 1.22\n", "main.go": src} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
-		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
-		Dir: dir, Env: append(os.Environ(), fixtures.Env...)}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil || packages.PrintErrors(pkgs) > 0 {
-		t.Fatalf("loading: %v", err)
-	}
-	g, err := callpath.Build(pkgs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn := func(name string) *ssa.Function {
-		f, err := g.Func("example.com/onlyyes." + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	g, fn := loadMain(t, "example.com/onlyyes", src)
 	use := fn("use")
 	target := use.Blocks[0].Instrs[0]
 	path := func(root string) Path {
@@ -283,31 +227,8 @@ func f(err error) {
 
 func main() { f(nil) }
 `
-	dir := t.TempDir()
-	for name, data := range map[string]string{"go.mod": "module example.com/budgets\n\ngo 1.22\n", "main.go": src} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
-		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
-		Dir: dir, Env: append(os.Environ(), fixtures.Env...)}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil || packages.PrintErrors(pkgs) > 0 {
-		t.Fatalf("loading: %v", err)
-	}
-	g, err := callpath.Build(pkgs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	use, err := g.Func("example.com/budgets.use")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := g.Func("example.com/budgets.f")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, fn := loadMain(t, "example.com/budgets", src)
+	use, f := fn("use"), fn("f")
 	target := use.Blocks[0].Instrs[0]
 	ps := g.Paths(f, use, 8)
 	if len(ps) == 0 {
@@ -369,30 +290,7 @@ func f() {
 
 func main() { f() }
 `
-	dir := t.TempDir()
-	for name, data := range map[string]string{"go.mod": "module example.com/objs\n\ngo 1.22\n", "main.go": src} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
-		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
-		Dir: dir, Env: append(os.Environ(), fixtures.Env...)}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil || packages.PrintErrors(pkgs) > 0 {
-		t.Fatalf("loading: %v", err)
-	}
-	g, err := callpath.Build(pkgs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn := func(name string) *ssa.Function {
-		f, err := g.Func("example.com/objs." + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	g, fn := loadMain(t, "example.com/objs", src)
 	use := fn("use")
 	ps := g.Paths(fn("f"), use, 8)
 	if len(ps) != 1 {

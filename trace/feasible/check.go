@@ -593,18 +593,13 @@ type Checker struct {
 	owners      map[*types.Var]*types.Named
 	exposedMemo map[*types.Named]bool
 	// checked are the verdicts of paths checked already (without Want);
-	// early those of paths whose walks ended before their last hop, by
-	// the hops they passed; earlyAt, of those that entered none of the
-	// last hop's call sites, by the hops before it and those sites
+	// early those of paths whose walks ended before their last hop
 	// (endedEarly).
 	checked map[string]Result
-	early   map[string]Result
-	earlyAt map[earlyKey]Result
-	// bounded and boundedAt are, keyed as early and earlyAt, the first
-	// hops of paths whose walks passed the bound of work before going
-	// further (boundedEarly).
-	bounded   map[string]bool
-	boundedAt map[earlyKey]bool
+	early   prefixMemo[Result]
+	// bounded are, keyed as early, the first hops of paths whose walks
+	// passed the bound of work before going further (boundedEarly).
+	bounded prefixMemo[bool]
 	// budget is the bound of work of one path (checkBudget; tests set
 	// less).
 	budget int
@@ -832,46 +827,8 @@ func kept(c *Cond) bool {
 // first hops passed the bound of work before it went past them: p's walk
 // takes the same steps up to there (endedEarly) and passes it too.
 func (c *Checker) boundedEarly(p Path) bool {
-	if len(c.bounded) == 0 && len(c.boundedAt) == 0 {
-		return false
-	}
-	var b strings.Builder
-	prefixBase(&b, p)
-	for _, h := range p.Hops {
-		if c.boundedAt[earlyKey{b.String(), c.sitesSig(h)}] {
-			return true
-		}
-		writeHop(&b, h)
-		if c.bounded[b.String()] {
-			return true
-		}
-	}
-	return false
-}
-
-// noteBounded records that the walk passed the bound of work at hop
-// deepest, having entered no callee past hop entered (boundedEarly).
-func (c *Checker) noteBounded(p Path, deepest, entered int) {
-	if deepest >= len(p.Hops) {
-		return
-	}
-	var b strings.Builder
-	prefixBase(&b, p)
-	for _, h := range p.Hops[:deepest] {
-		writeHop(&b, h)
-	}
-	if entered < deepest {
-		if c.boundedAt == nil {
-			c.boundedAt = map[earlyKey]bool{}
-		}
-		c.boundedAt[earlyKey{b.String(), c.sitesSig(p.Hops[deepest])}] = true
-		return
-	}
-	writeHop(&b, p.Hops[deepest])
-	if c.bounded == nil {
-		c.bounded = map[string]bool{}
-	}
-	c.bounded[b.String()] = true
+	_, ok := c.bounded.find(c, p)
+	return ok
 }
 
 // boundedResult is the verdict of a path whose work passed the bound:
@@ -897,33 +854,42 @@ func boundedResult(p Path) Result {
 // the sites it tries: a path that shares the hops before it and whose
 // hop there has another callee at the same sites (another method that
 // one call through an interface runs) ends the same too.
-func (c *Checker) endedEarly(p Path) (Result, bool) {
-	if len(c.early) == 0 {
-		return Result{}, false
+func (c *Checker) endedEarly(p Path) (Result, bool) { return c.early.find(c, p) }
+
+// prefixMemo keeps what walks that went no further than some first hops
+// of their paths found (endedEarly, boundedEarly): by the hops they
+// passed, and, for one that entered no callee at its last hop, by the
+// hops before it and the call sites it tried there.
+type prefixMemo[V any] struct {
+	by map[string]V
+	at map[earlyKey]V
+}
+
+// find is what a walk of a path that shares p's first hops found.
+func (m *prefixMemo[V]) find(c *Checker, p Path) (V, bool) {
+	var zero V
+	if len(m.by) == 0 {
+		return zero, false
 	}
 	var b strings.Builder
 	prefixBase(&b, p)
 	for _, h := range p.Hops {
-		if r, ok := c.earlyAt[earlyKey{b.String(), c.sitesSig(h)}]; ok {
-			return r, true
+		if v, ok := m.at[earlyKey{b.String(), c.sitesSig(h)}]; ok {
+			return v, true
 		}
 		writeHop(&b, h)
-		if r, ok := c.early[b.String()]; ok {
-			return r, true
+		if v, ok := m.by[b.String()]; ok {
+			return v, true
 		}
 	}
-	return Result{}, false
+	return zero, false
 }
 
-// noteEarly records the verdict of a path whose walk went no further
-// than hop deepest, and entered no callee past hop entered
-// (endedEarly).
-func (c *Checker) noteEarly(p Path, deepest, entered int, r Result) {
+// note records v for a walk of p that went no further than hop deepest,
+// and entered no callee past hop entered.
+func (m *prefixMemo[V]) note(c *Checker, p Path, deepest, entered int, v V) {
 	if deepest >= len(p.Hops) {
 		return
-	}
-	if c.early == nil {
-		c.early = map[string]Result{}
 	}
 	var b strings.Builder
 	prefixBase(&b, p)
@@ -931,17 +897,20 @@ func (c *Checker) noteEarly(p Path, deepest, entered int, r Result) {
 		writeHop(&b, h)
 	}
 	if entered < deepest {
-		if c.earlyAt == nil {
-			c.earlyAt = map[earlyKey]Result{}
+		if m.at == nil {
+			m.at = map[earlyKey]V{}
 		}
-		c.earlyAt[earlyKey{b.String(), c.sitesSig(p.Hops[deepest])}] = r
+		m.at[earlyKey{b.String(), c.sitesSig(p.Hops[deepest])}] = v
 	}
 	writeHop(&b, p.Hops[deepest])
-	c.early[b.String()] = r
+	if m.by == nil {
+		m.by = map[string]V{}
+	}
+	m.by[b.String()] = v
 }
 
 // earlyKey names the call sites a walk tries (sitesSig) after the hops
-// of prefix (endedEarly).
+// of prefix (prefixMemo).
 type earlyKey struct{ prefix, sites string }
 
 // candidates are the call sites a walk tries for hop h: those of its
@@ -1048,7 +1017,7 @@ func (c *Checker) walkPath(p Path) (*walk, Result, *Value) {
 		return w, boundedResult(p), nil
 	}
 	if p.Want == nil && !w.skipped {
-		c.noteEarly(p, w.deepest, w.entered, best)
+		c.early.note(c, p, w.deepest, w.entered, best)
 	}
 	if (w.budget < 0 && (best.Verdict == Yes || best.Verdict == OnlyIf)) || (w.shortened && best.Verdict == Yes) {
 		// The path's conditions past the bound were taken as they came:
@@ -1233,7 +1202,7 @@ func (w *walk) dfs(fr *frame, i int, conds []Cond, sites []ssa.CallInstruction) 
 // bound and its caller keeps only a way that can run (Path.OnlyRuns). The
 // first time the walk sees the bound passed, between the steps of its
 // hops (the path's own work: a test that restores the budget it used is
-// not), it notes how far it came (noteBounded).
+// not), it notes how far it came (boundedEarly).
 func (w *walk) atBound() bool {
 	if w.cut {
 		return true
@@ -1246,7 +1215,7 @@ func (w *walk) atBound() bool {
 		// (A walk that leaves sites out does less work than the path's
 		// own walk up to where it passes the bound: it notes nothing.)
 		if w.p.Want == nil && !w.p.OnlyYes {
-			w.c.noteBounded(w.p, w.deepest, w.entered)
+			w.c.bounded.note(w.c, w.p, w.deepest, w.entered, true)
 		}
 	}
 	w.cut = w.p.OnlyRuns

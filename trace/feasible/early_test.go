@@ -1,14 +1,8 @@
 package feasible
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	"golang.org/x/tools/go/packages"
-	"golang.org/x/tools/go/ssa"
-
-	"github.com/srctrace/srctrace/fixtures"
 	"github.com/srctrace/srctrace/trace/callpath"
 )
 
@@ -63,30 +57,7 @@ func main() {
 	guarded(3)
 }
 `
-	dir := t.TempDir()
-	for name, data := range map[string]string{"go.mod": "module example.com/early\n\ngo 1.22\n", "main.go": src} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
-		packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule | packages.NeedDeps,
-		Dir: dir, Env: append(os.Environ(), fixtures.Env...)}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil || packages.PrintErrors(pkgs) > 0 {
-		t.Fatalf("loading: %v", err)
-	}
-	g, err := callpath.Build(pkgs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn := func(name string) *ssa.Function {
-		f, err := g.Func("example.com/early." + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	g, fn := loadMain(t, "example.com/early", src)
 	use := fn("use")
 	target := use.Blocks[0].Instrs[0]
 	paths := func(c *Checker, root string) (out []Result) {
